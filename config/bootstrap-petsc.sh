@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Bootstrap PETSc once into a cache directory outside the checkout, and reuse it when present.
+#
+#   config/bootstrap-petsc.sh            prints "PETSC_DIR PETSC_ARCH" on its last line
+#
+# Environment: VPATCH_CACHE (default ${XDG_CACHE_HOME:-$HOME/.cache}/petsc-vpatch),
+#              PETSC_VERSION (default 3.26.1), CUDA_ARCH (default 90), VPATCH_WITH_CUDA (auto|0|1).
+# Sources: PETSc's source distribution on PyPI; MPI, BLAS/LAPACK from Debian (config/deps.sh).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+ver=${PETSC_VERSION:-3.26.1}
+cache=${VPATCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/petsc-vpatch}
+dir=$cache/petsc-$ver
+with_cuda=${VPATCH_WITH_CUDA:-auto}
+if [ "$with_cuda" = auto ]; then
+  if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then with_cuda=1; else with_cuda=0; fi
+fi
+if [ "$with_cuda" = 1 ]; then arch=arch-vpatch-cuda; else arch=arch-vpatch; fi
+stamp=$dir/$arch/.vpatch-bootstrap-done
+
+if [ -f "$stamp" ]; then
+  echo "petsc-vpatch: reusing PETSc $ver at $dir/$arch" >&2
+  echo "$dir $arch"
+  exit 0
+fi
+
+bash "$here/deps.sh" >&2
+mkdir -p "$cache"
+if [ ! -f "$dir/configure" ]; then
+  echo "petsc-vpatch: downloading PETSc $ver source from PyPI" >&2
+  tmp=$(mktemp -d)
+  python3 -m pip download --quiet --no-binary :all: --no-deps "petsc==$ver" -d "$tmp" >&2
+  tar xzf "$tmp"/petsc-"$ver".tar.gz -C "$cache"
+  rm -rf "$tmp"
+fi
+
+cd "$dir"
+opts=(PETSC_ARCH="$arch" --with-debugging=0 --with-shared-libraries=1 --with-fc=0
+      --with-cc=mpicc --with-cxx=mpicxx --with-blaslapack-lib="-llapack -lblas"
+      COPTFLAGS=-O3 CXXOPTFLAGS=-O3 --with-x=0 --with-ssl=0)
+if [ "$with_cuda" = 1 ]; then
+  cudadir=$(dirname "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")
+  opts+=(--with-cuda=1 --with-cuda-dir="$cudadir" --with-cuda-arch="${CUDA_ARCH:-90}" CUDAOPTFLAGS=-O3)
+fi
+echo "petsc-vpatch: configuring PETSc $ver ($arch): ${opts[*]}" >&2
+t0=$(date +%s)
+python3 ./configure "${opts[@]}" >&2
+t1=$(date +%s)
+make PETSC_DIR="$dir" PETSC_ARCH="$arch" MAKE_NP="$(nproc)" all >&2
+t2=$(date +%s)
+echo "petsc-vpatch: PETSc configure $((t1 - t0)) s, build $((t2 - t1)) s" >&2
+touch "$stamp"
+echo "$dir $arch"

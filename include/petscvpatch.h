@@ -1,0 +1,55 @@
+/*
+  petsc-vpatch: high-order geometric multigrid with vertex-patch smoothers for PETSc.
+
+  Public interface: package registration, the tensor-product DM DMQBOX (Q_k on a box,
+  matrix-free Laplacian and transfer), and its finite-element helpers.
+*/
+#pragma once
+
+#include <petscdm.h>
+#include <petscksp.h>
+
+/* Package registration */
+PETSC_EXTERN PetscErrorCode PetscVPatchInitializePackage(void);
+PETSC_EXTERN PetscErrorCode PetscVPatchFinalizePackage(void);
+
+/*J
+  DMQBOX - "qbox": continuous Q_k finite elements on a Cartesian tensor-product mesh of a box
+
+  Level: beginner
+
+.seealso: `DMQBoxCreate()`, `DMType`
+J*/
+#define DMQBOX "qbox"
+
+/*S
+  DMQBoxFunction - A pointwise function for `DMQBOX` helpers
+
+  Calling Sequence:
++ dim  - spatial dimension
+. x    - the point (dim coordinates)
+. u    - output: the value at x
+. du   - output: the gradient at x (dim entries); `NULL` when the caller needs no gradient
+- ctx  - user context
+
+  Level: beginner
+
+.seealso: `DMQBoxComputeRHS()`, `DMQBoxComputeError()`, `DMQBoxProjectFunction()`
+S*/
+typedef PetscErrorCode (*DMQBoxFunction)(PetscInt dim, const PetscReal x[], PetscScalar *u, PetscScalar du[], void *ctx);
+
+PETSC_EXTERN PetscErrorCode DMQBoxCreate(MPI_Comm, PetscInt, const PetscInt[], PetscInt, const PetscReal[], const PetscReal[], DM *);
+PETSC_EXTERN PetscErrorCode DMQBoxSetDimension(DM, PetscInt);
+PETSC_EXTERN PetscErrorCode DMQBoxSetCells(DM, const PetscInt[]);
+PETSC_EXTERN PetscErrorCode DMQBoxSetDegree(DM, PetscInt);
+PETSC_EXTERN PetscErrorCode DMQBoxSetBox(DM, const PetscReal[], const PetscReal[]);
+PETSC_EXTERN PetscErrorCode DMQBoxGetInfo(DM, PetscInt *, PetscInt[], PetscInt *, PetscReal[], PetscReal[]);
+PETSC_EXTERN PetscErrorCode DMQBoxGetOwnedCells(DM, PetscInt[], PetscInt[]);
+PETSC_EXTERN PetscErrorCode DMQBoxGetNodeCoordinates1D(DM, PetscInt, const PetscReal **, PetscInt *);
+
+PETSC_EXTERN PetscErrorCode DMQBoxProjectFunction(DM, DMQBoxFunction, void *, Vec);
+PETSC_EXTERN PetscErrorCode DMQBoxComputeRHS(DM, DMQBoxFunction, DMQBoxFunction, void *, Vec);
+PETSC_EXTERN PetscErrorCode DMQBoxComputeError(DM, Vec, DMQBoxFunction, void *, PetscReal *, PetscReal *);
+PETSC_EXTERN PetscErrorCode DMQBoxInterpolate(DM, Vec, DM, Vec);
+PETSC_EXTERN PetscErrorCode DMQBoxComputeOperators(KSP, Mat, Mat, void *);
+PETSC_EXTERN PetscErrorCode DMQBoxVecViewVTK(DM, Vec, const char[]);

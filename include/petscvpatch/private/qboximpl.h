@@ -1,0 +1,38 @@
+/* Private data of DMQBOX */
+#pragma once
+
+#include <petscvpatch/private/vpatchimpl.h>
+#include <petsc/private/dmimpl.h>
+
+typedef struct {
+  PetscInt   dim;             /* spatial dimension, 2 or 3 */
+  PetscInt   degree;          /* Q_k degree */
+  PetscInt   cells[3];        /* global cells per direction */
+  PetscReal  lower[3];        /* box lower corner */
+  PetscReal  upper[3];        /* box upper corner */
+  PetscInt   procs[3];        /* process grid */
+  PetscInt  *lc[3];           /* cells owned by each process column, per direction */
+  PetscInt   cellstart[3];    /* first cell owned by this rank per direction */
+  DM         da;              /* node-level DMDA (ghost width k, box stencil): layout and ghost exchange */
+  VPGrid     grid;            /* plain description of this rank's part, for the kernels */
+  VPBasis1D  basis;           /* 1D reference matrices */
+  PetscReal *coords1d[3];     /* global node coordinates per direction */
+  PetscBool  storecoords;     /* set DM coordinates at set-up (-dm_qbox_coordinates) */
+} DM_QBox;
+
+PETSC_INTERN PetscErrorCode DMCreateGlobalVector_QBox(DM, Vec *);
+PETSC_INTERN PetscErrorCode DMCreateLocalVector_QBox(DM, Vec *);
+PETSC_INTERN PetscErrorCode DMGlobalToLocalBegin_QBox(DM, Vec, InsertMode, Vec);
+PETSC_INTERN PetscErrorCode DMGlobalToLocalEnd_QBox(DM, Vec, InsertMode, Vec);
+PETSC_INTERN PetscErrorCode DMLocalToGlobalBegin_QBox(DM, Vec, InsertMode, Vec);
+PETSC_INTERN PetscErrorCode DMLocalToGlobalEnd_QBox(DM, Vec, InsertMode, Vec);
+PETSC_INTERN PetscErrorCode DMGetLocalToGlobalMapping_QBox(DM);
+PETSC_INTERN PetscErrorCode DMCreateMatrix_QBox(DM, Mat *);
+PETSC_INTERN PetscErrorCode DMCoarsen_QBox(DM, MPI_Comm, DM *);
+PETSC_INTERN PetscErrorCode DMRefine_QBox(DM, MPI_Comm, DM *);
+PETSC_INTERN PetscErrorCode DMCreateInterpolation_QBox(DM, DM, Mat *, Vec *);
+PETSC_INTERN PetscErrorCode DMQBoxCreateTransfer_Private(DM, DM, PetscBool, Mat *);
+PETSC_INTERN PetscErrorCode DMView_QBox(DM, PetscViewer);
+PETSC_INTERN PetscErrorCode DMQBoxCheck_Private(DM, const char[]);
+PETSC_INTERN PetscErrorCode DMQBoxCheckVecType_Private(DM);
+PETSC_INTERN PetscErrorCode DMQBoxIsCUDA_Private(DM, PetscBool *);

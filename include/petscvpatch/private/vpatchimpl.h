@@ -1,0 +1,13 @@
+/* Private declarations shared by the host code of petsc-vpatch */
+#pragma once
+
+#include <petscvpatch.h>
+#include <petsc/private/petscimpl.h>
+#include <petscvpatch/private/vpkernels.h>
+
+PETSC_EXTERN PetscLogEvent VPATCH_LaplacianMult, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Prolong, VPATCH_Restrict;
+
+PETSC_EXTERN PetscErrorCode VPBasis1DSetUp(PetscInt, VPBasis1D *);
+PETSC_EXTERN PetscErrorCode VPBasis1DEvaluate(const VPBasis1D *, PetscReal, PetscReal[], PetscReal[]);
+
+PETSC_EXTERN PetscErrorCode DMCreate_QBox(DM);

@@ -1,0 +1,75 @@
+/*
+  Plain-pointer interface between the host glue (PETSc objects) and the compute kernels.
+
+  Everything here is plain data: a grid description of one rank's part of a level, the 1D
+  reference matrices of Q_k, and kernel entry points that take arrays. The CPU kernels live in
+  src/mat/impls/<op>/ *_cpu.c, the CUDA kernels in src/mat/impls/<op>/cuda/. No PETSc object
+  crosses this boundary, so the same header serves C and CUDA translation units.
+*/
+#pragma once
+
+#include <petscsystypes.h>
+
+#define VPATCH_MAX_DEGREE 10                        /* Q_k, k <= 10 in 2D */
+#define VPATCH_MAX_DEGREE_3D 8                      /* Q_k, k <= 8 in 3D */
+#define VPATCH_MAX_N1D       (VPATCH_MAX_DEGREE + 1) /* nodes per cell and direction */
+
+/* 1D reference data of Q_k on [0,1] (row-major matrices) */
+typedef struct {
+  PetscInt  k;                                                   /* polynomial degree */
+  PetscReal nodes[VPATCH_MAX_N1D];                               /* Gauss-Lobatto nodes on [0,1] */
+  PetscReal qpts[VPATCH_MAX_N1D], qwts[VPATCH_MAX_N1D];          /* k+1 Gauss-Legendre points/weights on [0,1] */
+  PetscReal S[VPATCH_MAX_N1D * VPATCH_MAX_N1D];                  /* S[q][i] = phi_i(x_q) */
+  PetscReal D[VPATCH_MAX_N1D * VPATCH_MAX_N1D];                  /* D[q][i] = phi_i'(x_q) */
+  PetscReal M[VPATCH_MAX_N1D * VPATCH_MAX_N1D];                  /* reference mass matrix int phi_i phi_j */
+  PetscReal K[VPATCH_MAX_N1D * VPATCH_MAX_N1D];                  /* reference stiffness matrix int phi_i' phi_j' */
+  PetscReal P[(2 * VPATCH_MAX_N1D - 1) * VPATCH_MAX_N1D];        /* P[f][c]: coarse basis c at fine node f of the two children */
+} VPBasis1D;
+
+/* One rank's part of a level: owned cells, and the ghosted local node box its local vectors hold */
+typedef struct {
+  PetscInt  dim;        /* 2 or 3 */
+  PetscInt  k;          /* degree */
+  PetscInt  N[3];       /* global cells per direction */
+  PetscInt  cs[3];      /* first owned cell per direction */
+  PetscInt  cm[3];      /* number of owned cells per direction */
+  PetscInt  xs[3];      /* first owned node per direction (global node index) */
+  PetscInt  xm[3];      /* number of owned nodes per direction */
+  PetscInt  gxs[3];     /* first node of the ghosted local box */
+  PetscInt  gxm[3];     /* extent of the ghosted local box */
+  PetscReal h[3];       /* cell size per direction */
+} VPGrid;
+
+/* Laplacian: ylocal += A_interior xlocal over owned cells; owned Dirichlet rows get y = x.
+   Boundary values of x are treated as zero in the interior rows (eliminated Dirichlet columns). */
+PETSC_EXTERN PetscErrorCode VPLaplacianApply_CPU(const VPGrid *, const VPBasis1D *, const PetscScalar *xl, PetscScalar *yl);
+/* Diagonal of the operator accumulated into a local vector (owned boundary rows: 1) */
+PETSC_EXTERN PetscErrorCode VPLaplacianDiagonal_CPU(const VPGrid *, const VPBasis1D *, PetscScalar *dl);
+/* Dense cell matrix (row-major, (k+1)^d square) of one cell, for assembly */
+PETSC_EXTERN PetscErrorCode VPLaplacianCellMatrix_CPU(const VPGrid *, const VPBasis1D *, PetscScalar *Ae);
+
+/* Transfer between a coarse level and its refinement (cells aligned: fine owned cells are the
+   children of the coarse owned cells). Prolongation adds into the fine local array with weights
+   that make the sum over ranks and cells exact; restriction adds the transpose into the coarse
+   local array. homogeneous: boundary values are zero on input and output (multigrid transfer). */
+PETSC_EXTERN PetscErrorCode VPTransferProlong_CPU(const VPGrid *gc, const VPGrid *gf, const VPBasis1D *, PetscBool homogeneous, const PetscScalar *xcl, PetscScalar *yfl);
+PETSC_EXTERN PetscErrorCode VPTransferRestrict_CPU(const VPGrid *gc, const VPGrid *gf, const VPBasis1D *, PetscBool homogeneous, const PetscScalar *xfl, PetscScalar *ycl);
+
+/* Helpers shared by the CPU kernels */
+static inline PetscInt VPGridNodes(const VPGrid *g, PetscInt d)
+{
+  return g->N[d] * g->k + 1;
+}
+static inline PetscBool VPGridIsBoundary(const VPGrid *g, const PetscInt p[3])
+{
+  for (PetscInt d = 0; d < g->dim; d++)
+    if (p[d] == 0 || p[d] == VPGridNodes(g, d) - 1) return PETSC_TRUE;
+  return PETSC_FALSE;
+}
+/* index in the ghosted local array of the node with global node coordinates p */
+static inline PetscInt VPGridLocalIndex(const VPGrid *g, const PetscInt p[3])
+{
+  PetscInt idx = 0;
+  for (PetscInt d = g->dim - 1; d >= 0; d--) idx = idx * g->gxm[d] + (p[d] - g->gxs[d]);
+  return idx;
+}

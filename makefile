@@ -1,0 +1,76 @@
+# petsc-vpatch: build, test, run, install.
+#
+#   make run       builds what is missing (PETSc included) and runs the main tutorial
+#   make check     builds what is missing and runs all tests that need no GPU
+#   make check-gpu runs the GPU tests too (on a machine with an NVIDIA GPU)
+#   make install PREFIX=/path
+#
+# With PETSC_DIR (and PETSC_ARCH) set, that PETSc is used. Without, PETSc is bootstrapped once into
+# a cache directory outside the checkout (config/bootstrap-petsc.sh) and reused.
+SHELL := /bin/bash
+TARGETS := all lib examples tests run check check-gpu install pack
+.PHONY: $(TARGETS) clean
+.DEFAULT_GOAL := all
+
+ifeq ($(PETSC_DIR),)
+$(TARGETS):
+	@out=$$(bash config/bootstrap-petsc.sh | tail -n 1) && set -- $$out && \
+	  $(MAKE) --no-print-directory $@ PETSC_DIR=$$1 PETSC_ARCH=$$2
+clean:
+	rm -rf build lib
+else
+include $(PETSC_DIR)/lib/petsc/conf/variables
+
+PREFIX  ?= /usr/local
+BUILD   := build/$(or $(PETSC_ARCH),prefix)
+LIBNAME := lib/libpetscvpatch.so
+VP_CFLAGS := $(PCC_FLAGS) -Wall -Iinclude $(PETSC_CC_INCLUDES)
+SRC_C   := $(wildcard src/*/*.c src/*/impls/*/*.c)
+SRC_CU  := $(if $(CUDAC),$(wildcard src/*/impls/*/cuda/*.cu),)
+OBJ     := $(SRC_C:%.c=$(BUILD)/obj/%.o) $(SRC_CU:%.cu=$(BUILD)/obj/%.o)
+HDRS    := $(wildcard include/*.h include/petscvpatch/private/*.h)
+EXAMPLES := $(patsubst %.c,$(BUILD)/%,$(wildcard tutorials/ex*.c))
+TESTS    := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/test_*.c))
+LINK_VP  := -L$(CURDIR)/lib -Wl,-rpath,$(CURDIR)/lib -lpetscvpatch $(PETSC_WITH_EXTERNAL_LIB) -llapacke
+RUNNER   := python3 tests/runtests.py --build $(BUILD) --mpiexec "$(MPIEXEC)" --petsc-dir $(PETSC_DIR) --petsc-arch "$(PETSC_ARCH)"
+
+all: lib examples tests
+lib: $(LIBNAME)
+examples: $(EXAMPLES)
+tests: $(TESTS)
+
+$(BUILD)/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(PCC) $(VP_CFLAGS) -c $< -o $@
+
+$(BUILD)/obj/%.o: %.cu $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CUDAC) $(CUDAC_FLAGS) -Iinclude $(PETSC_CC_INCLUDES) $(CUDAPP_FLAGS) -c $< -o $@
+
+$(LIBNAME): $(OBJ)
+	@mkdir -p lib
+	$(CLINKER) -shared -o $@ $(OBJ) $(PETSC_WITH_EXTERNAL_LIB) -llapacke
+
+$(BUILD)/%: %.c $(LIBNAME) $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CLINKER) $(VP_CFLAGS) -o $@ $< $(LINK_VP)
+
+run: lib examples
+	$(BUILD)/tutorials/ex1
+
+check: all
+	$(RUNNER)
+
+check-gpu: all
+	$(RUNNER) --gpu
+
+install: lib
+	mkdir -p $(PREFIX)/lib/pkgconfig $(PREFIX)/include/petscvpatch/private
+	cp $(LIBNAME) $(PREFIX)/lib/
+	cp include/petscvpatch.h $(PREFIX)/include/
+	cp include/petscvpatch/private/*.h $(PREFIX)/include/petscvpatch/private/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PETSC_PC@|$(PETSC_DIR)/$(PETSC_ARCH)/lib/pkgconfig|' config/petscvpatch.pc.in > $(PREFIX)/lib/pkgconfig/petscvpatch.pc
+
+clean:
+	rm -rf build lib
+endif

@@ -1,0 +1,619 @@
+/*
+  DMQBOX: continuous Q_k finite elements on a Cartesian tensor-product mesh of a box.
+
+  Nodes are numbered lexicographically over the whole box, boundary nodes included (Dirichlet rows
+  act as identity). Each rank owns a box of cells; the node layout and the ghost exchange are those
+  of an inner DMDA (node grid k*n_i+1 per direction, ownership boundaries on multiples of k, box
+  stencil of width k), so vectors of any PETSc type, CUDA included, are exchanged by PETSc.
+
+  This file: creation, options, set-up (partition), view, accessors. Vectors: qboxvec.c;
+  finite-element helpers: qboxfe.c; hierarchy: qboxhier.c; operators: src/mat/impls/.
+*/
+#include <petscvpatch/private/qboximpl.h>
+#include <petscdmda.h>
+
+static PetscErrorCode DMQBoxCheckNotSetUp(DM dm)
+{
+  PetscFunctionBegin;
+  PetscCheck(!dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "This DMQBOX parameter cannot be changed after DMSetUp()");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMQBoxCheck_Private(DM dm, const char caller[])
+{
+  PetscBool isqbox;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMQBOX, &isqbox));
+  PetscCheck(isqbox, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "%s() needs a DM of type %s, not %s", caller, DMQBOX, ((PetscObject)dm)->type_name ? ((PetscObject)dm)->type_name : "(unset)");
+  PetscCheck(dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "%s(): call DMSetUp() on the DMQBOX first", caller);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMQBoxCreate - Creates a `DMQBOX`: continuous Q_k elements on a Cartesian mesh of a box
+
+  Collective
+
+  Input Parameters:
++ comm   - MPI communicator
+. dim    - spatial dimension, 2 or 3
+. cells  - number of cells per direction (dim entries), or `NULL` for 1 cell per direction
+. degree - polynomial degree k: 1..10 in 2D, 1..8 in 3D
+. lower  - lower corner of the box (dim entries), or `NULL` for the origin
+- upper  - upper corner of the box (dim entries), or `NULL` for (1,...,1)
+
+  Output Parameter:
+. dm - the new `DM`; call `DMSetFromOptions()` (optional) and `DMSetUp()` before use
+
+  Options Database Keys:
++ -dm_qbox_dim <d>            - spatial dimension
+. -dm_qbox_cells <n1,n2[,n3]> - cells per direction
+. -dm_qbox_degree <k>         - polynomial degree
+. -dm_qbox_lower <a1,a2[,a3]> - lower corner
+. -dm_qbox_upper <b1,b2[,b3]> - upper corner
+. -dm_qbox_coordinates <bool> - store the node coordinates in the `DM` (`DMGetCoordinates()`); off saves memory on very large meshes
+. -dm_vec_type <standard,cuda> - vector type
+- -dm_mat_type <shell,aij,aijcusparse> - `DMCreateMatrix()` gives the matrix-free operator (shell, default) or the same operator assembled
+
+  Level: beginner
+
+  Note:
+  Nodes are numbered lexicographically over the whole box, boundary nodes included; Dirichlet rows
+  of the operators are the identity, so the discrete problem has (k n_1 - 1) ... (k n_d - 1) unknowns.
+
+.seealso: `DMQBOX`, `DMCreateMatrix()`, `DMCoarsen()`, `DMCreateInterpolation()`, `DMQBoxComputeRHS()`
+@*/
+PetscErrorCode DMQBoxCreate(MPI_Comm comm, PetscInt dim, const PetscInt cells[], PetscInt degree, const PetscReal lower[], const PetscReal upper[], DM *dm)
+{
+  PetscFunctionBegin;
+  PetscAssertPointer(dm, 7);
+  PetscCall(DMCreate(comm, dm));
+  PetscCall(DMSetType(*dm, DMQBOX));
+  PetscCall(DMQBoxSetDimension(*dm, dim));
+  if (cells) PetscCall(DMQBoxSetCells(*dm, cells));
+  PetscCall(DMQBoxSetDegree(*dm, degree));
+  if (lower || upper) {
+    PetscReal lo[3] = {0, 0, 0}, up[3] = {1, 1, 1};
+    for (PetscInt d = 0; d < dim && d < 3; d++) {
+      if (lower) lo[d] = lower[d];
+      if (upper) up[d] = upper[d];
+    }
+    PetscCall(DMQBoxSetBox(*dm, lo, up));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMQBoxSetDimension - Sets the spatial dimension (2 or 3) of a `DMQBOX`
+
+  Logically Collective
+
+  Input Parameters:
++ dm  - the `DMQBOX`
+- dim - 2 or 3
+
+  Level: beginner
+
+.seealso: `DMQBOX`, `DMQBoxCreate()`
+@*/
+PetscErrorCode DMQBoxSetDimension(DM dm, PetscInt dim)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscCall(DMQBoxCheckNotSetUp(dm));
+  PetscCheck(dim == 2 || dim == 3, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "DMQBOX supports dimension 2 or 3, not %" PetscInt_FMT, dim);
+  q->dim = dim;
+  PetscCall(DMSetDimension(dm, dim));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMQBoxSetCells - Sets the number of cells per direction of a `DMQBOX`
+
+  Logically Collective
+
+  Input Parameters:
++ dm    - the `DMQBOX`
+- cells - cells per direction (dim entries, each >= 1)
+
+  Level: beginner
+
+.seealso: `DMQBOX`, `DMQBoxCreate()`
+@*/
+PetscErrorCode DMQBoxSetCells(DM dm, const PetscInt cells[])
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscCall(DMQBoxCheckNotSetUp(dm));
+  for (PetscInt d = 0; d < q->dim; d++) {
+    PetscCheck(cells[d] >= 1, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "DMQBOX needs at least one cell per direction, got %" PetscInt_FMT " in direction %" PetscInt_FMT, cells[d], d);
+    q->cells[d] = cells[d];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMQBoxSetDegree - Sets the polynomial degree k of the Q_k space of a `DMQBOX`
+
+  Logically Collective
+
+  Input Parameters:
++ dm     - the `DMQBOX`
+- degree - 1..10 in 2D, 1..8 in 3D (checked at `DMSetUp()`)
+
+  Level: beginner
+
+.seealso: `DMQBOX`, `DMQBoxCreate()`
+@*/
+PetscErrorCode DMQBoxSetDegree(DM dm, PetscInt degree)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscCall(DMQBoxCheckNotSetUp(dm));
+  q->degree = degree;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMQBoxSetBox - Sets the box [lower_1,upper_1] x ... of a `DMQBOX`
+
+  Logically Collective
+
+  Input Parameters:
++ dm    - the `DMQBOX`
+. lower - lower corner (dim entries)
+- upper - upper corner (dim entries)
+
+  Level: beginner
+
+.seealso: `DMQBOX`, `DMQBoxCreate()`
+@*/
+PetscErrorCode DMQBoxSetBox(DM dm, const PetscReal lower[], const PetscReal upper[])
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscCall(DMQBoxCheckNotSetUp(dm));
+  for (PetscInt d = 0; d < q->dim; d++) {
+    q->lower[d] = lower[d];
+    q->upper[d] = upper[d];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMQBoxGetInfo - Gets the parameters of a `DMQBOX`
+
+  Not Collective
+
+  Input Parameter:
+. dm - the `DMQBOX`
+
+  Output Parameters (each may be `NULL`):
++ dim    - spatial dimension
+. cells  - global cells per direction (3 entries; unused ones are 1)
+. degree - polynomial degree
+. lower  - lower corner (3 entries)
+- upper  - upper corner (3 entries)
+
+  Level: beginner
+
+.seealso: `DMQBOX`, `DMQBoxCreate()`, `DMQBoxGetOwnedCells()`
+@*/
+PetscErrorCode DMQBoxGetInfo(DM dm, PetscInt *dim, PetscInt cells[], PetscInt *degree, PetscReal lower[], PetscReal upper[])
+{
+  DM_QBox *q;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxCheck_Private(dm, "DMQBoxGetInfo"));
+  q = (DM_QBox *)dm->data;
+  if (dim) *dim = q->dim;
+  if (degree) *degree = q->degree;
+  for (PetscInt d = 0; d < 3; d++) {
+    if (cells) cells[d] = d < q->dim ? q->cells[d] : 1;
+    if (lower) lower[d] = q->lower[d];
+    if (upper) upper[d] = q->upper[d];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMQBoxGetOwnedCells - Gets the box of cells this rank owns
+
+  Not Collective
+
+  Input Parameter:
+. dm - the `DMQBOX`
+
+  Output Parameters:
++ start - first owned cell per direction (3 entries)
+- count - owned cells per direction (3 entries)
+
+  Level: intermediate
+
+.seealso: `DMQBOX`, `DMQBoxGetInfo()`
+@*/
+PetscErrorCode DMQBoxGetOwnedCells(DM dm, PetscInt start[], PetscInt count[])
+{
+  DM_QBox *q;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxCheck_Private(dm, "DMQBoxGetOwnedCells"));
+  q = (DM_QBox *)dm->data;
+  for (PetscInt d = 0; d < 3; d++) {
+    if (start) start[d] = d < q->dim ? q->grid.cs[d] : 0;
+    if (count) count[d] = d < q->dim ? q->grid.cm[d] : 1;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  DMQBoxGetNodeCoordinates1D - Gets the coordinates of the global nodes along one direction
+
+  Not Collective
+
+  Input Parameters:
++ dm  - the `DMQBOX`
+- dir - the direction, 0 <= dir < dim
+
+  Output Parameters:
++ x - the k n_dir + 1 node coordinates (owned by the `DM`, do not free)
+- n - their number
+
+  Level: intermediate
+
+.seealso: `DMQBOX`, `DMGetCoordinates()`
+@*/
+PetscErrorCode DMQBoxGetNodeCoordinates1D(DM dm, PetscInt dir, const PetscReal **x, PetscInt *n)
+{
+  DM_QBox *q;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxCheck_Private(dm, "DMQBoxGetNodeCoordinates1D"));
+  q = (DM_QBox *)dm->data;
+  PetscCheck(dir >= 0 && dir < q->dim, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Direction %" PetscInt_FMT " is not in [0, %" PetscInt_FMT ")", dir, q->dim);
+  if (x) *x = q->coords1d[dir];
+  if (n) *n = q->cells[dir] * q->degree + 1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptionsObject)
+{
+  DM_QBox  *q = (DM_QBox *)dm->data;
+  PetscInt  dim = q->dim, n;
+  PetscInt  cells[3];
+  PetscReal box[3];
+  PetscBool flg;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "DMQBOX Options");
+  PetscCall(PetscOptionsRangeInt("-dm_qbox_dim", "Spatial dimension", "DMQBoxSetDimension", dim, &dim, &flg, 2, 3));
+  if (flg) PetscCall(DMQBoxSetDimension(dm, dim));
+  n = q->dim;
+  for (PetscInt d = 0; d < 3; d++) cells[d] = q->cells[d];
+  PetscCall(PetscOptionsIntArray("-dm_qbox_cells", "Number of cells per direction", "DMQBoxSetCells", cells, &n, &flg));
+  if (flg) {
+    PetscCheck(n == 1 || n == q->dim, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_SIZ, "-dm_qbox_cells takes 1 or %" PetscInt_FMT " values, got %" PetscInt_FMT, q->dim, n);
+    if (n == 1)
+      for (PetscInt d = 1; d < q->dim; d++) cells[d] = cells[0];
+    PetscCall(DMQBoxSetCells(dm, cells));
+  }
+  PetscCall(PetscOptionsInt("-dm_qbox_degree", "Polynomial degree k of Q_k", "DMQBoxSetDegree", q->degree, &q->degree, NULL));
+  n = q->dim;
+  for (PetscInt d = 0; d < 3; d++) box[d] = q->lower[d];
+  PetscCall(PetscOptionsRealArray("-dm_qbox_lower", "Lower corner of the box", "DMQBoxSetBox", box, &n, &flg));
+  if (flg) {
+    PetscCheck(n == q->dim, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_SIZ, "-dm_qbox_lower takes %" PetscInt_FMT " values, got %" PetscInt_FMT, q->dim, n);
+    for (PetscInt d = 0; d < q->dim; d++) q->lower[d] = box[d];
+  }
+  n = q->dim;
+  for (PetscInt d = 0; d < 3; d++) box[d] = q->upper[d];
+  PetscCall(PetscOptionsRealArray("-dm_qbox_upper", "Upper corner of the box", "DMQBoxSetBox", box, &n, &flg));
+  if (flg) {
+    PetscCheck(n == q->dim, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_SIZ, "-dm_qbox_upper takes %" PetscInt_FMT " values, got %" PetscInt_FMT, q->dim, n);
+    for (PetscInt d = 0; d < q->dim; d++) q->upper[d] = box[d];
+  }
+  PetscCall(PetscOptionsBool("-dm_qbox_coordinates", "Store node coordinates in the DM (DMGetCoordinates)", "DMQBoxCreate", q->storecoords, &q->storecoords, NULL));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The process grid: every process needs a cell per direction; minimize the interface area */
+static PetscErrorCode DMQBoxChooseProcessGrid(DM dm)
+{
+  DM_QBox    *q = (DM_QBox *)dm->data;
+  PetscMPIInt size;
+  PetscReal   best = PETSC_MAX_REAL;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+  q->procs[0] = q->procs[1] = q->procs[2] = 0;
+  for (PetscInt p0 = 1; p0 <= size; p0++) {
+    if (size % p0) continue;
+    for (PetscInt p1 = 1; p1 <= size / p0; p1++) {
+      PetscInt p[3] = {p0, p1, size / (p0 * p1)};
+      if ((size / p0) % p1) continue;
+      if (q->dim == 2 && p[2] != 1) continue;
+      PetscBool ok   = PETSC_TRUE;
+      PetscReal cost = 0;
+      for (PetscInt d = 0; d < q->dim; d++) {
+        PetscReal area = 1;
+        if (p[d] > q->cells[d]) ok = PETSC_FALSE;
+        for (PetscInt e = 0; e < q->dim; e++)
+          if (e != d) area *= q->cells[e];
+        cost += (p[d] - 1) * area;
+      }
+      if (ok && cost < best) {
+        best = cost;
+        for (PetscInt d = 0; d < 3; d++) q->procs[d] = p[d];
+      }
+    }
+  }
+  PetscCheck(q->procs[0], PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_INCOMP, "DMQBOX: %d processes cannot share a mesh of %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells (every process needs at least one cell per direction): use more cells or fewer processes", size, q->cells[0], q->cells[1], q->dim == 3 ? q->cells[2] : 1);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Cells per process column: units of the largest power of two dividing n_d that still gives every
+   process a unit, so that the partition stays aligned under as many coarsenings as possible. */
+static PetscErrorCode DMQBoxPartition(DM dm)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < q->dim; d++) {
+    PetscInt unit = 1, p = q->procs[d];
+    while (q->cells[d] % (2 * unit) == 0 && q->cells[d] / (2 * unit) >= p) unit *= 2;
+    PetscInt nu = q->cells[d] / unit;
+    PetscCall(PetscMalloc1(p, &q->lc[d]));
+    for (PetscInt i = 0; i < p; i++) q->lc[d][i] = (nu / p + (i < nu % p ? 1 : 0)) * unit;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A node-level DMDA with the partition of the DMQBOX: dof values per node, box stencil of width k.
+   Its options prefix keeps the user's -dm_* options (meant for the DMQBOX) away from it. */
+static PetscErrorCode DMQBoxCreateNodeDA(DM dm, PetscInt *ln[3], PetscInt dof, DM *da)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+  PetscInt dim = q->dim, M[3] = {1, 1, 1};
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < dim; d++) M[d] = q->cells[d] * q->degree + 1;
+  PetscCall(DMDACreate(PetscObjectComm((PetscObject)dm), da));
+  PetscCall(PetscObjectSetOptionsPrefix((PetscObject)*da, "dm_qbox_internal_"));
+  PetscCall(DMSetDimension(*da, dim));
+  PetscCall(DMDASetSizes(*da, M[0], M[1], M[2]));
+  PetscCall(DMDASetNumProcs(*da, q->procs[0], q->procs[1], dim == 3 ? q->procs[2] : PETSC_DECIDE));
+  PetscCall(DMDASetOwnershipRanges(*da, ln[0], ln[1], dim == 3 ? ln[2] : NULL));
+  PetscCall(DMDASetBoundaryType(*da, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE));
+  PetscCall(DMDASetDof(*da, dof));
+  PetscCall(DMDASetStencilType(*da, DMDA_STENCIL_BOX));
+  PetscCall(DMDASetStencilWidth(*da, q->degree));
+  PetscCall(DMSetUp(*da));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DMQBoxSetUpCoordinates(DM dm, PetscInt *ln[3])
+{
+  DM_QBox     *q = (DM_QBox *)dm->data;
+  DM           cdm;
+  Vec          c;
+  PetscScalar *a;
+  PetscInt     zs = q->dim == 3 ? q->grid.xs[2] : 0, zm = q->dim == 3 ? q->grid.xm[2] : 1, i = 0;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxCreateNodeDA(dm, ln, q->dim, &cdm));
+  PetscCall(DMSetCoordinateDM(dm, cdm));
+  PetscCall(DMCreateGlobalVector(cdm, &c));
+  PetscCall(PetscObjectSetName((PetscObject)c, "coordinates"));
+  PetscCall(VecGetArray(c, &a));
+  for (PetscInt pz = zs; pz < zs + zm; pz++)
+    for (PetscInt py = q->grid.xs[1]; py < q->grid.xs[1] + q->grid.xm[1]; py++)
+      for (PetscInt px = q->grid.xs[0]; px < q->grid.xs[0] + q->grid.xm[0]; px++) {
+        a[i++] = q->coords1d[0][px];
+        a[i++] = q->coords1d[1][py];
+        if (q->dim == 3) a[i++] = q->coords1d[2][pz];
+      }
+  PetscCall(VecRestoreArray(c, &a));
+  PetscCall(DMSetCoordinates(dm, c));
+  PetscCall(VecDestroy(&c));
+  PetscCall(DMDestroy(&cdm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DMSetUp_QBox(DM dm)
+{
+  DM_QBox    *q   = (DM_QBox *)dm->data;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)dm);
+  PetscInt    k = q->degree, dim = q->dim, maxk = dim == 3 ? VPATCH_MAX_DEGREE_3D : VPATCH_MAX_DEGREE;
+  PetscInt   *ln[3] = {NULL, NULL, NULL}, M[3] = {1, 1, 1}, rankc[3];
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  PetscCheck(k >= 1 && k <= maxk, comm, PETSC_ERR_ARG_OUTOFRANGE, "DMQBOX in %" PetscInt_FMT "D supports degree 1..%" PetscInt_FMT ", not %" PetscInt_FMT ": change -dm_qbox_degree", dim, maxk, k);
+  for (PetscInt d = 0; d < dim; d++) {
+    PetscCheck(q->cells[d] >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "DMQBOX needs at least one cell per direction, got %" PetscInt_FMT " in direction %" PetscInt_FMT, q->cells[d], d);
+    PetscCheck(q->upper[d] > q->lower[d], comm, PETSC_ERR_ARG_OUTOFRANGE, "DMQBOX box is empty in direction %" PetscInt_FMT ": lower %g >= upper %g", d, (double)q->lower[d], (double)q->upper[d]);
+  }
+  PetscCall(DMQBoxCheckVecType_Private(dm));
+  if (!q->lc[0]) {
+    PetscCall(DMQBoxChooseProcessGrid(dm));
+    PetscCall(DMQBoxPartition(dm));
+  }
+  PetscCall(VPBasis1DSetUp(k, &q->basis));
+
+  /* node-level DMDA with ownership on multiples of k */
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  rankc[0] = rank % q->procs[0];
+  rankc[1] = (rank / q->procs[0]) % q->procs[1];
+  rankc[2] = rank / (q->procs[0] * q->procs[1]);
+  for (PetscInt d = 0; d < dim; d++) {
+    PetscInt sum = 0;
+    M[d]         = q->cells[d] * k + 1;
+    PetscCall(PetscMalloc1(q->procs[d], &ln[d]));
+    for (PetscInt i = 0; i < q->procs[d]; i++) {
+      ln[d][i] = q->lc[d][i] * k + (i == q->procs[d] - 1 ? 1 : 0);
+      if (i < rankc[d]) sum += q->lc[d][i];
+    }
+    q->cellstart[d] = sum;
+  }
+  PetscCall(DMQBoxCreateNodeDA(dm, ln, 1, &q->da));
+
+  /* the plain grid description for the kernels */
+  {
+    VPGrid  *g = &q->grid;
+    PetscInt xs[3], xm[3], gxs[3], gxm[3];
+
+    PetscCall(PetscMemzero(g, sizeof(*g)));
+    PetscCall(DMDAGetCorners(q->da, &xs[0], &xs[1], &xs[2], &xm[0], &xm[1], &xm[2]));
+    PetscCall(DMDAGetGhostCorners(q->da, &gxs[0], &gxs[1], &gxs[2], &gxm[0], &gxm[1], &gxm[2]));
+    g->dim = dim;
+    g->k   = k;
+    for (PetscInt d = 0; d < 3; d++) {
+      PetscBool act = (PetscBool)(d < dim);
+      g->N[d]       = act ? q->cells[d] : 1;
+      g->cs[d]      = act ? q->cellstart[d] : 0;
+      g->cm[d]      = act ? q->lc[d][rankc[d]] : 1;
+      g->xs[d]      = act ? xs[d] : 0;
+      g->xm[d]      = act ? xm[d] : 1;
+      g->gxs[d]     = act ? gxs[d] : 0;
+      g->gxm[d]     = act ? gxm[d] : 1;
+      g->h[d]       = act ? (q->upper[d] - q->lower[d]) / q->cells[d] : 1.0;
+      PetscCheck(!act || xs[d] == g->cs[d] * k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX: node ownership does not follow the cell partition");
+    }
+  }
+  for (PetscInt d = 0; d < dim; d++) {
+    PetscCall(PetscMalloc1(M[d], &q->coords1d[d]));
+    for (PetscInt c = 0; c < q->cells[d]; c++)
+      for (PetscInt i = 0; i < k; i++) q->coords1d[d][c * k + i] = q->lower[d] + (c + q->basis.nodes[i]) * q->grid.h[d];
+    q->coords1d[d][M[d] - 1] = q->upper[d];
+  }
+  if (q->storecoords) PetscCall(DMQBoxSetUpCoordinates(dm, ln));
+  for (PetscInt d = 0; d < dim; d++) PetscCall(PetscFree(ln[d]));
+  PetscCall(DMKSPSetComputeOperators(dm, DMQBoxComputeOperators, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DMDestroy_QBox(DM dm)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  PetscCall(DMDestroy(&q->da));
+  for (PetscInt d = 0; d < 3; d++) {
+    PetscCall(PetscFree(q->lc[d]));
+    PetscCall(PetscFree(q->coords1d[d]));
+  }
+  PetscCall(PetscFree(dm->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
+{
+  DM_QBox  *q = (DM_QBox *)dm->data;
+  PetscBool isascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!dm->setupcalled) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "DMQBOX (not set up): dim %" PetscInt_FMT ", degree %" PetscInt_FMT "\n", q->dim, q->degree));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscInt    dim = q->dim, k = q->degree, ntot = 1, nint = 1;
+  PetscMPIInt size;
+  PetscViewerFormat format;
+
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+  for (PetscInt d = 0; d < dim; d++) {
+    ntot *= q->cells[d] * k + 1;
+    nint *= q->cells[d] * k - 1;
+  }
+  PetscCall(PetscViewerASCIIPrintf(viewer, "DMQBOX: continuous Q_%" PetscInt_FMT " in %" PetscInt_FMT "D, Gauss-Lobatto nodes\n", k, dim));
+  PetscCall(PetscViewerASCIIPushTab(viewer));
+  if (dim == 2) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "cells %" PetscInt_FMT " x %" PetscInt_FMT " on [%g,%g] x [%g,%g]\n", q->cells[0], q->cells[1], (double)q->lower[0], (double)q->upper[0], (double)q->lower[1], (double)q->upper[1]));
+  } else {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "cells %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " on [%g,%g] x [%g,%g] x [%g,%g]\n", q->cells[0], q->cells[1], q->cells[2], (double)q->lower[0], (double)q->upper[0], (double)q->lower[1], (double)q->upper[1], (double)q->lower[2], (double)q->upper[2]));
+  }
+  PetscCall(PetscViewerASCIIPrintf(viewer, "nodes %" PetscInt_FMT " (boundary included), unknowns %" PetscInt_FMT "\n", ntot, nint));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "processes %d: grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", vector type %s, matrix type %s\n", size, q->procs[0], q->procs[1], dim == 3 ? q->procs[2] : 1, dm->vectype, dm->mattype));
+  PetscCall(PetscViewerGetFormat(viewer, &format));
+  if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) {
+    PetscMPIInt rank;
+    PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)dm), &rank));
+    PetscCall(PetscViewerASCIIPushSynchronized(viewer));
+    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] cells [%" PetscInt_FMT ",%" PetscInt_FMT ") x [%" PetscInt_FMT ",%" PetscInt_FMT ") x [%" PetscInt_FMT ",%" PetscInt_FMT ")\n", rank, q->grid.cs[0], q->grid.cs[0] + q->grid.cm[0], q->grid.cs[1], q->grid.cs[1] + q->grid.cm[1], q->grid.cs[2], q->grid.cs[2] + q->grid.cm[2]));
+    PetscCall(PetscViewerFlush(viewer));
+    PetscCall(PetscViewerASCIIPopSynchronized(viewer));
+  }
+  PetscCall(PetscViewerASCIIPopTab(viewer));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+  DMQBOX - "qbox": continuous Q_k finite elements (Gauss-Lobatto nodes) on a Cartesian mesh of a
+  box in 2D or 3D, for high-order geometric multigrid
+
+  Provides global and local vectors of the type set by `-dm_vec_type` (standard or cuda),
+  `DMCreateMatrix()` (the matrix-free Laplacian as a `MATSHELL`, or assembled with
+  `-dm_mat_type aij|aijcusparse`), `DMCoarsen()`, `DMRefine()`, `DMCreateInterpolation()`
+  (matrix-free), coordinates, `DMView()`, and the helpers `DMQBoxComputeRHS()`,
+  `DMQBoxProjectFunction()`, `DMQBoxComputeError()`, `DMQBoxVecViewVTK()`. With `KSPSetDM()`,
+  `PCMG` builds the whole hierarchy by itself.
+
+  Options Database Keys:
++ -dm_qbox_dim <d>            - spatial dimension (2 or 3)
+. -dm_qbox_cells <n1,n2[,n3]> - cells per direction (one value: the same in every direction)
+. -dm_qbox_degree <k>         - polynomial degree (1..10 in 2D, 1..8 in 3D)
+. -dm_qbox_lower <a1,...>     - lower corner of the box
+. -dm_qbox_upper <b1,...>     - upper corner of the box
+- -dm_qbox_coordinates <bool> - store node coordinates (default true)
+
+  Level: beginner
+
+.seealso: `DMQBoxCreate()`, `DMType`, `DMDA`
+M*/
+PetscErrorCode DMCreate_QBox(DM dm)
+{
+  DM_QBox *q;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&q));
+  dm->data       = q;
+  q->dim         = 2;
+  q->degree      = 1;
+  q->storecoords = PETSC_TRUE;
+  for (PetscInt d = 0; d < 3; d++) {
+    q->cells[d] = 1;
+    q->lower[d] = 0.0;
+    q->upper[d] = 1.0;
+  }
+  PetscCall(DMSetDimension(dm, 2));
+  PetscCall(DMSetMatType(dm, MATSHELL));
+  dm->ops->view                     = DMView_QBox;
+  dm->ops->setfromoptions           = DMSetFromOptions_QBox;
+  dm->ops->setup                    = DMSetUp_QBox;
+  dm->ops->destroy                  = DMDestroy_QBox;
+  dm->ops->createglobalvector       = DMCreateGlobalVector_QBox;
+  dm->ops->createlocalvector        = DMCreateLocalVector_QBox;
+  dm->ops->globaltolocalbegin       = DMGlobalToLocalBegin_QBox;
+  dm->ops->globaltolocalend         = DMGlobalToLocalEnd_QBox;
+  dm->ops->localtoglobalbegin       = DMLocalToGlobalBegin_QBox;
+  dm->ops->localtoglobalend         = DMLocalToGlobalEnd_QBox;
+  dm->ops->getlocaltoglobalmapping  = DMGetLocalToGlobalMapping_QBox;
+  dm->ops->creatematrix             = DMCreateMatrix_QBox;
+  dm->ops->coarsen                  = DMCoarsen_QBox;
+  dm->ops->refine                   = DMRefine_QBox;
+  dm->ops->createinterpolation      = DMCreateInterpolation_QBox;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

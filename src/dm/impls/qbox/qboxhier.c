@@ -1,0 +1,45 @@
+/* DMQBOX hierarchy: uniform coarsening and refinement with the partition kept aligned */
+#include <petscvpatch/private/qboximpl.h>
+
+static PetscErrorCode DMQBoxCreateRelative(DM dm, MPI_Comm comm, PetscBool coarsen, DM *dmn)
+{
+  DM_QBox *q = (DM_QBox *)dm->data, *qn;
+  PetscInt cells[3];
+
+  PetscFunctionBegin;
+  if (comm == MPI_COMM_NULL) comm = PetscObjectComm((PetscObject)dm);
+  for (PetscInt d = 0; d < q->dim; d++) cells[d] = coarsen ? q->cells[d] / 2 : 2 * q->cells[d];
+  PetscCall(DMQBoxCreate(comm, q->dim, cells, q->degree, q->lower, q->upper, dmn));
+  PetscCall(DMSetVecType(*dmn, dm->vectype));
+  PetscCall(DMSetMatType(*dmn, dm->mattype));
+  qn              = (DM_QBox *)(*dmn)->data;
+  qn->storecoords = q->storecoords;
+  for (PetscInt d = 0; d < 3; d++) qn->procs[d] = q->procs[d];
+  for (PetscInt d = 0; d < q->dim; d++) {
+    PetscCall(PetscMalloc1(q->procs[d], &qn->lc[d]));
+    for (PetscInt i = 0; i < q->procs[d]; i++) qn->lc[d][i] = coarsen ? q->lc[d][i] / 2 : 2 * q->lc[d][i];
+  }
+  PetscCall(DMSetUp(*dmn));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMCoarsen_QBox(DM dm, MPI_Comm comm, DM *dmc)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < q->dim; d++) {
+    PetscCheck(q->cells[d] % 2 == 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_INCOMP, "DMCoarsen(): DMQBOX needs an even number of cells in every direction to coarsen, but direction %" PetscInt_FMT " has %" PetscInt_FMT " cells: use a cell count divisible by 2^(levels-1)", d, q->cells[d]);
+    for (PetscInt i = 0; i < q->procs[d]; i++)
+      PetscCheck(q->lc[d][i] % 2 == 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_INCOMP, "DMCoarsen(): process column %" PetscInt_FMT " owns %" PetscInt_FMT " cells in direction %" PetscInt_FMT "; coarsening needs an even number of cells on every process: use fewer levels or fewer processes", i, q->lc[d][i], d);
+  }
+  PetscCall(DMQBoxCreateRelative(dm, comm, PETSC_TRUE, dmc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMRefine_QBox(DM dm, MPI_Comm comm, DM *dmf)
+{
+  PetscFunctionBegin;
+  PetscCall(DMQBoxCreateRelative(dm, comm, PETSC_FALSE, dmf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

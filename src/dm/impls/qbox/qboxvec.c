@@ -1,0 +1,223 @@
+/*
+  DMQBOX vectors: global vectors (owned nodes, lexicographic within the owned box), local vectors
+  (ghosted box, ghost width k), and their exchange, delegated to the inner node-level DMDA.
+  VecView in natural (rank-independent) order, and legacy VTK output of a solution.
+*/
+#include <petscvpatch/private/qboximpl.h>
+#include <petscdmda.h>
+
+PetscErrorCode DMQBoxIsCUDA_Private(DM dm, PetscBool *iscuda)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscStrbeginswith(dm->vectype, VECCUDA, iscuda));
+  if (!*iscuda) PetscCall(PetscStrbeginswith(dm->vectype, VECSEQCUDA, iscuda));
+  if (!*iscuda) PetscCall(PetscStrbeginswith(dm->vectype, VECMPICUDA, iscuda));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMQBoxCheckVecType_Private(DM dm)
+{
+  PetscBool std, cuda;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmpAny(dm->vectype, &std, VECSTANDARD, VECSEQ, VECMPI, ""));
+  PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
+  PetscCheck(std || cuda, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "DMQBOX supports vector types standard and cuda, not %s: use -dm_vec_type standard or -dm_vec_type cuda", dm->vectype);
+#if !defined(PETSC_HAVE_CUDA)
+  PetscCheck(!cuda, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "Vector type %s needs a PETSc configured with CUDA; this PETSc has no CUDA: use -dm_vec_type standard", dm->vectype);
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode VecView_QBox(Vec, PetscViewer);
+static PetscErrorCode VecDuplicate_QBox(Vec, Vec *);
+
+PetscErrorCode DMCreateGlobalVector_QBox(DM dm, Vec *v)
+{
+  DM_QBox               *q = (DM_QBox *)dm->data;
+  ISLocalToGlobalMapping ltog;
+  PetscInt               n = q->grid.xm[0] * q->grid.xm[1] * q->grid.xm[2];
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxCheckVecType_Private(dm));
+  PetscCall(VecCreate(PetscObjectComm((PetscObject)dm), v));
+  PetscCall(VecSetSizes(*v, n, PETSC_DETERMINE));
+  PetscCall(VecSetBlockSize(*v, 1));
+  PetscCall(VecSetType(*v, dm->vectype));
+  PetscCall(DMGetLocalToGlobalMapping(q->da, &ltog));
+  PetscCall(VecSetLocalToGlobalMapping(*v, ltog));
+  PetscCall(VecSetDM(*v, dm));
+  PetscCall(VecSetOperation(*v, VECOP_VIEW, (PetscErrorCodeFn *)VecView_QBox));
+  PetscCall(VecSetOperation(*v, VECOP_DUPLICATE, (PetscErrorCodeFn *)VecDuplicate_QBox));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode VecDuplicate_QBox(Vec g, Vec *gg)
+{
+  DM dm;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetDM(g, &dm));
+  PetscCall(DMCreateGlobalVector_QBox(dm, gg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMCreateLocalVector_QBox(DM dm, Vec *v)
+{
+  DM_QBox  *q = (DM_QBox *)dm->data;
+  PetscInt  n = q->grid.gxm[0] * q->grid.gxm[1] * q->grid.gxm[2];
+  PetscBool cuda;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxCheckVecType_Private(dm));
+  PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
+  PetscCall(VecCreate(PETSC_COMM_SELF, v));
+  PetscCall(VecSetSizes(*v, n, n));
+  PetscCall(VecSetBlockSize(*v, 1));
+  PetscCall(VecSetType(*v, cuda ? VECSEQCUDA : VECSEQ));
+  PetscCall(VecSetDM(*v, dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMGlobalToLocalBegin_QBox(DM dm, Vec g, InsertMode mode, Vec l)
+{
+  PetscFunctionBegin;
+  PetscCall(DMGlobalToLocalBegin(((DM_QBox *)dm->data)->da, g, mode, l));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMGlobalToLocalEnd_QBox(DM dm, Vec g, InsertMode mode, Vec l)
+{
+  PetscFunctionBegin;
+  PetscCall(DMGlobalToLocalEnd(((DM_QBox *)dm->data)->da, g, mode, l));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMLocalToGlobalBegin_QBox(DM dm, Vec l, InsertMode mode, Vec g)
+{
+  PetscFunctionBegin;
+  PetscCall(DMLocalToGlobalBegin(((DM_QBox *)dm->data)->da, l, mode, g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMLocalToGlobalEnd_QBox(DM dm, Vec l, InsertMode mode, Vec g)
+{
+  PetscFunctionBegin;
+  PetscCall(DMLocalToGlobalEnd(((DM_QBox *)dm->data)->da, l, mode, g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMGetLocalToGlobalMapping_QBox(DM dm)
+{
+  ISLocalToGlobalMapping ltog;
+
+  PetscFunctionBegin;
+  PetscCall(DMGetLocalToGlobalMapping(((DM_QBox *)dm->data)->da, &ltog));
+  PetscCall(PetscObjectReference((PetscObject)ltog));
+  PetscCall(ISLocalToGlobalMappingDestroy(&dm->ltogmap));
+  dm->ltogmap = ltog;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A copy of g in natural (lexicographic over the whole box) order, on the host */
+static PetscErrorCode DMQBoxCreateNaturalVector(DM dm, Vec g, Vec *nat)
+{
+  DM da = ((DM_QBox *)dm->data)->da;
+
+  PetscFunctionBegin;
+  PetscCall(DMDACreateNaturalVector(da, nat));
+  PetscCall(DMDAGlobalToNaturalBegin(da, g, INSERT_VALUES, *nat));
+  PetscCall(DMDAGlobalToNaturalEnd(da, g, INSERT_VALUES, *nat));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMQBoxVecViewVTK - Writes a `DMQBOX` vector as a legacy VTK rectilinear grid (ParaView opens it)
+
+  Collective
+
+  Input Parameters:
++ dm       - the `DMQBOX`
+. v        - a global vector of dm
+- filename - the file to write (".vtk")
+
+  Level: beginner
+
+  Note:
+  The Q_k nodes form a tensor-product grid, so the file holds every node as a point of a
+  rectilinear grid: each cell appears as k^d linear sub-cells. `VecView()` with a
+  `PETSCVIEWERVTK` whose file ends in ".vtk" (e.g. `-vec_view vtk:u.vtk`) calls this function.
+
+.seealso: `DMQBOX`, `VecView()`
+@*/
+PetscErrorCode DMQBoxVecViewVTK(DM dm, Vec v, const char filename[])
+{
+  DM_QBox    *q;
+  Vec         nat, seq;
+  VecScatter  sc;
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxCheck_Private(dm, "DMQBoxVecViewVTK"));
+  q = (DM_QBox *)dm->data;
+  PetscCall(DMQBoxCreateNaturalVector(dm, v, &nat));
+  PetscCall(VecScatterCreateToZero(nat, &sc, &seq));
+  PetscCall(VecScatterBegin(sc, nat, seq, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCall(VecScatterEnd(sc, nat, seq, INSERT_VALUES, SCATTER_FORWARD));
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)dm), &rank));
+  if (rank == 0) {
+    FILE              *fp;
+    const PetscScalar *a;
+    const char        *name, *axis[3] = {"X", "Y", "Z"};
+    PetscInt           nn[3] = {1, 1, 1}, ntot;
+
+    for (PetscInt d = 0; d < q->dim; d++) nn[d] = q->cells[d] * q->degree + 1;
+    ntot = nn[0] * nn[1] * nn[2];
+    PetscCall(PetscObjectGetName((PetscObject)v, &name));
+    PetscCall(PetscFOpen(PETSC_COMM_SELF, filename, "w", &fp));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "# vtk DataFile Version 3.0\npetsc-vpatch DMQBOX Q_%" PetscInt_FMT " field %s\nASCII\nDATASET RECTILINEAR_GRID\n", q->degree, name));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "DIMENSIONS %" PetscInt_FMT " %" PetscInt_FMT " %" PetscInt_FMT "\n", nn[0], nn[1], nn[2]));
+    for (PetscInt d = 0; d < 3; d++) {
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%s_COORDINATES %" PetscInt_FMT " double\n", axis[d], nn[d]));
+      for (PetscInt i = 0; i < nn[d]; i++) PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%.15g\n", d < q->dim ? (double)q->coords1d[d][i] : 0.0));
+    }
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "POINT_DATA %" PetscInt_FMT "\nSCALARS %s double 1\nLOOKUP_TABLE default\n", ntot, name));
+    PetscCall(VecGetArrayRead(seq, &a));
+    for (PetscInt i = 0; i < ntot; i++) PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%.15g\n", (double)PetscRealPart(a[i])));
+    PetscCall(VecRestoreArrayRead(seq, &a));
+    PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
+  }
+  PetscCall(VecScatterDestroy(&sc));
+  PetscCall(VecDestroy(&seq));
+  PetscCall(VecDestroy(&nat));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode VecView_QBox(Vec v, PetscViewer viewer)
+{
+  DM        dm;
+  PetscBool isvtk;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetDM(v, &dm));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERVTK, &isvtk));
+  if (isvtk) {
+    const char *filename;
+    PetscBool   legacy;
+
+    PetscCall(PetscViewerFileGetName(viewer, &filename));
+    PetscCall(PetscStrendswith(filename, ".vtk", &legacy));
+    PetscCheck(legacy, PetscObjectComm((PetscObject)v), PETSC_ERR_SUP, "DMQBOX writes legacy VTK files: name the file with the extension .vtk, not %s", filename);
+    PetscCall(DMQBoxVecViewVTK(dm, v, filename));
+  } else {
+    Vec         nat;
+    const char *name;
+
+    PetscCall(DMQBoxCreateNaturalVector(dm, v, &nat));
+    PetscCall(PetscObjectGetName((PetscObject)v, &name));
+    PetscCall(PetscObjectSetName((PetscObject)nat, name));
+    PetscCall(VecView(nat, viewer));
+    PetscCall(VecDestroy(&nat));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,255 @@
+/*
+  The Q_k Laplacian of a DMQBOX: host glue. DMCreateMatrix() returns either the matrix-free
+  operator (MATSHELL, default) or the same operator assembled (-dm_mat_type aij, aijcusparse, ...).
+
+  Matrix-free: MatMult = global-to-local, cell kernel (sum factorization) on the owned cells,
+  local-to-global with ADD. Dirichlet nodes are eliminated: their rows are the identity and their
+  columns are zero in the interior rows, so the operator is symmetric positive definite.
+*/
+#include <petscvpatch/private/qboximpl.h>
+#include <petscdmda.h>
+
+typedef struct {
+  DM  dm; /* the DMQBOX (referenced) */
+  Vec xl; /* ghosted input */
+  Vec yl; /* ghosted output accumulator */
+} Mat_QBoxLaplacian;
+
+static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
+{
+  Mat_QBoxLaplacian *ctx;
+  DM_QBox           *q;
+  const PetscScalar *xa;
+  PetscScalar       *ya;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &ctx));
+  q = (DM_QBox *)ctx->dm->data;
+  PetscCall(PetscLogEventBegin(VPATCH_LaplacianMult, A, x, y, 0));
+  PetscCall(DMGlobalToLocalBegin(ctx->dm, x, INSERT_VALUES, ctx->xl));
+  PetscCall(DMGlobalToLocalEnd(ctx->dm, x, INSERT_VALUES, ctx->xl));
+  PetscCall(VecSet(ctx->yl, 0.0));
+  PetscCall(VecGetArrayRead(ctx->xl, &xa));
+  PetscCall(VecGetArray(ctx->yl, &ya));
+  PetscCall(VPLaplacianApply_CPU(&q->grid, &q->basis, xa, ya));
+  PetscCall(VecRestoreArray(ctx->yl, &ya));
+  PetscCall(VecRestoreArrayRead(ctx->xl, &xa));
+  if (z) {
+    if (z != y) PetscCall(VecCopy(z, y));
+  } else PetscCall(VecSet(y, 0.0));
+  PetscCall(DMLocalToGlobalBegin(ctx->dm, ctx->yl, ADD_VALUES, y));
+  PetscCall(DMLocalToGlobalEnd(ctx->dm, ctx->yl, ADD_VALUES, y));
+  PetscCall(PetscLogEventEnd(VPATCH_LaplacianMult, A, x, y, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatMult_QBoxLaplacian(Mat A, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(MatMultAdd_QBoxLaplacian(A, x, NULL, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGetDiagonal_QBoxLaplacian(Mat A, Vec d)
+{
+  Mat_QBoxLaplacian *ctx;
+  DM_QBox           *q;
+  PetscScalar       *da;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &ctx));
+  q = (DM_QBox *)ctx->dm->data;
+  PetscCall(PetscLogEventBegin(VPATCH_LaplacianDiag, A, d, 0, 0));
+  PetscCall(VecSet(ctx->yl, 0.0));
+  PetscCall(VecGetArray(ctx->yl, &da));
+  PetscCall(VPLaplacianDiagonal_CPU(&q->grid, &q->basis, da));
+  PetscCall(VecRestoreArray(ctx->yl, &da));
+  PetscCall(VecSet(d, 0.0));
+  PetscCall(DMLocalToGlobalBegin(ctx->dm, ctx->yl, ADD_VALUES, d));
+  PetscCall(DMLocalToGlobalEnd(ctx->dm, ctx->yl, ADD_VALUES, d));
+  PetscCall(PetscLogEventEnd(VPATCH_LaplacianDiag, A, d, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatView_QBoxLaplacian(Mat A, PetscViewer viewer)
+{
+  Mat_QBoxLaplacian *ctx;
+  PetscBool          isascii;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &ctx));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (isascii) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "matrix-free Q_k Laplacian of a DMQBOX (sum factorization, Dirichlet rows identity)\n"));
+    PetscCall(PetscViewerASCIIPushTab(viewer));
+    PetscCall(DMView(ctx->dm, viewer));
+    PetscCall(PetscViewerASCIIPopTab(viewer));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDestroy_QBoxLaplacian(Mat A)
+{
+  Mat_QBoxLaplacian *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &ctx));
+  PetscCall(VecDestroy(&ctx->xl));
+  PetscCall(VecDestroy(&ctx->yl));
+  PetscCall(DMDestroy(&ctx->dm));
+  PetscCall(PetscFree(ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DMQBoxCreateLaplacianShell(DM dm, Mat *A)
+{
+  DM_QBox           *q = (DM_QBox *)dm->data;
+  Mat_QBoxLaplacian *ctx;
+  PetscInt           n = q->grid.xm[0] * q->grid.xm[1] * q->grid.xm[2];
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&ctx));
+  ctx->dm = dm;
+  PetscCall(PetscObjectReference((PetscObject)dm));
+  PetscCall(DMCreateLocalVector(dm, &ctx->xl));
+  PetscCall(VecDuplicate(ctx->xl, &ctx->yl));
+  PetscCall(MatCreateShell(PetscObjectComm((PetscObject)dm), n, n, PETSC_DETERMINE, PETSC_DETERMINE, ctx, A));
+  PetscCall(MatShellSetVecType(*A, dm->vectype));
+  PetscCall(MatShellSetOperation(*A, MATOP_MULT, (PetscErrorCodeFn *)MatMult_QBoxLaplacian));
+  PetscCall(MatShellSetOperation(*A, MATOP_MULT_TRANSPOSE, (PetscErrorCodeFn *)MatMult_QBoxLaplacian));
+  PetscCall(MatShellSetOperation(*A, MATOP_MULT_ADD, (PetscErrorCodeFn *)MatMultAdd_QBoxLaplacian));
+  PetscCall(MatShellSetOperation(*A, MATOP_MULT_TRANSPOSE_ADD, (PetscErrorCodeFn *)MatMultAdd_QBoxLaplacian));
+  PetscCall(MatShellSetOperation(*A, MATOP_GET_DIAGONAL, (PetscErrorCodeFn *)MatGetDiagonal_QBoxLaplacian));
+  PetscCall(MatShellSetOperation(*A, MATOP_VIEW, (PetscErrorCodeFn *)MatView_QBoxLaplacian));
+  PetscCall(MatShellSetOperation(*A, MATOP_DESTROY, (PetscErrorCodeFn *)MatDestroy_QBoxLaplacian));
+  PetscCall(PetscObjectChangeTypeName((PetscObject)*A, MATSHELL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Nonzeros per row along one direction: the interior nodes of the cells that contain node p,
+   split into those owned by this rank (ownership [xs, xs+xm)) and the rest */
+static void RowCount1D(PetscInt p, PetscInt k, PetscInt nn, PetscInt xs, PetscInt xm, PetscInt *all, PetscInt *own)
+{
+  PetscInt lo = (p % k == 0) ? p - k : (p / k) * k, hi = (p % k == 0) ? p + k : (p / k) * k + k;
+  lo   = PetscMax(lo, 1);
+  hi   = PetscMin(hi, nn - 2);
+  *all = hi - lo + 1;
+  lo   = PetscMax(lo, xs);
+  hi   = PetscMin(hi, xs + xm - 1);
+  *own = PetscMax(hi - lo + 1, 0);
+}
+
+static PetscErrorCode DMQBoxAssembleLaplacian(DM dm, Mat *A)
+{
+  DM_QBox               *q = (DM_QBox *)dm->data;
+  const VPGrid          *g = &q->grid;
+  PetscInt               n = g->xm[0] * g->xm[1] * g->xm[2], k = q->degree, n1 = k + 1, nz1 = q->dim == 3 ? n1 : 1, ne = n1 * n1 * nz1;
+  PetscInt              *dnnz, *onnz, *idx, r = 0;
+  PetscScalar           *Ae;
+  ISLocalToGlobalMapping ltog;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(VPATCH_LaplacianAssemble, dm, 0, 0, 0));
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)dm), A));
+  PetscCall(MatSetSizes(*A, n, n, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetType(*A, dm->mattype));
+  PetscCall(PetscMalloc2(n, &dnnz, n, &onnz));
+  for (PetscInt pz = g->xs[2]; pz < g->xs[2] + g->xm[2]; pz++)
+    for (PetscInt py = g->xs[1]; py < g->xs[1] + g->xm[1]; py++)
+      for (PetscInt px = g->xs[0]; px < g->xs[0] + g->xm[0]; px++, r++) {
+        PetscInt p[3] = {px, py, pz}, all = 1, own = 1;
+        if (VPGridIsBoundary(g, p)) {
+          dnnz[r] = 1;
+          onnz[r] = 0;
+          continue;
+        }
+        for (PetscInt d = 0; d < q->dim; d++) {
+          PetscInt a, o;
+          RowCount1D(p[d], k, VPGridNodes(g, d), g->xs[d], g->xm[d], &a, &o);
+          all *= a;
+          own *= o;
+        }
+        dnnz[r] = own;
+        onnz[r] = all - own;
+      }
+  PetscCall(MatXAIJSetPreallocation(*A, 1, dnnz, onnz, dnnz, onnz));
+  PetscCall(PetscFree2(dnnz, onnz));
+  PetscCall(DMGetLocalToGlobalMapping(dm, &ltog));
+  PetscCall(MatSetLocalToGlobalMapping(*A, ltog, ltog));
+  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
+
+  PetscCall(PetscMalloc2(ne * ne, &Ae, ne, &idx));
+  PetscCall(VPLaplacianCellMatrix_CPU(g, &q->basis, Ae));
+  for (PetscInt cz = g->cs[2]; cz < g->cs[2] + g->cm[2]; cz++)
+    for (PetscInt cy = g->cs[1]; cy < g->cs[1] + g->cm[1]; cy++)
+      for (PetscInt cx = g->cs[0]; cx < g->cs[0] + g->cm[0]; cx++) {
+        PetscInt e = 0;
+        for (PetscInt iz = 0; iz < nz1; iz++)
+          for (PetscInt iy = 0; iy < n1; iy++)
+            for (PetscInt ix = 0; ix < n1; ix++, e++) {
+              PetscInt p[3] = {cx * k + ix, cy * k + iy, q->dim == 3 ? cz * k + iz : 0};
+              idx[e]        = VPGridIsBoundary(g, p) ? -1 : VPGridLocalIndex(g, p); /* negative: eliminated */
+            }
+        PetscCall(MatSetValuesLocal(*A, ne, idx, ne, idx, Ae, ADD_VALUES));
+      }
+  PetscCall(PetscFree2(Ae, idx));
+  for (PetscInt pz = g->xs[2]; pz < g->xs[2] + g->xm[2]; pz++)
+    for (PetscInt py = g->xs[1]; py < g->xs[1] + g->xm[1]; py++)
+      for (PetscInt px = g->xs[0]; px < g->xs[0] + g->xm[0]; px++) {
+        PetscInt    p[3] = {px, py, pz}, i;
+        PetscScalar one  = 1.0;
+        if (!VPGridIsBoundary(g, p)) continue;
+        i = VPGridLocalIndex(g, p);
+        PetscCall(MatSetValuesLocal(*A, 1, &i, 1, &i, &one, ADD_VALUES));
+      }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscLogEventEnd(VPATCH_LaplacianAssemble, dm, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMCreateMatrix_QBox(DM dm, Mat *A)
+{
+  PetscBool isshell;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(dm->mattype, MATSHELL, &isshell));
+  if (isshell) PetscCall(DMQBoxCreateLaplacianShell(dm, A));
+  else PetscCall(DMQBoxAssembleLaplacian(dm, A));
+  PetscCall(MatSetOption(*A, MAT_SYMMETRIC, PETSC_TRUE));
+  PetscCall(MatSetOption(*A, MAT_SYMMETRY_ETERNAL, PETSC_TRUE));
+  PetscCall(MatSetOption(*A, MAT_SPD, PETSC_TRUE));
+  PetscCall(MatSetOption(*A, MAT_SPD_ETERNAL, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMQBoxComputeOperators - The `KSP` compute-operators callback of a `DMQBOX`: `DMCreateMatrix()`
+  already returns the complete Laplacian, so there is nothing left to compute
+
+  Collective
+
+  Input Parameters:
++ ksp - the `KSP`
+. A   - the operator from `DMCreateMatrix()`
+. B   - the preconditioning matrix from `DMCreateMatrix()`
+- ctx - unused
+
+  Level: intermediate
+
+  Note:
+  `DMSetUp()` installs this callback with `DMKSPSetComputeOperators()`, so `KSPSetDM()` with a
+  `DMQBOX` works in programs that never call this library, and `PCMG` builds every level's operator
+  from the coarsened `DM`s.
+
+.seealso: `DMQBOX`, `KSPSetComputeOperators()`, `DMKSPSetComputeOperators()`
+@*/
+PetscErrorCode DMQBoxComputeOperators(KSP ksp, Mat A, Mat B, void *ctx)
+{
+  PetscFunctionBegin;
+  (void)ksp;
+  (void)A;
+  (void)B;
+  (void)ctx;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,69 @@
+/*
+  Package registration of petsc-vpatch: types, log events, and the entry point PETSc's dynamic
+  loader calls (-dll_append <path>/libpetscvpatch.so), so unmodified PETSc programs can use
+  -dm_type qbox and the other types by options.
+*/
+#include <petscvpatch/private/vpatchimpl.h>
+
+PetscLogEvent VPATCH_LaplacianMult, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Prolong, VPATCH_Restrict;
+
+static PetscBool PetscVPatchPackageInitialized = PETSC_FALSE;
+
+/*@C
+  PetscVPatchFinalizePackage - Called by `PetscFinalize()` to clean up the petsc-vpatch package
+
+  Level: developer
+
+.seealso: `PetscVPatchInitializePackage()`
+@*/
+PetscErrorCode PetscVPatchFinalizePackage(void)
+{
+  PetscFunctionBegin;
+  PetscVPatchPackageInitialized = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  PetscVPatchInitializePackage - Registers the types and log events of petsc-vpatch
+
+  Not Collective
+
+  Level: developer
+
+  Note:
+  Called by the library's own constructors (`DMQBoxCreate()`, ...) and by PETSc's dynamic loader;
+  calling it more than once does nothing.
+
+.seealso: `PetscVPatchFinalizePackage()`, `DMQBOX`
+@*/
+PetscErrorCode PetscVPatchInitializePackage(void)
+{
+  PetscClassId dmid;
+
+  PetscFunctionBegin;
+  if (PetscVPatchPackageInitialized) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscVPatchPackageInitialized = PETSC_TRUE;
+  PetscCall(DMInitializePackage());
+  PetscCall(KSPInitializePackage());
+  PetscCall(DMRegister(DMQBOX, DMCreate_QBox));
+  dmid = DM_CLASSID;
+  PetscCall(PetscLogEventRegister("VPLapMult", MAT_CLASSID, &VPATCH_LaplacianMult));
+  PetscCall(PetscLogEventRegister("VPLapDiag", MAT_CLASSID, &VPATCH_LaplacianDiag));
+  PetscCall(PetscLogEventRegister("VPLapAssemble", dmid, &VPATCH_LaplacianAssemble));
+  PetscCall(PetscLogEventRegister("VPProlong", MAT_CLASSID, &VPATCH_Prolong));
+  PetscCall(PetscLogEventRegister("VPRestrict", MAT_CLASSID, &VPATCH_Restrict));
+  PetscCall(PetscRegisterFinalize(PetscVPatchFinalizePackage));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if defined(PETSC_HAVE_DYNAMIC_LIBRARIES) && defined(PETSC_USE_SHARED_LIBRARIES)
+/*
+  PetscDLLibraryRegister_petscvpatch - Entry point for PETSc's dynamic loader (-dll_append)
+*/
+PETSC_EXTERN PetscErrorCode PetscDLLibraryRegister_petscvpatch(void)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscVPatchInitializePackage());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif

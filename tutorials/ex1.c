@@ -1,0 +1,174 @@
+static char help[] = "Poisson problem -Laplace u = f on the unit square or cube with Q_k elements of a DMQBOX.\n\
+Exact solution u = prod_i sin(pi x_i) (or, with -exact exp, u = exp(x) sin(y) [sin(z)], inhomogeneous Dirichlet data).\n\
+Prints the number of DoFs, the iterations, the final relative residual and the L2 error.\n\
+Default solver: CG with PCMG over the DMQBOX hierarchy and Chebyshev-Jacobi level smoothers;\n\
+everything can be changed by options, e.g. -ksp_type gmres -pc_type mg -mg_levels_pc_type jacobi.\n\n";
+
+#include <petscvpatch.h>
+
+typedef enum {
+  EXACT_SIN,
+  EXACT_EXP
+} ExactType;
+static const char *const ExactTypes[] = {"sin", "exp", "ExactType", "EXACT_", NULL};
+
+static PetscErrorCode ExactSolution(PetscInt dim, const PetscReal x[], PetscScalar *u, PetscScalar du[], void *ctx)
+{
+  ExactType type = *(ExactType *)ctx;
+
+  PetscFunctionBeginUser;
+  if (type == EXACT_SIN) {
+    *u = 1.0;
+    for (PetscInt d = 0; d < dim; d++) *u *= PetscSinReal(PETSC_PI * x[d]);
+    if (du)
+      for (PetscInt d = 0; d < dim; d++) {
+        du[d] = PETSC_PI * PetscCosReal(PETSC_PI * x[d]);
+        for (PetscInt e = 0; e < dim; e++)
+          if (e != d) du[d] *= PetscSinReal(PETSC_PI * x[e]);
+      }
+  } else {
+    PetscReal s = dim == 3 ? PetscSinReal(x[2]) : 1.0;
+    *u          = PetscExpReal(x[0]) * PetscSinReal(x[1]) * s;
+    if (du) {
+      du[0] = *u;
+      du[1] = PetscExpReal(x[0]) * PetscCosReal(x[1]) * s;
+      if (dim == 3) du[2] = PetscExpReal(x[0]) * PetscSinReal(x[1]) * PetscCosReal(x[2]);
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Source(PetscInt dim, const PetscReal x[], PetscScalar *f, PetscScalar du[], void *ctx)
+{
+  ExactType type = *(ExactType *)ctx;
+
+  PetscFunctionBeginUser;
+  (void)du;
+  PetscCall(ExactSolution(dim, x, f, NULL, ctx));
+  if (type == EXACT_SIN) *f *= dim * PETSC_PI * PETSC_PI;
+  else *f = dim == 3 ? *f : 0.0; /* -Laplace(e^x sin y) = 0, -Laplace(e^x sin y sin z) = e^x sin y sin z */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Options this example sets as defaults unless the user gave them */
+static PetscErrorCode SetDefaultOption(const char name[], const char value[])
+{
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscOptionsHasName(NULL, NULL, name, &set));
+  if (!set) PetscCall(PetscOptionsSetValue(NULL, name, value));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  DM          dm;
+  KSP         ksp;
+  PC          pc;
+  Mat         A;
+  Vec         u, b, r;
+  PetscInt    dim = 2, cells[3] = {16, 16, 16}, k = 2, its, levels, cst[3], ccnt[3];
+  PetscReal   l2, h1, rnorm, bnorm;
+  ExactType   exact = EXACT_SIN;
+  PetscMPIInt minpow;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscVPatchInitializePackage());
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "ex1 options", NULL);
+  PetscCall(PetscOptionsEnum("-exact", "Exact solution", NULL, ExactTypes, (PetscEnum)exact, (PetscEnum *)&exact, NULL));
+  PetscOptionsEnd();
+
+  PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, dim, cells, k, NULL, NULL, &dm));
+  PetscCall(DMSetFromOptions(dm));
+  PetscCall(DMSetUp(dm));
+  PetscCall(DMViewFromOptions(dm, NULL, "-dm_view"));
+  PetscCall(DMQBoxGetInfo(dm, &dim, cells, &k, NULL, NULL));
+
+  /* the default hierarchy: coarsen while every process keeps an even number of cells */
+  PetscCall(DMQBoxGetOwnedCells(dm, cst, ccnt));
+  {
+    PetscMPIInt p = 30;
+    for (PetscInt d = 0; d < dim; d++) {
+      PetscMPIInt pd = 0;
+      for (PetscInt c = ccnt[d], s = cst[d]; c % 2 == 0 && s % 2 == 0; c /= 2, s /= 2) pd++;
+      p = PetscMin(p, pd);
+    }
+    PetscCallMPI(MPIU_Allreduce(&p, &minpow, 1, MPI_INT, MPI_MIN, PETSC_COMM_WORLD));
+    levels = minpow + 1;
+  }
+
+  PetscCall(DMCreateGlobalVector(dm, &u));
+  PetscCall(VecDuplicate(u, &b));
+  PetscCall(VecDuplicate(u, &r));
+  PetscCall(PetscObjectSetName((PetscObject)u, "u"));
+  PetscCall(DMQBoxComputeRHS(dm, Source, exact == EXACT_EXP ? ExactSolution : NULL, &exact, b));
+
+  PetscCall(SetDefaultOption("-mg_levels_pc_type", "jacobi"));
+  PetscCall(SetDefaultOption("-mg_coarse_ksp_type", "cg"));
+  PetscCall(SetDefaultOption("-mg_coarse_pc_type", "jacobi"));
+  PetscCall(SetDefaultOption("-mg_coarse_ksp_rtol", "1e-12"));
+  PetscCall(SetDefaultOption("-mg_coarse_ksp_max_it", "1000"));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetDM(ksp, dm));
+  PetscCall(KSPSetType(ksp, KSPCG));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCSetType(pc, PCMG));
+  PetscCall(PCMGSetLevels(pc, levels, NULL));
+  PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_CURRENT, PETSC_CURRENT, PETSC_CURRENT));
+  PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(KSPSetDMActive(ksp, KSP_DMACTIVE_RHS, PETSC_FALSE));
+  PetscCall(KSPSolve(ksp, b, u));
+  PetscCall(KSPGetIterationNumber(ksp, &its));
+  PetscCall(KSPGetOperators(ksp, &A, NULL));
+  PetscCall(MatMult(A, u, r));
+  PetscCall(VecAYPX(r, -1.0, b));
+  PetscCall(VecNorm(r, NORM_2, &rnorm));
+  PetscCall(VecNorm(b, NORM_2, &bnorm));
+  PetscCall(DMQBoxComputeError(dm, u, ExactSolution, &exact, &l2, &h1));
+  {
+    PetscInt ndof = 1, nunk = 1;
+    for (PetscInt d = 0; d < dim; d++) {
+      ndof *= cells[d] * k + 1;
+      nunk *= cells[d] * k - 1;
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Q_%" PetscInt_FMT " Poisson in %" PetscInt_FMT "D: %" PetscInt_FMT " DoFs (%" PetscInt_FMT " unknowns), %" PetscInt_FMT " levels\n", k, dim, ndof, nunk, levels));
+  }
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "iterations %" PetscInt_FMT ", relative residual %.2e\n", its, (double)(rnorm / bnorm)));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "L2 error %.4e, H1 error %.4e\n", (double)l2, (double)h1));
+  PetscCall(VecViewFromOptions(u, NULL, "-sol_view"));
+
+  PetscCall(VecDestroy(&u));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&r));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(DMDestroy(&dm));
+  PetscCall(PetscFinalize());
+  return 0;
+}
+
+/*TEST
+
+  test:
+    suffix: 2d_k2
+
+  test:
+    suffix: 2d_k4
+    args: -dm_qbox_degree 4 -dm_qbox_cells 8
+
+  test:
+    suffix: 3d_k3
+    args: -dm_qbox_dim 3 -dm_qbox_degree 3 -dm_qbox_cells 4
+
+  test:
+    suffix: 2d_exp_par
+    nsize: 3
+    args: -exact exp -dm_qbox_degree 3 -dm_qbox_cells 8
+
+  test:
+    suffix: 2d_aij_gamg
+    args: -dm_mat_type aij -pc_type gamg -dm_qbox_degree 2 -dm_qbox_cells 8
+
+TEST*/
