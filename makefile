@@ -55,6 +55,11 @@ $(BUILD)/%: %.c $(LIBNAME) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CLINKER) $(VP_CFLAGS) -o $@ $< $(LINK_VP)
 
+# the -dll_append test must not link the plugin: it proves that PETSc loads it by itself
+$(BUILD)/tests/test_dll: tests/test_dll.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CLINKER) $(VP_CFLAGS) -o $@ $< $(PETSC_WITH_EXTERNAL_LIB)
+
 run: lib examples
 	$(BUILD)/tutorials/ex1
 

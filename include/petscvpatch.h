@@ -45,6 +45,7 @@ PETSC_EXTERN PetscErrorCode DMQBoxSetDegree(DM, PetscInt);
 PETSC_EXTERN PetscErrorCode DMQBoxSetBox(DM, const PetscReal[], const PetscReal[]);
 PETSC_EXTERN PetscErrorCode DMQBoxGetInfo(DM, PetscInt *, PetscInt[], PetscInt *, PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode DMQBoxGetOwnedCells(DM, PetscInt[], PetscInt[]);
+PETSC_EXTERN PetscErrorCode DMQBoxGetMaxLevels(DM, PetscInt *);
 PETSC_EXTERN PetscErrorCode DMQBoxGetNodeCoordinates1D(DM, PetscInt, const PetscReal **, PetscInt *);
 
 PETSC_EXTERN PetscErrorCode DMQBoxProjectFunction(DM, DMQBoxFunction, void *, Vec);

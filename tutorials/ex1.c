@@ -45,8 +45,10 @@ static PetscErrorCode Source(PetscInt dim, const PetscReal x[], PetscScalar *f, 
   PetscFunctionBeginUser;
   (void)du;
   PetscCall(ExactSolution(dim, x, f, NULL, ctx));
-  if (type == EXACT_SIN) *f *= dim * PETSC_PI * PETSC_PI;
-  else *f = dim == 3 ? *f : 0.0; /* -Laplace(e^x sin y) = 0, -Laplace(e^x sin y sin z) = e^x sin y sin z */
+  if (type == EXACT_SIN)
+    *f *= dim * PETSC_PI * PETSC_PI;
+  else
+    *f = dim == 3 ? *f : 0.0; /* -Laplace(e^x sin y) = 0, -Laplace(e^x sin y sin z) = e^x sin y sin z */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -63,15 +65,14 @@ static PetscErrorCode SetDefaultOption(const char name[], const char value[])
 
 int main(int argc, char **argv)
 {
-  DM          dm;
-  KSP         ksp;
-  PC          pc;
-  Mat         A;
-  Vec         u, b, r;
-  PetscInt    dim = 2, cells[3] = {16, 16, 16}, k = 2, its, levels, cst[3], ccnt[3];
-  PetscReal   l2, h1, rnorm, bnorm;
-  ExactType   exact = EXACT_SIN;
-  PetscMPIInt minpow;
+  DM        dm;
+  KSP       ksp;
+  PC        pc;
+  Mat       A;
+  Vec       u, b, r;
+  PetscInt  dim = 2, cells[3] = {16, 16, 16}, k = 2, its, levels;
+  PetscReal l2, h1, rnorm, bnorm;
+  ExactType exact = EXACT_SIN;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -86,18 +87,7 @@ int main(int argc, char **argv)
   PetscCall(DMViewFromOptions(dm, NULL, "-dm_view"));
   PetscCall(DMQBoxGetInfo(dm, &dim, cells, &k, NULL, NULL));
 
-  /* the default hierarchy: coarsen while every process keeps an even number of cells */
-  PetscCall(DMQBoxGetOwnedCells(dm, cst, ccnt));
-  {
-    PetscMPIInt p = 30;
-    for (PetscInt d = 0; d < dim; d++) {
-      PetscMPIInt pd = 0;
-      for (PetscInt c = ccnt[d], s = cst[d]; c % 2 == 0 && s % 2 == 0; c /= 2, s /= 2) pd++;
-      p = PetscMin(p, pd);
-    }
-    PetscCallMPI(MPIU_Allreduce(&p, &minpow, 1, MPI_INT, MPI_MIN, PETSC_COMM_WORLD));
-    levels = minpow + 1;
-  }
+  PetscCall(DMQBoxGetMaxLevels(dm, &levels)); /* the default hierarchy: as deep as the mesh allows */
 
   PetscCall(DMCreateGlobalVector(dm, &u));
   PetscCall(VecDuplicate(u, &b));

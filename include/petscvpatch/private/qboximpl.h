@@ -5,19 +5,19 @@
 #include <petsc/private/dmimpl.h>
 
 typedef struct {
-  PetscInt   dim;             /* spatial dimension, 2 or 3 */
-  PetscInt   degree;          /* Q_k degree */
-  PetscInt   cells[3];        /* global cells per direction */
-  PetscReal  lower[3];        /* box lower corner */
-  PetscReal  upper[3];        /* box upper corner */
-  PetscInt   procs[3];        /* process grid */
-  PetscInt  *lc[3];           /* cells owned by each process column, per direction */
-  PetscInt   cellstart[3];    /* first cell owned by this rank per direction */
-  DM         da;              /* node-level DMDA (ghost width k, box stencil): layout and ghost exchange */
-  VPGrid     grid;            /* plain description of this rank's part, for the kernels */
-  VPBasis1D  basis;           /* 1D reference matrices */
-  PetscReal *coords1d[3];     /* global node coordinates per direction */
-  PetscBool  storecoords;     /* set DM coordinates at set-up (-dm_qbox_coordinates) */
+  PetscInt   dim;          /* spatial dimension, 2 or 3 */
+  PetscInt   degree;       /* Q_k degree */
+  PetscInt   cells[3];     /* global cells per direction */
+  PetscReal  lower[3];     /* box lower corner */
+  PetscReal  upper[3];     /* box upper corner */
+  PetscInt   procs[3];     /* process grid */
+  PetscInt  *lc[3];        /* cells owned by each process column, per direction */
+  PetscInt   cellstart[3]; /* first cell owned by this rank per direction */
+  DM         da;           /* node-level DMDA (ghost width k, box stencil): layout and ghost exchange */
+  VPGrid     grid;         /* plain description of this rank's part, for the kernels */
+  VPBasis1D  basis;        /* 1D reference matrices */
+  PetscReal *coords1d[3];  /* global node coordinates per direction */
+  PetscBool  storecoords;  /* set DM coordinates at set-up (-dm_qbox_coordinates) */
 } DM_QBox;
 
 PETSC_INTERN PetscErrorCode DMCreateGlobalVector_QBox(DM, Vec *);

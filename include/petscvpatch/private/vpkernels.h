@@ -10,34 +10,34 @@
 
 #include <petscsystypes.h>
 
-#define VPATCH_MAX_DEGREE 10                        /* Q_k, k <= 10 in 2D */
-#define VPATCH_MAX_DEGREE_3D 8                      /* Q_k, k <= 8 in 3D */
+#define VPATCH_MAX_DEGREE    10                      /* Q_k, k <= 10 in 2D */
+#define VPATCH_MAX_DEGREE_3D 8                       /* Q_k, k <= 8 in 3D */
 #define VPATCH_MAX_N1D       (VPATCH_MAX_DEGREE + 1) /* nodes per cell and direction */
 
 /* 1D reference data of Q_k on [0,1] (row-major matrices) */
 typedef struct {
-  PetscInt  k;                                                   /* polynomial degree */
-  PetscReal nodes[VPATCH_MAX_N1D];                               /* Gauss-Lobatto nodes on [0,1] */
-  PetscReal qpts[VPATCH_MAX_N1D], qwts[VPATCH_MAX_N1D];          /* k+1 Gauss-Legendre points/weights on [0,1] */
-  PetscReal S[VPATCH_MAX_N1D * VPATCH_MAX_N1D];                  /* S[q][i] = phi_i(x_q) */
-  PetscReal D[VPATCH_MAX_N1D * VPATCH_MAX_N1D];                  /* D[q][i] = phi_i'(x_q) */
-  PetscReal M[VPATCH_MAX_N1D * VPATCH_MAX_N1D];                  /* reference mass matrix int phi_i phi_j */
-  PetscReal K[VPATCH_MAX_N1D * VPATCH_MAX_N1D];                  /* reference stiffness matrix int phi_i' phi_j' */
-  PetscReal P[(2 * VPATCH_MAX_N1D - 1) * VPATCH_MAX_N1D];        /* P[f][c]: coarse basis c at fine node f of the two children */
+  PetscInt  k;                                            /* polynomial degree */
+  PetscReal nodes[VPATCH_MAX_N1D];                        /* Gauss-Lobatto nodes on [0,1] */
+  PetscReal qpts[VPATCH_MAX_N1D], qwts[VPATCH_MAX_N1D];   /* k+1 Gauss-Legendre points/weights on [0,1] */
+  PetscReal S[VPATCH_MAX_N1D * VPATCH_MAX_N1D];           /* S[q][i] = phi_i(x_q) */
+  PetscReal D[VPATCH_MAX_N1D * VPATCH_MAX_N1D];           /* D[q][i] = phi_i'(x_q) */
+  PetscReal M[VPATCH_MAX_N1D * VPATCH_MAX_N1D];           /* reference mass matrix int phi_i phi_j */
+  PetscReal K[VPATCH_MAX_N1D * VPATCH_MAX_N1D];           /* reference stiffness matrix int phi_i' phi_j' */
+  PetscReal P[(2 * VPATCH_MAX_N1D - 1) * VPATCH_MAX_N1D]; /* P[f][c]: coarse basis c at fine node f of the two children */
 } VPBasis1D;
 
 /* One rank's part of a level: owned cells, and the ghosted local node box its local vectors hold */
 typedef struct {
-  PetscInt  dim;        /* 2 or 3 */
-  PetscInt  k;          /* degree */
-  PetscInt  N[3];       /* global cells per direction */
-  PetscInt  cs[3];      /* first owned cell per direction */
-  PetscInt  cm[3];      /* number of owned cells per direction */
-  PetscInt  xs[3];      /* first owned node per direction (global node index) */
-  PetscInt  xm[3];      /* number of owned nodes per direction */
-  PetscInt  gxs[3];     /* first node of the ghosted local box */
-  PetscInt  gxm[3];     /* extent of the ghosted local box */
-  PetscReal h[3];       /* cell size per direction */
+  PetscInt  dim;    /* 2 or 3 */
+  PetscInt  k;      /* degree */
+  PetscInt  N[3];   /* global cells per direction */
+  PetscInt  cs[3];  /* first owned cell per direction */
+  PetscInt  cm[3];  /* number of owned cells per direction */
+  PetscInt  xs[3];  /* first owned node per direction (global node index) */
+  PetscInt  xm[3];  /* number of owned nodes per direction */
+  PetscInt  gxs[3]; /* first node of the ghosted local box */
+  PetscInt  gxm[3]; /* extent of the ghosted local box */
+  PetscReal h[3];   /* cell size per direction */
 } VPGrid;
 
 /* Laplacian: ylocal += A_interior xlocal over owned cells; owned Dirichlet rows get y = x.

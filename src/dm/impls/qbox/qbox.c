@@ -288,7 +288,7 @@ PetscErrorCode DMQBoxGetNodeCoordinates1D(DM dm, PetscInt dir, const PetscReal *
 
 static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptionsObject)
 {
-  DM_QBox  *q = (DM_QBox *)dm->data;
+  DM_QBox  *q   = (DM_QBox *)dm->data;
   PetscInt  dim = q->dim, n;
   PetscInt  cells[3];
   PetscReal box[3];
@@ -358,7 +358,9 @@ static PetscErrorCode DMQBoxChooseProcessGrid(DM dm)
       }
     }
   }
-  PetscCheck(q->procs[0], PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_INCOMP, "DMQBOX: %d processes cannot share a mesh of %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells (every process needs at least one cell per direction): use more cells or fewer processes", size, q->cells[0], q->cells[1], q->dim == 3 ? q->cells[2] : 1);
+  PetscCheck(q->procs[0], PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_INCOMP,
+             "DMQBOX: %d processes cannot share a mesh of %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells (every process needs at least one cell per direction): use more cells or fewer processes", size, q->cells[0], q->cells[1],
+             q->dim == 3 ? q->cells[2] : 1);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -383,7 +385,7 @@ static PetscErrorCode DMQBoxPartition(DM dm)
    Its options prefix keeps the user's -dm_* options (meant for the DMQBOX) away from it. */
 static PetscErrorCode DMQBoxCreateNodeDA(DM dm, PetscInt *ln[3], PetscInt dof, DM *da)
 {
-  DM_QBox *q = (DM_QBox *)dm->data;
+  DM_QBox *q   = (DM_QBox *)dm->data;
   PetscInt dim = q->dim, M[3] = {1, 1, 1};
 
   PetscFunctionBegin;
@@ -432,7 +434,7 @@ static PetscErrorCode DMQBoxSetUpCoordinates(DM dm, PetscInt *ln[3])
 
 static PetscErrorCode DMSetUp_QBox(DM dm)
 {
-  DM_QBox    *q   = (DM_QBox *)dm->data;
+  DM_QBox    *q    = (DM_QBox *)dm->data;
   MPI_Comm    comm = PetscObjectComm((PetscObject)dm);
   PetscInt    k = q->degree, dim = q->dim, maxk = dim == 3 ? VPATCH_MAX_DEGREE_3D : VPATCH_MAX_DEGREE;
   PetscInt   *ln[3] = {NULL, NULL, NULL}, M[3] = {1, 1, 1}, rankc[3];
@@ -442,6 +444,8 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
   PetscCheck(k >= 1 && k <= maxk, comm, PETSC_ERR_ARG_OUTOFRANGE, "DMQBOX in %" PetscInt_FMT "D supports degree 1..%" PetscInt_FMT ", not %" PetscInt_FMT ": change -dm_qbox_degree", dim, maxk, k);
   for (PetscInt d = 0; d < dim; d++) {
     PetscCheck(q->cells[d] >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "DMQBOX needs at least one cell per direction, got %" PetscInt_FMT " in direction %" PetscInt_FMT, q->cells[d], d);
+    PetscCheck(!PetscIsInfOrNanReal(q->lower[d]) && !PetscIsInfOrNanReal(q->upper[d]), comm, PETSC_ERR_ARG_OUTOFRANGE, "DMQBOX box corner is not a finite number in direction %" PetscInt_FMT ": lower %g, upper %g", d, (double)q->lower[d],
+               (double)q->upper[d]);
     PetscCheck(q->upper[d] > q->lower[d], comm, PETSC_ERR_ARG_OUTOFRANGE, "DMQBOX box is empty in direction %" PetscInt_FMT ": lower %g >= upper %g", d, (double)q->lower[d], (double)q->upper[d]);
   }
   PetscCall(DMQBoxCheckVecType_Private(dm));
@@ -529,8 +533,8 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "DMQBOX (not set up): dim %" PetscInt_FMT ", degree %" PetscInt_FMT "\n", q->dim, q->degree));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscInt    dim = q->dim, k = q->degree, ntot = 1, nint = 1;
-  PetscMPIInt size;
+  PetscInt          dim = q->dim, k = q->degree, ntot = 1, nint = 1;
+  PetscMPIInt       size;
   PetscViewerFormat format;
 
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
@@ -543,7 +547,8 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
   if (dim == 2) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "cells %" PetscInt_FMT " x %" PetscInt_FMT " on [%g,%g] x [%g,%g]\n", q->cells[0], q->cells[1], (double)q->lower[0], (double)q->upper[0], (double)q->lower[1], (double)q->upper[1]));
   } else {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "cells %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " on [%g,%g] x [%g,%g] x [%g,%g]\n", q->cells[0], q->cells[1], q->cells[2], (double)q->lower[0], (double)q->upper[0], (double)q->lower[1], (double)q->upper[1], (double)q->lower[2], (double)q->upper[2]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "cells %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " on [%g,%g] x [%g,%g] x [%g,%g]\n", q->cells[0], q->cells[1], q->cells[2], (double)q->lower[0], (double)q->upper[0], (double)q->lower[1],
+                                     (double)q->upper[1], (double)q->lower[2], (double)q->upper[2]));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "nodes %" PetscInt_FMT " (boundary included), unknowns %" PetscInt_FMT "\n", ntot, nint));
   PetscCall(PetscViewerASCIIPrintf(viewer, "processes %d: grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", vector type %s, matrix type %s\n", size, q->procs[0], q->procs[1], dim == 3 ? q->procs[2] : 1, dm->vectype, dm->mattype));
@@ -552,7 +557,8 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
     PetscMPIInt rank;
     PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)dm), &rank));
     PetscCall(PetscViewerASCIIPushSynchronized(viewer));
-    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] cells [%" PetscInt_FMT ",%" PetscInt_FMT ") x [%" PetscInt_FMT ",%" PetscInt_FMT ") x [%" PetscInt_FMT ",%" PetscInt_FMT ")\n", rank, q->grid.cs[0], q->grid.cs[0] + q->grid.cm[0], q->grid.cs[1], q->grid.cs[1] + q->grid.cm[1], q->grid.cs[2], q->grid.cs[2] + q->grid.cm[2]));
+    PetscCall(PetscViewerASCIISynchronizedPrintf(viewer, "[%d] cells [%" PetscInt_FMT ",%" PetscInt_FMT ") x [%" PetscInt_FMT ",%" PetscInt_FMT ") x [%" PetscInt_FMT ",%" PetscInt_FMT ")\n", rank, q->grid.cs[0], q->grid.cs[0] + q->grid.cm[0],
+                                                 q->grid.cs[1], q->grid.cs[1] + q->grid.cm[1], q->grid.cs[2], q->grid.cs[2] + q->grid.cm[2]));
     PetscCall(PetscViewerFlush(viewer));
     PetscCall(PetscViewerASCIIPopSynchronized(viewer));
   }
@@ -600,20 +606,20 @@ PetscErrorCode DMCreate_QBox(DM dm)
   }
   PetscCall(DMSetDimension(dm, 2));
   PetscCall(DMSetMatType(dm, MATSHELL));
-  dm->ops->view                     = DMView_QBox;
-  dm->ops->setfromoptions           = DMSetFromOptions_QBox;
-  dm->ops->setup                    = DMSetUp_QBox;
-  dm->ops->destroy                  = DMDestroy_QBox;
-  dm->ops->createglobalvector       = DMCreateGlobalVector_QBox;
-  dm->ops->createlocalvector        = DMCreateLocalVector_QBox;
-  dm->ops->globaltolocalbegin       = DMGlobalToLocalBegin_QBox;
-  dm->ops->globaltolocalend         = DMGlobalToLocalEnd_QBox;
-  dm->ops->localtoglobalbegin       = DMLocalToGlobalBegin_QBox;
-  dm->ops->localtoglobalend         = DMLocalToGlobalEnd_QBox;
-  dm->ops->getlocaltoglobalmapping  = DMGetLocalToGlobalMapping_QBox;
-  dm->ops->creatematrix             = DMCreateMatrix_QBox;
-  dm->ops->coarsen                  = DMCoarsen_QBox;
-  dm->ops->refine                   = DMRefine_QBox;
-  dm->ops->createinterpolation      = DMCreateInterpolation_QBox;
+  dm->ops->view                    = DMView_QBox;
+  dm->ops->setfromoptions          = DMSetFromOptions_QBox;
+  dm->ops->setup                   = DMSetUp_QBox;
+  dm->ops->destroy                 = DMDestroy_QBox;
+  dm->ops->createglobalvector      = DMCreateGlobalVector_QBox;
+  dm->ops->createlocalvector       = DMCreateLocalVector_QBox;
+  dm->ops->globaltolocalbegin      = DMGlobalToLocalBegin_QBox;
+  dm->ops->globaltolocalend        = DMGlobalToLocalEnd_QBox;
+  dm->ops->localtoglobalbegin      = DMLocalToGlobalBegin_QBox;
+  dm->ops->localtoglobalend        = DMLocalToGlobalEnd_QBox;
+  dm->ops->getlocaltoglobalmapping = DMGetLocalToGlobalMapping_QBox;
+  dm->ops->creatematrix            = DMCreateMatrix_QBox;
+  dm->ops->coarsen                 = DMCoarsen_QBox;
+  dm->ops->refine                  = DMRefine_QBox;
+  dm->ops->createinterpolation     = DMCreateInterpolation_QBox;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -124,7 +124,7 @@ PetscErrorCode DMQBoxComputeRHS(DM dm, DMQBoxFunction f, DMQBoxFunction g, void 
     for (PetscInt cy = gr->cs[1]; cy < gr->cs[1] + gr->cm[1]; cy++)
       for (PetscInt cx = gr->cs[0]; cx < gr->cs[0] + gr->cm[0]; cx++) {
         PetscInt  c[3] = {cx, cy, cz}, p[3], e = 0;
-        PetscReal vol  = 1.0;
+        PetscReal vol = 1.0;
         for (PetscInt d = 0; d < q->dim; d++) vol *= gr->h[d];
         for (PetscInt i = 0; i < nd; i++) fe[i] = 0.0;
         if (f) {
@@ -139,7 +139,8 @@ PetscErrorCode DMQBoxComputeRHS(DM dm, DMQBoxFunction f, DMQBoxFunction g, void 
           /* fe = (B^T (x) B^T (x) B^T) fq */
           PetscInt e0[3] = {nq, nq, nqz}, e1[3] = {n, nq, nqz}, e2[3] = {n, n, nqz};
           VPContract(e0, 0, n, qt.B, PETSC_TRUE, fq, t1);
-          if (q->dim == 2) VPContract(e1, 1, n, qt.B, PETSC_TRUE, t1, fe);
+          if (q->dim == 2)
+            VPContract(e1, 1, n, qt.B, PETSC_TRUE, t1, fe);
           else {
             VPContract(e1, 1, n, qt.B, PETSC_TRUE, t1, t2);
             VPContract(e2, 2, n, qt.B, PETSC_TRUE, t2, fe);
@@ -228,11 +229,11 @@ PetscErrorCode DMQBoxComputeError(DM dm, Vec u, DMQBoxFunction exact, void *ctx,
 
   PetscFunctionBegin;
   PetscCall(DMQBoxCheck_Private(dm, "DMQBoxComputeError"));
-  q   = (DM_QBox *)dm->data;
-  gr  = &q->grid;
-  n   = q->degree + 1;
-  nz  = q->dim == 3 ? n : 1;
-  nd  = n * n * nz;
+  q  = (DM_QBox *)dm->data;
+  gr = &q->grid;
+  n  = q->degree + 1;
+  nz = q->dim == 3 ? n : 1;
+  nd = n * n * nz;
   PetscCall(QuadTableSetUp(&q->basis, &qt));
   nq  = qt.nq;
   nqz = q->dim == 3 ? nq : 1;
@@ -246,7 +247,7 @@ PetscErrorCode DMQBoxComputeError(DM dm, Vec u, DMQBoxFunction exact, void *ctx,
     for (PetscInt cy = gr->cs[1]; cy < gr->cs[1] + gr->cm[1]; cy++)
       for (PetscInt cx = gr->cs[0]; cx < gr->cs[0] + gr->cm[0]; cx++) {
         PetscInt  c[3] = {cx, cy, cz}, p[3], e = 0;
-        PetscReal vol  = 1.0;
+        PetscReal vol = 1.0;
         for (PetscInt d = 0; d < q->dim; d++) vol *= gr->h[d];
         for (PetscInt iz = 0; iz < nz; iz++)
           for (PetscInt iy = 0; iy < n; iy++)
@@ -257,9 +258,10 @@ PetscErrorCode DMQBoxComputeError(DM dm, Vec u, DMQBoxFunction exact, void *ctx,
         /* value and gradient at the quadrature points by sum factorization */
         for (PetscInt comp = -1; comp < q->dim; comp++) {
           PetscInt     e0[3] = {n, n, nz}, e1[3] = {nq, n, nz}, e2[3] = {nq, nq, nz};
-          PetscScalar *out   = comp < 0 ? val : grad[comp];
+          PetscScalar *out = comp < 0 ? val : grad[comp];
           VPContract(e0, 0, nq, comp == 0 ? qt.G : qt.B, PETSC_FALSE, ue, t1);
-          if (q->dim == 2) VPContract(e1, 1, nq, comp == 1 ? qt.G : qt.B, PETSC_FALSE, t1, out);
+          if (q->dim == 2)
+            VPContract(e1, 1, nq, comp == 1 ? qt.G : qt.B, PETSC_FALSE, t1, out);
           else {
             VPContract(e1, 1, nq, comp == 1 ? qt.G : qt.B, PETSC_FALSE, t1, t2);
             VPContract(e2, 2, nq, comp == 2 ? qt.G : qt.B, PETSC_FALSE, t2, out);

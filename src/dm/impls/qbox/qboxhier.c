@@ -29,9 +29,11 @@ PetscErrorCode DMCoarsen_QBox(DM dm, MPI_Comm comm, DM *dmc)
 
   PetscFunctionBegin;
   for (PetscInt d = 0; d < q->dim; d++) {
-    PetscCheck(q->cells[d] % 2 == 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_INCOMP, "DMCoarsen(): DMQBOX needs an even number of cells in every direction to coarsen, but direction %" PetscInt_FMT " has %" PetscInt_FMT " cells: use a cell count divisible by 2^(levels-1)", d, q->cells[d]);
+    PetscCheck(q->cells[d] % 2 == 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_INCOMP,
+               "DMCoarsen(): DMQBOX needs an even number of cells in every direction to coarsen, but direction %" PetscInt_FMT " has %" PetscInt_FMT " cells: use a cell count divisible by 2^(levels-1)", d, q->cells[d]);
     for (PetscInt i = 0; i < q->procs[d]; i++)
-      PetscCheck(q->lc[d][i] % 2 == 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_INCOMP, "DMCoarsen(): process column %" PetscInt_FMT " owns %" PetscInt_FMT " cells in direction %" PetscInt_FMT "; coarsening needs an even number of cells on every process: use fewer levels or fewer processes", i, q->lc[d][i], d);
+      PetscCheck(q->lc[d][i] % 2 == 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_INCOMP,
+                 "DMCoarsen(): process column %" PetscInt_FMT " owns %" PetscInt_FMT " cells in direction %" PetscInt_FMT "; coarsening needs an even number of cells on every process: use fewer levels or fewer processes", i, q->lc[d][i], d);
   }
   PetscCall(DMQBoxCreateRelative(dm, comm, PETSC_TRUE, dmc));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -41,5 +43,44 @@ PetscErrorCode DMRefine_QBox(DM dm, MPI_Comm comm, DM *dmf)
 {
   PetscFunctionBegin;
   PetscCall(DMQBoxCreateRelative(dm, comm, PETSC_FALSE, dmf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMQBoxGetMaxLevels - The number of levels of the deepest hierarchy `DMCoarsen()` can build from this `DM`
+
+  Collective
+
+  Input Parameter:
+. dm - the `DMQBOX`
+
+  Output Parameter:
+. levels - 1 + the number of times the mesh can be coarsened (every direction and every process
+           keeps an even number of cells)
+
+  Level: beginner
+
+  Note:
+  Use it for `PCMGSetLevels()` or `-pc_mg_levels`: a 16 x 16 mesh on one process gives 5 levels
+  (16, 8, 4, 2, 1 cells per direction).
+
+.seealso: `DMQBOX`, `DMCoarsen()`, `PCMG`
+@*/
+PetscErrorCode DMQBoxGetMaxLevels(DM dm, PetscInt *levels)
+{
+  DM_QBox *q;
+  PetscInt c = PETSC_INT_MAX;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxCheck_Private(dm, "DMQBoxGetMaxLevels"));
+  PetscAssertPointer(levels, 2);
+  q = (DM_QBox *)dm->data;
+  for (PetscInt d = 0; d < q->dim; d++)
+    for (PetscInt i = 0; i < q->procs[d]; i++) {
+      PetscInt n = 0;
+      for (PetscInt m = q->lc[d][i]; m % 2 == 0; m /= 2) n++;
+      c = PetscMin(c, n);
+    }
+  *levels = c + 1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -36,7 +36,8 @@ static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
   PetscCall(VecRestoreArrayRead(ctx->xl, &xa));
   if (z) {
     if (z != y) PetscCall(VecCopy(z, y));
-  } else PetscCall(VecSet(y, 0.0));
+  } else
+    PetscCall(VecSet(y, 0.0));
   PetscCall(DMLocalToGlobalBegin(ctx->dm, ctx->yl, ADD_VALUES, y));
   PetscCall(DMLocalToGlobalEnd(ctx->dm, ctx->yl, ADD_VALUES, y));
   PetscCall(PetscLogEventEnd(VPATCH_LaplacianMult, A, x, y, 0));
@@ -214,8 +215,10 @@ PetscErrorCode DMCreateMatrix_QBox(DM dm, Mat *A)
 
   PetscFunctionBegin;
   PetscCall(PetscStrcmp(dm->mattype, MATSHELL, &isshell));
-  if (isshell) PetscCall(DMQBoxCreateLaplacianShell(dm, A));
-  else PetscCall(DMQBoxAssembleLaplacian(dm, A));
+  if (isshell)
+    PetscCall(DMQBoxCreateLaplacianShell(dm, A));
+  else
+    PetscCall(DMQBoxAssembleLaplacian(dm, A));
   PetscCall(MatSetOption(*A, MAT_SYMMETRIC, PETSC_TRUE));
   PetscCall(MatSetOption(*A, MAT_SYMMETRY_ETERNAL, PETSC_TRUE));
   PetscCall(MatSetOption(*A, MAT_SPD, PETSC_TRUE));

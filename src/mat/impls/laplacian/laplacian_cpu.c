@@ -76,8 +76,8 @@ PetscErrorCode VPLaplacianApply_CPU(const VPGrid *g, const VPBasis1D *b, const P
           VPContract(ext, 1, n, Mh[1], PETSC_FALSE, t1, t2); /* M_y K_x u */
           VPContract(ext, 1, n, Kh[1], PETSC_FALSE, a, t3);  /* K_y M_x u */
           for (PetscInt i = 0; i < n * n * n; i++) t2[i] += t3[i];
-          VPContract(ext, 2, n, Mh[2], PETSC_FALSE, t2, v); /* M_z (M_y K_x + K_y M_x) u */
-          VPContract(ext, 1, n, Mh[1], PETSC_FALSE, a, t1); /* M_y M_x u */
+          VPContract(ext, 2, n, Mh[2], PETSC_FALSE, t2, v);  /* M_z (M_y K_x + K_y M_x) u */
+          VPContract(ext, 1, n, Mh[1], PETSC_FALSE, a, t1);  /* M_y M_x u */
           VPContract(ext, 2, n, Kh[2], PETSC_FALSE, t1, t3); /* K_z M_y M_x u */
           for (PetscInt i = 0; i < n * n * n; i++) v[i] += t3[i];
         }
@@ -108,10 +108,11 @@ PetscErrorCode VPLaplacianDiagonal_CPU(const VPGrid *g, const VPBasis1D *b, Pets
           for (PetscInt iy = 0; iy < n; iy++)
             for (PetscInt ix = 0; ix < n; ix++) {
               PetscReal mx = Mh[0][ix * n + ix], kx = Kh[0][ix * n + ix], my = Mh[1][iy * n + iy], ky = Kh[1][iy * n + iy], val;
-              if (g->dim == 2) val = my * kx + ky * mx;
+              if (g->dim == 2)
+                val = my * kx + ky * mx;
               else {
                 PetscReal mz = Mh[2][iz * n + iz], kz = Kh[2][iz * n + iz];
-                val          = mz * my * kx + mz * ky * mx + kz * my * mx;
+                val = mz * my * kx + mz * ky * mx + kz * my * mx;
               }
               CellNode(g, c, ix, iy, iz, p);
               if (!VPGridIsBoundary(g, p)) dl[VPGridLocalIndex(g, p)] += val;
@@ -135,7 +136,8 @@ PetscErrorCode VPLaplacianCellMatrix_CPU(const VPGrid *g, const VPBasis1D *b, Pe
           for (PetscInt jy = 0; jy < n; jy++)
             for (PetscInt jx = 0; jx < n; jx++, s++) {
               PetscReal mx = Mh[0][ix * n + jx], kx = Kh[0][ix * n + jx], my = Mh[1][iy * n + jy], ky = Kh[1][iy * n + jy];
-              if (g->dim == 2) Ae[r * nd + s] = my * kx + ky * mx;
+              if (g->dim == 2)
+                Ae[r * nd + s] = my * kx + ky * mx;
               else {
                 PetscReal mz = Mh[2][iz * n + jz], kz = Kh[2][iz * n + jz];
                 Ae[r * nd + s] = mz * my * kx + mz * ky * mx + kz * my * mx;

@@ -35,13 +35,16 @@ static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool tra
   PetscCall(VecSet(lout, 0.0));
   PetscCall(VecGetArrayRead(lin, &xa));
   PetscCall(VecGetArray(lout, &ya));
-  if (transpose) PetscCall(VPTransferRestrict_CPU(&qc->grid, &qf->grid, &qc->basis, ctx->homogeneous, xa, ya));
-  else PetscCall(VPTransferProlong_CPU(&qc->grid, &qf->grid, &qc->basis, ctx->homogeneous, xa, ya));
+  if (transpose)
+    PetscCall(VPTransferRestrict_CPU(&qc->grid, &qf->grid, &qc->basis, ctx->homogeneous, xa, ya));
+  else
+    PetscCall(VPTransferProlong_CPU(&qc->grid, &qf->grid, &qc->basis, ctx->homogeneous, xa, ya));
   PetscCall(VecRestoreArray(lout, &ya));
   PetscCall(VecRestoreArrayRead(lin, &xa));
   if (z) {
     if (z != y) PetscCall(VecCopy(z, y));
-  } else PetscCall(VecSet(y, 0.0));
+  } else
+    PetscCall(VecSet(y, 0.0));
   PetscCall(DMLocalToGlobalBegin(dout, lout, ADD_VALUES, y));
   PetscCall(DMLocalToGlobalEnd(dout, lout, ADD_VALUES, y));
   PetscCall(PetscLogEventEnd(transpose ? VPATCH_Restrict : VPATCH_Prolong, P, x, y, 0));
@@ -83,7 +86,8 @@ static PetscErrorCode MatView_QBoxTransfer(Mat P, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (isascii) {
     DM_QBox *qc = (DM_QBox *)ctx->dmc->data, *qf = (DM_QBox *)ctx->dmf->data;
-    PetscCall(PetscViewerASCIIPrintf(viewer, "matrix-free Q_%" PetscInt_FMT " embedding (DMQBOX), %s, coarse cells %" PetscInt_FMT " -> fine cells %" PetscInt_FMT " in x\n", qc->degree, ctx->homogeneous ? "homogeneous Dirichlet" : "boundary included", qc->cells[0], qf->cells[0]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "matrix-free Q_%" PetscInt_FMT " embedding (DMQBOX), %s, coarse cells %" PetscInt_FMT " -> fine cells %" PetscInt_FMT " in x\n", qc->degree,
+                                     ctx->homogeneous ? "homogeneous Dirichlet" : "boundary included", qc->cells[0], qf->cells[0]));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -108,9 +112,11 @@ static PetscErrorCode DMQBoxCheckRefinement(DM dmc, DM dmf)
   DM_QBox *qc = (DM_QBox *)dmc->data, *qf = (DM_QBox *)dmf->data;
 
   PetscFunctionBegin;
-  PetscCheck(qc->dim == qf->dim && qc->degree == qf->degree, PetscObjectComm((PetscObject)dmc), PETSC_ERR_ARG_INCOMP, "DMQBOX transfer needs the same dimension and degree on both levels (coarse %" PetscInt_FMT "D Q_%" PetscInt_FMT ", fine %" PetscInt_FMT "D Q_%" PetscInt_FMT ")", qc->dim, qc->degree, qf->dim, qf->degree);
+  PetscCheck(qc->dim == qf->dim && qc->degree == qf->degree, PetscObjectComm((PetscObject)dmc), PETSC_ERR_ARG_INCOMP,
+             "DMQBOX transfer needs the same dimension and degree on both levels (coarse %" PetscInt_FMT "D Q_%" PetscInt_FMT ", fine %" PetscInt_FMT "D Q_%" PetscInt_FMT ")", qc->dim, qc->degree, qf->dim, qf->degree);
   for (PetscInt d = 0; d < qc->dim; d++) {
-    PetscCheck(qf->cells[d] == 2 * qc->cells[d], PetscObjectComm((PetscObject)dmc), PETSC_ERR_ARG_INCOMP, "DMQBOX transfer needs a fine level with twice the coarse cells: direction %" PetscInt_FMT " has %" PetscInt_FMT " coarse and %" PetscInt_FMT " fine cells", d, qc->cells[d], qf->cells[d]);
+    PetscCheck(qf->cells[d] == 2 * qc->cells[d], PetscObjectComm((PetscObject)dmc), PETSC_ERR_ARG_INCOMP,
+               "DMQBOX transfer needs a fine level with twice the coarse cells: direction %" PetscInt_FMT " has %" PetscInt_FMT " coarse and %" PetscInt_FMT " fine cells", d, qc->cells[d], qf->cells[d]);
     PetscCheck(qf->lower[d] == qc->lower[d] && qf->upper[d] == qc->upper[d], PetscObjectComm((PetscObject)dmc), PETSC_ERR_ARG_INCOMP, "DMQBOX transfer needs both levels on the same box");
     PetscCheck(qf->grid.cs[d] == 2 * qc->grid.cs[d] && qf->grid.cm[d] == 2 * qc->grid.cm[d], PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "DMQBOX transfer needs aligned partitions (create the levels with DMCoarsen() or DMRefine())");
   }

@@ -45,7 +45,8 @@ static PetscErrorCode Transfer(const VPGrid *gc, const VPGrid *gf, const VPBasis
               }
           PetscInt e0[3] = {n, n, nz}, e1[3] = {nf, n, nz}, e2[3] = {nf, nf, nz};
           VPContract(e0, 0, nf, b->P, PETSC_FALSE, uc, t1);
-          if (dim == 2) VPContract(e1, 1, nf, b->P, PETSC_FALSE, t1, uf);
+          if (dim == 2)
+            VPContract(e1, 1, nf, b->P, PETSC_FALSE, t1, uf);
           else {
             VPContract(e1, 1, nf, b->P, PETSC_FALSE, t1, t2);
             VPContract(e2, 2, nf, b->P, PETSC_FALSE, t2, uf);
@@ -69,7 +70,8 @@ static PetscErrorCode Transfer(const VPGrid *gc, const VPGrid *gf, const VPBasis
                 p[0] = 2 * c[0] * k + fx;
                 p[1] = 2 * c[1] * k + fy;
                 p[2] = dim == 3 ? 2 * c[2] * k + fz : 0;
-                if (homogeneous && VPGridIsBoundary(gf, p)) uf[e] = 0.0;
+                if (homogeneous && VPGridIsBoundary(gf, p))
+                  uf[e] = 0.0;
                 else {
                   PetscReal w = FineWeight(gc, 0, c[0], fx) * FineWeight(gc, 1, c[1], fy) * (dim == 3 ? FineWeight(gc, 2, c[2], fz) : 1.0);
                   uf[e]       = w * in[VPGridLocalIndex(gf, p)];
@@ -77,7 +79,8 @@ static PetscErrorCode Transfer(const VPGrid *gc, const VPGrid *gf, const VPBasis
               }
           PetscInt e0[3] = {nf, nf, nfz}, e1[3] = {n, nf, nfz}, e2[3] = {n, n, nfz};
           VPContract(e0, 0, n, b->P, PETSC_TRUE, uf, t1);
-          if (dim == 2) VPContract(e1, 1, n, b->P, PETSC_TRUE, t1, uc);
+          if (dim == 2)
+            VPContract(e1, 1, n, b->P, PETSC_TRUE, t1, uc);
           else {
             VPContract(e1, 1, n, b->P, PETSC_TRUE, t1, t2);
             VPContract(e2, 2, n, b->P, PETSC_TRUE, t2, uc);

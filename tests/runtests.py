@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""petsc-vpatch test runner.
+
+Runs every /*TEST ... TEST*/ block of tutorials/*.c and tests/test_*.c (PETSc's format, a subset:
+`test:` entries with suffix, nsize, args, requires, output_file, expect_error, rtol, timeout).
+
+- A test with an expected output (tests/output/<exe>_<suffix>.out) passes when its output matches:
+  words equal, integers equal, floating-point numbers within rtol (default 1e-2 relative).
+- `output_file: none`: the program checks itself (PetscCheck); it passes when it exits with 0.
+- `expect_error: text`: it passes when the program fails and its output contains the text.
+- Every run adds -malloc_debug -malloc_dump; a report of unfreed memory fails the test.
+- `requires: cuda` tests run only with --gpu; elsewhere they are reported as skipped.
+Ends with the line `N passed, N failed, N skipped`; exit status 1 when any test failed.
+"""
+import argparse, os, re, subprocess, sys, time, glob
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NUM = re.compile(r'^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$')
+
+
+def parse_tests(path):
+    text = open(path).read()
+    m = re.search(r'/\*TEST(.*?)TEST\*/', text, re.S)
+    if not m:
+        return []
+    tests, cur = [], None
+    for line in m.group(1).splitlines():
+        s = line.strip()
+        if not s or s.startswith('#'):
+            continue
+        if s == 'test:':
+            cur = {'suffix': '', 'nsize': '1', 'args': '', 'requires': '', 'output_file': '', 'expect_error': '', 'rtol': '1e-2', 'timeout': '900'}
+            tests.append(cur)
+            continue
+        key, _, val = s.partition(':')
+        if cur is not None:
+            cur[key.strip()] = val.strip().strip('"')
+    return tests
+
+
+def tokens(s):
+    return s.replace(',', ' , ').replace('=', ' = ').replace('(', ' ( ').replace(')', ' ) ').split()
+
+
+def compare(out, ref, rtol):
+    a, b = tokens(out), tokens(ref)
+    if len(a) != len(b):
+        return 'output has %d words, expected %d' % (len(a), len(b))
+    for x, y in zip(a, b):
+        if x == y:
+            continue
+        if NUM.match(x) and NUM.match(y):
+            if re.match(r'^[-+]?\d+$', x) and re.match(r'^[-+]?\d+$', y):
+                return 'integer %s, expected %s' % (x, y)
+            fx, fy = float(x), float(y)
+            if abs(fx - fy) <= rtol * max(abs(fx), abs(fy)):
+                continue
+            return 'number %s, expected %s (rtol %g)' % (x, y, rtol)
+        return "word '%s', expected '%s'" % (x, y)
+    return None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--build', required=True)
+    ap.add_argument('--mpiexec', default='mpiexec')
+    ap.add_argument('--petsc-dir', default='')
+    ap.add_argument('--petsc-arch', default='')
+    ap.add_argument('--gpu', action='store_true', help='also run tests that require cuda')
+    ap.add_argument('--update', action='store_true', help='write the expected outputs instead of comparing')
+    ap.add_argument('filter', nargs='*', help='run only tests whose name contains one of these')
+    opt = ap.parse_args()
+
+    env = dict(os.environ)
+    env.update(OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1', OMPI_MCA_rmaps_base_oversubscribe='1',
+               OMPI_MCA_btl_vader_single_copy_mechanism='none')
+    if opt.gpu:
+        env['PETSC_OPTIONS'] = (env.get('PETSC_OPTIONS', '') + ' -use_gpu_aware_mpi 0').strip()
+    libdir = os.path.join(ROOT, 'lib')
+    passed = failed = skipped = 0
+    failures = []
+    sources = sorted(glob.glob(os.path.join(ROOT, 'tutorials', 'ex*.c'))) + sorted(glob.glob(os.path.join(ROOT, 'tests', 'test_*.c')))
+    for src in sources:
+        rel = os.path.relpath(src, ROOT)
+        exe = os.path.join(ROOT, opt.build, rel[:-2])
+        base = os.path.basename(rel)[:-2]
+        for t in parse_tests(src):
+            name = base + ('_' + t['suffix'] if t['suffix'] else '')
+            if opt.filter and not any(f in name for f in opt.filter):
+                continue
+            if 'cuda' in t['requires'] and not opt.gpu:
+                skipped += 1
+                print('skip    %-40s (requires cuda: run make check-gpu on a GPU machine)' % name, flush=True)
+                continue
+            args = t['args'].replace('${LIBDIR}', libdir).split()
+            cmd = [exe] + args + ['-malloc_debug', '-malloc_dump']
+            if t['nsize'] != '1' or 'cuda' in t['requires']:
+                cmd = opt.mpiexec.split() + ['-n', t['nsize']] + cmd
+            t0 = time.time()
+            if not os.path.exists(exe):
+                failed += 1
+                failures.append(name)
+                print('not ok  %-40s executable %s is missing (build it with make all)' % (name, os.path.relpath(exe, ROOT)), flush=True)
+                continue
+            try:
+                p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=float(t['timeout']), cwd=ROOT)
+                out, rc = p.stdout.decode(errors='replace'), p.returncode
+            except subprocess.TimeoutExpired:
+                out, rc = 'timeout after %s s' % t['timeout'], -1
+            dt = time.time() - t0
+            why = None
+            if t['expect_error']:
+                if rc == 0:
+                    why = 'expected an error containing "%s", but the program succeeded' % t['expect_error']
+                elif t['expect_error'] not in out:
+                    why = 'expected an error containing "%s"' % t['expect_error']
+            elif rc != 0:
+                why = 'exit status %d' % rc
+            elif re.search(r'Total space allocated|unfreed|\[\s*\d+\]\s*\d+ bytes', out):
+                why = 'memory leak reported by -malloc_dump'
+            elif t['output_file'] != 'none':
+                ref = os.path.join(ROOT, 'tests', 'output', name + '.out')
+                if opt.update:
+                    open(ref, 'w').write(out)
+                elif not os.path.exists(ref):
+                    why = 'no expected output %s' % os.path.relpath(ref, ROOT)
+                else:
+                    why = compare(out, open(ref).read(), float(t['rtol']))
+            if why:
+                failed += 1
+                failures.append(name)
+                print('not ok  %-40s %6.1f s  %s' % (name, dt, why), flush=True)
+                print('        command: ' + ' '.join(cmd))
+                print('        ' + '\n        '.join(out.strip().splitlines()[-25:]), flush=True)
+            else:
+                passed += 1
+                print('ok      %-40s %6.1f s' % (name, dt), flush=True)
+    if failures:
+        print('failed: ' + ' '.join(failures))
+    print('%d passed, %d failed, %d skipped' % (passed, failed, skipped))
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

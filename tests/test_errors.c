@@ -1,0 +1,139 @@
+static char help[] = "Bad input to DMQBOX and its operators: each -case must stop with a PETSc error whose message\n\
+names the problem (the test runner checks the message). Cases: degree0, degree9_3d, degree11_2d, dim4, cells0,\n\
+nanbox, oddcoarsen, vectype, sizes, interp, toomanyprocs.\n\n";
+
+#include <petscvpatch.h>
+#include <math.h>
+
+int main(int argc, char **argv)
+{
+  char     cs[64] = "degree0";
+  DM       dm, dm2;
+  PetscInt cells[3] = {4, 4, 4};
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscVPatchInitializePackage());
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-case", cs, sizeof(cs), NULL));
+  if (!strcmp(cs, "degree0")) {
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 2, cells, 0, NULL, NULL, &dm));
+    PetscCall(DMSetUp(dm));
+  } else if (!strcmp(cs, "degree9_3d")) {
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 3, cells, 9, NULL, NULL, &dm));
+    PetscCall(DMSetUp(dm));
+  } else if (!strcmp(cs, "degree11_2d")) {
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 2, cells, 11, NULL, NULL, &dm));
+    PetscCall(DMSetUp(dm));
+  } else if (!strcmp(cs, "dim4")) {
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 4, cells, 1, NULL, NULL, &dm));
+  } else if (!strcmp(cs, "cells0")) {
+    cells[1] = 0;
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 2, cells, 1, NULL, NULL, &dm));
+  } else if (!strcmp(cs, "nanbox")) {
+    PetscReal lo[2] = {0, (PetscReal)NAN}, up[2] = {1, 1};
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 2, cells, 1, lo, up, &dm));
+    PetscCall(DMSetUp(dm));
+  } else if (!strcmp(cs, "oddcoarsen")) {
+    cells[0] = 3;
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 2, cells, 2, NULL, NULL, &dm));
+    PetscCall(DMSetUp(dm));
+    PetscCall(DMCoarsen(dm, PETSC_COMM_WORLD, &dm2));
+  } else if (!strcmp(cs, "vectype")) {
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 2, cells, 2, NULL, NULL, &dm));
+    PetscCall(DMSetVecType(dm, VECKOKKOS));
+    PetscCall(DMSetUp(dm));
+  } else if (!strcmp(cs, "sizes")) {
+    Mat A;
+    Vec x, y;
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 2, cells, 2, NULL, NULL, &dm));
+    PetscCall(DMSetUp(dm));
+    cells[0] = 8;
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 2, cells, 2, NULL, NULL, &dm2));
+    PetscCall(DMSetUp(dm2));
+    PetscCall(DMCreateMatrix(dm, &A));
+    PetscCall(DMCreateGlobalVector(dm2, &x));
+    PetscCall(DMCreateGlobalVector(dm, &y));
+    PetscCall(MatMult(A, x, y));
+  } else if (!strcmp(cs, "interp")) {
+    Mat P;
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 2, cells, 2, NULL, NULL, &dm));
+    PetscCall(DMSetUp(dm));
+    cells[0] = 6;
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 2, cells, 2, NULL, NULL, &dm2));
+    PetscCall(DMSetUp(dm2));
+    PetscCall(DMCreateInterpolation(dm, dm2, &P, NULL));
+  } else if (!strcmp(cs, "toomanyprocs")) {
+    cells[0] = cells[1] = 1;
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 2, cells, 1, NULL, NULL, &dm));
+    PetscCall(DMSetUp(dm));
+  } else
+    SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "Unknown -case %s", cs);
+  SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_PLIB, "case %s: the bad input was accepted", cs);
+  PetscCall(PetscFinalize());
+  return 0;
+}
+
+/*TEST
+
+  test:
+    suffix: degree0
+    args: -case degree0
+    expect_error: DMQBOX in 2D supports degree 1..10, not 0
+
+  test:
+    suffix: degree9_3d
+    args: -case degree9_3d
+    expect_error: DMQBOX in 3D supports degree 1..8, not 9
+
+  test:
+    suffix: degree11_2d
+    args: -case degree11_2d
+    expect_error: DMQBOX in 2D supports degree 1..10, not 11
+
+  test:
+    suffix: dim4
+    args: -case dim4
+    expect_error: DMQBOX supports dimension 2 or 3, not 4
+
+  test:
+    suffix: cells0
+    args: -case cells0
+    expect_error: DMQBOX needs at least one cell per direction, got 0 in direction 1
+
+  test:
+    suffix: nanbox
+    args: -case nanbox
+    expect_error: DMQBOX box corner is not a finite number in direction 1
+
+  test:
+    suffix: oddcoarsen
+    args: -case oddcoarsen
+    expect_error: needs an even number of cells in every direction to coarsen, but direction 0 has 3 cells
+
+  test:
+    suffix: vectype
+    args: -case vectype
+    expect_error: DMQBOX supports vector types standard and cuda, not kokkos
+
+  test:
+    suffix: sizes
+    args: -case sizes
+    expect_error: Nonconforming object sizes
+
+  test:
+    suffix: interp
+    args: -case interp
+    expect_error: DMQBOX transfer needs a fine level with twice the coarse cells: direction 0 has 4 coarse and 6 fine cells
+
+  test:
+    suffix: toomanyprocs
+    nsize: 2
+    args: -case toomanyprocs
+    expect_error: 2 processes cannot share a mesh of 1 x 1 x 1 cells
+
+  test:
+    suffix: oddcoarsen_options
+    args: -case oddcoarsen -dm_qbox_cells 3
+    expect_error: even number of cells
+
+TEST*/
