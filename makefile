@@ -73,6 +73,7 @@ install: lib
 	mkdir -p $(PREFIX)/lib/pkgconfig $(PREFIX)/include/petscvpatch/private
 	cp $(LIBNAME) $(PREFIX)/lib/
 	cp include/petscvpatch.h $(PREFIX)/include/
+	mkdir -p $(PREFIX)/share/petscvpatch && cp share/*.options $(PREFIX)/share/petscvpatch/
 	cp include/petscvpatch/private/*.h $(PREFIX)/include/petscvpatch/private/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PETSC_PC@|$(PETSC_DIR)/$(PETSC_ARCH)/lib/pkgconfig|' config/petscvpatch.pc.in > $(PREFIX)/lib/pkgconfig/petscvpatch.pc
 

@@ -22,6 +22,65 @@ PETSC_EXTERN PetscErrorCode PetscVPatchFinalizePackage(void);
 J*/
 #define DMQBOX "qbox"
 
+/*J
+  PCVPATCH - "vpatch": the colored multiplicative vertex-patch smoother with exact local solves
+
+  Level: beginner
+
+.seealso: `PCVPatchSetSweep()`, `PCType`
+J*/
+#define PCVPATCH "vpatch"
+
+/*E
+  PCVPatchSweep - order of the colors in one smoothing step of `PCVPATCH`
+
+  Values:
++ PC_VPATCH_SWEEP_FORWARD   - colors 0, 1, ..., 2^d-1
+. PC_VPATCH_SWEEP_BACKWARD  - colors in reverse order (the adjoint of forward)
+- PC_VPATCH_SWEEP_SYMMETRIC - forward, then backward
+
+  Level: intermediate
+
+.seealso: `PCVPATCH`, `PCVPatchSetSweep()`
+E*/
+typedef enum {
+  PC_VPATCH_SWEEP_FORWARD,
+  PC_VPATCH_SWEEP_BACKWARD,
+  PC_VPATCH_SWEEP_SYMMETRIC
+} PCVPatchSweep;
+PETSC_EXTERN const char *const PCVPatchSweeps[];
+
+/*E
+  PCVPatchType - how the patch corrections are combined: multiplicative (colored) or additive (damped)
+
+  Level: intermediate
+
+.seealso: `PCVPATCH`, `PCVPatchSetType()`
+E*/
+typedef enum {
+  PC_VPATCH_MULTIPLICATIVE,
+  PC_VPATCH_ADDITIVE
+} PCVPatchType;
+PETSC_EXTERN const char *const PCVPatchTypes[];
+
+/*E
+  PCVPatchLocalSolver - the exact local solver of `PCVPATCH`: fast diagonalization or a stored dense LU (verification)
+
+  Level: intermediate
+
+.seealso: `PCVPATCH`
+E*/
+typedef enum {
+  PC_VPATCH_LOCAL_FDM,
+  PC_VPATCH_LOCAL_DENSE
+} PCVPatchLocalSolver;
+PETSC_EXTERN const char *const PCVPatchLocalSolvers[];
+
+PETSC_EXTERN PetscErrorCode PCVPatchSetSweep(PC, PCVPatchSweep);
+PETSC_EXTERN PetscErrorCode PCVPatchSetType(PC, PCVPatchType);
+PETSC_EXTERN PetscErrorCode PCVPatchSetDamping(PC, PetscReal);
+PETSC_EXTERN PetscErrorCode PCVPatchSetLocalSolver(PC, PCVPatchLocalSolver);
+
 /*S
   DMQBoxFunction - A pointwise function for `DMQBOX` helpers
 

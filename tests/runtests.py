@@ -7,6 +7,7 @@ Runs every /*TEST ... TEST*/ block of tutorials/*.c and tests/test_*.c (PETSc's 
 - A test with an expected output (tests/output/<exe>_<suffix>.out) passes when its output matches:
   words equal, integers equal, floating-point numbers within rtol (default 1e-2 relative).
 - `output_file: none`: the program checks itself (PetscCheck); it passes when it exits with 0.
+  `output_file: NAME`: compare with tests/output/NAME.out (several runs against one reference).
 - `expect_error: text`: it passes when the program fails and its output contains the text.
 - Every run adds -malloc_debug -malloc_dump; a report of unfreed memory fails the test.
 - `requires: cuda` tests run only with --gpu; elsewhere they are reported as skipped.
@@ -119,8 +120,8 @@ def main():
             elif re.search(r'Total space allocated|unfreed|\[\s*\d+\]\s*\d+ bytes', out):
                 why = 'memory leak reported by -malloc_dump'
             elif t['output_file'] != 'none':
-                ref = os.path.join(ROOT, 'tests', 'output', name + '.out')
-                if opt.update:
+                ref = os.path.join(ROOT, 'tests', 'output', (t['output_file'] or name) + '.out')
+                if opt.update and not t['output_file']:
                     open(ref, 'w').write(out)
                 elif not os.path.exists(ref):
                     why = 'no expected output %s' % os.path.relpath(ref, ROOT)

@@ -66,6 +66,20 @@ int main(int argc, char **argv)
     cells[0] = cells[1] = 1;
     PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 2, cells, 1, NULL, NULL, &dm));
     PetscCall(DMSetUp(dm));
+  } else if (!strcmp(cs, "vpatch_aij") || !strcmp(cs, "vpatch_option")) {
+    Mat A;
+    PC  pc;
+    PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
+    PetscCall(PCSetType(pc, PCVPATCH));
+    if (!strcmp(cs, "vpatch_aij")) { /* an assembled matrix without a DMQBOX */
+      PetscCall(MatCreateAIJ(PETSC_COMM_WORLD, PETSC_DECIDE, PETSC_DECIDE, 10, 10, 1, NULL, 0, NULL, &A));
+      PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+      PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+      PetscCall(MatShift(A, 1.0));
+      PetscCall(PCSetOperators(pc, A, A));
+      PetscCall(PCSetUp(pc));
+    } else
+      PetscCall(PCSetFromOptions(pc));
   } else
     SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "Unknown -case %s", cs);
   SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_PLIB, "case %s: the bad input was accepted", cs);
@@ -130,6 +144,16 @@ int main(int argc, char **argv)
     nsize: 2
     args: -case toomanyprocs
     expect_error: 2 processes cannot share a mesh of 1 x 1 x 1 cells
+
+  test:
+    suffix: vpatch_aij
+    args: -case vpatch_aij
+    expect_error: PCVPATCH needs an operator with tensor-product structure
+
+  test:
+    suffix: vpatch_option
+    args: -case vpatch_option -pc_vpatch_sweep sideways
+    expect_error: Unknown option "sideways" for -pc_vpatch_sweep
 
   test:
     suffix: oddcoarsen_options

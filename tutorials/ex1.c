@@ -158,6 +158,20 @@ int main(int argc, char **argv)
     args: -exact exp -dm_qbox_degree 3 -dm_qbox_cells 8
 
   test:
+    suffix: 2d_vpatch_options_file
+    args: -options_file share/vpatch-mg.options -dm_qbox_degree 3 -dm_qbox_cells 16
+
+  test:
+    suffix: 3d_vpatch_cg_symmetric
+    args: -options_file share/vpatch-mg.options -ksp_type cg -mg_levels_pc_vpatch_sweep symmetric -dm_qbox_dim 3 -dm_qbox_degree 2 -dm_qbox_cells 4
+
+  test:
+    suffix: 2d_vpatch_np3
+    nsize: 3
+    args: -options_file share/vpatch-mg.options -dm_qbox_degree 2 -dm_qbox_cells 8 -ksp_view
+    rtol: 1e-2
+
+  test:
     suffix: 2d_aij_gamg
     args: -dm_mat_type aij -pc_type gamg -dm_qbox_degree 2 -dm_qbox_cells 8
 

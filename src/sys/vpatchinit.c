@@ -5,7 +5,7 @@
 */
 #include <petscvpatch/private/vpatchimpl.h>
 
-PetscLogEvent VPATCH_LaplacianMult, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Prolong, VPATCH_Restrict;
+PetscLogEvent VPATCH_LaplacianMult, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Prolong, VPATCH_Restrict, VPATCH_PatchSetUp, VPATCH_PatchSmooth;
 
 static PetscBool PetscVPatchPackageInitialized = PETSC_FALSE;
 
@@ -46,12 +46,15 @@ PetscErrorCode PetscVPatchInitializePackage(void)
   PetscCall(DMInitializePackage());
   PetscCall(KSPInitializePackage());
   PetscCall(DMRegister(DMQBOX, DMCreate_QBox));
+  PetscCall(PCRegister(PCVPATCH, PCCreate_VPatch));
   dmid = DM_CLASSID;
   PetscCall(PetscLogEventRegister("VPLapMult", MAT_CLASSID, &VPATCH_LaplacianMult));
   PetscCall(PetscLogEventRegister("VPLapDiag", MAT_CLASSID, &VPATCH_LaplacianDiag));
   PetscCall(PetscLogEventRegister("VPLapAssemble", dmid, &VPATCH_LaplacianAssemble));
   PetscCall(PetscLogEventRegister("VPProlong", MAT_CLASSID, &VPATCH_Prolong));
   PetscCall(PetscLogEventRegister("VPRestrict", MAT_CLASSID, &VPATCH_Restrict));
+  PetscCall(PetscLogEventRegister("VPPatchSetUp", PC_CLASSID, &VPATCH_PatchSetUp));
+  PetscCall(PetscLogEventRegister("VPPatchSmooth", PC_CLASSID, &VPATCH_PatchSmooth));
   PetscCall(PetscRegisterFinalize(PetscVPatchFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

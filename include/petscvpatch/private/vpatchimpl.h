@@ -11,3 +11,5 @@ PETSC_EXTERN PetscErrorCode VPBasis1DSetUp(PetscInt, VPBasis1D *);
 PETSC_EXTERN PetscErrorCode VPBasis1DEvaluate(const VPBasis1D *, PetscReal, PetscReal[], PetscReal[]);
 
 PETSC_EXTERN PetscErrorCode DMCreate_QBox(DM);
+PETSC_EXTERN PetscErrorCode PCCreate_VPatch(PC);
+PETSC_EXTERN PetscLogEvent  VPATCH_PatchSetUp, VPATCH_PatchSmooth;

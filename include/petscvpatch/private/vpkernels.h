@@ -73,3 +73,25 @@ static inline PetscInt VPGridLocalIndex(const VPGrid *g, const PetscInt p[3])
   for (PetscInt d = g->dim - 1; d >= 0; d--) idx = idx * g->gxm[d] + (p[d] - g->gxs[d]);
   return idx;
 }
+
+/* Vertex patches: 2k+1 nodes per direction (2 cells), 2k-1 interior */
+#define VPATCH_MAX_NP (2 * VPATCH_MAX_DEGREE + 1)
+#define VPATCH_MAX_NI (2 * VPATCH_MAX_DEGREE - 1)
+
+/* The separable patch operator and its fast diagonalization, per direction */
+typedef struct {
+  PetscInt           dim, k;
+  PetscReal          Mp[3][VPATCH_MAX_NP * VPATCH_MAX_NP]; /* 1D patch mass matrix (2k+1)^2, boundary included */
+  PetscReal          Kp[3][VPATCH_MAX_NP * VPATCH_MAX_NP]; /* 1D patch stiffness matrix */
+  PetscReal          S[3][VPATCH_MAX_NI * VPATCH_MAX_NI];  /* generalized eigenvectors of the interior block, S^T M S = I; S[i*n+j]: entry i of vector j */
+  PetscReal          lam[3][VPATCH_MAX_NI];                /* generalized eigenvalues */
+  const PetscScalar *LU;                                   /* dense LU of the (2k-1)^d patch matrix (local solver "dense"), or NULL */
+  const int         *piv;                                  /* its pivots (LAPACK) */
+} VPPatchOp;
+
+/* One color of the multiplicative sweep on the owned vertices of one rank: for each patch of the
+   color, the localized residual r = b - A x on its interior from the patch's 2^d cells, then the
+   exact local solve; the corrections are added into dl (patches of one color never share an
+   interior node). With additive, every patch is processed (color ignored) and the corrections of
+   the restricted b are summed. */
+PETSC_EXTERN PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *, const VPPatchOp *, PetscInt color, PetscBool additive, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl);

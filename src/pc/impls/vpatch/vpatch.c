@@ -1,0 +1,514 @@
+/*
+  PCVPATCH: the multiplicative colored vertex-patch smoother with exact local solves by fast
+  diagonalization, for the operators of a DMQBOX (host glue; the kernel is vpatch_cpu.c).
+
+  Provides PCApply (zero initial guess), PCApplyTranspose (reversed colors), PCApplyRichardson
+  (in-place sweeps from the current iterate, what a KSPRICHARDSON level smoother of PCMG uses, with
+  no separate global residual), PCView and PCSetFromOptions.
+
+  Parallel: each rank processes the patches of the vertices at the lower corners of its cells; the
+  ghost values are updated between colors, so the sweep is exactly multiplicative on any number of
+  ranks and the iterates do not depend on the partition.
+*/
+#include <petscvpatch/private/qboximpl.h>
+#include <petsc/private/pcimpl.h>
+#include <lapacke.h>
+
+const char *const PCVPatchSweeps[]       = {"forward", "backward", "symmetric", "PCVPatchSweep", "PC_VPATCH_SWEEP_", NULL};
+const char *const PCVPatchTypes[]        = {"multiplicative", "additive", "PCVPatchType", "PC_VPATCH_", NULL};
+const char *const PCVPatchLocalSolvers[] = {"fdm", "dense", "PCVPatchLocalSolver", "PC_VPATCH_LOCAL_", NULL};
+
+typedef struct {
+  PCVPatchSweep       sweep;   /* color order of one smoothing step */
+  PCVPatchType        type;    /* multiplicative (colored) or additive */
+  PetscReal           damping; /* additive: the correction is scaled by this */
+  PCVPatchLocalSolver local;   /* fast diagonalization or stored dense LU */
+  DM                  dm;      /* the DMQBOX of the operator (referenced) */
+  VPPatchOp           op;      /* 1D patch matrices, eigenvectors and eigenvalues */
+  PetscScalar        *LU;      /* dense LU of the patch matrix (local solver dense) */
+  int                *piv;     /* its pivots */
+  Vec                 bl;      /* ghosted right-hand side */
+  Vec                 xl;      /* ghosted iterate */
+  Vec                 dl;      /* ghosted correction of one color */
+  Vec                 w;       /* global work vector (additive Richardson) */
+} PC_VPatch;
+
+static PetscErrorCode PCVPatchGetDM(PC pc, DM *dm)
+{
+  PetscBool isqbox = PETSC_FALSE;
+  DM        pdm = NULL, mdm = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PCGetDM(pc, &pdm));
+  if (pdm) PetscCall(PetscObjectTypeCompare((PetscObject)pdm, DMQBOX, &isqbox));
+  if (!isqbox && pc->pmat) {
+    PetscCall(MatGetDM(pc->pmat, &mdm));
+    if (mdm) PetscCall(PetscObjectTypeCompare((PetscObject)mdm, DMQBOX, &isqbox));
+    pdm = mdm;
+  }
+  PetscCheck(isqbox, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "PCVPATCH needs an operator with tensor-product structure: a matrix from DMCreateMatrix() of a %s, or a KSP with KSPSetDM() of a %s; this %s matrix has %s", DMQBOX, DMQBOX,
+             ((PetscObject)pc->pmat)->type_name, pdm ? "a DM of another type" : "no DM");
+  *dm = pdm;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* 1D patch matrices of two cells of size h, and the generalized eigenproblem of the interior block */
+static PetscErrorCode PCVPatchSetUpDirection(PC_VPatch *jac, const VPBasis1D *b, PetscInt d, PetscReal h)
+{
+  PetscInt   k = b->k, n = k + 1, np = 2 * k + 1, ni = 2 * k - 1;
+  PetscReal *Mp = jac->op.Mp[d], *Kp = jac->op.Kp[d];
+  PetscReal  Mi[VPATCH_MAX_NI * VPATCH_MAX_NI], Ki[VPATCH_MAX_NI * VPATCH_MAX_NI];
+  lapack_int info;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < np * np; i++) Mp[i] = Kp[i] = 0.0;
+  for (PetscInt c = 0; c < 2; c++)
+    for (PetscInt i = 0; i < n; i++)
+      for (PetscInt j = 0; j < n; j++) {
+        Mp[(c * k + i) * np + c * k + j] += h * b->M[i * n + j];
+        Kp[(c * k + i) * np + c * k + j] += b->K[i * n + j] / h;
+      }
+  for (PetscInt i = 0; i < ni; i++)
+    for (PetscInt j = 0; j < ni; j++) {
+      Mi[i * ni + j] = Mp[(i + 1) * np + j + 1];
+      Ki[i * ni + j] = Kp[(i + 1) * np + j + 1];
+    }
+  info = LAPACKE_dsygv(LAPACK_ROW_MAJOR, 1, 'V', 'U', (lapack_int)ni, Ki, (lapack_int)ni, Mi, (lapack_int)ni, jac->op.lam[d]);
+  PetscCheck(info == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACKE_dsygv failed for the 1D patch eigenproblem (degree %" PetscInt_FMT ", h %g): info %d", k, (double)h, (int)info);
+  for (PetscInt i = 0; i < ni * ni; i++) jac->op.S[d][i] = Ki[i]; /* eigenvectors in the columns, S^T M S = I */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* dense (2k-1)^d patch matrix by Kronecker products, LU-factored (local solver dense) */
+static PetscErrorCode PCVPatchSetUpDense(PC_VPatch *jac)
+{
+  PetscInt   dim = jac->op.dim, ni = 2 * jac->op.k - 1, np = 2 * jac->op.k + 1, niz = dim == 3 ? ni : 1, nt = ni * ni * niz;
+  lapack_int info;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(nt * nt, &jac->LU, nt, &jac->piv));
+  for (PetscInt iz = 0, r = 0; iz < niz; iz++)
+    for (PetscInt iy = 0; iy < ni; iy++)
+      for (PetscInt ix = 0; ix < ni; ix++, r++)
+        for (PetscInt jz = 0, s = 0; jz < niz; jz++)
+          for (PetscInt jy = 0; jy < ni; jy++)
+            for (PetscInt jx = 0; jx < ni; jx++, s++) {
+#define M1(d, i, j) jac->op.Mp[d][((i) + 1) * np + (j) + 1]
+#define K1(d, i, j) jac->op.Kp[d][((i) + 1) * np + (j) + 1]
+              PetscReal v = M1(1, iy, jy) * K1(0, ix, jx) + K1(1, iy, jy) * M1(0, ix, jx);
+              if (dim == 3) v = M1(2, iz, jz) * v + K1(2, iz, jz) * M1(1, iy, jy) * M1(0, ix, jx);
+              jac->LU[r * nt + s] = v;
+#undef M1
+#undef K1
+            }
+  info = LAPACKE_dgetrf(LAPACK_ROW_MAJOR, (lapack_int)nt, (lapack_int)nt, jac->LU, (lapack_int)nt, jac->piv);
+  PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK getrf of the dense patch matrix failed: %d", (int)info);
+  jac->op.LU  = jac->LU;
+  jac->op.piv = jac->piv;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCReset_VPatch(PC pc)
+{
+  PC_VPatch *jac = (PC_VPatch *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCall(VecDestroy(&jac->bl));
+  PetscCall(VecDestroy(&jac->xl));
+  PetscCall(VecDestroy(&jac->dl));
+  PetscCall(VecDestroy(&jac->w));
+  PetscCall(PetscFree2(jac->LU, jac->piv));
+  jac->op.LU  = NULL;
+  jac->op.piv = NULL;
+  PetscCall(DMDestroy(&jac->dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSetUp_VPatch(PC pc)
+{
+  PC_VPatch *jac = (PC_VPatch *)pc->data;
+  DM         dm  = NULL;
+  DM_QBox   *q;
+
+  PetscFunctionBegin;
+  PetscCall(PCReset_VPatch(pc));
+  PetscCall(PCVPatchGetDM(pc, &dm));
+  PetscCall(PetscLogEventBegin(VPATCH_PatchSetUp, pc, 0, 0, 0));
+  q = (DM_QBox *)dm->data;
+  PetscCall(PetscObjectReference((PetscObject)dm));
+  jac->dm     = dm;
+  jac->op.dim = q->dim;
+  jac->op.k   = q->degree;
+  if (jac->damping <= 0) jac->damping = q->dim == 3 ? 0.125 : 0.25;
+  for (PetscInt d = 0; d < q->dim; d++) PetscCall(PCVPatchSetUpDirection(jac, &q->basis, d, q->grid.h[d]));
+  if (jac->local == PC_VPATCH_LOCAL_DENSE) PetscCall(PCVPatchSetUpDense(jac));
+  PetscCall(DMCreateLocalVector(dm, &jac->bl));
+  PetscCall(VecDuplicate(jac->bl, &jac->xl));
+  PetscCall(VecDuplicate(jac->bl, &jac->dl));
+  PetscCall(PetscLogEventEnd(VPATCH_PatchSetUp, pc, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* owned Dirichlet rows are solved exactly: x_B = b_B */
+static PetscErrorCode PCVPatchBoundary(PC_VPatch *jac, Vec b, Vec x)
+{
+  const VPGrid      *g = &((DM_QBox *)jac->dm->data)->grid;
+  const PetscScalar *ba;
+  PetscScalar       *xa;
+  PetscInt           i = 0;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetArrayRead(b, &ba));
+  PetscCall(VecGetArray(x, &xa));
+  for (PetscInt pz = g->xs[2]; pz < g->xs[2] + g->xm[2]; pz++)
+    for (PetscInt py = g->xs[1]; py < g->xs[1] + g->xm[1]; py++)
+      for (PetscInt px = g->xs[0]; px < g->xs[0] + g->xm[0]; px++, i++) {
+        PetscInt p[3] = {px, py, pz};
+        if (VPGridIsBoundary(g, p)) xa[i] = ba[i];
+      }
+  PetscCall(VecRestoreArray(x, &xa));
+  PetscCall(VecRestoreArrayRead(b, &ba));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one pass over the colors, in place: x <- x + sum of patch corrections */
+static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBool reverse)
+{
+  const VPGrid      *g  = &((DM_QBox *)jac->dm->data)->grid;
+  PetscInt           nc = g->dim == 3 ? 8 : 4;
+  const PetscScalar *ba, *xa;
+  PetscScalar       *da;
+
+  PetscFunctionBegin;
+  PetscCall(DMGlobalToLocal(jac->dm, b, INSERT_VALUES, jac->bl));
+  for (PetscInt i = 0; i < nc; i++) {
+    PetscInt c = reverse ? nc - 1 - i : i;
+    PetscCall(DMGlobalToLocal(jac->dm, x, INSERT_VALUES, jac->xl));
+    PetscCall(VecSet(jac->dl, 0.0));
+    PetscCall(VecGetArrayRead(jac->bl, &ba));
+    PetscCall(VecGetArrayRead(jac->xl, &xa));
+    PetscCall(VecGetArray(jac->dl, &da));
+    PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, c, PETSC_FALSE, ba, xa, da));
+    PetscCall(VecRestoreArray(jac->dl, &da));
+    PetscCall(VecRestoreArrayRead(jac->xl, &xa));
+    PetscCall(VecRestoreArrayRead(jac->bl, &ba));
+    PetscCall(DMLocalToGlobal(jac->dm, jac->dl, ADD_VALUES, x));
+  }
+  PetscCall(PCVPatchBoundary(jac, b, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* additive: y = damping * sum_v R_v^T A_v^{-1} R_v r (boundary rows: y = r) */
+static PetscErrorCode PCVPatchAdditive(PC_VPatch *jac, Vec r, Vec y)
+{
+  const VPGrid      *g = &((DM_QBox *)jac->dm->data)->grid;
+  const PetscScalar *ra;
+  PetscScalar       *da;
+
+  PetscFunctionBegin;
+  PetscCall(DMGlobalToLocal(jac->dm, r, INSERT_VALUES, jac->bl));
+  PetscCall(VecSet(jac->dl, 0.0));
+  PetscCall(VecGetArrayRead(jac->bl, &ra));
+  PetscCall(VecGetArray(jac->dl, &da));
+  PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, -1, PETSC_TRUE, ra, NULL, da));
+  PetscCall(VecRestoreArray(jac->dl, &da));
+  PetscCall(VecRestoreArrayRead(jac->bl, &ra));
+  PetscCall(VecSet(y, 0.0));
+  PetscCall(DMLocalToGlobal(jac->dm, jac->dl, ADD_VALUES, y));
+  PetscCall(VecScale(y, jac->damping));
+  PetscCall(PCVPatchBoundary(jac, r, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one smoothing step in place from the current x */
+static PetscErrorCode PCVPatchStep(PC pc, Vec b, Vec x, PetscBool transpose)
+{
+  PC_VPatch    *jac = (PC_VPatch *)pc->data;
+  PCVPatchSweep s   = jac->sweep;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(VPATCH_PatchSmooth, pc, b, x, 0));
+  if (transpose && s != PC_VPATCH_SWEEP_SYMMETRIC) s = s == PC_VPATCH_SWEEP_FORWARD ? PC_VPATCH_SWEEP_BACKWARD : PC_VPATCH_SWEEP_FORWARD;
+  if (s == PC_VPATCH_SWEEP_FORWARD || s == PC_VPATCH_SWEEP_SYMMETRIC) PetscCall(PCVPatchSweepColors(jac, b, x, PETSC_FALSE));
+  if (s == PC_VPATCH_SWEEP_BACKWARD || s == PC_VPATCH_SWEEP_SYMMETRIC) PetscCall(PCVPatchSweepColors(jac, b, x, PETSC_TRUE));
+  PetscCall(PetscLogEventEnd(VPATCH_PatchSmooth, pc, b, x, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCApply_VPatch_Private(PC pc, Vec b, Vec y, PetscBool transpose)
+{
+  PC_VPatch *jac = (PC_VPatch *)pc->data;
+
+  PetscFunctionBegin;
+  if (jac->type == PC_VPATCH_ADDITIVE) {
+    PetscCall(PetscLogEventBegin(VPATCH_PatchSmooth, pc, b, y, 0));
+    PetscCall(PCVPatchAdditive(jac, b, y));
+    PetscCall(PetscLogEventEnd(VPATCH_PatchSmooth, pc, b, y, 0));
+  } else {
+    PetscCall(VecSet(y, 0.0));
+    PetscCall(PCVPatchStep(pc, b, y, transpose));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCApply_VPatch(PC pc, Vec b, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(PCApply_VPatch_Private(pc, b, y, PETSC_FALSE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCApplyTranspose_VPatch(PC pc, Vec b, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(PCApply_VPatch_Private(pc, b, y, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCApplyRichardson_VPatch(PC pc, Vec b, Vec y, Vec w, PetscReal rtol, PetscReal abstol, PetscReal dtol, PetscInt its, PetscBool guesszero, PetscInt *outits, PCRichardsonConvergedReason *reason)
+{
+  PC_VPatch *jac = (PC_VPatch *)pc->data;
+
+  PetscFunctionBegin;
+  (void)rtol;
+  (void)abstol;
+  (void)dtol;
+  if (guesszero) PetscCall(VecSet(y, 0.0));
+  for (PetscInt i = 0; i < its; i++) {
+    if (jac->type == PC_VPATCH_ADDITIVE) {
+      if (!jac->w) PetscCall(VecDuplicate(b, &jac->w));
+      PetscCall(MatMult(pc->mat, y, w));
+      PetscCall(VecAYPX(w, -1.0, b));
+      PetscCall(PCVPatchAdditive(jac, w, jac->w));
+      PetscCall(VecAXPY(y, 1.0, jac->w));
+    } else
+      PetscCall(PCVPatchStep(pc, b, y, PETSC_FALSE));
+  }
+  *outits = its;
+  *reason = PCRICHARDSON_CONVERGED_ITS;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptionsObject)
+{
+  PC_VPatch *jac = (PC_VPatch *)pc->data;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "Vertex-patch smoother options");
+  PetscCall(PetscOptionsEnum("-pc_vpatch_sweep", "Color order of one smoothing step", "PCVPatchSetSweep", PCVPatchSweeps, (PetscEnum)jac->sweep, (PetscEnum *)&jac->sweep, NULL));
+  PetscCall(PetscOptionsEnum("-pc_vpatch_type", "Multiplicative (colored) or additive", "PCVPatchSetType", PCVPatchTypes, (PetscEnum)jac->type, (PetscEnum *)&jac->type, NULL));
+  PetscCall(PetscOptionsReal("-pc_vpatch_damping", "Damping of the additive variant", "PCVPatchSetDamping", jac->damping, &jac->damping, NULL));
+  PetscCall(PetscOptionsEnum("-pc_vpatch_local_solver", "Exact local solver: fast diagonalization or dense LU", "PCVPatchSetLocalSolver", PCVPatchLocalSolvers, (PetscEnum)jac->local, (PetscEnum *)&jac->local, NULL));
+  PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
+{
+  PC_VPatch *jac = (PC_VPatch *)pc->data;
+  PetscBool  isascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
+  if (jac->type == PC_VPATCH_MULTIPLICATIVE)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "vertex patches, %s, local solver %s, %s sweep over the colors\n", PCVPatchTypes[jac->type], PCVPatchLocalSolvers[jac->local], PCVPatchSweeps[jac->sweep]));
+  else
+    PetscCall(PetscViewerASCIIPrintf(viewer, "vertex patches, %s, local solver %s, damping %g\n", PCVPatchTypes[jac->type], PCVPatchLocalSolvers[jac->local], (double)jac->damping));
+  if (jac->dm) {
+    DM_QBox *q = (DM_QBox *)jac->dm->data;
+    PetscCall(PetscViewerASCIIPrintf(viewer, "Q_%" PetscInt_FMT " in %" PetscInt_FMT "D: %" PetscInt_FMT " colors, %" PetscInt_FMT "^%" PetscInt_FMT " unknowns per patch, CPU kernel\n", q->degree, q->dim, (PetscInt)(q->dim == 3 ? 8 : 4),
+                                     2 * q->degree - 1, q->dim));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCVPatchSetSweep_VPatch(PC pc, PCVPatchSweep s)
+{
+  PetscFunctionBegin;
+  ((PC_VPatch *)pc->data)->sweep = s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+static PetscErrorCode PCVPatchSetType_VPatch(PC pc, PCVPatchType t)
+{
+  PetscFunctionBegin;
+  ((PC_VPatch *)pc->data)->type = t;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+static PetscErrorCode PCVPatchSetDamping_VPatch(PC pc, PetscReal w)
+{
+  PetscFunctionBegin;
+  ((PC_VPatch *)pc->data)->damping = w;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+static PetscErrorCode PCVPatchSetLocalSolver_VPatch(PC pc, PCVPatchLocalSolver l)
+{
+  PetscFunctionBegin;
+  ((PC_VPatch *)pc->data)->local = l;
+  pc->setupcalled                = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCVPatchSetSweep - Sets the color order of one smoothing step of `PCVPATCH`
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the `PCVPATCH`
+- s  - `PC_VPATCH_SWEEP_FORWARD`, `PC_VPATCH_SWEEP_BACKWARD` or `PC_VPATCH_SWEEP_SYMMETRIC`
+
+  Options Database Key:
+. -pc_vpatch_sweep <forward,backward,symmetric> - the sweep
+
+  Level: intermediate
+
+.seealso: `PCVPATCH`, `PCVPatchSweep`
+@*/
+PetscErrorCode PCVPatchSetSweep(PC pc, PCVPatchSweep s)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscTryMethod(pc, "PCVPatchSetSweep_C", (PC, PCVPatchSweep), (pc, s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCVPatchSetType - Chooses multiplicative (colored) or additive patch corrections
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the `PCVPATCH`
+- t  - `PC_VPATCH_MULTIPLICATIVE` or `PC_VPATCH_ADDITIVE`
+
+  Options Database Key:
+. -pc_vpatch_type <multiplicative,additive> - the type
+
+  Level: intermediate
+
+.seealso: `PCVPATCH`, `PCVPatchSetDamping()`
+@*/
+PetscErrorCode PCVPatchSetType(PC pc, PCVPatchType t)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscTryMethod(pc, "PCVPatchSetType_C", (PC, PCVPatchType), (pc, t));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCVPatchSetDamping - Sets the damping factor of the additive variant of `PCVPATCH`
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the `PCVPATCH`
+- w  - the damping (default 1/2^d: each unknown belongs to up to 2^d patches)
+
+  Options Database Key:
+. -pc_vpatch_damping <w> - the damping
+
+  Level: intermediate
+
+.seealso: `PCVPATCH`, `PCVPatchSetType()`
+@*/
+PetscErrorCode PCVPatchSetDamping(PC pc, PetscReal w)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscTryMethod(pc, "PCVPatchSetDamping_C", (PC, PetscReal), (pc, w));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCVPatchSetLocalSolver - Chooses the exact local solver of `PCVPATCH`
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the `PCVPATCH`
+- l  - `PC_VPATCH_LOCAL_FDM` (fast diagonalization, default) or `PC_VPATCH_LOCAL_DENSE` (stored LU, for verification)
+
+  Options Database Key:
+. -pc_vpatch_local_solver <fdm,dense> - the local solver
+
+  Level: advanced
+
+.seealso: `PCVPATCH`
+@*/
+PetscErrorCode PCVPatchSetLocalSolver(PC pc, PCVPatchLocalSolver l)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscTryMethod(pc, "PCVPatchSetLocalSolver_C", (PC, PCVPatchLocalSolver), (pc, l));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCDestroy_VPatch(PC pc)
+{
+  PetscFunctionBegin;
+  PetscCall(PCReset_VPatch(pc));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetSweep_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetType_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetDamping_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetLocalSolver_C", NULL));
+  PetscCall(PetscFree(pc->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+  PCVPATCH - "vpatch": the colored multiplicative vertex-patch smoother with exact local solves by
+  fast diagonalization, for the operators of a `DMQBOX`
+
+  Each step visits the 2^d colors of interior vertices in turn; for every patch (the 2^d cells
+  around a vertex) of a color it computes the residual on the patch interior from the patch's cells
+  only (localized residual) and adds the exact patch solve A_v^{-1} r_v, applied as three (2D: two)
+  tensor contractions, a diagonal scaling and their transposes. Dirichlet rows are solved exactly.
+
+  Options Database Keys:
++ -pc_vpatch_sweep <forward,backward,symmetric> - color order (backward is the adjoint of forward; symmetric = forward then backward)
+. -pc_vpatch_type <multiplicative,additive>     - colored multiplicative (default) or additive corrections
+. -pc_vpatch_damping <w>                        - damping of the additive variant (default 1/2^d)
+- -pc_vpatch_local_solver <fdm,dense>           - fast diagonalization (default) or a stored dense LU (verification)
+
+  Level: beginner
+
+  Notes:
+  As a `PCMG` level smoother use it inside `KSPRICHARDSON`: `-mg_levels_ksp_type richardson
+  -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch`; `PCApplyRichardson()` then sweeps in place
+  from the current iterate, without a separate global residual. For CG outside, make the V-cycle
+  symmetric with forward pre- and backward post-smoothing (`-pc_mg_distinct_smoothup
+  -mg_levels_up_pc_vpatch_sweep backward`) or with `-mg_levels_pc_vpatch_sweep symmetric`.
+
+  The sweep is exactly multiplicative on any number of MPI ranks (ghost values are updated between
+  colors), so iterates and iteration counts do not depend on the partition.
+
+.seealso: `PCMG`, `DMQBOX`, `PCVPatchSetSweep()`, `PCVPatchSetType()`, `PCPATCH`
+M*/
+PetscErrorCode PCCreate_VPatch(PC pc)
+{
+  PC_VPatch *jac;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&jac));
+  pc->data     = jac;
+  jac->sweep   = PC_VPATCH_SWEEP_FORWARD;
+  jac->type    = PC_VPATCH_MULTIPLICATIVE;
+  jac->damping = -1.0;
+  jac->local   = PC_VPATCH_LOCAL_FDM;
+
+  pc->ops->apply           = PCApply_VPatch;
+  pc->ops->applytranspose  = PCApplyTranspose_VPatch;
+  pc->ops->applyrichardson = PCApplyRichardson_VPatch;
+  pc->ops->setup           = PCSetUp_VPatch;
+  pc->ops->reset           = PCReset_VPatch;
+  pc->ops->destroy         = PCDestroy_VPatch;
+  pc->ops->setfromoptions  = PCSetFromOptions_VPatch;
+  pc->ops->view            = PCView_VPatch;
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetSweep_C", PCVPatchSetSweep_VPatch));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetType_C", PCVPatchSetType_VPatch));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetDamping_C", PCVPatchSetDamping_VPatch));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetLocalSolver_C", PCVPatchSetLocalSolver_VPatch));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,123 @@
+/*
+  CPU kernel of PCVPATCH (plain pointers): the colored multiplicative vertex-patch smoother with
+  localized residuals and exact local solves by fast diagonalization.
+
+  A patch of vertex v is the 2^d cells around v: (2k+1)^d nodes, (2k-1)^d interior unknowns. On a
+  Cartesian mesh the patch matrix is A_v = M_y (x) K_x + K_y (x) M_x (3D likewise) with the 1D patch
+  matrices, and A_v^{-1} = (S_y (x) S_x) diag(1/(lam_y + lam_x)) (S_y (x) S_x)^T.
+*/
+#include <petscvpatch/private/vpkernels.h>
+#include <petscvpatch/private/vpcontract.h>
+#include <petscsys.h>
+#include <lapacke.h>
+
+#define NPMAX (VPATCH_MAX_NP * VPATCH_MAX_NP * VPATCH_MAX_NP)
+
+/* A_patch x over the whole patch, by sum factorization with the (2k+1)^2 1D matrices */
+static void PatchApply(const VPPatchOp *op, PetscInt np, const PetscScalar *x, PetscScalar *v, PetscScalar *a, PetscScalar *t1, PetscScalar *t2, PetscScalar *t3)
+{
+  PetscInt ext[3] = {np, np, op->dim == 3 ? np : 1}, nt = ext[0] * ext[1] * ext[2];
+
+  VPContract(ext, 0, np, op->Mp[0], PETSC_FALSE, x, a);
+  VPContract(ext, 0, np, op->Kp[0], PETSC_FALSE, x, t1);
+  if (op->dim == 2) {
+    VPContract(ext, 1, np, op->Kp[1], PETSC_FALSE, a, v);
+    VPContract(ext, 1, np, op->Mp[1], PETSC_FALSE, t1, t2);
+    for (PetscInt i = 0; i < nt; i++) v[i] += t2[i];
+  } else {
+    VPContract(ext, 1, np, op->Mp[1], PETSC_FALSE, t1, t2);
+    VPContract(ext, 1, np, op->Kp[1], PETSC_FALSE, a, t3);
+    for (PetscInt i = 0; i < nt; i++) t2[i] += t3[i];
+    VPContract(ext, 2, np, op->Mp[2], PETSC_FALSE, t2, v);
+    VPContract(ext, 1, np, op->Mp[1], PETSC_FALSE, a, t1);
+    VPContract(ext, 2, np, op->Kp[2], PETSC_FALSE, t1, t3);
+    for (PetscInt i = 0; i < nt; i++) v[i] += t3[i];
+  }
+}
+
+/* u = A_v^{-1} r on the (2k-1)^d interior, by fast diagonalization (or the dense LU) */
+static PetscErrorCode PatchSolve(const VPPatchOp *op, PetscInt ni, PetscScalar *r, PetscScalar *u, PetscScalar *t)
+{
+  PetscInt ext[3] = {ni, ni, op->dim == 3 ? ni : 1};
+
+  PetscFunctionBegin;
+  if (op->LU) {
+    lapack_int n = (lapack_int)(ext[0] * ext[1] * ext[2]), info;
+    for (PetscInt i = 0; i < n; i++) u[i] = r[i];
+    info = LAPACKE_dgetrs(LAPACK_ROW_MAJOR, 'N', n, 1, op->LU, n, op->piv, u, 1);
+    PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK getrs failed: %d", (int)info);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  VPContract(ext, 0, ni, op->S[0], PETSC_TRUE, r, t);
+  if (op->dim == 2) {
+    VPContract(ext, 1, ni, op->S[1], PETSC_TRUE, t, u);
+    for (PetscInt j = 0; j < ni; j++)
+      for (PetscInt i = 0; i < ni; i++) u[j * ni + i] /= op->lam[0][i] + op->lam[1][j];
+    VPContract(ext, 1, ni, op->S[1], PETSC_FALSE, u, t);
+    VPContract(ext, 0, ni, op->S[0], PETSC_FALSE, t, u);
+  } else {
+    VPContract(ext, 1, ni, op->S[1], PETSC_TRUE, t, u);
+    VPContract(ext, 2, ni, op->S[2], PETSC_TRUE, u, t);
+    for (PetscInt l = 0; l < ni; l++)
+      for (PetscInt j = 0; j < ni; j++)
+        for (PetscInt i = 0; i < ni; i++) t[(l * ni + j) * ni + i] /= op->lam[0][i] + op->lam[1][j] + op->lam[2][l];
+    VPContract(ext, 2, ni, op->S[2], PETSC_FALSE, t, u);
+    VPContract(ext, 1, ni, op->S[1], PETSC_FALSE, u, t);
+    VPContract(ext, 0, ni, op->S[0], PETSC_FALSE, t, u);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *g, const VPPatchOp *op, PetscInt color, PetscBool additive, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl)
+{
+  PetscInt    k = g->k, np = 2 * k + 1, ni = 2 * k - 1, dim = g->dim;
+  PetscInt    npz = dim == 3 ? np : 1, niz = dim == 3 ? ni : 1;
+  PetscInt    vlo[3], vhi[3];
+  PetscScalar xp[NPMAX], v[NPMAX], a[NPMAX], t1[NPMAX], t2[NPMAX], t3[NPMAX], r[NPMAX], u[NPMAX];
+
+  PetscFunctionBegin;
+  /* this rank's vertices: the lower corners of its cells, interior to the domain */
+  for (PetscInt d = 0; d < 3; d++) {
+    vlo[d] = d < dim ? PetscMax(g->cs[d], 1) : 0;
+    vhi[d] = d < dim ? PetscMin(g->cs[d] + g->cm[d] - 1, g->N[d] - 1) : 0; /* inclusive */
+  }
+  for (PetscInt vz = vlo[2]; vz <= vhi[2]; vz++)
+    for (PetscInt vy = vlo[1]; vy <= vhi[1]; vy++)
+      for (PetscInt vx = vlo[0]; vx <= vhi[0]; vx++) {
+        PetscInt c = (vx % 2) + 2 * (vy % 2) + 4 * (vz % 2), p[3], e = 0;
+        if (!additive && c != color) continue;
+        /* localized residual on the interior */
+        if (!additive) {
+          for (PetscInt iz = 0; iz < npz; iz++)
+            for (PetscInt iy = 0; iy < np; iy++)
+              for (PetscInt ix = 0; ix < np; ix++, e++) {
+                p[0]  = vx * k - k + ix;
+                p[1]  = vy * k - k + iy;
+                p[2]  = dim == 3 ? vz * k - k + iz : 0;
+                xp[e] = VPGridIsBoundary(g, p) ? 0.0 : xl[VPGridLocalIndex(g, p)];
+              }
+          PatchApply(op, np, xp, v, a, t1, t2, t3);
+        }
+        e = 0;
+        for (PetscInt iz = 0; iz < niz; iz++)
+          for (PetscInt iy = 0; iy < ni; iy++)
+            for (PetscInt ix = 0; ix < ni; ix++, e++) {
+              PetscInt f = ((dim == 3 ? iz + 1 : 0) * np + iy + 1) * np + ix + 1;
+              p[0]       = vx * k - k + 1 + ix;
+              p[1]       = vy * k - k + 1 + iy;
+              p[2]       = dim == 3 ? vz * k - k + 1 + iz : 0;
+              r[e]       = bl[VPGridLocalIndex(g, p)] - (additive ? 0.0 : v[f]);
+            }
+        PetscCall(PatchSolve(op, ni, r, u, t1));
+        e = 0;
+        for (PetscInt iz = 0; iz < niz; iz++)
+          for (PetscInt iy = 0; iy < ni; iy++)
+            for (PetscInt ix = 0; ix < ni; ix++, e++) {
+              p[0] = vx * k - k + 1 + ix;
+              p[1] = vy * k - k + 1 + iy;
+              p[2] = dim == 3 ? vz * k - k + 1 + iz : 0;
+              dl[VPGridLocalIndex(g, p)] += u[e];
+            }
+      }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,167 @@
+static char help[] = "Checks PCVPATCH: one sweep with fast diagonalization equals one sweep with the dense LU local\n\
+solver (1e-12), the symmetric sweep is symmetric (x^T S y = y^T S x), PCApplyTranspose is the adjoint of PCApply,\n\
+and prints rank-independent fingerprints of one PCApply and of a GMRES + V(1,1) solve (compared across 1, 2, 3 ranks).\n\n";
+
+#include <petscvpatch.h>
+
+/* a deterministic 'random' function of the coordinates: the same vector on any partition */
+static PetscErrorCode Wiggle(PetscInt dim, const PetscReal x[], PetscScalar *u, PetscScalar du[], void *ctx)
+{
+  PetscReal s = *(PetscReal *)ctx;
+
+  PetscFunctionBeginUser;
+  (void)du;
+  *u = PetscSinReal(37.0 * x[0] + 11.0 * s + 5.0 * x[1] * x[1]) + PetscCosReal(23.0 * x[1] * (1 + s) + 3.0 * x[0]) + (dim == 3 ? PetscSinReal(17.0 * x[2] + 2.0 * x[0] * x[1]) : 0.0);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MakePC(DM dm, Mat A, PCVPatchSweep sweep, PCVPatchLocalSolver local, PC *pc)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PCCreate(PETSC_COMM_WORLD, pc));
+  PetscCall(PCSetType(*pc, PCVPATCH));
+  PetscCall(PCSetOperators(*pc, A, A));
+  PetscCall(PCSetDM(*pc, dm));
+  PetscCall(PCVPatchSetSweep(*pc, sweep));
+  PetscCall(PCVPatchSetLocalSolver(*pc, local));
+  PetscCall(PCSetFromOptions(*pc));
+  PetscCall(PCSetUp(*pc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt  dim = 2, degrees[10] = {1, 2, 3, 4, 5, 6, 7, 8}, ndeg = 8, cells[3] = {4, 4, 4}, ncells = 3;
+  PetscBool solve = PETSC_FALSE, dense = PETSC_TRUE;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscVPatchInitializePackage());
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-degrees", degrees, &ndeg, NULL));
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", cells, &ncells, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-solve", &solve, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-dense", &dense, NULL));
+  for (PetscInt i = 0; i < ndeg; i++) {
+    PetscInt        k = degrees[i];
+    DM              dm;
+    Mat             A;
+    PC              pcf, pcd, pcs;
+    Vec             b, c, y1, y2;
+    PetscReal       s1 = 0.3, s2 = 0.7, nrm, diff, rsym, radj;
+    PetscScalar     d1, d2;
+    const PetscReal lower[3] = {0, 0, 0}, upper[3] = {1.0, 0.6, 1.7}; /* anisotropic cells */
+
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, dim, cells, k, lower, upper, &dm));
+    PetscCall(DMSetUp(dm));
+    PetscCall(DMCreateMatrix(dm, &A));
+    PetscCall(DMCreateGlobalVector(dm, &b));
+    PetscCall(VecDuplicate(b, &c));
+    PetscCall(VecDuplicate(b, &y1));
+    PetscCall(VecDuplicate(b, &y2));
+    PetscCall(DMQBoxProjectFunction(dm, Wiggle, &s1, b));
+    PetscCall(DMQBoxProjectFunction(dm, Wiggle, &s2, c));
+
+    /* fingerprint of one forward sweep (zero initial guess): the same on any number of ranks */
+    PetscCall(MakePC(dm, A, PC_VPATCH_SWEEP_FORWARD, PC_VPATCH_LOCAL_FDM, &pcf));
+    PetscCall(PCApply(pcf, b, y1));
+    PetscCall(VecNorm(y1, NORM_2, &nrm));
+    PetscCall(VecDot(y1, c, &d1));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": |B b| = %.14e, (B b, c) = %.14e\n", dim, k, (double)nrm, (double)PetscRealPart(d1)));
+
+    /* fast diagonalization = dense LU */
+    if (dense) {
+      PetscCall(MakePC(dm, A, PC_VPATCH_SWEEP_FORWARD, PC_VPATCH_LOCAL_DENSE, &pcd));
+      PetscCall(PCApply(pcd, b, y2));
+      PetscCall(VecAXPY(y2, -1.0, y1));
+      PetscCall(VecNorm(y2, NORM_2, &diff));
+      PetscCheck(diff <= 1e-12 * nrm, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT ": fast diagonalization and dense local solves differ by %g (relative)", k, (double)(diff / nrm));
+      PetscCall(PCDestroy(&pcd));
+    }
+    /* adjoint: (B b, c) = (b, B^T c) */
+    PetscCall(PCApplyTranspose(pcf, c, y2));
+    PetscCall(VecDot(b, y2, &d2));
+    radj = PetscAbsScalar(d1 - d2) / PetscAbsScalar(d1);
+    PetscCheck(radj < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT ": PCApplyTranspose is not the adjoint of PCApply: %g", k, (double)radj);
+    /* the symmetric sweep is symmetric */
+    PetscCall(MakePC(dm, A, PC_VPATCH_SWEEP_SYMMETRIC, PC_VPATCH_LOCAL_FDM, &pcs));
+    PetscCall(PCApply(pcs, b, y1));
+    PetscCall(VecDot(y1, c, &d1));
+    PetscCall(PCApply(pcs, c, y2));
+    PetscCall(VecDot(y2, b, &d2));
+    rsym = PetscAbsScalar(d1 - d2) / PetscAbsScalar(d1);
+    PetscCheck(rsym < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT ": symmetric sweep: c^T S b - b^T S c = %g (relative)", k, (double)rsym);
+    if (dense)
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  fdm = dense, adjoint and symmetry: ok\n"));
+    else
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  adjoint and symmetry: ok\n"));
+
+    if (solve) { /* GMRES + V(1,1) with vpatch smoothers: iteration count and solution fingerprint */
+      KSP      ksp;
+      PC       pc;
+      PetscInt its, levels;
+      PetscCall(DMQBoxGetMaxLevels(dm, &levels));
+      PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+      PetscCall(KSPSetDM(ksp, dm));
+      PetscCall(KSPSetDMActive(ksp, KSP_DMACTIVE_RHS, PETSC_FALSE));
+      PetscCall(KSPSetType(ksp, KSPGMRES));
+      PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
+      PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_CURRENT, PETSC_CURRENT, 50));
+      PetscCall(KSPGetPC(ksp, &pc));
+      PetscCall(PCSetType(pc, PCMG));
+      PetscCall(PCMGSetLevels(pc, levels, NULL));
+      PetscCall(KSPSetFromOptions(ksp));
+      PetscCall(KSPSolve(ksp, b, y1));
+      PetscCall(KSPGetIterationNumber(ksp, &its));
+      PetscCall(PCMGGetLevels(pc, &levels));
+      PetscCall(VecNorm(y1, NORM_2, &nrm));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  GMRES + V(1,1), %" PetscInt_FMT " levels: %" PetscInt_FMT " iterations, |x| = %.10e\n", levels, its, (double)nrm));
+      PetscCall(KSPDestroy(&ksp));
+    }
+    PetscCall(PCDestroy(&pcf));
+    PetscCall(PCDestroy(&pcs));
+    PetscCall(VecDestroy(&b));
+    PetscCall(VecDestroy(&c));
+    PetscCall(VecDestroy(&y1));
+    PetscCall(VecDestroy(&y2));
+    PetscCall(MatDestroy(&A));
+    PetscCall(DMDestroy(&dm));
+  }
+  PetscCall(PetscFinalize());
+  return 0;
+}
+
+/*TEST
+
+  test:
+    suffix: 2d
+    args: -dim 2 -cells 4,4 -degrees 1,2,3,4,5,6,7,8,9,10
+
+  test:
+    suffix: 3d
+    args: -dim 3 -cells 2,4,2 -degrees 1,2,3,4,5
+
+  test:
+    suffix: 3d_fdm_only
+    args: -dim 3 -cells 2,2,2 -degrees 6,7,8 -dense 0
+
+  test:
+    suffix: ranks_np1
+    args: -dim 2 -cells 8,8 -degrees 1,3 -dense 0 -solve -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_coarse_ksp_type cg -mg_coarse_pc_type jacobi -mg_coarse_ksp_rtol 1e-14 -pc_mg_levels 2
+    rtol: 1e-9
+
+  test:
+    suffix: ranks_np2
+    nsize: 2
+    args: -dim 2 -cells 8,8 -degrees 1,3 -dense 0 -solve -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_coarse_ksp_type cg -mg_coarse_pc_type jacobi -mg_coarse_ksp_rtol 1e-14 -pc_mg_levels 2
+    output_file: test_vpatch_ranks_np1
+    rtol: 1e-9
+
+  test:
+    suffix: ranks_np3
+    nsize: 3
+    args: -dim 2 -cells 8,8 -degrees 1,3 -dense 0 -solve -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_coarse_ksp_type cg -mg_coarse_pc_type jacobi -mg_coarse_ksp_rtol 1e-14 -pc_mg_levels 2
+    output_file: test_vpatch_ranks_np1
+    rtol: 1e-9
+
+TEST*/
