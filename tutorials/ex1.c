@@ -166,6 +166,10 @@ int main(int argc, char **argv)
     args: -options_file share/vpatch-mg.options -ksp_type cg -mg_levels_pc_vpatch_sweep symmetric -dm_qbox_dim 3 -dm_qbox_degree 2 -dm_qbox_cells 4
 
   test:
+    suffix: 3d_vpatch_cg_fwd_bwd
+    args: -options_file share/vpatch-mg.options -ksp_type cg -pc_mg_distinct_smoothup -mg_levels_up_ksp_type richardson -mg_levels_up_ksp_max_it 1 -mg_levels_up_pc_type vpatch -mg_levels_up_pc_vpatch_sweep backward -dm_qbox_dim 3 -dm_qbox_degree 2 -dm_qbox_cells 4
+
+  test:
     suffix: 2d_vpatch_np3
     nsize: 3
     args: -options_file share/vpatch-mg.options -dm_qbox_degree 2 -dm_qbox_cells 8 -ksp_view

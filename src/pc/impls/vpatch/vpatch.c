@@ -477,9 +477,11 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
   Notes:
   As a `PCMG` level smoother use it inside `KSPRICHARDSON`: `-mg_levels_ksp_type richardson
   -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch`; `PCApplyRichardson()` then sweeps in place
-  from the current iterate, without a separate global residual. For CG outside, make the V-cycle
-  symmetric with forward pre- and backward post-smoothing (`-pc_mg_distinct_smoothup
-  -mg_levels_up_pc_vpatch_sweep backward`) or with `-mg_levels_pc_vpatch_sweep symmetric`.
+  from the current iterate, without a separate global residual. For CG outside, the V-cycle must be
+  symmetric: either `-mg_levels_pc_vpatch_sweep symmetric` (forward and backward in each smoothing
+  step), or forward pre- and backward post-smoothing with distinct up-smoothers, which take their own
+  options: `-pc_mg_distinct_smoothup -mg_levels_up_ksp_type richardson -mg_levels_up_ksp_max_it 1
+  -mg_levels_up_pc_type vpatch -mg_levels_up_pc_vpatch_sweep backward`.
 
   The sweep is exactly multiplicative on any number of MPI ranks (ghost values are updated between
   colors), so iterates and iteration counts do not depend on the partition.
