@@ -503,7 +503,11 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
   }
   if (q->storecoords) PetscCall(DMQBoxSetUpCoordinates(dm, ln));
   for (PetscInt d = 0; d < dim; d++) PetscCall(PetscFree(ln[d]));
-  PetscCall(DMKSPSetComputeOperators(dm, DMQBoxComputeOperators, NULL));
+  { /* default KSP operator callback (DMCreateMatrix() gives the whole operator), unless the user set one */
+    PetscErrorCode (*func)(KSP, Mat, Mat, void *) = NULL;
+    PetscCall(DMKSPGetComputeOperators(dm, &func, NULL));
+    if (!func) PetscCall(DMKSPSetComputeOperators(dm, DMQBoxComputeOperators, NULL));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
