@@ -26,7 +26,7 @@ BUILD   := build/$(or $(PETSC_ARCH),prefix)
 LIBNAME := lib/libpetscvpatch.so
 VP_CFLAGS := $(PCC_FLAGS) -Wall -Iinclude $(PETSC_CC_INCLUDES)
 SRC_C   := $(wildcard src/*/*.c src/*/impls/*/*.c)
-SRC_CU  := $(if $(CUDAC),$(wildcard src/*/impls/*/cuda/*.cu),)
+SRC_CU  := $(if $(CUDAC),$(wildcard src/*/cuda/*.cu src/*/impls/*/cuda/*.cu),)
 OBJ     := $(SRC_C:%.c=$(BUILD)/obj/%.o) $(SRC_CU:%.cu=$(BUILD)/obj/%.o)
 HDRS    := $(wildcard include/*.h include/petscvpatch/private/*.h)
 EXAMPLES := $(patsubst %.c,$(BUILD)/%,$(wildcard tutorials/ex*.c))
@@ -68,6 +68,10 @@ check: all
 
 check-gpu: all
 	$(RUNNER) --gpu
+
+# pack PETSc's library and the runtime libraries for a GPU node without network (see README)
+pack: all
+	bash config/pack.sh $(PETSC_DIR) $(PETSC_ARCH)
 
 install: lib
 	mkdir -p $(PREFIX)/lib/pkgconfig $(PREFIX)/include/petscvpatch/private

@@ -176,6 +176,18 @@ int main(int argc, char **argv)
     rtol: 1e-2
 
   test:
+    suffix: 2d_vpatch_cuda
+    requires: cuda
+    args: -options_file share/vpatch-mg.options -dm_qbox_degree 3 -dm_qbox_cells 16 -dm_vec_type cuda
+    output_file: ex1_2d_vpatch_options_file
+
+  test:
+    suffix: 3d_vpatch_cg_symmetric_cuda
+    requires: cuda
+    args: -options_file share/vpatch-mg.options -ksp_type cg -mg_levels_pc_vpatch_sweep symmetric -dm_qbox_dim 3 -dm_qbox_degree 2 -dm_qbox_cells 4 -dm_vec_type cuda
+    output_file: ex1_3d_vpatch_cg_symmetric
+
+  test:
     suffix: 2d_aij_gamg
     args: -dm_mat_type aij -pc_type gamg -dm_qbox_degree 2 -dm_qbox_cells 8
 

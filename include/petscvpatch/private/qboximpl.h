@@ -18,6 +18,8 @@ typedef struct {
   VPBasis1D  basis;        /* 1D reference matrices */
   PetscReal *coords1d[3];  /* global node coordinates per direction */
   PetscBool  storecoords;  /* set DM coordinates at set-up (-dm_qbox_coordinates) */
+  PetscReal *d_lap;        /* device copy of M_h, K_h per direction (CUDA kernels), or NULL */
+  PetscReal *d_P;          /* device copy of the 1D prolongation matrix, or NULL */
 } DM_QBox;
 
 PETSC_INTERN PetscErrorCode DMCreateGlobalVector_QBox(DM, Vec *);
@@ -36,3 +38,6 @@ PETSC_INTERN PetscErrorCode DMView_QBox(DM, PetscViewer);
 PETSC_INTERN PetscErrorCode DMQBoxCheck_Private(DM, const char[]);
 PETSC_INTERN PetscErrorCode DMQBoxCheckVecType_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxIsCUDA_Private(DM, PetscBool *);
+PETSC_INTERN PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM, const PetscReal **, const PetscReal **);
+PETSC_INTERN PetscErrorCode VPDeviceCopy_Private(const PetscReal *, size_t, PetscReal **);
+PETSC_INTERN PetscErrorCode VPDeviceFree_Private(PetscReal **);

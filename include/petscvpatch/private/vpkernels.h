@@ -95,3 +95,10 @@ typedef struct {
    interior node). With additive, every patch is processed (color ignored) and the corrections of
    the restricted b are summed. */
 PETSC_EXTERN PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *, const VPPatchOp *, PetscInt color, PetscBool additive, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl);
+
+/* CUDA kernels (device pointers; d_* arrays hold the 1D matrices on the device, see the .cu files) */
+PETSC_EXTERN PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *, const PetscReal *d_mats, const PetscScalar *xl, PetscScalar *yl);
+PETSC_EXTERN PetscErrorCode VPLaplacianDiagonal_CUDA(const VPGrid *, const PetscReal *d_mats, PetscScalar *dl);
+PETSC_EXTERN PetscErrorCode VPTransferApply_CUDA(const VPGrid *gc, const VPGrid *gf, const PetscReal *d_P, PetscBool homogeneous, PetscBool restrict_, const PetscScalar *in, PetscScalar *out);
+PETSC_EXTERN PetscErrorCode VPOwnedBoundary_CUDA(const VPGrid *, const PetscScalar *src, PetscScalar *dst, PetscBool local);
+PETSC_EXTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, const PetscReal *d_op, PetscInt color, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl);

@@ -517,6 +517,8 @@ static PetscErrorCode DMDestroy_QBox(DM dm)
 
   PetscFunctionBegin;
   PetscCall(DMDestroy(&q->da));
+  PetscCall(VPDeviceFree_Private(&q->d_lap));
+  PetscCall(VPDeviceFree_Private(&q->d_P));
   for (PetscInt d = 0; d < 3; d++) {
     PetscCall(PetscFree(q->lc[d]));
     PetscCall(PetscFree(q->coords1d[d]));

@@ -5,6 +5,59 @@
 */
 #include <petscvpatch/private/qboximpl.h>
 #include <petscdmda.h>
+#if defined(PETSC_HAVE_CUDA)
+#include <petscdevice_cuda.h>
+#endif
+
+/* a device copy of n host reals (CUDA builds only) */
+PetscErrorCode VPDeviceCopy_Private(const PetscReal *h, size_t n, PetscReal **d)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+  PetscCallCUDA(cudaMalloc((void **)d, n * sizeof(PetscReal)));
+  PetscCallCUDA(cudaMemcpy(*d, h, n * sizeof(PetscReal), cudaMemcpyHostToDevice));
+#else
+  (void)h;
+  (void)n;
+  *d = NULL;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "This PETSc has no CUDA");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VPDeviceFree_Private(PetscReal **d)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  if (*d) PetscCallCUDA(cudaFree(*d));
+#endif
+  *d = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Device copies of the 1D matrices of this level, made on first use:
+   d_lap = [M_h,0, K_h,0, M_h,1, K_h,1, (M_h,2, K_h,2)], d_P = P ((2k+1) x (k+1)) */
+PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM dm, const PetscReal **d_lap, const PetscReal **d_P)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+  PetscInt n = q->degree + 1;
+
+  PetscFunctionBegin;
+  if (!q->d_lap) {
+    PetscReal h[6 * VPATCH_MAX_N1D * VPATCH_MAX_N1D];
+    for (PetscInt d = 0; d < q->dim; d++)
+      for (PetscInt i = 0; i < n * n; i++) {
+        h[(2 * d) * n * n + i]     = q->grid.h[d] * q->basis.M[i];
+        h[(2 * d + 1) * n * n + i] = q->basis.K[i] / q->grid.h[d];
+      }
+    PetscCall(VPDeviceCopy_Private(h, (size_t)(2 * q->dim * n * n), &q->d_lap));
+    PetscCall(VPDeviceCopy_Private(q->basis.P, (size_t)((2 * n - 1) * n), &q->d_P));
+  }
+  if (d_lap) *d_lap = q->d_lap;
+  if (d_P) *d_P = q->d_P;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 PetscErrorCode DMQBoxIsCUDA_Private(DM dm, PetscBool *iscuda)
 {

@@ -20,6 +20,7 @@ static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool tra
   Vec                lin, lout;
   const PetscScalar *xa;
   PetscScalar       *ya;
+  PetscMemType       mt;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(P, &ctx));
@@ -33,14 +34,20 @@ static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool tra
   PetscCall(DMGlobalToLocalBegin(din, x, INSERT_VALUES, lin));
   PetscCall(DMGlobalToLocalEnd(din, x, INSERT_VALUES, lin));
   PetscCall(VecSet(lout, 0.0));
-  PetscCall(VecGetArrayRead(lin, &xa));
-  PetscCall(VecGetArray(lout, &ya));
-  if (transpose)
+  PetscCall(VecGetArrayReadAndMemType(lin, &xa, &mt));
+  PetscCall(VecGetArrayAndMemType(lout, &ya, NULL));
+  if (PetscMemTypeDevice(mt)) {
+    const PetscReal *d_P;
+    PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dmc, NULL, &d_P));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(VPTransferApply_CUDA(&qc->grid, &qf->grid, d_P, ctx->homogeneous, transpose, xa, ya));
+    PetscCall(PetscLogGpuTimeEnd());
+  } else if (transpose)
     PetscCall(VPTransferRestrict_CPU(&qc->grid, &qf->grid, &qc->basis, ctx->homogeneous, xa, ya));
   else
     PetscCall(VPTransferProlong_CPU(&qc->grid, &qf->grid, &qc->basis, ctx->homogeneous, xa, ya));
-  PetscCall(VecRestoreArray(lout, &ya));
-  PetscCall(VecRestoreArrayRead(lin, &xa));
+  PetscCall(VecRestoreArrayAndMemType(lout, &ya));
+  PetscCall(VecRestoreArrayReadAndMemType(lin, &xa));
   if (z) {
     if (z != y) PetscCall(VecCopy(z, y));
   } else

@@ -31,6 +31,8 @@ typedef struct {
   Vec                 xl;      /* ghosted iterate */
   Vec                 dl;      /* ghosted correction of one color */
   Vec                 w;       /* global work vector (additive Richardson) */
+  PetscBool           cuda;    /* the DM's vectors live on the GPU: the CUDA kernel runs */
+  PetscReal          *d_op;    /* device copy of the 1D patch matrices, eigenvectors and eigenvalues */
 } PC_VPatch;
 
 static PetscErrorCode PCVPatchGetDM(PC pc, DM *dm)
@@ -118,6 +120,7 @@ static PetscErrorCode PCReset_VPatch(PC pc)
   PetscCall(VecDestroy(&jac->dl));
   PetscCall(VecDestroy(&jac->w));
   PetscCall(PetscFree2(jac->LU, jac->piv));
+  PetscCall(VPDeviceFree_Private(&jac->d_op));
   jac->op.LU  = NULL;
   jac->op.piv = NULL;
   PetscCall(DMDestroy(&jac->dm));
@@ -142,6 +145,27 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
   if (jac->damping <= 0) jac->damping = q->dim == 3 ? 0.125 : 0.25;
   for (PetscInt d = 0; d < q->dim; d++) PetscCall(PCVPatchSetUpDirection(jac, &q->basis, d, q->grid.h[d]));
   if (jac->local == PC_VPATCH_LOCAL_DENSE) PetscCall(PCVPatchSetUpDense(jac));
+  PetscCall(DMQBoxIsCUDA_Private(dm, &jac->cuda));
+  if (jac->cuda) {
+    PetscInt   np = 2 * q->degree + 1, ni = 2 * q->degree - 1, dim = q->dim, o = 0;
+    PetscReal *h;
+
+    PetscCheck(jac->type == PC_VPATCH_MULTIPLICATIVE && jac->local == PC_VPATCH_LOCAL_FDM, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+               "PCVPATCH on CUDA vectors runs -pc_vpatch_type multiplicative with -pc_vpatch_local_solver fdm; the %s %s variant runs on the CPU only (-dm_vec_type standard)", PCVPatchTypes[jac->type], PCVPatchLocalSolvers[jac->local]);
+    PetscCall(PetscMalloc1(dim * (2 * np * np + ni * ni + ni), &h));
+    for (PetscInt d = 0; d < dim; d++) {
+      for (PetscInt i = 0; i < np * np; i++) h[o + i] = jac->op.Mp[d][i];
+      o += np * np;
+      for (PetscInt i = 0; i < np * np; i++) h[o + i] = jac->op.Kp[d][i];
+      o += np * np;
+    }
+    for (PetscInt d = 0; d < dim; d++, o += ni * ni)
+      for (PetscInt i = 0; i < ni * ni; i++) h[o + i] = jac->op.S[d][i];
+    for (PetscInt d = 0; d < dim; d++, o += ni)
+      for (PetscInt i = 0; i < ni; i++) h[o + i] = jac->op.lam[d][i];
+    PetscCall(VPDeviceCopy_Private(h, (size_t)o, &jac->d_op));
+    PetscCall(PetscFree(h));
+  }
   PetscCall(DMCreateLocalVector(dm, &jac->bl));
   PetscCall(VecDuplicate(jac->bl, &jac->xl));
   PetscCall(VecDuplicate(jac->bl, &jac->dl));
@@ -156,18 +180,23 @@ static PetscErrorCode PCVPatchBoundary(PC_VPatch *jac, Vec b, Vec x)
   const PetscScalar *ba;
   PetscScalar       *xa;
   PetscInt           i = 0;
+  PetscMemType       mt;
 
   PetscFunctionBegin;
-  PetscCall(VecGetArrayRead(b, &ba));
-  PetscCall(VecGetArray(x, &xa));
-  for (PetscInt pz = g->xs[2]; pz < g->xs[2] + g->xm[2]; pz++)
-    for (PetscInt py = g->xs[1]; py < g->xs[1] + g->xm[1]; py++)
-      for (PetscInt px = g->xs[0]; px < g->xs[0] + g->xm[0]; px++, i++) {
-        PetscInt p[3] = {px, py, pz};
-        if (VPGridIsBoundary(g, p)) xa[i] = ba[i];
-      }
-  PetscCall(VecRestoreArray(x, &xa));
-  PetscCall(VecRestoreArrayRead(b, &ba));
+  PetscCall(VecGetArrayReadAndMemType(b, &ba, &mt));
+  PetscCall(VecGetArrayAndMemType(x, &xa, NULL));
+  if (PetscMemTypeDevice(mt))
+    PetscCall(VPOwnedBoundary_CUDA(g, ba, xa, PETSC_FALSE));
+  else {
+    for (PetscInt pz = g->xs[2]; pz < g->xs[2] + g->xm[2]; pz++)
+      for (PetscInt py = g->xs[1]; py < g->xs[1] + g->xm[1]; py++)
+        for (PetscInt px = g->xs[0]; px < g->xs[0] + g->xm[0]; px++, i++) {
+          PetscInt p[3] = {px, py, pz};
+          if (VPGridIsBoundary(g, p)) xa[i] = ba[i];
+        }
+  }
+  PetscCall(VecRestoreArrayAndMemType(x, &xa));
+  PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -178,6 +207,7 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
   PetscInt           nc = g->dim == 3 ? 8 : 4;
   const PetscScalar *ba, *xa;
   PetscScalar       *da;
+  PetscMemType       mt;
 
   PetscFunctionBegin;
   PetscCall(DMGlobalToLocal(jac->dm, b, INSERT_VALUES, jac->bl));
@@ -185,13 +215,18 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
     PetscInt c = reverse ? nc - 1 - i : i;
     PetscCall(DMGlobalToLocal(jac->dm, x, INSERT_VALUES, jac->xl));
     PetscCall(VecSet(jac->dl, 0.0));
-    PetscCall(VecGetArrayRead(jac->bl, &ba));
-    PetscCall(VecGetArrayRead(jac->xl, &xa));
-    PetscCall(VecGetArray(jac->dl, &da));
-    PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, c, PETSC_FALSE, ba, xa, da));
-    PetscCall(VecRestoreArray(jac->dl, &da));
-    PetscCall(VecRestoreArrayRead(jac->xl, &xa));
-    PetscCall(VecRestoreArrayRead(jac->bl, &ba));
+    PetscCall(VecGetArrayReadAndMemType(jac->bl, &ba, &mt));
+    PetscCall(VecGetArrayReadAndMemType(jac->xl, &xa, NULL));
+    PetscCall(VecGetArrayAndMemType(jac->dl, &da, NULL));
+    if (PetscMemTypeDevice(mt)) {
+      PetscCall(PetscLogGpuTimeBegin());
+      PetscCall(VPPatchSmoothColor_CUDA(g, jac->d_op, c, ba, xa, da));
+      PetscCall(PetscLogGpuTimeEnd());
+    } else
+      PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, c, PETSC_FALSE, ba, xa, da));
+    PetscCall(VecRestoreArrayAndMemType(jac->dl, &da));
+    PetscCall(VecRestoreArrayReadAndMemType(jac->xl, &xa));
+    PetscCall(VecRestoreArrayReadAndMemType(jac->bl, &ba));
     PetscCall(DMLocalToGlobal(jac->dm, jac->dl, ADD_VALUES, x));
   }
   PetscCall(PCVPatchBoundary(jac, b, x));
@@ -317,8 +352,8 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "vertex patches, %s, local solver %s, damping %g\n", PCVPatchTypes[jac->type], PCVPatchLocalSolvers[jac->local], (double)jac->damping));
   if (jac->dm) {
     DM_QBox *q = (DM_QBox *)jac->dm->data;
-    PetscCall(PetscViewerASCIIPrintf(viewer, "Q_%" PetscInt_FMT " in %" PetscInt_FMT "D: %" PetscInt_FMT " colors, %" PetscInt_FMT "^%" PetscInt_FMT " unknowns per patch, CPU kernel\n", q->degree, q->dim, (PetscInt)(q->dim == 3 ? 8 : 4),
-                                     2 * q->degree - 1, q->dim));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "Q_%" PetscInt_FMT " in %" PetscInt_FMT "D: %" PetscInt_FMT " colors, %" PetscInt_FMT "^%" PetscInt_FMT " unknowns per patch, %s\n", q->degree, q->dim, (PetscInt)(q->dim == 3 ? 8 : 4), 2 * q->degree - 1,
+                                     q->dim, jac->cuda ? "CUDA kernel (fused: localized residual and local solve in one kernel per color)" : "CPU kernel"));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,0 +1,98 @@
+/*
+  Device helpers shared by the CUDA kernels of petsc-vpatch (only .cu files include this).
+
+  Tensors live in shared memory in lexicographic order (x fastest). VPDContract applies a small
+  matrix along one direction with linear thread indexing: thread t computes output entries
+  t, t + blockDim.x, ..., so every thread is busy whatever the tensor's shape.
+*/
+#pragma once
+
+#include <petscdevice_cuda.h>
+#include <petscvpatch/private/vpkernels.h>
+
+/* out = A along direction DIR of in (extents I0 x I1 x I2); A is M x I_DIR (row-major), or its
+   transpose when TRANS (A stored I_DIR x M). The caller synchronizes. */
+template <int I0, int I1, int I2, int DIR, int M, bool TRANS>
+__device__ __forceinline__ void VPDContract(const PetscReal *__restrict__ A, const PetscScalar *__restrict__ in, PetscScalar *__restrict__ out)
+{
+  constexpr int E0 = DIR == 0 ? M : I0, E1 = DIR == 1 ? M : I1, E2 = DIR == 2 ? M : I2;
+  constexpr int ND = DIR == 0 ? I0 : (DIR == 1 ? I1 : I2);
+  for (int o = threadIdx.x; o < E0 * E1 * E2; o += blockDim.x) {
+    const int   i0 = o % E0, i1 = (o / E0) % E1, i2 = o / (E0 * E1);
+    const int   i  = DIR == 0 ? i0 : (DIR == 1 ? i1 : i2);
+    PetscScalar s  = 0;
+#pragma unroll
+    for (int j = 0; j < ND; j++) {
+      const PetscReal a   = TRANS ? A[j * M + i] : A[i * ND + j];
+      const int       idx = DIR == 0 ? (i2 * I1 + i1) * I0 + j : (DIR == 1 ? (i2 * I1 + j) * I0 + i0 : (j * I1 + i1) * I0 + i0);
+      s += a * in[idx];
+    }
+    out[o] = s;
+  }
+}
+
+__device__ __forceinline__ bool VPDIsBoundary(const VPGrid &g, int px, int py, int pz)
+{
+  if (px == 0 || px == g.N[0] * g.k) return true;
+  if (py == 0 || py == g.N[1] * g.k) return true;
+  if (g.dim == 3 && (pz == 0 || pz == g.N[2] * g.k)) return true;
+  return false;
+}
+
+__device__ __forceinline__ PetscInt VPDLocalIndex(const VPGrid &g, int px, int py, int pz)
+{
+  return ((PetscInt)(pz - g.gxs[2]) * g.gxm[1] + (py - g.gxs[1])) * g.gxm[0] + (px - g.gxs[0]);
+}
+
+/* Calls F<DIM, K>::run(args...) for the runtime (dim, k): the dispatch table of the templates */
+#define VP_DISPATCH_2D(F, k, ...) \
+  switch (k) { \
+  case 1: PetscCall(F<2, 1>::run(__VA_ARGS__)); break; \
+  case 2: PetscCall(F<2, 2>::run(__VA_ARGS__)); break; \
+  case 3: PetscCall(F<2, 3>::run(__VA_ARGS__)); break; \
+  case 4: PetscCall(F<2, 4>::run(__VA_ARGS__)); break; \
+  case 5: PetscCall(F<2, 5>::run(__VA_ARGS__)); break; \
+  case 6: PetscCall(F<2, 6>::run(__VA_ARGS__)); break; \
+  case 7: PetscCall(F<2, 7>::run(__VA_ARGS__)); break; \
+  case 8: PetscCall(F<2, 8>::run(__VA_ARGS__)); break; \
+  case 9: PetscCall(F<2, 9>::run(__VA_ARGS__)); break; \
+  case 10: PetscCall(F<2, 10>::run(__VA_ARGS__)); break; \
+  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No CUDA kernel for degree %d in 2D", (int)(k)); \
+  }
+#define VP_DISPATCH_3D(F, k, ...) \
+  switch (k) { \
+  case 1: PetscCall(F<3, 1>::run(__VA_ARGS__)); break; \
+  case 2: PetscCall(F<3, 2>::run(__VA_ARGS__)); break; \
+  case 3: PetscCall(F<3, 3>::run(__VA_ARGS__)); break; \
+  case 4: PetscCall(F<3, 4>::run(__VA_ARGS__)); break; \
+  case 5: PetscCall(F<3, 5>::run(__VA_ARGS__)); break; \
+  case 6: PetscCall(F<3, 6>::run(__VA_ARGS__)); break; \
+  case 7: PetscCall(F<3, 7>::run(__VA_ARGS__)); break; \
+  case 8: PetscCall(F<3, 8>::run(__VA_ARGS__)); break; \
+  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No CUDA kernel for degree %d in 3D", (int)(k)); \
+  }
+#define VP_DISPATCH(F, dim, k, ...) \
+  do { \
+    if ((dim) == 2) { VP_DISPATCH_2D(F, k, __VA_ARGS__) } \
+    else { VP_DISPATCH_3D(F, k, __VA_ARGS__) } \
+  } while (0)
+
+/* PETSc's current CUDA stream: our kernels run on it, ordered with PETSc's own vector operations */
+static inline PetscErrorCode VPGetStream(cudaStream_t *stream)
+{
+  PetscDeviceContext dctx;
+  void              *handle;
+
+  PetscFunctionBegin;
+  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
+  *stream = *(cudaStream_t *)handle;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* launch configuration: threads for a tensor of n entries, a multiple of the warp size, <= 512 */
+static inline int VPThreads(int n)
+{
+  int t = ((n + 31) / 32) * 32;
+  return t > 512 ? 512 : t;
+}

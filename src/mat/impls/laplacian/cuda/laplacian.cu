@@ -1,0 +1,119 @@
+/*
+  CUDA kernels of the matrix-free Q_k Laplacian: one thread block per owned cell, the cell's
+  (k+1)^d values and the 1D matrices in shared memory, sum factorization with linear thread indexing
+  (VPDContract), scatter-add with atomics. Dirichlet nodes are eliminated as in laplacian_cpu.c.
+  d_mats holds M_h and K_h per direction: [M_0, K_0, M_1, K_1, M_2, K_2], (k+1)^2 each.
+*/
+#include <petscvpatch/private/vpcuda.cuh>
+
+template <int DIM, int K>
+__global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, const PetscReal *__restrict__ d_mats, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+{
+  constexpr int N = K + 1, NZ = DIM == 3 ? N : 1, NT = N * N * NZ;
+  __shared__ PetscReal   mats[6 * N * N];
+  __shared__ PetscScalar A[NT], B[NT], C[NT], D[NT];
+  const int              cell = blockIdx.x;
+  const int              cx = g.cs[0] + cell % g.cm[0], cy = g.cs[1] + (cell / g.cm[0]) % g.cm[1], cz = DIM == 3 ? g.cs[2] + cell / (g.cm[0] * g.cm[1]) : 0;
+
+  for (int i = threadIdx.x; i < 2 * DIM * N * N; i += blockDim.x) mats[i] = d_mats[i];
+  for (int e = threadIdx.x; e < NT; e += blockDim.x) {
+    const int px = cx * K + e % N, py = cy * K + (e / N) % N, pz = DIM == 3 ? cz * K + e / (N * N) : 0;
+    A[e]         = VPDIsBoundary(g, px, py, pz) ? 0.0 : x[VPDLocalIndex(g, px, py, pz)];
+  }
+  __syncthreads();
+  const PetscReal *M0 = mats, *K0 = mats + N * N, *M1 = mats + 2 * N * N, *K1 = mats + 3 * N * N, *M2 = mats + 4 * N * N, *K2 = mats + 5 * N * N;
+  VPDContract<N, N, NZ, 0, N, false>(M0, A, B); /* B = M_x u */
+  VPDContract<N, N, NZ, 0, N, false>(K0, A, C); /* C = K_x u */
+  __syncthreads();
+  if (DIM == 2) {
+    VPDContract<N, N, NZ, 1, N, false>(K1, B, D); /* K_y M_x u */
+    VPDContract<N, N, NZ, 1, N, false>(M1, C, A); /* M_y K_x u */
+    __syncthreads();
+    for (int e = threadIdx.x; e < NT; e += blockDim.x) B[e] = D[e] + A[e];
+  } else {
+    VPDContract<N, N, NZ, 1, N, false>(M1, C, D); /* M_y K_x u */
+    VPDContract<N, N, NZ, 1, N, false>(K1, B, A); /* A = K_y M_x u (u no longer needed) */
+    __syncthreads();
+    for (int e = threadIdx.x; e < NT; e += blockDim.x) D[e] += A[e];
+    VPDContract<N, N, NZ, 1, N, false>(M1, B, C); /* C = M_y M_x u */
+    __syncthreads();
+    VPDContract<N, N, NZ, 2, N, false>(M2, D, A); /* M_z (M_y K_x + K_y M_x) u */
+    VPDContract<N, N, NZ, 2, N, false>(K2, C, B); /* K_z M_y M_x u */
+    __syncthreads();
+    for (int e = threadIdx.x; e < NT; e += blockDim.x) B[e] += A[e];
+  }
+  for (int e = threadIdx.x; e < NT; e += blockDim.x) {
+    const int px = cx * K + e % N, py = cy * K + (e / N) % N, pz = DIM == 3 ? cz * K + e / (N * N) : 0;
+    if (!VPDIsBoundary(g, px, py, pz)) atomicAdd(&y[VPDLocalIndex(g, px, py, pz)], B[e]);
+  }
+}
+
+template <int DIM, int K>
+__global__ void VPLapDiagKernel(VPGrid g, const PetscReal *__restrict__ d_mats, PetscScalar *__restrict__ y)
+{
+  constexpr int    N = K + 1, NZ = DIM == 3 ? N : 1, NT = N * N * NZ;
+  const int        cell = blockIdx.x;
+  const int        cx = g.cs[0] + cell % g.cm[0], cy = g.cs[1] + (cell / g.cm[0]) % g.cm[1], cz = DIM == 3 ? g.cs[2] + cell / (g.cm[0] * g.cm[1]) : 0;
+  const PetscReal *M0 = d_mats, *K0 = d_mats + N * N, *M1 = d_mats + 2 * N * N, *K1 = d_mats + 3 * N * N, *M2 = d_mats + 4 * N * N, *K2 = d_mats + 5 * N * N;
+  for (int e = threadIdx.x; e < NT; e += blockDim.x) {
+    const int ix = e % N, iy = (e / N) % N, iz = e / (N * N);
+    const int px = cx * K + ix, py = cy * K + iy, pz = DIM == 3 ? cz * K + iz : 0;
+    if (VPDIsBoundary(g, px, py, pz)) continue;
+    PetscReal v = M1[iy * N + iy] * K0[ix * N + ix] + K1[iy * N + iy] * M0[ix * N + ix];
+    if (DIM == 3) v = M2[iz * N + iz] * v + K2[iz * N + iz] * M1[iy * N + iy] * M0[ix * N + ix];
+    atomicAdd(&y[VPDLocalIndex(g, px, py, pz)], v);
+  }
+}
+
+static inline int VPCells(const VPGrid *g)
+{
+  return g->cm[0] * g->cm[1] * (g->dim == 3 ? g->cm[2] : 1);
+}
+
+template <int DIM, int K>
+struct VPLapApply {
+  static PetscErrorCode run(const VPGrid *g, const PetscReal *d_mats, const PetscScalar *x, PetscScalar *y)
+  {
+    constexpr int N = K + 1, NT = N * N * (DIM == 3 ? N : 1);
+    cudaStream_t stream;
+    PetscFunctionBegin;
+    PetscCall(VPGetStream(&stream));
+    if (VPCells(g)) {
+      VPLapApplyKernel<DIM, K><<<VPCells(g), VPThreads(NT), 0, stream>>>(*g, d_mats, x, y);
+      PetscCallCUDA(cudaGetLastError());
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+};
+
+template <int DIM, int K>
+struct VPLapDiag {
+  static PetscErrorCode run(const VPGrid *g, const PetscReal *d_mats, PetscScalar *y)
+  {
+    constexpr int N = K + 1, NT = N * N * (DIM == 3 ? N : 1);
+    cudaStream_t stream;
+    PetscFunctionBegin;
+    PetscCall(VPGetStream(&stream));
+    if (VPCells(g)) {
+      VPLapDiagKernel<DIM, K><<<VPCells(g), VPThreads(NT), 0, stream>>>(*g, d_mats, y);
+      PetscCallCUDA(cudaGetLastError());
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+};
+
+PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *g, const PetscReal *d_mats, const PetscScalar *xl, PetscScalar *yl)
+{
+  PetscFunctionBegin;
+  VP_DISPATCH(VPLapApply, g->dim, g->k, g, d_mats, xl, yl);
+  PetscCall(VPOwnedBoundary_CUDA(g, xl, yl, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VPLaplacianDiagonal_CUDA(const VPGrid *g, const PetscReal *d_mats, PetscScalar *dl)
+{
+  PetscFunctionBegin;
+  VP_DISPATCH(VPLapDiag, g->dim, g->k, g, d_mats, dl);
+  PetscCall(VPOwnedBoundary_CUDA(g, NULL, dl, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

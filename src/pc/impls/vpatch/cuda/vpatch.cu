@@ -1,0 +1,134 @@
+/*
+  CUDA kernel of PCVPATCH, the "fused" variant: one thread block per patch of one color; the
+  patch's (2k+1)^d values, the 1D patch matrices, eigenvectors and eigenvalues in shared memory;
+  localized residual and fast-diagonalization solve in one kernel, linear thread indexing for every
+  stage, no atomics (patches of one color share no interior node), so a sweep is bitwise
+  reproducible. d_op holds [Mp_0, Kp_0, Mp_1, Kp_1, (Mp_2, Kp_2)] ((2k+1)^2 each),
+  [S_0, S_1, (S_2)] ((2k-1)^2 each), [lam_0, lam_1, (lam_2)] (2k-1 each).
+*/
+#include <petscvpatch/private/vpcuda.cuh>
+
+template <int DIM>
+static inline int VPDOpSize(int k)
+{
+  const int np = 2 * k + 1, ni = 2 * k - 1;
+  return DIM * (2 * np * np + ni * ni + ni);
+}
+
+template <int DIM, int K>
+__global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *__restrict__ d_op, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ d)
+{
+  constexpr int    NP = 2 * K + 1, NI = 2 * K - 1, NPZ = DIM == 3 ? NP : 1, NIZ = DIM == 3 ? NI : 1;
+  constexpr int    NPT = NP * NP * NPZ, NIT = NI * NI * NIZ, OPN = DIM * (2 * NP * NP + NI * NI + NI);
+  extern __shared__ PetscScalar smem[];
+  PetscReal       *op = (PetscReal *)smem;
+  PetscScalar     *A = smem + OPN, *B = A + NPT, *C = B + NPT, *D = C + NPT;
+  const int        j0 = blockIdx.x % nv0, j1 = (blockIdx.x / nv0) % nv1, j2 = blockIdx.x / (nv0 * nv1);
+  const int        vx = vlo0 + 2 * j0, vy = vlo1 + 2 * j1, vz = DIM == 3 ? vlo2 + 2 * j2 : 0;
+
+  for (int i = threadIdx.x; i < OPN; i += blockDim.x) op[i] = d_op[i];
+  for (int e = threadIdx.x; e < NPT; e += blockDim.x) {
+    const int px = vx * K - K + e % NP, py = vy * K - K + (e / NP) % NP, pz = DIM == 3 ? vz * K - K + e / (NP * NP) : 0;
+    A[e]         = VPDIsBoundary(g, px, py, pz) ? 0.0 : x[VPDLocalIndex(g, px, py, pz)];
+  }
+  __syncthreads();
+  const PetscReal *Mp0 = op, *Kp0 = op + NP * NP, *Mp1 = op + 2 * NP * NP, *Kp1 = op + 3 * NP * NP, *Mp2 = op + 4 * NP * NP, *Kp2 = op + 5 * NP * NP;
+  const PetscReal *S0 = op + DIM * 2 * NP * NP, *S1 = S0 + NI * NI, *S2 = S1 + NI * NI;
+  const PetscReal *L0 = op + DIM * (2 * NP * NP + NI * NI), *L1 = L0 + NI, *L2 = L1 + NI;
+  /* v = A_patch x over the whole patch; the result ends in V (2D: B, 3D: B) plus W (2D: D, 3D: A) */
+  VPDContract<NP, NP, NPZ, 0, NP, false>(Mp0, A, B);
+  VPDContract<NP, NP, NPZ, 0, NP, false>(Kp0, A, C);
+  __syncthreads();
+  if (DIM == 2) {
+    VPDContract<NP, NP, NPZ, 1, NP, false>(Kp1, B, D);
+    VPDContract<NP, NP, NPZ, 1, NP, false>(Mp1, C, A);
+    __syncthreads();
+    for (int e = threadIdx.x; e < NPT; e += blockDim.x) B[e] = D[e] + A[e];
+  } else {
+    VPDContract<NP, NP, NPZ, 1, NP, false>(Mp1, C, D);
+    VPDContract<NP, NP, NPZ, 1, NP, false>(Kp1, B, A);
+    __syncthreads();
+    for (int e = threadIdx.x; e < NPT; e += blockDim.x) D[e] += A[e];
+    VPDContract<NP, NP, NPZ, 1, NP, false>(Mp1, B, C);
+    __syncthreads();
+    VPDContract<NP, NP, NPZ, 2, NP, false>(Mp2, D, A);
+    VPDContract<NP, NP, NPZ, 2, NP, false>(Kp2, C, B);
+    __syncthreads();
+    for (int e = threadIdx.x; e < NPT; e += blockDim.x) B[e] += A[e];
+  }
+  __syncthreads();
+  /* localized residual on the interior, linear indexing over the (2k-1)^d unknowns: C = b_I - v_I */
+  for (int e = threadIdx.x; e < NIT; e += blockDim.x) {
+    const int ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
+    const int px = vx * K - K + 1 + ix, py = vy * K - K + 1 + iy, pz = DIM == 3 ? vz * K - K + 1 + iz : 0;
+    C[e]         = b[VPDLocalIndex(g, px, py, pz)] - B[((DIM == 3 ? iz + 1 : 0) * NP + iy + 1) * NP + ix + 1];
+  }
+  __syncthreads();
+  /* fast diagonalization: u = S diag(1/(sum lam)) S^T r */
+  VPDContract<NI, NI, NIZ, 0, NI, true>(S0, C, A);
+  __syncthreads();
+  VPDContract<NI, NI, NIZ, 1, NI, true>(S1, A, B);
+  __syncthreads();
+  PetscScalar *T = B, *U = A;
+  if (DIM == 3) {
+    VPDContract<NI, NI, NIZ, 2, NI, true>(S2, B, A);
+    __syncthreads();
+    T = A;
+    U = B;
+  }
+  for (int e = threadIdx.x; e < NIT; e += blockDim.x) {
+    const int ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
+    T[e] /= L0[ix] + L1[iy] + (DIM == 3 ? L2[iz] : 0.0);
+  }
+  __syncthreads();
+  if (DIM == 3) {
+    VPDContract<NI, NI, NIZ, 2, NI, false>(S2, T, U);
+    __syncthreads();
+    VPDContract<NI, NI, NIZ, 1, NI, false>(S1, U, T);
+    __syncthreads();
+    VPDContract<NI, NI, NIZ, 0, NI, false>(S0, T, U);
+  } else {
+    VPDContract<NI, NI, NIZ, 1, NI, false>(S1, T, U);
+    __syncthreads();
+    VPDContract<NI, NI, NIZ, 0, NI, false>(S0, U, T);
+    U = T;
+  }
+  __syncthreads();
+  for (int e = threadIdx.x; e < NIT; e += blockDim.x) {
+    const int ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
+    const int px = vx * K - K + 1 + ix, py = vy * K - K + 1 + iy, pz = DIM == 3 ? vz * K - K + 1 + iz : 0;
+    d[VPDLocalIndex(g, px, py, pz)] += U[e];
+  }
+}
+
+template <int DIM, int K>
+struct VPPatchSmooth {
+  static PetscErrorCode run(const VPGrid *g, const PetscReal *d_op, PetscInt color, const PetscScalar *b, const PetscScalar *x, PetscScalar *d)
+  {
+    constexpr int NP = 2 * K + 1, NPZ = DIM == 3 ? NP : 1, NPT = NP * NP * NPZ;
+    int           vlo[3] = {0, 0, 0}, nv[3] = {1, 1, 1};
+    size_t        shmem  = sizeof(PetscScalar) * (VPDOpSize<DIM>(K) + 4 * NPT);
+    cudaStream_t  stream;
+
+    PetscFunctionBegin;
+    for (int dd = 0; dd < DIM; dd++) { /* vertices of this color among this rank's: lower corners of owned cells, interior */
+      int lo = g->cs[dd] > 1 ? (int)g->cs[dd] : 1, hi = (int)PetscMin(g->cs[dd] + g->cm[dd] - 1, g->N[dd] - 1), bit = (int)((color >> dd) & 1);
+      if (lo % 2 != bit) lo++;
+      vlo[dd] = lo;
+      nv[dd]  = hi >= lo ? (hi - lo) / 2 + 1 : 0;
+    }
+    if (!nv[0] || !nv[1] || !nv[2]) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCall(VPGetStream(&stream));
+    PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernel<DIM, K>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+    VPPatchKernel<DIM, K><<<nv[0] * nv[1] * nv[2], VPThreads(NPT), shmem, stream>>>(*g, d_op, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d);
+    PetscCallCUDA(cudaGetLastError());
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+};
+
+PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, const PetscReal *d_op, PetscInt color, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl)
+{
+  PetscFunctionBegin;
+  VP_DISPATCH(VPPatchSmooth, g->dim, g->k, g, d_op, color, bl, xl, dl);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

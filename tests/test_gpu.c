@@ -1,0 +1,211 @@
+static char help[] = "GPU kernels against the CPU path of the same code, on random data: Laplacian (MatMult, MatMultAdd,\n\
+MatGetDiagonal), transfer (MatMult, MatMultTranspose), and PCVPATCH (PCApply forward, PCApplyTranspose, symmetric,\n\
+PCApplyRichardson from a nonzero iterate). Relative differences must be < 1e-12; the vpatch sweep must be bitwise\n\
+reproducible run to run. Needs a GPU and a PETSc with CUDA.\n\n";
+
+#include <petscvpatch.h>
+
+/* copy the values of a (host) vector into a vector of another type with the same layout */
+static PetscErrorCode CopyValues(Vec src, Vec dst)
+{
+  const PetscScalar *a;
+  PetscScalar       *b;
+  PetscInt           n;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetLocalSize(src, &n));
+  PetscCall(VecGetArrayRead(src, &a));
+  PetscCall(VecGetArrayWrite(dst, &b));
+  for (PetscInt i = 0; i < n; i++) b[i] = a[i];
+  PetscCall(VecRestoreArrayWrite(dst, &b));
+  PetscCall(VecRestoreArrayRead(src, &a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* || gpu - cpu || / || cpu ||, computed on the host */
+static PetscErrorCode Compare(Vec gpu, Vec cpu, const char what[], PetscInt dim, PetscInt k)
+{
+  const PetscScalar *a, *b;
+  PetscInt           n;
+  PetscReal          loc[2] = {0, 0}, glob[2];
+
+  PetscFunctionBeginUser;
+  PetscCall(VecGetLocalSize(cpu, &n));
+  PetscCall(VecGetArrayRead(gpu, &a));
+  PetscCall(VecGetArrayRead(cpu, &b));
+  for (PetscInt i = 0; i < n; i++) {
+    loc[0] += PetscRealPart(PetscConj(a[i] - b[i]) * (a[i] - b[i]));
+    loc[1] += PetscRealPart(PetscConj(b[i]) * b[i]);
+  }
+  PetscCall(VecRestoreArrayRead(gpu, &a));
+  PetscCall(VecRestoreArrayRead(cpu, &b));
+  PetscCallMPI(MPIU_Allreduce(loc, glob, 2, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD));
+  PetscCheck(glob[1] > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT "D Q_%" PetscInt_FMT " %s: the CPU result is zero, the check would prove nothing", dim, k, what);
+  PetscCheck(PetscSqrtReal(glob[0] / glob[1]) < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT "D Q_%" PetscInt_FMT " %s: GPU and CPU differ by %g (relative)", dim, k, what, (double)PetscSqrtReal(glob[0] / glob[1]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MakeDM(PetscInt dim, const PetscInt cells[], PetscInt k, VecType vt, DM *dm)
+{
+  const PetscReal lower[3] = {0, 0, 0}, upper[3] = {1.0, 0.7, 1.3};
+
+  PetscFunctionBeginUser;
+  PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, dim, cells, k, lower, upper, dm));
+  PetscCall(DMSetVecType(*dm, vt));
+  PetscCall(DMSetUp(*dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MakePC(DM dm, Mat A, PCVPatchSweep s, PC *pc)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PCCreate(PETSC_COMM_WORLD, pc));
+  PetscCall(PCSetType(*pc, PCVPATCH));
+  PetscCall(PCSetOperators(*pc, A, A));
+  PetscCall(PCSetDM(*pc, dm));
+  PetscCall(PCVPatchSetSweep(*pc, s));
+  PetscCall(PCSetUp(*pc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt    dim = 2, degrees[10], ndeg, cells[3] = {4, 4, 4}, ncells = 3;
+  PetscRandom rnd;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscVPatchInitializePackage());
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
+  for (PetscInt i = 0; i < 10; i++) degrees[i] = i + 1;
+  ndeg = dim == 2 ? 10 : 8;
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-degrees", degrees, &ndeg, NULL));
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", cells, &ncells, NULL));
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(PetscRandomSetFromOptions(rnd));
+  for (PetscInt i = 0; i < ndeg; i++) {
+    PetscInt  k = degrees[i], half[3] = {cells[0] / 2, cells[1] / 2, cells[2] / 2};
+    DM        dc, dg, dcc, dgc;
+    Mat       Ac, Ag, Pc, Pg;
+    PC        pcc, pcg;
+    Vec       xc, yc, zc, xg, yg, zg, wg, cxc, cyc, cxg, cyg;
+    PetscBool equal;
+
+    PetscCall(MakeDM(dim, cells, k, VECSTANDARD, &dc));
+    PetscCall(MakeDM(dim, cells, k, VECCUDA, &dg));
+    PetscCall(MakeDM(dim, half, k, VECSTANDARD, &dcc));
+    PetscCall(MakeDM(dim, half, k, VECCUDA, &dgc));
+    PetscCall(DMCreateMatrix(dc, &Ac));
+    PetscCall(DMCreateMatrix(dg, &Ag));
+    PetscCall(DMCreateGlobalVector(dc, &xc));
+    PetscCall(VecDuplicate(xc, &yc));
+    PetscCall(VecDuplicate(xc, &zc));
+    PetscCall(DMCreateGlobalVector(dg, &xg));
+    PetscCall(VecDuplicate(xg, &yg));
+    PetscCall(VecDuplicate(xg, &zg));
+    PetscCall(VecDuplicate(xg, &wg));
+    PetscCall(VecSetRandom(xc, rnd));
+    PetscCall(VecSetRandom(zc, rnd));
+    PetscCall(CopyValues(xc, xg));
+    PetscCall(CopyValues(zc, zg));
+
+    /* operator */
+    PetscCall(MatMult(Ac, xc, yc));
+    PetscCall(MatMult(Ag, xg, yg));
+    PetscCall(Compare(yg, yc, "MatMult", dim, k));
+    PetscCall(MatMultAdd(Ac, xc, zc, yc));
+    PetscCall(MatMultAdd(Ag, xg, zg, yg));
+    PetscCall(Compare(yg, yc, "MatMultAdd", dim, k));
+    PetscCall(MatGetDiagonal(Ac, yc));
+    PetscCall(MatGetDiagonal(Ag, yg));
+    PetscCall(Compare(yg, yc, "MatGetDiagonal", dim, k));
+
+    /* transfer, both directions */
+    PetscCall(DMCreateInterpolation(dcc, dc, &Pc, NULL));
+    PetscCall(DMCreateInterpolation(dgc, dg, &Pg, NULL));
+    PetscCall(DMCreateGlobalVector(dcc, &cxc));
+    PetscCall(VecDuplicate(cxc, &cyc));
+    PetscCall(DMCreateGlobalVector(dgc, &cxg));
+    PetscCall(VecDuplicate(cxg, &cyg));
+    PetscCall(VecSetRandom(cxc, rnd));
+    PetscCall(CopyValues(cxc, cxg));
+    PetscCall(MatMult(Pc, cxc, yc));
+    PetscCall(MatMult(Pg, cxg, yg));
+    PetscCall(Compare(yg, yc, "prolongation", dim, k));
+    PetscCall(MatMultTranspose(Pc, xc, cyc));
+    PetscCall(MatMultTranspose(Pg, xg, cyg));
+    PetscCall(Compare(cyg, cyc, "restriction", dim, k));
+
+    /* vertex-patch smoother: every direction, apply, transpose, Richardson; bitwise reproducibility */
+    for (PetscInt s = 0; s < 3; s++) {
+      PetscCall(MakePC(dc, Ac, (PCVPatchSweep)s, &pcc));
+      PetscCall(MakePC(dg, Ag, (PCVPatchSweep)s, &pcg));
+      PetscCall(PCApply(pcc, xc, yc));
+      PetscCall(PCApply(pcg, xg, yg));
+      PetscCall(Compare(yg, yc, PCVPatchSweeps[s], dim, k));
+      PetscCall(PCApply(pcg, xg, wg));
+      PetscCall(VecEqual(yg, wg, &equal));
+      PetscCheck(equal, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": the GPU sweep is not bitwise reproducible", dim, k);
+      PetscCall(PCApplyTranspose(pcc, xc, yc));
+      PetscCall(PCApplyTranspose(pcg, xg, yg));
+      PetscCall(Compare(yg, yc, "PCApplyTranspose", dim, k));
+      PetscCall(VecCopy(zc, yc));
+      PetscCall(VecCopy(zg, yg));
+      {
+        PetscInt                    its;
+        PCRichardsonConvergedReason reason;
+        PetscCall(PCApplyRichardson(pcc, xc, yc, NULL, 0, 0, 0, 2, PETSC_FALSE, &its, &reason));
+        PetscCall(PCApplyRichardson(pcg, xg, yg, NULL, 0, 0, 0, 2, PETSC_FALSE, &its, &reason));
+      }
+      PetscCall(Compare(yg, yc, "PCApplyRichardson", dim, k));
+      PetscCall(PCDestroy(&pcc));
+      PetscCall(PCDestroy(&pcg));
+    }
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": GPU = CPU (< 1e-12) for operator, diagonal, transfer and all sweeps; sweep bitwise reproducible\n", dim, k));
+    PetscCall(VecDestroy(&xc));
+    PetscCall(VecDestroy(&yc));
+    PetscCall(VecDestroy(&zc));
+    PetscCall(VecDestroy(&xg));
+    PetscCall(VecDestroy(&yg));
+    PetscCall(VecDestroy(&zg));
+    PetscCall(VecDestroy(&wg));
+    PetscCall(VecDestroy(&cxc));
+    PetscCall(VecDestroy(&cyc));
+    PetscCall(VecDestroy(&cxg));
+    PetscCall(VecDestroy(&cyg));
+    PetscCall(MatDestroy(&Ac));
+    PetscCall(MatDestroy(&Ag));
+    PetscCall(MatDestroy(&Pc));
+    PetscCall(MatDestroy(&Pg));
+    PetscCall(DMDestroy(&dc));
+    PetscCall(DMDestroy(&dg));
+    PetscCall(DMDestroy(&dcc));
+    PetscCall(DMDestroy(&dgc));
+  }
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(PetscFinalize());
+  return 0;
+}
+
+/*TEST
+
+  test:
+    suffix: 2d
+    requires: cuda
+    args: -dim 2 -cells 4,6
+    output_file: none
+
+  test:
+    suffix: 3d
+    requires: cuda
+    args: -dim 3 -cells 4,2,4
+    output_file: none
+
+  test:
+    suffix: 2d_np3
+    requires: cuda
+    nsize: 3
+    args: -dim 2 -cells 4,12 -degrees 1,2,5
+    output_file: none
+
+TEST*/
