@@ -29,7 +29,7 @@ SRC_C   := $(wildcard src/*/*.c src/*/impls/*/*.c)
 SRC_CU  := $(if $(CUDAC),$(wildcard src/*/cuda/*.cu src/*/impls/*/cuda/*.cu),)
 OBJ     := $(SRC_C:%.c=$(BUILD)/obj/%.o) $(SRC_CU:%.cu=$(BUILD)/obj/%.o)
 HDRS    := $(wildcard include/*.h include/petscvpatch/private/*.h)
-EXAMPLES := $(patsubst %.c,$(BUILD)/%,$(wildcard tutorials/ex*.c))
+EXAMPLES := $(patsubst %.c,$(BUILD)/%,$(wildcard tutorials/ex*.c) $(wildcard bench/bench_*.c))
 TESTS    := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/test_*.c))
 LINK_VP  := -L$(CURDIR)/lib -Wl,-rpath,$(CURDIR)/lib -lpetscvpatch $(PETSC_WITH_EXTERNAL_LIB) -llapacke
 RUNNER   := python3 tests/runtests.py --build $(BUILD) --mpiexec "$(MPIEXEC)" --petsc-dir $(PETSC_DIR) --petsc-arch "$(PETSC_ARCH)"

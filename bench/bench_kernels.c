@@ -1,0 +1,108 @@
+static char help[] = "Kernel throughput of petsc-vpatch: MatMult of the matrix-free Laplacian and one smoothing step of\n\
+PCVPATCH (forward sweep, PCApply), for -dim and each degree of -degrees, on a mesh of about -dofs unknowns.\n\
+Timing: warm-up runs, then -repeats runs each between device synchronizations (wall clock), the median reported.\n\
+Prints one JSON line per measurement and a markdown table.\n\n";
+
+#include <petscvpatch.h>
+#include <petscdevice.h>
+
+static int CmpReal(const void *a, const void *b)
+{
+  PetscReal x = *(const PetscReal *)a, y = *(const PetscReal *)b;
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+static PetscErrorCode Sync(PetscBool device)
+{
+  PetscDeviceContext dctx;
+
+  PetscFunctionBeginUser;
+  if (!device) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  PetscCall(PetscDeviceContextSynchronize(dctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt    dim = 3, degrees[10] = {1, 2, 3, 4, 5, 6, 7, 8}, ndeg = 8, repeats = 10, warmup = 3;
+  PetscReal   dofs     = 6.4e7;
+  char        gpu[256] = "unknown", commit[64] = "unknown";
+  PetscRandom rnd;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscVPatchInitializePackage());
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
+  if (dim == 2) {
+    ndeg = 10;
+    for (PetscInt i = 0; i < 10; i++) degrees[i] = i + 1;
+  }
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-degrees", degrees, &ndeg, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-dofs", &dofs, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-repeats", &repeats, NULL));
+  PetscCheck(repeats >= 1 && repeats <= 100, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-repeats must be in 1..100");
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-gpu_name", gpu, sizeof(gpu), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-commit", commit, sizeof(commit), NULL));
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "| d | k | cells/dir | DoF | MatMult ms | MatMult GDoF/s | smooth ms | smooth GDoF/s |\n|---|---|---|---|---|---|---|---|\n"));
+  for (PetscInt i = 0; i < ndeg; i++) {
+    PetscInt  k = degrees[i], n = (PetscInt)(PetscPowReal(dofs, 1.0 / dim) / k), cells[3] = {n, n, n}, N;
+    DM        dm;
+    Mat       A;
+    PC        pc;
+    Vec       x, y;
+    PetscReal tm[100], ts[100], t0, t1, mm, ms;
+    VecType   vt;
+    PetscBool device;
+
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, dim, cells, k, NULL, NULL, &dm));
+    PetscCall(PetscOptionsSetValue(NULL, "-dm_qbox_coordinates", "0"));
+    PetscCall(DMSetFromOptions(dm));
+    PetscCall(DMSetUp(dm));
+    PetscCall(DMCreateMatrix(dm, &A));
+    PetscCall(DMCreateGlobalVector(dm, &x));
+    PetscCall(VecDuplicate(x, &y));
+    PetscCall(VecGetSize(x, &N));
+    PetscCall(VecGetType(x, &vt));
+    PetscCall(PetscStrbeginswith(vt, "seqcuda", &device));
+    if (!device) PetscCall(PetscStrbeginswith(vt, "mpicuda", &device));
+    PetscCall(VecSetRandom(x, rnd));
+    PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
+    PetscCall(PCSetType(pc, PCVPATCH));
+    PetscCall(PCSetOperators(pc, A, A));
+    PetscCall(PCSetDM(pc, dm));
+    PetscCall(PCSetFromOptions(pc));
+    PetscCall(PCSetUp(pc));
+    for (PetscInt r = 0; r < warmup + repeats; r++) {
+      PetscCall(Sync(device));
+      PetscCall(PetscTime(&t0));
+      PetscCall(MatMult(A, x, y));
+      PetscCall(Sync(device));
+      PetscCall(PetscTime(&t1));
+      if (r >= warmup) tm[r - warmup] = t1 - t0;
+      PetscCall(PetscTime(&t0));
+      PetscCall(PCApply(pc, x, y));
+      PetscCall(Sync(device));
+      PetscCall(PetscTime(&t1));
+      if (r >= warmup) ts[r - warmup] = t1 - t0;
+    }
+    qsort(tm, (size_t)repeats, sizeof(PetscReal), CmpReal);
+    qsort(ts, (size_t)repeats, sizeof(PetscReal), CmpReal);
+    mm = tm[repeats / 2];
+    ms = ts[repeats / 2];
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "{\"commit\": \"%s\", \"gpu\": \"%s\", \"d\": %" PetscInt_FMT ", \"k\": %" PetscInt_FMT ", \"cells\": %" PetscInt_FMT ", \"dof\": %" PetscInt_FMT
+                          ", \"vectype\": \"%s\", \"matmult_s\": %.6e, \"smooth_s\": %.6e, \"repeats\": %" PetscInt_FMT "}\n",
+                          commit, gpu, dim, k, n, N, vt, (double)mm, (double)ms, repeats));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "| %" PetscInt_FMT " | %" PetscInt_FMT " | %" PetscInt_FMT " | %.3g M | %.3f | %.2f | %.3f | %.2f |\n", dim, k, n, N / 1e6, 1e3 * mm, N / mm / 1e9, 1e3 * ms, N / ms / 1e9));
+    PetscCall(PCDestroy(&pc));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+    PetscCall(MatDestroy(&A));
+    PetscCall(DMDestroy(&dm));
+  }
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(PetscFinalize());
+  return 0;
+}
