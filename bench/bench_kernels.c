@@ -38,7 +38,12 @@ int main(int argc, char **argv)
     ndeg = 10;
     for (PetscInt i = 0; i < 10; i++) degrees[i] = i + 1;
   }
-  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-degrees", degrees, &ndeg, NULL));
+  { /* PetscOptionsGetIntArray() sets the count to 0 when the option is absent: keep the defaults then */
+    PetscInt  n = 10;
+    PetscBool set;
+    PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-degrees", degrees, &n, &set));
+    if (set) ndeg = n;
+  }
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-dofs", &dofs, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-repeats", &repeats, NULL));
   PetscCheck(repeats >= 1 && repeats <= 100, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-repeats must be in 1..100");

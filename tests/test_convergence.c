@@ -97,14 +97,19 @@ static PetscErrorCode Solve(PetscInt dim, PetscInt k, PetscInt n, PetscBool usee
 
 int main(int argc, char **argv)
 {
-  PetscInt  dim = 2, degrees[8] = {1, 2, 3, 4}, ndeg = 4, meshes[3] = {4, 8, 16}, nmesh = 3;
+  PetscInt  dim = 2, degrees[10] = {1, 2, 3, 4}, ndeg = 4, meshes[3] = {4, 8, 16}, nmesh = 3;
   PetscBool useexp = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscVPatchInitializePackage());
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
-  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-degrees", degrees, &ndeg, NULL));
+  { /* PetscOptionsGetIntArray() sets the count to 0 when the option is absent: keep the defaults then */
+    PetscInt  n = 10;
+    PetscBool set;
+    PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-degrees", degrees, &n, &set));
+    if (set) ndeg = n;
+  }
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", meshes, &nmesh, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-exp", &useexp, NULL));
   PetscCheck(nmesh == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-cells takes three mesh sizes, each twice the previous");

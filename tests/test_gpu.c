@@ -79,8 +79,13 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
   for (PetscInt i = 0; i < 10; i++) degrees[i] = i + 1;
   ndeg = dim == 2 ? 10 : 8;
-  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-degrees", degrees, &ndeg, NULL));
-  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", cells, &ncells, NULL));
+  { /* PetscOptionsGetIntArray() sets the count to 0 when the option is absent: keep the defaults then */
+    PetscInt  n = 10;
+    PetscBool set;
+    PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-degrees", degrees, &n, &set));
+    if (set) ndeg = n;
+  }
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", cells, &ncells, NULL)); /* absent: the defaults stay */
   PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
   PetscCall(PetscRandomSetFromOptions(rnd));
   for (PetscInt i = 0; i < ndeg; i++) {
@@ -183,6 +188,7 @@ int main(int argc, char **argv)
     PetscCall(DMDestroy(&dgc));
   }
   PetscCall(PetscRandomDestroy(&rnd));
+  PetscCheck(ndeg > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "No degree was checked: give -degrees with at least one value");
   PetscCall(PetscFinalize());
   return 0;
 }

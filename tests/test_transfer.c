@@ -75,8 +75,13 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
   for (PetscInt i = 0; i < 16; i++) degrees[i] = i + 1;
   ndeg = dim == 2 ? 10 : 8;
-  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-degrees", degrees, &ndeg, NULL));
-  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", cells, &ncells, NULL));
+  { /* PetscOptionsGetIntArray() sets the count to 0 when the option is absent: keep the defaults then */
+    PetscInt  n = 10;
+    PetscBool set;
+    PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-degrees", degrees, &n, &set));
+    if (set) ndeg = n;
+  }
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", cells, &ncells, NULL)); /* absent: the defaults stay */
   PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
   PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
   PetscCall(PetscRandomSetFromOptions(rnd));
@@ -170,6 +175,7 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(PetscRandomDestroy(&rself));
+  PetscCheck(ndeg > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "No degree was checked: give -degrees with at least one value");
   PetscCall(PetscFinalize());
   return 0;
 }
@@ -183,7 +189,7 @@ int main(int argc, char **argv)
 
   test:
     suffix: 3d
-    args: -dim 3 -cells 2,1,2
+    args: -dim 3 -cells 2,3,2
     output_file: none
 
   test:

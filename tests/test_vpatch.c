@@ -38,8 +38,13 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscVPatchInitializePackage());
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
-  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-degrees", degrees, &ndeg, NULL));
-  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", cells, &ncells, NULL));
+  { /* PetscOptionsGetIntArray() sets the count to 0 when the option is absent: keep the defaults then */
+    PetscInt  n = 10;
+    PetscBool set;
+    PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-degrees", degrees, &n, &set));
+    if (set) ndeg = n;
+  }
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", cells, &ncells, NULL)); /* absent: the defaults stay */
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-solve", &solve, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-dense", &dense, NULL));
   for (PetscInt i = 0; i < ndeg; i++) {
@@ -127,6 +132,7 @@ int main(int argc, char **argv)
     PetscCall(MatDestroy(&A));
     PetscCall(DMDestroy(&dm));
   }
+  PetscCheck(ndeg > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "No degree was checked: give -degrees with at least one value");
   PetscCall(PetscFinalize());
   return 0;
 }
