@@ -204,7 +204,7 @@ int main(int argc, char **argv)
   test:
     suffix: 3d
     requires: cuda
-    args: -dim 3 -cells 4,2,4
+    args: -dim 3 -cells 4,4,2
     output_file: none
 
   test:

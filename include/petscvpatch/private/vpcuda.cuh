@@ -10,26 +10,35 @@
 #include <petscdevice_cuda.h>
 #include <petscvpatch/private/vpkernels.h>
 
-/* out = A along direction DIR of in (extents I0 x I1 x I2); A is M x I_DIR (row-major), or its
-   transpose when TRANS (A stored I_DIR x M). The caller synchronizes. */
-template <int I0, int I1, int I2, int DIR, int M, bool TRANS>
+/* out = A along direction DIR of in (extents I0 x I1 x I2), for NB tensors stored one after the other
+   (several cells or patches per thread block); A is M x I_DIR (row-major), or its transpose when TRANS
+   (A stored I_DIR x M). Linear thread indexing over all NB outputs. The caller synchronizes. */
+template <int I0, int I1, int I2, int DIR, int M, bool TRANS, int NB = 1>
 __device__ __forceinline__ void VPDContract(const PetscReal *__restrict__ A, const PetscScalar *__restrict__ in, PetscScalar *__restrict__ out)
 {
   constexpr int E0 = DIR == 0 ? M : I0, E1 = DIR == 1 ? M : I1, E2 = DIR == 2 ? M : I2;
-  constexpr int ND = DIR == 0 ? I0 : (DIR == 1 ? I1 : I2);
-  for (int o = threadIdx.x; o < E0 * E1 * E2; o += blockDim.x) {
-    const int   i0 = o % E0, i1 = (o / E0) % E1, i2 = o / (E0 * E1);
-    const int   i  = DIR == 0 ? i0 : (DIR == 1 ? i1 : i2);
-    PetscScalar s  = 0;
+  constexpr int ND = DIR == 0 ? I0 : (DIR == 1 ? I1 : I2), EO = E0 * E1 * E2, EI = I0 * I1 * I2;
+  for (int t = threadIdx.x; t < NB * EO; t += blockDim.x) {
+    const int          b = t / EO, o = t - b * EO;
+    const int          i0 = o % E0, i1 = (o / E0) % E1, i2 = o / (E0 * E1);
+    const int          i  = DIR == 0 ? i0 : (DIR == 1 ? i1 : i2);
+    const PetscScalar *ib = in + b * EI;
+    PetscScalar        s  = 0;
 #pragma unroll
     for (int j = 0; j < ND; j++) {
       const PetscReal a   = TRANS ? A[j * M + i] : A[i * ND + j];
       const int       idx = DIR == 0 ? (i2 * I1 + i1) * I0 + j : (DIR == 1 ? (i2 * I1 + j) * I0 + i0 : (j * I1 + i1) * I0 + i0);
-      s += a * in[idx];
+      s += a * ib[idx];
     }
-    out[o] = s;
+    out[t] = s;
   }
 }
+
+/* tensors of NT entries per thread block: enough to give a block about 128 threads of work */
+template <int NT>
+struct VPBatch {
+  static constexpr int value = NT >= 128 ? 1 : 128 / NT;
+};
 
 __device__ __forceinline__ bool VPDIsBoundary(const VPGrid &g, int px, int py, int pz)
 {

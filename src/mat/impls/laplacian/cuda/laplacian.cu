@@ -6,45 +6,60 @@
 */
 #include <petscvpatch/private/vpcuda.cuh>
 
-template <int DIM, int K>
-__global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, const PetscReal *__restrict__ d_mats, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+/* owned cell number c -> cell coordinates */
+__device__ __forceinline__ void VPDCell(const VPGrid &g, int c, int &cx, int &cy, int &cz)
 {
-  constexpr int N = K + 1, NZ = DIM == 3 ? N : 1, NT = N * N * NZ;
+  cx = g.cs[0] + c % g.cm[0];
+  cy = g.cs[1] + (c / g.cm[0]) % g.cm[1];
+  cz = g.dim == 3 ? g.cs[2] + c / (g.cm[0] * g.cm[1]) : 0;
+}
+
+template <int DIM, int K>
+__global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, int ncells, const PetscReal *__restrict__ d_mats, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+{
+  constexpr int N = K + 1, NZ = DIM == 3 ? N : 1, NT = N * N * NZ, NB = VPBatch<NT>::value, NBT = NB * NT;
   __shared__ PetscReal   mats[6 * N * N];
-  __shared__ PetscScalar A[NT], B[NT], C[NT], D[NT];
-  const int              cell = blockIdx.x;
-  const int              cx = g.cs[0] + cell % g.cm[0], cy = g.cs[1] + (cell / g.cm[0]) % g.cm[1], cz = DIM == 3 ? g.cs[2] + cell / (g.cm[0] * g.cm[1]) : 0;
+  __shared__ PetscScalar A[NBT], B[NBT], C[NBT], D[NBT];
 
   for (int i = threadIdx.x; i < 2 * DIM * N * N; i += blockDim.x) mats[i] = d_mats[i];
-  for (int e = threadIdx.x; e < NT; e += blockDim.x) {
+  for (int t = threadIdx.x; t < NBT; t += blockDim.x) {
+    const int b = t / NT, e = t - b * NT, c = blockIdx.x * NB + b;
+    int       cx, cy, cz;
+    A[t] = 0.0;
+    if (c >= ncells) continue;
+    VPDCell(g, c, cx, cy, cz);
     const int px = cx * K + e % N, py = cy * K + (e / N) % N, pz = DIM == 3 ? cz * K + e / (N * N) : 0;
-    A[e]         = VPDIsBoundary(g, px, py, pz) ? 0.0 : x[VPDLocalIndex(g, px, py, pz)];
+    if (!VPDIsBoundary(g, px, py, pz)) A[t] = x[VPDLocalIndex(g, px, py, pz)];
   }
   __syncthreads();
   const PetscReal *M0 = mats, *K0 = mats + N * N, *M1 = mats + 2 * N * N, *K1 = mats + 3 * N * N, *M2 = mats + 4 * N * N, *K2 = mats + 5 * N * N;
-  VPDContract<N, N, NZ, 0, N, false>(M0, A, B); /* B = M_x u */
-  VPDContract<N, N, NZ, 0, N, false>(K0, A, C); /* C = K_x u */
+  VPDContract<N, N, NZ, 0, N, false, NB>(M0, A, B); /* B = M_x u */
+  VPDContract<N, N, NZ, 0, N, false, NB>(K0, A, C); /* C = K_x u */
   __syncthreads();
   if (DIM == 2) {
-    VPDContract<N, N, NZ, 1, N, false>(K1, B, D); /* K_y M_x u */
-    VPDContract<N, N, NZ, 1, N, false>(M1, C, A); /* M_y K_x u */
+    VPDContract<N, N, NZ, 1, N, false, NB>(K1, B, D); /* K_y M_x u */
+    VPDContract<N, N, NZ, 1, N, false, NB>(M1, C, A); /* M_y K_x u */
     __syncthreads();
-    for (int e = threadIdx.x; e < NT; e += blockDim.x) B[e] = D[e] + A[e];
+    for (int t = threadIdx.x; t < NBT; t += blockDim.x) B[t] = D[t] + A[t];
   } else {
-    VPDContract<N, N, NZ, 1, N, false>(M1, C, D); /* M_y K_x u */
-    VPDContract<N, N, NZ, 1, N, false>(K1, B, A); /* A = K_y M_x u (u no longer needed) */
+    VPDContract<N, N, NZ, 1, N, false, NB>(M1, C, D); /* M_y K_x u */
+    VPDContract<N, N, NZ, 1, N, false, NB>(K1, B, A); /* K_y M_x u (u is no longer needed) */
     __syncthreads();
-    for (int e = threadIdx.x; e < NT; e += blockDim.x) D[e] += A[e];
-    VPDContract<N, N, NZ, 1, N, false>(M1, B, C); /* C = M_y M_x u */
+    for (int t = threadIdx.x; t < NBT; t += blockDim.x) D[t] += A[t];
+    VPDContract<N, N, NZ, 1, N, false, NB>(M1, B, C); /* M_y M_x u */
     __syncthreads();
-    VPDContract<N, N, NZ, 2, N, false>(M2, D, A); /* M_z (M_y K_x + K_y M_x) u */
-    VPDContract<N, N, NZ, 2, N, false>(K2, C, B); /* K_z M_y M_x u */
+    VPDContract<N, N, NZ, 2, N, false, NB>(M2, D, A); /* M_z (M_y K_x + K_y M_x) u */
+    VPDContract<N, N, NZ, 2, N, false, NB>(K2, C, B); /* K_z M_y M_x u */
     __syncthreads();
-    for (int e = threadIdx.x; e < NT; e += blockDim.x) B[e] += A[e];
+    for (int t = threadIdx.x; t < NBT; t += blockDim.x) B[t] += A[t];
   }
-  for (int e = threadIdx.x; e < NT; e += blockDim.x) {
+  for (int t = threadIdx.x; t < NBT; t += blockDim.x) {
+    const int b = t / NT, e = t - b * NT, c = blockIdx.x * NB + b;
+    int       cx, cy, cz;
+    if (c >= ncells) continue;
+    VPDCell(g, c, cx, cy, cz);
     const int px = cx * K + e % N, py = cy * K + (e / N) % N, pz = DIM == 3 ? cz * K + e / (N * N) : 0;
-    if (!VPDIsBoundary(g, px, py, pz)) atomicAdd(&y[VPDLocalIndex(g, px, py, pz)], B[e]);
+    if (!VPDIsBoundary(g, px, py, pz)) atomicAdd(&y[VPDLocalIndex(g, px, py, pz)], B[t]);
   }
 }
 
@@ -74,12 +89,13 @@ template <int DIM, int K>
 struct VPLapApply {
   static PetscErrorCode run(const VPGrid *g, const PetscReal *d_mats, const PetscScalar *x, PetscScalar *y)
   {
-    constexpr int N = K + 1, NT = N * N * (DIM == 3 ? N : 1);
-    cudaStream_t stream;
+    constexpr int N = K + 1, NT = N * N * (DIM == 3 ? N : 1), NB = VPBatch<NT>::value;
+    const int     nc = VPCells(g);
+    cudaStream_t  stream;
     PetscFunctionBegin;
     PetscCall(VPGetStream(&stream));
-    if (VPCells(g)) {
-      VPLapApplyKernel<DIM, K><<<VPCells(g), VPThreads(NT), 0, stream>>>(*g, d_mats, x, y);
+    if (nc) {
+      VPLapApplyKernel<DIM, K><<<(nc + NB - 1) / NB, VPThreads(NB * NT), 0, stream>>>(*g, nc, d_mats, x, y);
       PetscCallCUDA(cudaGetLastError());
     }
     PetscFunctionReturn(PETSC_SUCCESS);

@@ -13,62 +13,73 @@ __device__ __forceinline__ PetscReal VPDFineWeight(const VPGrid &gc, int d, int 
 }
 
 template <int DIM, int K, bool RESTRICT>
-__global__ void VPTransferKernel(VPGrid gc, VPGrid gf, const PetscReal *__restrict__ d_P, bool homogeneous, const PetscScalar *__restrict__ in, PetscScalar *__restrict__ out)
+__global__ void VPTransferKernel(VPGrid gc, VPGrid gf, int ncells, const PetscReal *__restrict__ d_P, bool homogeneous, const PetscScalar *__restrict__ in, PetscScalar *__restrict__ out)
 {
   constexpr int N = K + 1, NF = 2 * K + 1, NZ = DIM == 3 ? N : 1, NFZ = DIM == 3 ? NF : 1;
-  constexpr int NC = N * N * NZ, NFT = NF * NF * NFZ;
-  extern __shared__ PetscScalar smem[]; /* P (NF x N), then three tensors of NF^d */
+  constexpr int NC = N * N * NZ, NFT = NF * NF * NFZ, NB = VPBatch<NFT>::value;
+  extern __shared__ PetscScalar smem[]; /* P (NF x N), then three buffers of NB tensors of NF^d */
   PetscReal             *P = (PetscReal *)smem;
-  PetscScalar           *U = smem + NF * N, *T1 = U + NFT, *T2 = T1 + NFT;
-  const int              cell = blockIdx.x;
-  const int              cx = gc.cs[0] + cell % gc.cm[0], cy = gc.cs[1] + (cell / gc.cm[0]) % gc.cm[1], cz = DIM == 3 ? gc.cs[2] + cell / (gc.cm[0] * gc.cm[1]) : 0;
+  PetscScalar           *U = smem + NF * N, *T1 = U + NB * NFT, *T2 = T1 + NB * NFT;
 
   for (int i = threadIdx.x; i < NF * N; i += blockDim.x) P[i] = d_P[i];
   if (!RESTRICT) {
-    for (int e = threadIdx.x; e < NC; e += blockDim.x) {
+    for (int t = threadIdx.x; t < NB * NC; t += blockDim.x) {
+      const int b = t / NC, e = t - b * NC, c = blockIdx.x * NB + b;
+      U[t] = 0.0;
+      if (c >= ncells) continue;
+      const int cx = gc.cs[0] + c % gc.cm[0], cy = gc.cs[1] + (c / gc.cm[0]) % gc.cm[1], cz = DIM == 3 ? gc.cs[2] + c / (gc.cm[0] * gc.cm[1]) : 0;
       const int px = cx * K + e % N, py = cy * K + (e / N) % N, pz = DIM == 3 ? cz * K + e / (N * N) : 0;
-      U[e]         = homogeneous && VPDIsBoundary(gc, px, py, pz) ? 0.0 : in[VPDLocalIndex(gc, px, py, pz)];
+      if (!(homogeneous && VPDIsBoundary(gc, px, py, pz))) U[t] = in[VPDLocalIndex(gc, px, py, pz)];
     }
     __syncthreads();
-    VPDContract<N, N, NZ, 0, NF, false>(P, U, T1);
+    VPDContract<N, N, NZ, 0, NF, false, NB>(P, U, T1);
     __syncthreads();
-    VPDContract<NF, N, NZ, 1, NF, false>(P, T1, T2);
+    VPDContract<NF, N, NZ, 1, NF, false, NB>(P, T1, T2);
     __syncthreads();
     PetscScalar *R = T2;
     if (DIM == 3) {
-      VPDContract<NF, NF, NZ, 2, NF, false>(P, T2, U);
+      VPDContract<NF, NF, NZ, 2, NF, false, NB>(P, T2, U);
       __syncthreads();
       R = U;
     }
-    for (int e = threadIdx.x; e < NFT; e += blockDim.x) {
+    for (int t = threadIdx.x; t < NB * NFT; t += blockDim.x) {
+      const int b = t / NFT, e = t - b * NFT, c = blockIdx.x * NB + b;
+      if (c >= ncells) continue;
+      const int cx = gc.cs[0] + c % gc.cm[0], cy = gc.cs[1] + (c / gc.cm[0]) % gc.cm[1], cz = DIM == 3 ? gc.cs[2] + c / (gc.cm[0] * gc.cm[1]) : 0;
       const int fx = e % NF, fy = (e / NF) % NF, fz = e / (NF * NF);
       const int px = 2 * cx * K + fx, py = 2 * cy * K + fy, pz = DIM == 3 ? 2 * cz * K + fz : 0;
       if (homogeneous && VPDIsBoundary(gf, px, py, pz)) continue;
       const PetscReal w = VPDFineWeight(gc, 0, cx, fx) * VPDFineWeight(gc, 1, cy, fy) * (DIM == 3 ? VPDFineWeight(gc, 2, cz, fz) : 1.0);
-      atomicAdd(&out[VPDLocalIndex(gf, px, py, pz)], w * R[e]);
+      atomicAdd(&out[VPDLocalIndex(gf, px, py, pz)], w * R[t]);
     }
   } else {
-    for (int e = threadIdx.x; e < NFT; e += blockDim.x) {
+    for (int t = threadIdx.x; t < NB * NFT; t += blockDim.x) {
+      const int b = t / NFT, e = t - b * NFT, c = blockIdx.x * NB + b;
+      U[t] = 0.0;
+      if (c >= ncells) continue;
+      const int cx = gc.cs[0] + c % gc.cm[0], cy = gc.cs[1] + (c / gc.cm[0]) % gc.cm[1], cz = DIM == 3 ? gc.cs[2] + c / (gc.cm[0] * gc.cm[1]) : 0;
       const int fx = e % NF, fy = (e / NF) % NF, fz = e / (NF * NF);
       const int px = 2 * cx * K + fx, py = 2 * cy * K + fy, pz = DIM == 3 ? 2 * cz * K + fz : 0;
-      if (homogeneous && VPDIsBoundary(gf, px, py, pz)) U[e] = 0.0;
-      else U[e] = VPDFineWeight(gc, 0, cx, fx) * VPDFineWeight(gc, 1, cy, fy) * (DIM == 3 ? VPDFineWeight(gc, 2, cz, fz) : 1.0) * in[VPDLocalIndex(gf, px, py, pz)];
+      if (!(homogeneous && VPDIsBoundary(gf, px, py, pz))) U[t] = VPDFineWeight(gc, 0, cx, fx) * VPDFineWeight(gc, 1, cy, fy) * (DIM == 3 ? VPDFineWeight(gc, 2, cz, fz) : 1.0) * in[VPDLocalIndex(gf, px, py, pz)];
     }
     __syncthreads();
-    VPDContract<NF, NF, NFZ, 0, N, true>(P, U, T1);
+    VPDContract<NF, NF, NFZ, 0, N, true, NB>(P, U, T1);
     __syncthreads();
-    VPDContract<N, NF, NFZ, 1, N, true>(P, T1, T2);
+    VPDContract<N, NF, NFZ, 1, N, true, NB>(P, T1, T2);
     __syncthreads();
     PetscScalar *R = T2;
     if (DIM == 3) {
-      VPDContract<N, N, NFZ, 2, N, true>(P, T2, U);
+      VPDContract<N, N, NFZ, 2, N, true, NB>(P, T2, U);
       __syncthreads();
       R = U;
     }
-    for (int e = threadIdx.x; e < NC; e += blockDim.x) {
+    for (int t = threadIdx.x; t < NB * NC; t += blockDim.x) {
+      const int b = t / NC, e = t - b * NC, c = blockIdx.x * NB + b;
+      if (c >= ncells) continue;
+      const int cx = gc.cs[0] + c % gc.cm[0], cy = gc.cs[1] + (c / gc.cm[0]) % gc.cm[1], cz = DIM == 3 ? gc.cs[2] + c / (gc.cm[0] * gc.cm[1]) : 0;
       const int px = cx * K + e % N, py = cy * K + (e / N) % N, pz = DIM == 3 ? cz * K + e / (N * N) : 0;
       if (homogeneous && VPDIsBoundary(gc, px, py, pz)) continue;
-      atomicAdd(&out[VPDLocalIndex(gc, px, py, pz)], R[e]);
+      atomicAdd(&out[VPDLocalIndex(gc, px, py, pz)], R[t]);
     }
   }
 }
@@ -77,19 +88,19 @@ template <int DIM, int K>
 struct VPTransfer {
   static PetscErrorCode run(const VPGrid *gc, const VPGrid *gf, const PetscReal *d_P, PetscBool homogeneous, PetscBool restrict_, const PetscScalar *in, PetscScalar *out)
   {
-    constexpr int NF = 2 * K + 1, NFT = NF * NF * (DIM == 3 ? NF : 1);
+    constexpr int NF = 2 * K + 1, NFT = NF * NF * (DIM == 3 ? NF : 1), NB = VPBatch<NFT>::value;
     const int     ncells = gc->cm[0] * gc->cm[1] * (DIM == 3 ? gc->cm[2] : 1);
-    const size_t  shmem  = sizeof(PetscScalar) * (NF * (K + 1) + 3 * NFT);
+    const size_t  shmem  = sizeof(PetscScalar) * (NF * (K + 1) + 3 * NB * NFT);
     cudaStream_t  stream;
     PetscFunctionBegin;
     PetscCall(VPGetStream(&stream));
     if (ncells) {
       if (restrict_) {
         PetscCallCUDA(cudaFuncSetAttribute(VPTransferKernel<DIM, K, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-        VPTransferKernel<DIM, K, true><<<ncells, VPThreads(NFT), shmem, stream>>>(*gc, *gf, d_P, homogeneous ? true : false, in, out);
+        VPTransferKernel<DIM, K, true><<<(ncells + NB - 1) / NB, VPThreads(NB * NFT), shmem, stream>>>(*gc, *gf, ncells, d_P, homogeneous ? true : false, in, out);
       } else {
         PetscCallCUDA(cudaFuncSetAttribute(VPTransferKernel<DIM, K, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-        VPTransferKernel<DIM, K, false><<<ncells, VPThreads(NFT), shmem, stream>>>(*gc, *gf, d_P, homogeneous ? true : false, in, out);
+        VPTransferKernel<DIM, K, false><<<(ncells + NB - 1) / NB, VPThreads(NB * NFT), shmem, stream>>>(*gc, *gf, ncells, d_P, homogeneous ? true : false, in, out);
       }
       PetscCallCUDA(cudaGetLastError());
     }

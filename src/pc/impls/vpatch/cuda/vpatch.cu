@@ -15,89 +15,107 @@ static inline int VPDOpSize(int k)
   return DIM * (2 * np * np + ni * ni + ni);
 }
 
-template <int DIM, int K>
-__global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *__restrict__ d_op, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ d)
+/* patch number p of this color -> vertex coordinates */
+__device__ __forceinline__ void VPDVertex(int p, int vlo0, int vlo1, int vlo2, int nv0, int nv1, int &vx, int &vy, int &vz)
 {
-  constexpr int    NP = 2 * K + 1, NI = 2 * K - 1, NPZ = DIM == 3 ? NP : 1, NIZ = DIM == 3 ? NI : 1;
-  constexpr int    NPT = NP * NP * NPZ, NIT = NI * NI * NIZ, OPN = DIM * (2 * NP * NP + NI * NI + NI);
-  extern __shared__ PetscScalar smem[];
-  PetscReal       *op = (PetscReal *)smem;
-  PetscScalar     *A = smem + OPN, *B = A + NPT, *C = B + NPT, *D = C + NPT;
-  const int        j0 = blockIdx.x % nv0, j1 = (blockIdx.x / nv0) % nv1, j2 = blockIdx.x / (nv0 * nv1);
-  const int        vx = vlo0 + 2 * j0, vy = vlo1 + 2 * j1, vz = DIM == 3 ? vlo2 + 2 * j2 : 0;
+  vx = vlo0 + 2 * (p % nv0);
+  vy = vlo1 + 2 * ((p / nv0) % nv1);
+  vz = vlo2 + 2 * (p / (nv0 * nv1));
+}
+
+template <int DIM, int K>
+__global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *__restrict__ d_op, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ d)
+{
+  constexpr int     NP = 2 * K + 1, NI = 2 * K - 1, NPZ = DIM == 3 ? NP : 1, NIZ = DIM == 3 ? NI : 1;
+  constexpr int     NPT = NP * NP * NPZ, NIT = NI * NI * NIZ, OPN = DIM * (2 * NP * NP + NI * NI + NI), NB = VPBatch<NPT>::value;
+  extern __shared__ PetscScalar smem[]; /* the patch operator, then four buffers of NB patch tensors */
+  PetscReal        *op = (PetscReal *)smem;
+  PetscScalar      *A = smem + OPN, *B = A + NB * NPT, *C = B + NB * NPT, *D = C + NB * NPT;
+  int               vx, vy, vz;
 
   for (int i = threadIdx.x; i < OPN; i += blockDim.x) op[i] = d_op[i];
-  for (int e = threadIdx.x; e < NPT; e += blockDim.x) {
+  for (int t = threadIdx.x; t < NB * NPT; t += blockDim.x) {
+    const int q = t / NPT, e = t - q * NPT, p = blockIdx.x * NB + q;
+    A[t] = 0.0;
+    if (p >= npatch) continue;
+    VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
     const int px = vx * K - K + e % NP, py = vy * K - K + (e / NP) % NP, pz = DIM == 3 ? vz * K - K + e / (NP * NP) : 0;
-    A[e]         = VPDIsBoundary(g, px, py, pz) ? 0.0 : x[VPDLocalIndex(g, px, py, pz)];
+    if (!VPDIsBoundary(g, px, py, pz)) A[t] = x[VPDLocalIndex(g, px, py, pz)];
   }
   __syncthreads();
   const PetscReal *Mp0 = op, *Kp0 = op + NP * NP, *Mp1 = op + 2 * NP * NP, *Kp1 = op + 3 * NP * NP, *Mp2 = op + 4 * NP * NP, *Kp2 = op + 5 * NP * NP;
   const PetscReal *S0 = op + DIM * 2 * NP * NP, *S1 = S0 + NI * NI, *S2 = S1 + NI * NI;
   const PetscReal *L0 = op + DIM * (2 * NP * NP + NI * NI), *L1 = L0 + NI, *L2 = L1 + NI;
-  /* v = A_patch x over the whole patch; the result ends in V (2D: B, 3D: B) plus W (2D: D, 3D: A) */
-  VPDContract<NP, NP, NPZ, 0, NP, false>(Mp0, A, B);
-  VPDContract<NP, NP, NPZ, 0, NP, false>(Kp0, A, C);
+  /* v = A_patch x over the whole patch, ending in B */
+  VPDContract<NP, NP, NPZ, 0, NP, false, NB>(Mp0, A, B);
+  VPDContract<NP, NP, NPZ, 0, NP, false, NB>(Kp0, A, C);
   __syncthreads();
   if (DIM == 2) {
-    VPDContract<NP, NP, NPZ, 1, NP, false>(Kp1, B, D);
-    VPDContract<NP, NP, NPZ, 1, NP, false>(Mp1, C, A);
+    VPDContract<NP, NP, NPZ, 1, NP, false, NB>(Kp1, B, D);
+    VPDContract<NP, NP, NPZ, 1, NP, false, NB>(Mp1, C, A);
     __syncthreads();
-    for (int e = threadIdx.x; e < NPT; e += blockDim.x) B[e] = D[e] + A[e];
+    for (int t = threadIdx.x; t < NB * NPT; t += blockDim.x) B[t] = D[t] + A[t];
   } else {
-    VPDContract<NP, NP, NPZ, 1, NP, false>(Mp1, C, D);
-    VPDContract<NP, NP, NPZ, 1, NP, false>(Kp1, B, A);
+    VPDContract<NP, NP, NPZ, 1, NP, false, NB>(Mp1, C, D);
+    VPDContract<NP, NP, NPZ, 1, NP, false, NB>(Kp1, B, A);
     __syncthreads();
-    for (int e = threadIdx.x; e < NPT; e += blockDim.x) D[e] += A[e];
-    VPDContract<NP, NP, NPZ, 1, NP, false>(Mp1, B, C);
+    for (int t = threadIdx.x; t < NB * NPT; t += blockDim.x) D[t] += A[t];
+    VPDContract<NP, NP, NPZ, 1, NP, false, NB>(Mp1, B, C);
     __syncthreads();
-    VPDContract<NP, NP, NPZ, 2, NP, false>(Mp2, D, A);
-    VPDContract<NP, NP, NPZ, 2, NP, false>(Kp2, C, B);
+    VPDContract<NP, NP, NPZ, 2, NP, false, NB>(Mp2, D, A);
+    VPDContract<NP, NP, NPZ, 2, NP, false, NB>(Kp2, C, B);
     __syncthreads();
-    for (int e = threadIdx.x; e < NPT; e += blockDim.x) B[e] += A[e];
+    for (int t = threadIdx.x; t < NB * NPT; t += blockDim.x) B[t] += A[t];
   }
   __syncthreads();
   /* localized residual on the interior, linear indexing over the (2k-1)^d unknowns: C = b_I - v_I */
-  for (int e = threadIdx.x; e < NIT; e += blockDim.x) {
+  for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
+    const int q = t / NIT, e = t - q * NIT, p = blockIdx.x * NB + q;
+    C[t] = 0.0;
+    if (p >= npatch) continue;
+    VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
     const int ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
     const int px = vx * K - K + 1 + ix, py = vy * K - K + 1 + iy, pz = DIM == 3 ? vz * K - K + 1 + iz : 0;
-    C[e]         = b[VPDLocalIndex(g, px, py, pz)] - B[((DIM == 3 ? iz + 1 : 0) * NP + iy + 1) * NP + ix + 1];
+    C[t]         = b[VPDLocalIndex(g, px, py, pz)] - B[q * NPT + ((DIM == 3 ? iz + 1 : 0) * NP + iy + 1) * NP + ix + 1];
   }
   __syncthreads();
   /* fast diagonalization: u = S diag(1/(sum lam)) S^T r */
-  VPDContract<NI, NI, NIZ, 0, NI, true>(S0, C, A);
+  VPDContract<NI, NI, NIZ, 0, NI, true, NB>(S0, C, A);
   __syncthreads();
-  VPDContract<NI, NI, NIZ, 1, NI, true>(S1, A, B);
+  VPDContract<NI, NI, NIZ, 1, NI, true, NB>(S1, A, B);
   __syncthreads();
   PetscScalar *T = B, *U = A;
   if (DIM == 3) {
-    VPDContract<NI, NI, NIZ, 2, NI, true>(S2, B, A);
+    VPDContract<NI, NI, NIZ, 2, NI, true, NB>(S2, B, A);
     __syncthreads();
     T = A;
     U = B;
   }
-  for (int e = threadIdx.x; e < NIT; e += blockDim.x) {
-    const int ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
-    T[e] /= L0[ix] + L1[iy] + (DIM == 3 ? L2[iz] : 0.0);
+  for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
+    const int e = t % NIT, ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
+    T[t] /= L0[ix] + L1[iy] + (DIM == 3 ? L2[iz] : 0.0);
   }
   __syncthreads();
   if (DIM == 3) {
-    VPDContract<NI, NI, NIZ, 2, NI, false>(S2, T, U);
+    VPDContract<NI, NI, NIZ, 2, NI, false, NB>(S2, T, U);
     __syncthreads();
-    VPDContract<NI, NI, NIZ, 1, NI, false>(S1, U, T);
+    VPDContract<NI, NI, NIZ, 1, NI, false, NB>(S1, U, T);
     __syncthreads();
-    VPDContract<NI, NI, NIZ, 0, NI, false>(S0, T, U);
+    VPDContract<NI, NI, NIZ, 0, NI, false, NB>(S0, T, U);
   } else {
-    VPDContract<NI, NI, NIZ, 1, NI, false>(S1, T, U);
+    VPDContract<NI, NI, NIZ, 1, NI, false, NB>(S1, T, U);
     __syncthreads();
-    VPDContract<NI, NI, NIZ, 0, NI, false>(S0, U, T);
+    VPDContract<NI, NI, NIZ, 0, NI, false, NB>(S0, U, T);
     U = T;
   }
   __syncthreads();
-  for (int e = threadIdx.x; e < NIT; e += blockDim.x) {
+  for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
+    const int q = t / NIT, e = t - q * NIT, p = blockIdx.x * NB + q;
+    if (p >= npatch) continue;
+    VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
     const int ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
     const int px = vx * K - K + 1 + ix, py = vy * K - K + 1 + iy, pz = DIM == 3 ? vz * K - K + 1 + iz : 0;
-    d[VPDLocalIndex(g, px, py, pz)] += U[e];
+    d[VPDLocalIndex(g, px, py, pz)] += U[t];
   }
 }
 
@@ -105,9 +123,9 @@ template <int DIM, int K>
 struct VPPatchSmooth {
   static PetscErrorCode run(const VPGrid *g, const PetscReal *d_op, PetscInt color, const PetscScalar *b, const PetscScalar *x, PetscScalar *d)
   {
-    constexpr int NP = 2 * K + 1, NPZ = DIM == 3 ? NP : 1, NPT = NP * NP * NPZ;
+    constexpr int NP = 2 * K + 1, NPZ = DIM == 3 ? NP : 1, NPT = NP * NP * NPZ, NB = VPBatch<NPT>::value;
     int           vlo[3] = {0, 0, 0}, nv[3] = {1, 1, 1};
-    size_t        shmem  = sizeof(PetscScalar) * (VPDOpSize<DIM>(K) + 4 * NPT);
+    size_t        shmem  = sizeof(PetscScalar) * (VPDOpSize<DIM>(K) + 4 * NB * NPT);
     cudaStream_t  stream;
 
     PetscFunctionBegin;
@@ -120,7 +138,8 @@ struct VPPatchSmooth {
     if (!nv[0] || !nv[1] || !nv[2]) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(VPGetStream(&stream));
     PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernel<DIM, K>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    VPPatchKernel<DIM, K><<<nv[0] * nv[1] * nv[2], VPThreads(NPT), shmem, stream>>>(*g, d_op, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d);
+    const int npatch = nv[0] * nv[1] * nv[2];
+    VPPatchKernel<DIM, K><<<(npatch + NB - 1) / NB, VPThreads(NB * NPT), shmem, stream>>>(*g, d_op, npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d);
     PetscCallCUDA(cudaGetLastError());
     PetscFunctionReturn(PETSC_SUCCESS);
   }
