@@ -1,5 +1,5 @@
 static char help[] = "Kernel throughput of petsc-vpatch: MatMult of the matrix-free Laplacian and one smoothing step of\n\
-PCVPATCH (forward sweep, PCApply), for -dim and each degree of -degrees, on a mesh of about -dofs unknowns.\n\
+PCVPATCH (forward sweep, PCApply) with each GPU kernel variant (global, separate, fused), for -dim and each degree of -degrees, on a mesh of about -dofs unknowns.\n\
 Timing: warm-up runs, then -repeats runs each between device synchronizations (wall clock), the median reported.\n\
 Prints one JSON line per measurement and a markdown table.\n\n";
 
@@ -50,14 +50,14 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetString(NULL, NULL, "-gpu_name", gpu, sizeof(gpu), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-commit", commit, sizeof(commit), NULL));
   PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "| d | k | cells/dir | DoF | MatMult ms | MatMult GDoF/s | smooth ms | smooth GDoF/s |\n|---|---|---|---|---|---|---|---|\n"));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "| d | k | cells/dir | DoF | MatMult ms | MatMult GDoF/s | smooth global ms | smooth separate ms | smooth fused ms | fused GDoF/s | fused vs global |\n|---|---|---|---|---|---|---|---|---|---|---|\n"));
   for (PetscInt i = 0; i < ndeg; i++) {
     PetscInt  k = degrees[i], n = (PetscInt)(PetscPowReal(dofs, 1.0 / dim) / k), cells[3] = {n, n, n}, N;
     DM        dm;
     Mat       A;
     PC        pc;
     Vec       x, y;
-    PetscReal tm[100], ts[100], t0, t1, mm, ms;
+    PetscReal tm[100], ts[100], t0, t1, mm, ms, msv[3];
     VecType   vt;
     PetscBool device;
 
@@ -73,35 +73,43 @@ int main(int argc, char **argv)
     PetscCall(PetscStrbeginswith(vt, "seqcuda", &device));
     if (!device) PetscCall(PetscStrbeginswith(vt, "mpicuda", &device));
     PetscCall(VecSetRandom(x, rnd));
-    PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
-    PetscCall(PCSetType(pc, PCVPATCH));
-    PetscCall(PCSetOperators(pc, A, A));
-    PetscCall(PCSetDM(pc, dm));
-    PetscCall(PCSetFromOptions(pc));
-    PetscCall(PCSetUp(pc));
-    for (PetscInt r = 0; r < warmup + repeats; r++) {
-      PetscCall(Sync(device));
-      PetscCall(PetscTime(&t0));
-      PetscCall(MatMult(A, x, y));
-      PetscCall(Sync(device));
-      PetscCall(PetscTime(&t1));
-      if (r >= warmup) tm[r - warmup] = t1 - t0;
-      PetscCall(PetscTime(&t0));
-      PetscCall(PCApply(pc, x, y));
-      PetscCall(Sync(device));
-      PetscCall(PetscTime(&t1));
-      if (r >= warmup) ts[r - warmup] = t1 - t0;
+    for (PetscInt kv = 0; kv < 3; kv++) { /* global, separate, fused */
+      PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
+      PetscCall(PCSetType(pc, PCVPATCH));
+      PetscCall(PCSetOperators(pc, A, A));
+      PetscCall(PCSetDM(pc, dm));
+      PetscCall(PCVPatchSetKernel(pc, (PCVPatchKernel)kv));
+      PetscCall(PCSetFromOptions(pc));
+      PetscCall(PCSetUp(pc));
+      for (PetscInt r = 0; r < warmup + repeats; r++) {
+        if (kv == 0) {
+          PetscCall(Sync(device));
+          PetscCall(PetscTime(&t0));
+          PetscCall(MatMult(A, x, y));
+          PetscCall(Sync(device));
+          PetscCall(PetscTime(&t1));
+          if (r >= warmup) tm[r - warmup] = t1 - t0;
+        }
+        PetscCall(Sync(device));
+        PetscCall(PetscTime(&t0));
+        PetscCall(PCApply(pc, x, y));
+        PetscCall(Sync(device));
+        PetscCall(PetscTime(&t1));
+        if (r >= warmup) ts[r - warmup] = t1 - t0;
+      }
+      qsort(ts, (size_t)repeats, sizeof(PetscReal), CmpReal);
+      msv[kv] = ts[repeats / 2];
+      PetscCall(PCDestroy(&pc));
     }
     qsort(tm, (size_t)repeats, sizeof(PetscReal), CmpReal);
-    qsort(ts, (size_t)repeats, sizeof(PetscReal), CmpReal);
     mm = tm[repeats / 2];
-    ms = ts[repeats / 2];
+    ms = msv[2];
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                           "{\"commit\": \"%s\", \"gpu\": \"%s\", \"d\": %" PetscInt_FMT ", \"k\": %" PetscInt_FMT ", \"cells\": %" PetscInt_FMT ", \"dof\": %" PetscInt_FMT
-                          ", \"vectype\": \"%s\", \"matmult_s\": %.6e, \"smooth_s\": %.6e, \"repeats\": %" PetscInt_FMT "}\n",
-                          commit, gpu, dim, k, n, N, vt, (double)mm, (double)ms, repeats));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "| %" PetscInt_FMT " | %" PetscInt_FMT " | %" PetscInt_FMT " | %.3g M | %.3f | %.2f | %.3f | %.2f |\n", dim, k, n, N / 1e6, 1e3 * mm, N / mm / 1e9, 1e3 * ms, N / ms / 1e9));
-    PetscCall(PCDestroy(&pc));
+                          ", \"vectype\": \"%s\", \"matmult_s\": %.6e, \"smooth_global_s\": %.6e, \"smooth_separate_s\": %.6e, \"smooth_fused_s\": %.6e, \"repeats\": %" PetscInt_FMT "}\n",
+                          commit, gpu, dim, k, n, N, vt, (double)mm, (double)msv[0], (double)msv[1], (double)msv[2], repeats));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "| %" PetscInt_FMT " | %" PetscInt_FMT " | %" PetscInt_FMT " | %.3g M | %.3f | %.2f | %.3f | %.3f | %.3f | %.2f | %.2fx |\n", dim, k, n, N / 1e6, 1e3 * mm, N / mm / 1e9, 1e3 * msv[0], 1e3 * msv[1],
+                          1e3 * ms, N / ms / 1e9, msv[0] / ms));
     PetscCall(VecDestroy(&x));
     PetscCall(VecDestroy(&y));
     PetscCall(MatDestroy(&A));

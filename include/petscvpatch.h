@@ -76,7 +76,27 @@ typedef enum {
 } PCVPatchLocalSolver;
 PETSC_EXTERN const char *const PCVPatchLocalSolvers[];
 
+/*E
+  PCVPatchKernel - the GPU kernel variant of `PCVPATCH` (the three designs of the main reference)
+
+  Values:
++ PC_VPATCH_KERNEL_GLOBAL   - per color, the residual by a global `MatMult()`, then a local-solve kernel
+. PC_VPATCH_KERNEL_SEPARATE - per color, a localized-residual kernel, then a local-solve kernel
+- PC_VPATCH_KERNEL_FUSED    - per color, one kernel: localized residual and local solve in shared memory (default)
+
+  Level: advanced
+
+.seealso: `PCVPATCH`, `PCVPatchSetKernel()`
+E*/
+typedef enum {
+  PC_VPATCH_KERNEL_GLOBAL,
+  PC_VPATCH_KERNEL_SEPARATE,
+  PC_VPATCH_KERNEL_FUSED
+} PCVPatchKernel;
+PETSC_EXTERN const char *const PCVPatchKernels[];
+
 PETSC_EXTERN PetscErrorCode PCVPatchSetSweep(PC, PCVPatchSweep);
+PETSC_EXTERN PetscErrorCode PCVPatchSetKernel(PC, PCVPatchKernel);
 PETSC_EXTERN PetscErrorCode PCVPatchSetType(PC, PCVPatchType);
 PETSC_EXTERN PetscErrorCode PCVPatchSetDamping(PC, PetscReal);
 PETSC_EXTERN PetscErrorCode PCVPatchSetLocalSolver(PC, PCVPatchLocalSolver);

@@ -52,11 +52,12 @@ static PetscErrorCode MakeDM(PetscInt dim, const PetscInt cells[], PetscInt k, V
   PetscFunctionBeginUser;
   PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, dim, cells, k, lower, upper, dm));
   PetscCall(DMSetVecType(*dm, vt));
+  PetscCall(DMSetFromOptions(*dm)); /* e.g. -dm_qbox_deterministic */
   PetscCall(DMSetUp(*dm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode MakePC(DM dm, Mat A, PCVPatchSweep s, PC *pc)
+static PetscErrorCode MakePC(DM dm, Mat A, PCVPatchSweep s, PCVPatchKernel kv, PC *pc)
 {
   PetscFunctionBeginUser;
   PetscCall(PCCreate(PETSC_COMM_WORLD, pc));
@@ -64,6 +65,7 @@ static PetscErrorCode MakePC(DM dm, Mat A, PCVPatchSweep s, PC *pc)
   PetscCall(PCSetOperators(*pc, A, A));
   PetscCall(PCSetDM(*pc, dm));
   PetscCall(PCVPatchSetSweep(*pc, s));
+  PetscCall(PCVPatchSetKernel(*pc, kv));
   PetscCall(PCSetUp(*pc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -94,7 +96,7 @@ int main(int argc, char **argv)
     Mat       Ac, Ag, Pc, Pg;
     PC        pcc, pcg;
     Vec       xc, yc, zc, xg, yg, zg, wg, cxc, cyc, cxg, cyg;
-    PetscBool equal;
+    PetscBool equal, deterministic = PETSC_FALSE;
 
     PetscCall(MakeDM(dim, cells, k, VECSTANDARD, &dc));
     PetscCall(MakeDM(dim, cells, k, VECCUDA, &dg));
@@ -141,32 +143,47 @@ int main(int argc, char **argv)
     PetscCall(MatMultTranspose(Pg, xg, cyg));
     PetscCall(Compare(cyg, cyc, "restriction", dim, k));
 
-    /* vertex-patch smoother: every direction, apply, transpose, Richardson; bitwise reproducibility */
-    for (PetscInt s = 0; s < 3; s++) {
-      PetscCall(MakePC(dc, Ac, (PCVPatchSweep)s, &pcc));
-      PetscCall(MakePC(dg, Ag, (PCVPatchSweep)s, &pcg));
-      PetscCall(PCApply(pcc, xc, yc));
-      PetscCall(PCApply(pcg, xg, yg));
-      PetscCall(Compare(yg, yc, PCVPatchSweeps[s], dim, k));
-      PetscCall(PCApply(pcg, xg, wg));
+    /* deterministic operator: the same product twice, bit for bit */
+    PetscCall(PetscOptionsGetBool(NULL, NULL, "-dm_qbox_deterministic", &deterministic, NULL));
+    if (deterministic) {
+      PetscCall(MatMult(Ag, xg, yg));
+      PetscCall(MatMult(Ag, xg, wg));
       PetscCall(VecEqual(yg, wg, &equal));
-      PetscCheck(equal, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": the GPU sweep is not bitwise reproducible", dim, k);
-      PetscCall(PCApplyTranspose(pcc, xc, yc));
-      PetscCall(PCApplyTranspose(pcg, xg, yg));
-      PetscCall(Compare(yg, yc, "PCApplyTranspose", dim, k));
-      PetscCall(VecCopy(zc, yc));
-      PetscCall(VecCopy(zg, yg));
-      {
-        PetscInt                    its;
-        PCRichardsonConvergedReason reason;
-        PetscCall(PCApplyRichardson(pcc, xc, yc, NULL, 0, 0, 0, 2, PETSC_FALSE, &its, &reason));
-        PetscCall(PCApplyRichardson(pcg, xg, yg, NULL, 0, 0, 0, 2, PETSC_FALSE, &its, &reason));
-      }
-      PetscCall(Compare(yg, yc, "PCApplyRichardson", dim, k));
-      PetscCall(PCDestroy(&pcc));
-      PetscCall(PCDestroy(&pcg));
+      PetscCheck(equal, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": the deterministic GPU operator is not bitwise reproducible", dim, k);
     }
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": GPU = CPU (< 1e-12) for operator, diagonal, transfer and all sweeps; sweep bitwise reproducible\n", dim, k));
+
+    /* vertex-patch smoother: every kernel variant and direction, apply, transpose, Richardson */
+    for (PetscInt kv = 0; kv < 3; kv++)
+      for (PetscInt s = 0; s < 3; s++) {
+        char what[64];
+        PetscCall(PetscSNPrintf(what, sizeof(what), "%s %s sweep", PCVPatchKernels[kv], PCVPatchSweeps[s]));
+        PetscCall(MakePC(dc, Ac, (PCVPatchSweep)s, (PCVPatchKernel)kv, &pcc));
+        PetscCall(MakePC(dg, Ag, (PCVPatchSweep)s, (PCVPatchKernel)kv, &pcg));
+        PetscCall(PCApply(pcc, xc, yc));
+        PetscCall(PCApply(pcg, xg, yg));
+        PetscCall(Compare(yg, yc, what, dim, k));
+        /* bitwise reproducible: the fused and separate kernels use no atomics; global only with a deterministic operator */
+        if (kv != PC_VPATCH_KERNEL_GLOBAL || deterministic) {
+          PetscCall(PCApply(pcg, xg, wg));
+          PetscCall(VecEqual(yg, wg, &equal));
+          PetscCheck(equal, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT "D Q_%" PetscInt_FMT " %s: the GPU sweep is not bitwise reproducible", dim, k, what);
+        }
+        PetscCall(PCApplyTranspose(pcc, xc, yc));
+        PetscCall(PCApplyTranspose(pcg, xg, yg));
+        PetscCall(Compare(yg, yc, "PCApplyTranspose", dim, k));
+        PetscCall(VecCopy(zc, yc));
+        PetscCall(VecCopy(zg, yg));
+        {
+          PetscInt                    its;
+          PCRichardsonConvergedReason reason;
+          PetscCall(PCApplyRichardson(pcc, xc, yc, NULL, 0, 0, 0, 2, PETSC_FALSE, &its, &reason));
+          PetscCall(PCApplyRichardson(pcg, xg, yg, NULL, 0, 0, 0, 2, PETSC_FALSE, &its, &reason));
+        }
+        PetscCall(Compare(yg, yc, "PCApplyRichardson", dim, k));
+        PetscCall(PCDestroy(&pcc));
+        PetscCall(PCDestroy(&pcg));
+      }
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": GPU = CPU (< 1e-12) for operator, diagonal, transfer, all kernel variants and sweeps; bitwise reproducible\n", dim, k));
     PetscCall(VecDestroy(&xc));
     PetscCall(VecDestroy(&yc));
     PetscCall(VecDestroy(&zc));
@@ -204,7 +221,13 @@ int main(int argc, char **argv)
   test:
     suffix: 3d
     requires: cuda
-    args: -dim 3 -cells 4,4,2
+    args: -dim 3 -cells 4,4,4
+    output_file: none
+
+  test:
+    suffix: 3d_deterministic
+    requires: cuda
+    args: -dim 3 -cells 4,4,4 -degrees 1,2,3,5,8 -dm_qbox_deterministic
     output_file: none
 
   test:

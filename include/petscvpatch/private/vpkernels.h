@@ -97,8 +97,13 @@ typedef struct {
 PETSC_EXTERN PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *, const VPPatchOp *, PetscInt color, PetscBool additive, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl);
 
 /* CUDA kernels (device pointers; d_* arrays hold the 1D matrices on the device, see the .cu files) */
-PETSC_EXTERN PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *, const PetscReal *d_mats, const PetscScalar *xl, PetscScalar *yl);
+/* deterministic: cells in 2^d parity colors with plain adds instead of atomics (bitwise reproducible) */
+PETSC_EXTERN PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *, const PetscReal *d_mats, PetscBool deterministic, const PetscScalar *xl, PetscScalar *yl);
 PETSC_EXTERN PetscErrorCode VPLaplacianDiagonal_CUDA(const VPGrid *, const PetscReal *d_mats, PetscScalar *dl);
 PETSC_EXTERN PetscErrorCode VPTransferApply_CUDA(const VPGrid *gc, const VPGrid *gf, const PetscReal *d_P, PetscBool homogeneous, PetscBool restrict_, const PetscScalar *in, PetscScalar *out);
 PETSC_EXTERN PetscErrorCode VPOwnedBoundary_CUDA(const VPGrid *, const PetscScalar *src, PetscScalar *dst, PetscBool local);
-PETSC_EXTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, const PetscReal *d_op, PetscInt color, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl);
+/* kernel variants of the patch smoother on the GPU (the reference's Fused, Separate and Global) */
+#define VP_PATCH_KERNEL_GLOBAL   0 /* bl holds the ghosted global residual b - A x of this color; the kernel solves */
+#define VP_PATCH_KERNEL_SEPARATE 1 /* localized-residual kernel into scratch, then a local-solve kernel */
+#define VP_PATCH_KERNEL_FUSED    2 /* one kernel: localized residual and local solve */
+PETSC_EXTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, const PetscReal *d_op, PetscInt color, PetscInt variant, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch);

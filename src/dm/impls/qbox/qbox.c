@@ -54,6 +54,7 @@ PetscErrorCode DMQBoxCheck_Private(DM dm, const char caller[])
 . -dm_qbox_lower <a1,a2[,a3]> - lower corner
 . -dm_qbox_upper <b1,b2[,b3]> - upper corner
 . -dm_qbox_coordinates <bool> - store the node coordinates in the `DM` (`DMGetCoordinates()`); off saves memory on very large meshes
+. -dm_qbox_deterministic <bool> - CUDA operator: scatter-add by 2^d colors of cells instead of atomics, bitwise reproducible
 . -dm_vec_type <standard,cuda> - vector type
 - -dm_mat_type <shell,aij,aijcusparse> - `DMCreateMatrix()` gives the matrix-free operator (shell, default) or the same operator assembled
 
@@ -322,6 +323,7 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
     PetscCheck(n == q->dim, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_SIZ, "-dm_qbox_upper takes %" PetscInt_FMT " values, got %" PetscInt_FMT, q->dim, n);
     for (PetscInt d = 0; d < q->dim; d++) q->upper[d] = box[d];
   }
+  PetscCall(PetscOptionsBool("-dm_qbox_deterministic", "CUDA operator: scatter by cell colors instead of atomics (bitwise reproducible)", "DMQBoxCreate", q->deterministic, &q->deterministic, NULL));
   PetscCall(PetscOptionsBool("-dm_qbox_coordinates", "Store node coordinates in the DM (DMGetCoordinates)", "DMQBoxCreate", q->storecoords, &q->storecoords, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -589,7 +591,8 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
 . -dm_qbox_degree <k>         - polynomial degree (1..10 in 2D, 1..8 in 3D)
 . -dm_qbox_lower <a1,...>     - lower corner of the box
 . -dm_qbox_upper <b1,...>     - upper corner of the box
-- -dm_qbox_coordinates <bool> - store node coordinates (default true)
+. -dm_qbox_coordinates <bool> - store node coordinates (default true)
+- -dm_qbox_deterministic <bool> - CUDA operator without atomics (bitwise reproducible; default false)
 
   Level: beginner
 

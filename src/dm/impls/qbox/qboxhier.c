@@ -12,8 +12,9 @@ static PetscErrorCode DMQBoxCreateRelative(DM dm, MPI_Comm comm, PetscBool coars
   PetscCall(DMQBoxCreate(comm, q->dim, cells, q->degree, q->lower, q->upper, dmn));
   PetscCall(DMSetVecType(*dmn, dm->vectype));
   PetscCall(DMSetMatType(*dmn, dm->mattype));
-  qn              = (DM_QBox *)(*dmn)->data;
-  qn->storecoords = q->storecoords;
+  qn                = (DM_QBox *)(*dmn)->data;
+  qn->storecoords   = q->storecoords;
+  qn->deterministic = q->deterministic;
   for (PetscInt d = 0; d < 3; d++) qn->procs[d] = q->procs[d];
   for (PetscInt d = 0; d < q->dim; d++) {
     PetscCall(PetscMalloc1(q->procs[d], &qn->lc[d]));

@@ -26,6 +26,21 @@ PetscErrorCode VPDeviceCopy_Private(const PetscReal *h, size_t n, PetscReal **d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* device memory for n reals (CUDA builds only) */
+PetscErrorCode VPDeviceAlloc_Private(size_t n, PetscReal **d)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+  PetscCallCUDA(cudaMalloc((void **)d, PetscMax(n, 1) * sizeof(PetscReal)));
+#else
+  (void)n;
+  *d = NULL;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "This PETSc has no CUDA");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode VPDeviceFree_Private(PetscReal **d)
 {
   PetscFunctionBegin;

@@ -43,7 +43,7 @@ static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
     const PetscReal *d_lap;
     PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, &d_lap, NULL));
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(VPLaplacianApply_CUDA(&q->grid, d_lap, xa, ya));
+    PetscCall(VPLaplacianApply_CUDA(&q->grid, d_lap, q->deterministic, xa, ya));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogGpuFlops(LaplacianFlops(&q->grid)));
   } else {

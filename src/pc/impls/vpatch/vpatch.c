@@ -16,6 +16,7 @@
 
 const char *const PCVPatchSweeps[]       = {"forward", "backward", "symmetric", "PCVPatchSweep", "PC_VPATCH_SWEEP_", NULL};
 const char *const PCVPatchTypes[]        = {"multiplicative", "additive", "PCVPatchType", "PC_VPATCH_", NULL};
+const char *const PCVPatchKernels[]      = {"global", "separate", "fused", "PCVPatchKernel", "PC_VPATCH_KERNEL_", NULL};
 const char *const PCVPatchLocalSolvers[] = {"fdm", "dense", "PCVPatchLocalSolver", "PC_VPATCH_LOCAL_", NULL};
 
 typedef struct {
@@ -31,7 +32,10 @@ typedef struct {
   Vec                 xl;      /* ghosted iterate */
   Vec                 dl;      /* ghosted correction of one color */
   Vec                 w;       /* global work vector (additive Richardson) */
-  PetscBool           cuda;    /* the DM's vectors live on the GPU: the CUDA kernel runs */
+  PCVPatchKernel      kernel;  /* GPU kernel variant */
+  Mat                 A;       /* the level operator (the PC's Pmat, not referenced): residuals of kernel global */
+  PetscBool           cuda;    /* the DM's vectors live on the GPU: the CUDA kernels run */
+  PetscReal          *scratch; /* device buffer of the patch residuals of one color (kernel separate) */
   PetscReal          *d_op;    /* device copy of the 1D patch matrices, eigenvectors and eigenvalues */
 } PC_VPatch;
 
@@ -121,6 +125,7 @@ static PetscErrorCode PCReset_VPatch(PC pc)
   PetscCall(VecDestroy(&jac->w));
   PetscCall(PetscFree2(jac->LU, jac->piv));
   PetscCall(VPDeviceFree_Private(&jac->d_op));
+  PetscCall(VPDeviceFree_Private(&jac->scratch));
   jac->op.LU  = NULL;
   jac->op.piv = NULL;
   PetscCall(DMDestroy(&jac->dm));
@@ -140,6 +145,7 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
   q = (DM_QBox *)dm->data;
   PetscCall(PetscObjectReference((PetscObject)dm));
   jac->dm     = dm;
+  jac->A      = pc->pmat;
   jac->op.dim = q->dim;
   jac->op.k   = q->degree;
   if (jac->damping <= 0) jac->damping = q->dim == 3 ? 0.125 : 0.25;
@@ -165,6 +171,12 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
       for (PetscInt i = 0; i < ni; i++) h[o + i] = jac->op.lam[d][i];
     PetscCall(VPDeviceCopy_Private(h, (size_t)o, &jac->d_op));
     PetscCall(PetscFree(h));
+    if (jac->kernel == PC_VPATCH_KERNEL_SEPARATE) { /* at most prod_d (cm_d/2 + 1) patches of one color */
+      size_t n = 1;
+      for (PetscInt d = 0; d < dim; d++) n *= (size_t)(q->grid.cm[d] / 2 + 1) * (size_t)ni;
+      PetscCall(VPDeviceAlloc_Private(n, &jac->scratch));
+    }
+    if (jac->kernel == PC_VPATCH_KERNEL_GLOBAL) PetscCall(DMCreateGlobalVector(dm, &jac->w));
   }
   PetscCall(DMCreateLocalVector(dm, &jac->bl));
   PetscCall(VecDuplicate(jac->bl, &jac->xl));
@@ -210,17 +222,22 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
   PetscMemType       mt;
 
   PetscFunctionBegin;
-  PetscCall(DMGlobalToLocal(jac->dm, b, INSERT_VALUES, jac->bl));
+  if (!(jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL)) PetscCall(DMGlobalToLocal(jac->dm, b, INSERT_VALUES, jac->bl));
   for (PetscInt i = 0; i < nc; i++) {
     PetscInt c = reverse ? nc - 1 - i : i;
-    PetscCall(DMGlobalToLocal(jac->dm, x, INSERT_VALUES, jac->xl));
+    if (jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL) { /* the residual of the whole level, ghosted */
+      PetscCall(MatMult(jac->A, x, jac->w));
+      PetscCall(VecAYPX(jac->w, -1.0, b));
+      PetscCall(DMGlobalToLocal(jac->dm, jac->w, INSERT_VALUES, jac->bl));
+    } else
+      PetscCall(DMGlobalToLocal(jac->dm, x, INSERT_VALUES, jac->xl));
     PetscCall(VecSet(jac->dl, 0.0));
     PetscCall(VecGetArrayReadAndMemType(jac->bl, &ba, &mt));
     PetscCall(VecGetArrayReadAndMemType(jac->xl, &xa, NULL));
     PetscCall(VecGetArrayAndMemType(jac->dl, &da, NULL));
     if (PetscMemTypeDevice(mt)) {
       PetscCall(PetscLogGpuTimeBegin());
-      PetscCall(VPPatchSmoothColor_CUDA(g, jac->d_op, c, ba, xa, da));
+      PetscCall(VPPatchSmoothColor_CUDA(g, jac->d_op, c, (PetscInt)jac->kernel, ba, xa, da, jac->scratch));
       PetscCall(PetscLogGpuTimeEnd());
     } else
       PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, c, PETSC_FALSE, ba, xa, da));
@@ -333,6 +350,7 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
   PetscCall(PetscOptionsEnum("-pc_vpatch_sweep", "Color order of one smoothing step", "PCVPatchSetSweep", PCVPatchSweeps, (PetscEnum)jac->sweep, (PetscEnum *)&jac->sweep, NULL));
   PetscCall(PetscOptionsEnum("-pc_vpatch_type", "Multiplicative (colored) or additive", "PCVPatchSetType", PCVPatchTypes, (PetscEnum)jac->type, (PetscEnum *)&jac->type, NULL));
   PetscCall(PetscOptionsReal("-pc_vpatch_damping", "Damping of the additive variant", "PCVPatchSetDamping", jac->damping, &jac->damping, NULL));
+  PetscCall(PetscOptionsEnum("-pc_vpatch_kernel", "GPU kernel variant", "PCVPatchSetKernel", PCVPatchKernels, (PetscEnum)jac->kernel, (PetscEnum *)&jac->kernel, NULL));
   PetscCall(PetscOptionsEnum("-pc_vpatch_local_solver", "Exact local solver: fast diagonalization or dense LU", "PCVPatchSetLocalSolver", PCVPatchLocalSolvers, (PetscEnum)jac->local, (PetscEnum *)&jac->local, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -353,7 +371,11 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
   if (jac->dm) {
     DM_QBox *q = (DM_QBox *)jac->dm->data;
     PetscCall(PetscViewerASCIIPrintf(viewer, "Q_%" PetscInt_FMT " in %" PetscInt_FMT "D: %" PetscInt_FMT " colors, %" PetscInt_FMT "^%" PetscInt_FMT " unknowns per patch, %s\n", q->degree, q->dim, (PetscInt)(q->dim == 3 ? 8 : 4), 2 * q->degree - 1,
-                                     q->dim, jac->cuda ? "CUDA kernel (fused: localized residual and local solve in one kernel per color)" : "CPU kernel"));
+                                     q->dim,
+                                     jac->cuda ? (jac->kernel == PC_VPATCH_KERNEL_FUSED
+                                                      ? "CUDA kernel fused (localized residual and local solve in one kernel per color)"
+                                                      : (jac->kernel == PC_VPATCH_KERNEL_SEPARATE ? "CUDA kernels separate (localized residual kernel, then local solve kernel)" : "CUDA kernel global (residual by MatMult, then local solve kernel)"))
+                                               : "CPU kernel"));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -362,6 +384,13 @@ static PetscErrorCode PCVPatchSetSweep_VPatch(PC pc, PCVPatchSweep s)
 {
   PetscFunctionBegin;
   ((PC_VPatch *)pc->data)->sweep = s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+static PetscErrorCode PCVPatchSetKernel_VPatch(PC pc, PCVPatchKernel kv)
+{
+  PetscFunctionBegin;
+  ((PC_VPatch *)pc->data)->kernel = kv;
+  pc->setupcalled                 = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 static PetscErrorCode PCVPatchSetType_VPatch(PC pc, PCVPatchType t)
@@ -405,6 +434,34 @@ PetscErrorCode PCVPatchSetSweep(PC pc, PCVPatchSweep s)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
   PetscTryMethod(pc, "PCVPatchSetSweep_C", (PC, PCVPatchSweep), (pc, s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCVPatchSetKernel - Chooses the GPU kernel variant of `PCVPATCH`
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the `PCVPATCH`
+- kv - `PC_VPATCH_KERNEL_GLOBAL`, `PC_VPATCH_KERNEL_SEPARATE` or `PC_VPATCH_KERNEL_FUSED` (default)
+
+  Options Database Key:
+. -pc_vpatch_kernel <global,separate,fused> - the variant
+
+  Level: advanced
+
+  Note:
+  All variants compute the same sweep; they differ in memory traffic. The CPU path has one implementation
+  (localized residual and local solve per patch) and ignores this setting.
+
+.seealso: `PCVPATCH`, `PCVPatchKernel`
+@*/
+PetscErrorCode PCVPatchSetKernel(PC pc, PCVPatchKernel kv)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscTryMethod(pc, "PCVPatchSetKernel_C", (PC, PCVPatchKernel), (pc, kv));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -486,6 +543,7 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
   PetscCall(PCReset_VPatch(pc));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetSweep_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetType_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetKernel_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetDamping_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetLocalSolver_C", NULL));
   PetscCall(PetscFree(pc->data));
@@ -505,6 +563,7 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
 + -pc_vpatch_sweep <forward,backward,symmetric> - color order (backward is the adjoint of forward; symmetric = forward then backward)
 . -pc_vpatch_type <multiplicative,additive>     - colored multiplicative (default) or additive corrections
 . -pc_vpatch_damping <w>                        - damping of the additive variant (default 1/2^d)
+. -pc_vpatch_kernel <global,separate,fused>     - GPU kernel variant (default fused)
 - -pc_vpatch_local_solver <fdm,dense>           - fast diagonalization (default) or a stored dense LU (verification)
 
   Level: beginner
@@ -534,6 +593,7 @@ PetscErrorCode PCCreate_VPatch(PC pc)
   jac->type    = PC_VPATCH_MULTIPLICATIVE;
   jac->damping = -1.0;
   jac->local   = PC_VPATCH_LOCAL_FDM;
+  jac->kernel  = PC_VPATCH_KERNEL_FUSED;
 
   pc->ops->apply           = PCApply_VPatch;
   pc->ops->applytranspose  = PCApplyTranspose_VPatch;
@@ -545,6 +605,7 @@ PetscErrorCode PCCreate_VPatch(PC pc)
   pc->ops->view            = PCView_VPatch;
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetSweep_C", PCVPatchSetSweep_VPatch));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetType_C", PCVPatchSetType_VPatch));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetKernel_C", PCVPatchSetKernel_VPatch));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetDamping_C", PCVPatchSetDamping_VPatch));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetLocalSolver_C", PCVPatchSetLocalSolver_VPatch));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -6,16 +6,21 @@
 */
 #include <petscvpatch/private/vpcuda.cuh>
 
-/* owned cell number c -> cell coordinates */
-__device__ __forceinline__ void VPDCell(const VPGrid &g, int c, int &cx, int &cy, int &cz)
+/* The cells one launch processes: first + step * (i, j, l), i < n0, j < n1 (step 1: all owned cells,
+   atomics; step 2: one parity color of cells, which share no node, so plain adds: deterministic) */
+typedef struct {
+  int first[3], step, n0, n1;
+} VPCellSet;
+
+__device__ __forceinline__ void VPDCell(const VPCellSet &cs, int c, int &cx, int &cy, int &cz)
 {
-  cx = g.cs[0] + c % g.cm[0];
-  cy = g.cs[1] + (c / g.cm[0]) % g.cm[1];
-  cz = g.dim == 3 ? g.cs[2] + c / (g.cm[0] * g.cm[1]) : 0;
+  cx = cs.first[0] + cs.step * (c % cs.n0);
+  cy = cs.first[1] + cs.step * ((c / cs.n0) % cs.n1);
+  cz = cs.first[2] + cs.step * (c / (cs.n0 * cs.n1));
 }
 
 template <int DIM, int K>
-__global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, int ncells, const PetscReal *__restrict__ d_mats, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+__global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, VPCellSet cset, int ncells, bool atomic, const PetscReal *__restrict__ d_mats, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
   constexpr int N = K + 1, NZ = DIM == 3 ? N : 1, NT = N * N * NZ, NB = VPBatch<NT>::value, NBT = NB * NT;
   __shared__ PetscReal   mats[6 * N * N];
@@ -27,7 +32,7 @@ __global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, int ncells, co
     int       cx, cy, cz;
     A[t] = 0.0;
     if (c >= ncells) continue;
-    VPDCell(g, c, cx, cy, cz);
+    VPDCell(cset, c, cx, cy, cz);
     const int px = cx * K + e % N, py = cy * K + (e / N) % N, pz = DIM == 3 ? cz * K + e / (N * N) : 0;
     if (!VPDIsBoundary(g, px, py, pz)) A[t] = x[VPDLocalIndex(g, px, py, pz)];
   }
@@ -57,9 +62,11 @@ __global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, int ncells, co
     const int b = t / NT, e = t - b * NT, c = blockIdx.x * NB + b;
     int       cx, cy, cz;
     if (c >= ncells) continue;
-    VPDCell(g, c, cx, cy, cz);
+    VPDCell(cset, c, cx, cy, cz);
     const int px = cx * K + e % N, py = cy * K + (e / N) % N, pz = DIM == 3 ? cz * K + e / (N * N) : 0;
-    if (!VPDIsBoundary(g, px, py, pz)) atomicAdd(&y[VPDLocalIndex(g, px, py, pz)], B[t]);
+    if (VPDIsBoundary(g, px, py, pz)) continue;
+    if (atomic) atomicAdd(&y[VPDLocalIndex(g, px, py, pz)], B[t]);
+    else y[VPDLocalIndex(g, px, py, pz)] += B[t];
   }
 }
 
@@ -87,15 +94,28 @@ static inline int VPCells(const VPGrid *g)
 
 template <int DIM, int K>
 struct VPLapApply {
-  static PetscErrorCode run(const VPGrid *g, const PetscReal *d_mats, const PetscScalar *x, PetscScalar *y)
+  static PetscErrorCode run(const VPGrid *g, const PetscReal *d_mats, PetscBool deterministic, const PetscScalar *x, PetscScalar *y)
   {
     constexpr int N = K + 1, NT = N * N * (DIM == 3 ? N : 1), NB = VPBatch<NT>::value;
-    const int     nc = VPCells(g);
     cudaStream_t  stream;
     PetscFunctionBegin;
     PetscCall(VPGetStream(&stream));
-    if (nc) {
-      VPLapApplyKernel<DIM, K><<<(nc + NB - 1) / NB, VPThreads(NB * NT), 0, stream>>>(*g, nc, d_mats, x, y);
+    for (int color = 0; color < (deterministic ? (1 << DIM) : 1); color++) {
+      VPCellSet cset;
+      int       n[3] = {1, 1, 1};
+      cset.step      = deterministic ? 2 : 1;
+      for (int d = 0; d < 3; d++) {
+        cset.first[d] = d < DIM ? (int)g->cs[d] : 0;
+        if (d < DIM) {
+          if (deterministic && (cset.first[d] % 2) != ((color >> d) & 1)) cset.first[d]++;
+          n[d] = (int)(g->cs[d] + g->cm[d]) > cset.first[d] ? ((int)(g->cs[d] + g->cm[d]) - cset.first[d] + cset.step - 1) / cset.step : 0;
+        }
+      }
+      cset.n0        = n[0];
+      cset.n1        = n[1];
+      const int nc   = n[0] * n[1] * n[2];
+      if (!nc) continue;
+      VPLapApplyKernel<DIM, K><<<(nc + NB - 1) / NB, VPThreads(NB * NT), 0, stream>>>(*g, cset, nc, deterministic ? false : true, d_mats, x, y);
       PetscCallCUDA(cudaGetLastError());
     }
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -118,10 +138,10 @@ struct VPLapDiag {
   }
 };
 
-PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *g, const PetscReal *d_mats, const PetscScalar *xl, PetscScalar *yl)
+PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *g, const PetscReal *d_mats, PetscBool deterministic, const PetscScalar *xl, PetscScalar *yl)
 {
   PetscFunctionBegin;
-  VP_DISPATCH(VPLapApply, g->dim, g->k, g, d_mats, xl, yl);
+  VP_DISPATCH(VPLapApply, g->dim, g->k, g, d_mats, deterministic, xl, yl);
   PetscCall(VPOwnedBoundary_CUDA(g, xl, yl, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

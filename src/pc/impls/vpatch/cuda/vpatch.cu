@@ -1,9 +1,13 @@
 /*
-  CUDA kernel of PCVPATCH, the "fused" variant: one thread block per patch of one color; the
+  CUDA kernels of PCVPATCH. The "fused" variant: one thread block per patch of one color (several for low
+  degrees); the
   patch's (2k+1)^d values, the 1D patch matrices, eigenvectors and eigenvalues in shared memory;
   localized residual and fast-diagonalization solve in one kernel, linear thread indexing for every
   stage, no atomics (patches of one color share no interior node), so a sweep is bitwise
-  reproducible. d_op holds [Mp_0, Kp_0, Mp_1, Kp_1, (Mp_2, Kp_2)] ((2k+1)^2 each),
+  reproducible. The same kernel, instantiated by MODE, also gives the reference's other variants:
+  "separate" (a localized-residual kernel writes the patch residuals to a scratch buffer, a second
+  kernel solves) and "global" (the residual comes from a global MatMult; the kernel only solves).
+  d_op holds [Mp_0, Kp_0, Mp_1, Kp_1, (Mp_2, Kp_2)] ((2k+1)^2 each),
   [S_0, S_1, (S_2)] ((2k-1)^2 each), [lam_0, lam_1, (lam_2)] (2k-1 each).
 */
 #include <petscvpatch/private/vpcuda.cuh>
@@ -23,8 +27,15 @@ __device__ __forceinline__ void VPDVertex(int p, int vlo0, int vlo1, int vlo2, i
   vz = vlo2 + 2 * (p / (nv0 * nv1));
 }
 
-template <int DIM, int K>
-__global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *__restrict__ d_op, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ d)
+enum {
+  VP_MODE_FUSED,       /* localized residual and local solve */
+  VP_MODE_RESIDUAL,    /* localized residual only, into scratch */
+  VP_MODE_SOLVE_SCRATCH, /* local solve of the residuals in scratch */
+  VP_MODE_SOLVE_GLOBAL /* local solve of the residual b (a ghosted global residual) */
+};
+
+template <int DIM, int K, int MODE>
+__global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *__restrict__ d_op, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ d, PetscScalar *__restrict__ scratch)
 {
   constexpr int     NP = 2 * K + 1, NI = 2 * K - 1, NPZ = DIM == 3 ? NP : 1, NIZ = DIM == 3 ? NI : 1;
   constexpr int     NPT = NP * NP * NPZ, NIT = NI * NI * NIZ, OPN = DIM * (2 * NP * NP + NI * NI + NI), NB = VPBatch<NPT>::value;
@@ -34,6 +45,10 @@ __global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *
   int               vx, vy, vz;
 
   for (int i = threadIdx.x; i < OPN; i += blockDim.x) op[i] = d_op[i];
+  const PetscReal *Mp0 = op, *Kp0 = op + NP * NP, *Mp1 = op + 2 * NP * NP, *Kp1 = op + 3 * NP * NP, *Mp2 = op + 4 * NP * NP, *Kp2 = op + 5 * NP * NP;
+  const PetscReal *S0 = op + DIM * 2 * NP * NP, *S1 = S0 + NI * NI, *S2 = S1 + NI * NI;
+  const PetscReal *L0 = op + DIM * (2 * NP * NP + NI * NI), *L1 = L0 + NI, *L2 = L1 + NI;
+  if (MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) {
   for (int t = threadIdx.x; t < NB * NPT; t += blockDim.x) {
     const int q = t / NPT, e = t - q * NPT, p = blockIdx.x * NB + q;
     A[t] = 0.0;
@@ -43,9 +58,6 @@ __global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *
     if (!VPDIsBoundary(g, px, py, pz)) A[t] = x[VPDLocalIndex(g, px, py, pz)];
   }
   __syncthreads();
-  const PetscReal *Mp0 = op, *Kp0 = op + NP * NP, *Mp1 = op + 2 * NP * NP, *Kp1 = op + 3 * NP * NP, *Mp2 = op + 4 * NP * NP, *Kp2 = op + 5 * NP * NP;
-  const PetscReal *S0 = op + DIM * 2 * NP * NP, *S1 = S0 + NI * NI, *S2 = S1 + NI * NI;
-  const PetscReal *L0 = op + DIM * (2 * NP * NP + NI * NI), *L1 = L0 + NI, *L2 = L1 + NI;
   /* v = A_patch x over the whole patch, ending in B */
   VPDContract<NP, NP, NPZ, 0, NP, false, NB>(Mp0, A, B);
   VPDContract<NP, NP, NPZ, 0, NP, false, NB>(Kp0, A, C);
@@ -77,6 +89,21 @@ __global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *
     const int ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
     const int px = vx * K - K + 1 + ix, py = vy * K - K + 1 + iy, pz = DIM == 3 ? vz * K - K + 1 + iz : 0;
     C[t]         = b[VPDLocalIndex(g, px, py, pz)] - B[q * NPT + ((DIM == 3 ? iz + 1 : 0) * NP + iy + 1) * NP + ix + 1];
+    if (MODE == VP_MODE_RESIDUAL) scratch[(PetscInt)p * NIT + e] = C[t];
+  }
+  if (MODE == VP_MODE_RESIDUAL) return;
+  } else { /* the residual comes from scratch or from the global residual */
+    for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
+      const int q = t / NIT, e = t - q * NIT, p = blockIdx.x * NB + q;
+      C[t] = 0.0;
+      if (p >= npatch) continue;
+      if (MODE == VP_MODE_SOLVE_SCRATCH) C[t] = scratch[(PetscInt)p * NIT + e];
+      else {
+        VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
+        const int ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
+        C[t] = b[VPDLocalIndex(g, vx * K - K + 1 + ix, vy * K - K + 1 + iy, DIM == 3 ? vz * K - K + 1 + iz : 0)];
+      }
+    }
   }
   __syncthreads();
   /* fast diagonalization: u = S diag(1/(sum lam)) S^T r */
@@ -119,14 +146,25 @@ __global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *
   }
 }
 
+template <int DIM, int K, int MODE>
+static PetscErrorCode VPPatchLaunch(const VPGrid *g, const PetscReal *d_op, int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, cudaStream_t stream)
+{
+  constexpr int NP = 2 * K + 1, NPT = NP * NP * (DIM == 3 ? NP : 1), NB = VPBatch<NPT>::value;
+  const size_t  shmem = sizeof(PetscScalar) * (VPDOpSize<DIM>(K) + 4 * NB * NPT);
+
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernel<DIM, K, MODE>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+  VPPatchKernel<DIM, K, MODE><<<(npatch + NB - 1) / NB, VPThreads(NB * NPT), shmem, stream>>>(*g, d_op, npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 template <int DIM, int K>
 struct VPPatchSmooth {
-  static PetscErrorCode run(const VPGrid *g, const PetscReal *d_op, PetscInt color, const PetscScalar *b, const PetscScalar *x, PetscScalar *d)
+  static PetscErrorCode run(const VPGrid *g, const PetscReal *d_op, PetscInt color, PetscInt variant, const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch)
   {
-    constexpr int NP = 2 * K + 1, NPZ = DIM == 3 ? NP : 1, NPT = NP * NP * NPZ, NB = VPBatch<NPT>::value;
-    int           vlo[3] = {0, 0, 0}, nv[3] = {1, 1, 1};
-    size_t        shmem  = sizeof(PetscScalar) * (VPDOpSize<DIM>(K) + 4 * NB * NPT);
-    cudaStream_t  stream;
+    int          vlo[3] = {0, 0, 0}, nv[3] = {1, 1, 1};
+    cudaStream_t stream;
 
     PetscFunctionBegin;
     for (int dd = 0; dd < DIM; dd++) { /* vertices of this color among this rank's: lower corners of owned cells, interior */
@@ -137,17 +175,19 @@ struct VPPatchSmooth {
     }
     if (!nv[0] || !nv[1] || !nv[2]) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(VPGetStream(&stream));
-    PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernel<DIM, K>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
     const int npatch = nv[0] * nv[1] * nv[2];
-    VPPatchKernel<DIM, K><<<(npatch + NB - 1) / NB, VPThreads(NB * NPT), shmem, stream>>>(*g, d_op, npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d);
-    PetscCallCUDA(cudaGetLastError());
+    if (variant == VP_PATCH_KERNEL_FUSED) PetscCall((VPPatchLaunch<DIM, K, VP_MODE_FUSED>(g, d_op, npatch, vlo, nv, b, x, d, NULL, stream)));
+    else if (variant == VP_PATCH_KERNEL_SEPARATE) {
+      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_RESIDUAL>(g, d_op, npatch, vlo, nv, b, x, d, scratch, stream)));
+      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_SCRATCH>(g, d_op, npatch, vlo, nv, b, x, d, scratch, stream)));
+    } else PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_GLOBAL>(g, d_op, npatch, vlo, nv, b, x, d, NULL, stream)));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 };
 
-PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, const PetscReal *d_op, PetscInt color, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl)
+PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, const PetscReal *d_op, PetscInt color, PetscInt variant, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch)
 {
   PetscFunctionBegin;
-  VP_DISPATCH(VPPatchSmooth, g->dim, g->k, g, d_op, color, bl, xl, dl);
+  VP_DISPATCH(VPPatchSmooth, g->dim, g->k, g, d_op, color, variant, bl, xl, dl, scratch);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
