@@ -72,13 +72,15 @@ int main(int argc, char **argv)
   Vec       u, b, r;
   PetscInt  dim = 2, cells[3] = {16, 16, 16}, k = 2, its, levels;
   PetscReal l2, h1, rnorm, bnorm;
-  ExactType exact = EXACT_SIN;
+  ExactType exact       = EXACT_SIN;
+  PetscBool checkcopies = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscVPatchInitializePackage());
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "ex1 options", NULL);
   PetscCall(PetscOptionsEnum("-exact", "Exact solution", NULL, ExactTypes, (PetscEnum)exact, (PetscEnum *)&exact, NULL));
+  PetscCall(PetscOptionsBool("-check_gpu_copies", "Fail if KSPSolve copies more than Krylov scalars between host and device", NULL, checkcopies, &checkcopies, NULL));
   PetscOptionsEnd();
 
   PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, dim, cells, k, NULL, NULL, &dm));
@@ -110,7 +112,18 @@ int main(int argc, char **argv)
   PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
   PetscCall(KSPSetFromOptions(ksp));
   PetscCall(KSPSetDMActive(ksp, KSP_DMACTIVE_RHS, PETSC_FALSE));
+  if (checkcopies) PetscCall(PetscLogDefaultBegin());
+  PetscCall(KSPSetUp(ksp)); /* set-up (operators, eigen-estimates, device copies of 1D matrices) stays out of the check */
   PetscCall(KSPSolve(ksp, b, u));
+  if (checkcopies) { /* on the GPU the solve may move Krylov scalars to the host, nothing else */
+    PetscLogEvent      ev;
+    PetscEventPerfInfo info;
+    PetscCall(PetscLogEventGetId("KSPSolve", &ev));
+    PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, ev, &info));
+    PetscCheck(info.CpuToGpuCount == 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "KSPSolve copied %g times (%g bytes) from host to device", info.CpuToGpuCount, info.CpuToGpuSize);
+    PetscCheck(info.GpuToCpuCount == 0 || info.GpuToCpuSize <= 64 * info.GpuToCpuCount, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "KSPSolve copied %g bytes in %g copies from device to host: more than scalars", info.GpuToCpuSize, info.GpuToCpuCount);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "KSPSolve host-device copies: %g to device, %g to host (%g bytes): Krylov scalars only\n", info.CpuToGpuCount, info.GpuToCpuCount, info.GpuToCpuSize));
+  }
   PetscCall(KSPGetIterationNumber(ksp, &its));
   PetscCall(KSPGetOperators(ksp, &A, NULL));
   PetscCall(MatMult(A, u, r));
@@ -186,6 +199,12 @@ int main(int argc, char **argv)
     requires: cuda
     args: -options_file share/vpatch-mg.options -ksp_type cg -mg_levels_pc_vpatch_sweep symmetric -dm_qbox_dim 3 -dm_qbox_degree 2 -dm_qbox_cells 4 -dm_vec_type cuda
     output_file: ex1_3d_vpatch_cg_symmetric
+
+  test:
+    suffix: 3d_vpatch_cuda_copies
+    requires: cuda
+    args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 3 -dm_qbox_cells 8 -dm_vec_type cuda -check_gpu_copies
+    output_file: none
 
   test:
     suffix: 2d_aij_gamg

@@ -133,6 +133,24 @@ int main(int argc, char **argv)
     args: -dim 3 -degree 2 -level 3
 
   test:
+    suffix: 2d_k3_cuda
+    requires: cuda
+    args: -degree 3 -level 4 -dm_vec_type cuda
+    output_file: ex2_2d_k3
+
+  test:
+    suffix: 3d_k2_cuda
+    requires: cuda
+    args: -dim 3 -degree 2 -level 3 -dm_vec_type cuda
+    output_file: ex2_3d_k2
+
+  test:
+    suffix: 2d_k10_cuda_separate
+    requires: cuda
+    args: -degree 10 -level 4 -dm_vec_type cuda -mg_levels_pc_vpatch_kernel separate
+    output_file: ex2_2d_k10
+
+  test:
     suffix: 2d_k3_chebyshev_jacobi
     args: -degree 3 -level 4 -mg_levels_ksp_type chebyshev -mg_levels_ksp_max_it 2 -mg_levels_pc_type jacobi
 
