@@ -36,6 +36,7 @@ int main(int argc, char **argv)
   Vec       x, b, r, e;
   PetscInt  dim = 2, level = 4, k = 1, cells[3], its = 0, maxit = 100;
   PetscReal rtol = 1e-8, bnorm, rnorm, rfmg;
+  PetscBool ones = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -44,6 +45,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-dim", "Dimension", NULL, dim, &dim, NULL));
   PetscCall(PetscOptionsInt("-level", "Finest level L: 2^L cells per direction", NULL, level, &level, NULL));
   PetscCall(PetscOptionsInt("-degree", "Q_k degree", NULL, k, &k, NULL));
+  PetscCall(PetscOptionsBool("-rhs_ones", "Right-hand side: the vector of ones on the unknowns (the convention of the reference's code) instead of the load vector of f = 1", NULL, ones, &ones, NULL));
   PetscCall(PetscOptionsReal("-rtol", "Stop when ||b - A x|| <= rtol ||b||", NULL, rtol, &rtol, NULL));
   PetscOptionsEnd();
   for (PetscInt d = 0; d < 3; d++) cells[d] = 1 << level;
@@ -56,6 +58,14 @@ int main(int argc, char **argv)
   PetscCall(VecDuplicate(x, &r));
   PetscCall(VecDuplicate(x, &e));
   PetscCall(DMQBoxComputeRHS(dm, One, NULL, NULL, b));
+  if (ones) { /* b_i = 1 on every unknown, 0 on the Dirichlet rows: mark the unknowns with the load vector of f = 1 */
+    PetscScalar *a;
+    PetscInt     n;
+    PetscCall(VecGetLocalSize(b, &n));
+    PetscCall(VecGetArray(b, &a));
+    for (PetscInt i = 0; i < n; i++) a[i] = a[i] != 0.0 ? 1.0 : 0.0;
+    PetscCall(VecRestoreArray(b, &a));
+  }
 
   PetscCall(SetDefaultOption("-mg_levels_ksp_type", "richardson"));
   PetscCall(SetDefaultOption("-mg_levels_ksp_max_it", "1"));
@@ -131,6 +141,26 @@ int main(int argc, char **argv)
   test:
     suffix: 3d_k2
     args: -dim 3 -degree 2 -level 3
+
+  test:
+    suffix: 2d_k1_rhs_ones
+    args: -degree 1 -level 4 -rhs_ones
+
+  test:
+    suffix: 2d_k6_rhs_ones
+    args: -degree 6 -level 4 -rhs_ones
+
+  test:
+    suffix: 3d_k1_level4
+    args: -dim 3 -degree 1 -level 4
+
+  test:
+    suffix: 3d_k3_level4
+    args: -dim 3 -degree 3 -level 4
+
+  test:
+    suffix: 3d_k6_level3
+    args: -dim 3 -degree 6 -level 3
 
   test:
     suffix: 2d_k3_cuda
