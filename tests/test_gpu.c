@@ -66,6 +66,7 @@ static PetscErrorCode MakePC(DM dm, Mat A, PCVPatchSweep s, PCVPatchKernel kv, P
   PetscCall(PCSetDM(*pc, dm));
   PetscCall(PCVPatchSetSweep(*pc, s));
   PetscCall(PCVPatchSetKernel(*pc, kv));
+  PetscCall(PCSetFromOptions(*pc)); /* e.g. -pc_vpatch_patches_per_block */
   PetscCall(PCSetUp(*pc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -229,6 +230,24 @@ int main(int argc, char **argv)
     requires: cuda
     args: -dim 3 -cells 4,4,4 -degrees 1,2,3,5,8 -dm_qbox_deterministic
     output_file: none
+
+  test:
+    suffix: 2d_ppb3
+    requires: cuda
+    args: -dim 2 -cells 4,6 -degrees 1,2,5 -pc_vpatch_patches_per_block 3
+    output_file: none
+
+  test:
+    suffix: 3d_ppb3
+    requires: cuda
+    args: -dim 3 -cells 4,4,4 -degrees 1,2,4 -pc_vpatch_patches_per_block 3
+    output_file: none
+
+  test:
+    suffix: 3d_ppb_too_large
+    requires: cuda
+    args: -dim 3 -cells 4,4,4 -degrees 8 -pc_vpatch_patches_per_block 4
+    expect_error: lower -pc_vpatch_patches_per_block
 
   test:
     suffix: 2d_np3

@@ -10,11 +10,11 @@
 #include <petscdevice_cuda.h>
 #include <petscvpatch/private/vpkernels.h>
 
-/* out = A along direction DIR of in (extents I0 x I1 x I2), for NB tensors stored one after the other
-   (several cells or patches per thread block); A is M x I_DIR (row-major), or its transpose when TRANS
+/* out = A along direction DIR of in (extents I0 x I1 x I2), for NB (run time) tensors stored one after
+   the other (several cells or patches per thread block); A is M x I_DIR (row-major), or its transpose when TRANS
    (A stored I_DIR x M). Linear thread indexing over all NB outputs. The caller synchronizes. */
-template <int I0, int I1, int I2, int DIR, int M, bool TRANS, int NB = 1>
-__device__ __forceinline__ void VPDContract(const PetscReal *__restrict__ A, const PetscScalar *__restrict__ in, PetscScalar *__restrict__ out)
+template <int I0, int I1, int I2, int DIR, int M, bool TRANS>
+__device__ __forceinline__ void VPDContract(const PetscReal *__restrict__ A, const PetscScalar *__restrict__ in, PetscScalar *__restrict__ out, const int NB = 1)
 {
   constexpr int E0 = DIR == 0 ? M : I0, E1 = DIR == 1 ? M : I1, E2 = DIR == 2 ? M : I2;
   constexpr int ND = DIR == 0 ? I0 : (DIR == 1 ? I1 : I2), EO = E0 * E1 * E2, EI = I0 * I1 * I2;

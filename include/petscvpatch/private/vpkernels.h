@@ -106,4 +106,5 @@ PETSC_EXTERN PetscErrorCode VPOwnedBoundary_CUDA(const VPGrid *, const PetscScal
 #define VP_PATCH_KERNEL_GLOBAL   0 /* bl holds the ghosted global residual b - A x of this color; the kernel solves */
 #define VP_PATCH_KERNEL_SEPARATE 1 /* localized-residual kernel into scratch, then a local-solve kernel */
 #define VP_PATCH_KERNEL_FUSED    2 /* one kernel: localized residual and local solve */
-PETSC_EXTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, const PetscReal *d_op, PetscInt color, PetscInt variant, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch);
+/* ppb: patches per thread block, 0 for the default of each (dim, degree) */
+PETSC_EXTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, const PetscReal *d_op, PetscInt color, PetscInt variant, PetscInt ppb, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch);

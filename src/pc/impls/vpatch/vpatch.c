@@ -33,6 +33,7 @@ typedef struct {
   Vec                 dl;      /* ghosted correction of one color */
   Vec                 w;       /* global work vector (additive Richardson) */
   PCVPatchKernel      kernel;  /* GPU kernel variant */
+  PetscInt            ppb;     /* GPU: patches per thread block (0: the default for the degree) */
   Mat                 A;       /* the level operator (the PC's Pmat, not referenced): residuals of kernel global */
   PetscBool           cuda;    /* the DM's vectors live on the GPU: the CUDA kernels run */
   PetscReal          *scratch; /* device buffer of the patch residuals of one color (kernel separate) */
@@ -237,7 +238,7 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
     PetscCall(VecGetArrayAndMemType(jac->dl, &da, NULL));
     if (PetscMemTypeDevice(mt)) {
       PetscCall(PetscLogGpuTimeBegin());
-      PetscCall(VPPatchSmoothColor_CUDA(g, jac->d_op, c, (PetscInt)jac->kernel, ba, xa, da, jac->scratch));
+      PetscCall(VPPatchSmoothColor_CUDA(g, jac->d_op, c, (PetscInt)jac->kernel, jac->ppb, ba, xa, da, jac->scratch));
       PetscCall(PetscLogGpuTimeEnd());
     } else
       PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, c, PETSC_FALSE, ba, xa, da));
@@ -351,6 +352,7 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
   PetscCall(PetscOptionsEnum("-pc_vpatch_type", "Multiplicative (colored) or additive", "PCVPatchSetType", PCVPatchTypes, (PetscEnum)jac->type, (PetscEnum *)&jac->type, NULL));
   PetscCall(PetscOptionsReal("-pc_vpatch_damping", "Damping of the additive variant", "PCVPatchSetDamping", jac->damping, &jac->damping, NULL));
   PetscCall(PetscOptionsEnum("-pc_vpatch_kernel", "GPU kernel variant", "PCVPatchSetKernel", PCVPatchKernels, (PetscEnum)jac->kernel, (PetscEnum *)&jac->kernel, NULL));
+  PetscCall(PetscOptionsRangeInt("-pc_vpatch_patches_per_block", "GPU: patches per thread block (0: chosen per dimension and degree)", "PCVPATCH", jac->ppb, &jac->ppb, NULL, 0, 64));
   PetscCall(PetscOptionsEnum("-pc_vpatch_local_solver", "Exact local solver: fast diagonalization or dense LU", "PCVPatchSetLocalSolver", PCVPatchLocalSolvers, (PetscEnum)jac->local, (PetscEnum *)&jac->local, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -376,6 +378,12 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
                                                       ? "CUDA kernel fused (localized residual and local solve in one kernel per color)"
                                                       : (jac->kernel == PC_VPATCH_KERNEL_SEPARATE ? "CUDA kernels separate (localized residual kernel, then local solve kernel)" : "CUDA kernel global (residual by MatMult, then local solve kernel)"))
                                                : "CPU kernel"));
+    if (jac->cuda) {
+      if (jac->ppb > 0)
+        PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " patches per thread block (-pc_vpatch_patches_per_block)\n", jac->ppb));
+      else
+        PetscCall(PetscViewerASCIIPrintf(viewer, "patches per thread block: chosen for the degree (-pc_vpatch_patches_per_block to override)\n"));
+    }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -564,6 +572,7 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
 . -pc_vpatch_type <multiplicative,additive>     - colored multiplicative (default) or additive corrections
 . -pc_vpatch_damping <w>                        - damping of the additive variant (default 1/2^d)
 . -pc_vpatch_kernel <global,separate,fused>     - GPU kernel variant (default fused)
+. -pc_vpatch_patches_per_block <n>              - GPU: patches per thread block (default 0: enough patches for about 128 threads, chosen per dimension and degree)
 - -pc_vpatch_local_solver <fdm,dense>           - fast diagonalization (default) or a stored dense LU (verification)
 
   Level: beginner

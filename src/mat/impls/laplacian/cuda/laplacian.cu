@@ -19,10 +19,9 @@ __device__ __forceinline__ void VPDCell(const VPCellSet &cs, int c, int &cx, int
   cz = cs.first[2] + cs.step * (c / (cs.n0 * cs.n1));
 }
 
-template <int DIM, int K>
-__global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, VPCellSet cset, int ncells, bool atomic, const PetscReal *__restrict__ d_mats, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+template <int DIM, int K> __global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, VPCellSet cset, int ncells, bool atomic, const PetscReal *__restrict__ d_mats, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
-  constexpr int N = K + 1, NZ = DIM == 3 ? N : 1, NT = N * N * NZ, NB = VPBatch<NT>::value, NBT = NB * NT;
+  constexpr int          N = K + 1, NZ = DIM == 3 ? N : 1, NT = N * N * NZ, NB = VPBatch<NT>::value, NBT = NB * NT;
   __shared__ PetscReal   mats[6 * N * N];
   __shared__ PetscScalar A[NBT], B[NBT], C[NBT], D[NBT];
 
@@ -38,23 +37,23 @@ __global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, VPCellSet cset
   }
   __syncthreads();
   const PetscReal *M0 = mats, *K0 = mats + N * N, *M1 = mats + 2 * N * N, *K1 = mats + 3 * N * N, *M2 = mats + 4 * N * N, *K2 = mats + 5 * N * N;
-  VPDContract<N, N, NZ, 0, N, false, NB>(M0, A, B); /* B = M_x u */
-  VPDContract<N, N, NZ, 0, N, false, NB>(K0, A, C); /* C = K_x u */
+  VPDContract<N, N, NZ, 0, N, false>(M0, A, B, NB); /* B = M_x u */
+  VPDContract<N, N, NZ, 0, N, false>(K0, A, C, NB); /* C = K_x u */
   __syncthreads();
   if (DIM == 2) {
-    VPDContract<N, N, NZ, 1, N, false, NB>(K1, B, D); /* K_y M_x u */
-    VPDContract<N, N, NZ, 1, N, false, NB>(M1, C, A); /* M_y K_x u */
+    VPDContract<N, N, NZ, 1, N, false>(K1, B, D, NB); /* K_y M_x u */
+    VPDContract<N, N, NZ, 1, N, false>(M1, C, A, NB); /* M_y K_x u */
     __syncthreads();
     for (int t = threadIdx.x; t < NBT; t += blockDim.x) B[t] = D[t] + A[t];
   } else {
-    VPDContract<N, N, NZ, 1, N, false, NB>(M1, C, D); /* M_y K_x u */
-    VPDContract<N, N, NZ, 1, N, false, NB>(K1, B, A); /* K_y M_x u (u is no longer needed) */
+    VPDContract<N, N, NZ, 1, N, false>(M1, C, D, NB); /* M_y K_x u */
+    VPDContract<N, N, NZ, 1, N, false>(K1, B, A, NB); /* K_y M_x u (u is no longer needed) */
     __syncthreads();
     for (int t = threadIdx.x; t < NBT; t += blockDim.x) D[t] += A[t];
-    VPDContract<N, N, NZ, 1, N, false, NB>(M1, B, C); /* M_y M_x u */
+    VPDContract<N, N, NZ, 1, N, false>(M1, B, C, NB); /* M_y M_x u */
     __syncthreads();
-    VPDContract<N, N, NZ, 2, N, false, NB>(M2, D, A); /* M_z (M_y K_x + K_y M_x) u */
-    VPDContract<N, N, NZ, 2, N, false, NB>(K2, C, B); /* K_z M_y M_x u */
+    VPDContract<N, N, NZ, 2, N, false>(M2, D, A, NB); /* M_z (M_y K_x + K_y M_x) u */
+    VPDContract<N, N, NZ, 2, N, false>(K2, C, B, NB); /* K_z M_y M_x u */
     __syncthreads();
     for (int t = threadIdx.x; t < NBT; t += blockDim.x) B[t] += A[t];
   }
@@ -65,13 +64,14 @@ __global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, VPCellSet cset
     VPDCell(cset, c, cx, cy, cz);
     const int px = cx * K + e % N, py = cy * K + (e / N) % N, pz = DIM == 3 ? cz * K + e / (N * N) : 0;
     if (VPDIsBoundary(g, px, py, pz)) continue;
-    if (atomic) atomicAdd(&y[VPDLocalIndex(g, px, py, pz)], B[t]);
-    else y[VPDLocalIndex(g, px, py, pz)] += B[t];
+    if (atomic)
+      atomicAdd(&y[VPDLocalIndex(g, px, py, pz)], B[t]);
+    else
+      y[VPDLocalIndex(g, px, py, pz)] += B[t];
   }
 }
 
-template <int DIM, int K>
-__global__ void VPLapDiagKernel(VPGrid g, const PetscReal *__restrict__ d_mats, PetscScalar *__restrict__ y)
+template <int DIM, int K> __global__ void VPLapDiagKernel(VPGrid g, const PetscReal *__restrict__ d_mats, PetscScalar *__restrict__ y)
 {
   constexpr int    N = K + 1, NZ = DIM == 3 ? N : 1, NT = N * N * NZ;
   const int        cell = blockIdx.x;
@@ -92,8 +92,7 @@ static inline int VPCells(const VPGrid *g)
   return g->cm[0] * g->cm[1] * (g->dim == 3 ? g->cm[2] : 1);
 }
 
-template <int DIM, int K>
-struct VPLapApply {
+template <int DIM, int K> struct VPLapApply {
   static PetscErrorCode run(const VPGrid *g, const PetscReal *d_mats, PetscBool deterministic, const PetscScalar *x, PetscScalar *y)
   {
     constexpr int N = K + 1, NT = N * N * (DIM == 3 ? N : 1), NB = VPBatch<NT>::value;
@@ -111,9 +110,9 @@ struct VPLapApply {
           n[d] = (int)(g->cs[d] + g->cm[d]) > cset.first[d] ? ((int)(g->cs[d] + g->cm[d]) - cset.first[d] + cset.step - 1) / cset.step : 0;
         }
       }
-      cset.n0        = n[0];
-      cset.n1        = n[1];
-      const int nc   = n[0] * n[1] * n[2];
+      cset.n0      = n[0];
+      cset.n1      = n[1];
+      const int nc = n[0] * n[1] * n[2];
       if (!nc) continue;
       VPLapApplyKernel<DIM, K><<<(nc + NB - 1) / NB, VPThreads(NB * NT), 0, stream>>>(*g, cset, nc, deterministic ? false : true, d_mats, x, y);
       PetscCallCUDA(cudaGetLastError());
@@ -122,12 +121,11 @@ struct VPLapApply {
   }
 };
 
-template <int DIM, int K>
-struct VPLapDiag {
+template <int DIM, int K> struct VPLapDiag {
   static PetscErrorCode run(const VPGrid *g, const PetscReal *d_mats, PetscScalar *y)
   {
     constexpr int N = K + 1, NT = N * N * (DIM == 3 ? N : 1);
-    cudaStream_t stream;
+    cudaStream_t  stream;
     PetscFunctionBegin;
     PetscCall(VPGetStream(&stream));
     if (VPCells(g)) {

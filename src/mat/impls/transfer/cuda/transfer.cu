@@ -12,14 +12,13 @@ __device__ __forceinline__ PetscReal VPDFineWeight(const VPGrid &gc, int d, int 
   return 1.0;
 }
 
-template <int DIM, int K, bool RESTRICT>
-__global__ void VPTransferKernel(VPGrid gc, VPGrid gf, int ncells, const PetscReal *__restrict__ d_P, bool homogeneous, const PetscScalar *__restrict__ in, PetscScalar *__restrict__ out)
+template <int DIM, int K, bool RESTRICT> __global__ void VPTransferKernel(VPGrid gc, VPGrid gf, int ncells, const PetscReal *__restrict__ d_P, bool homogeneous, const PetscScalar *__restrict__ in, PetscScalar *__restrict__ out)
 {
-  constexpr int N = K + 1, NF = 2 * K + 1, NZ = DIM == 3 ? N : 1, NFZ = DIM == 3 ? NF : 1;
-  constexpr int NC = N * N * NZ, NFT = NF * NF * NFZ, NB = VPBatch<NFT>::value;
+  constexpr int                 N = K + 1, NF = 2 * K + 1, NZ = DIM == 3 ? N : 1, NFZ = DIM == 3 ? NF : 1;
+  constexpr int                 NC = N * N * NZ, NFT = NF * NF * NFZ, NB = VPBatch<NFT>::value;
   extern __shared__ PetscScalar smem[]; /* P (NF x N), then three buffers of NB tensors of NF^d */
-  PetscReal             *P = (PetscReal *)smem;
-  PetscScalar           *U = smem + NF * N, *T1 = U + NB * NFT, *T2 = T1 + NB * NFT;
+  PetscReal                    *P = (PetscReal *)smem;
+  PetscScalar                  *U = smem + NF * N, *T1 = U + NB * NFT, *T2 = T1 + NB * NFT;
 
   for (int i = threadIdx.x; i < NF * N; i += blockDim.x) P[i] = d_P[i];
   if (!RESTRICT) {
@@ -32,13 +31,13 @@ __global__ void VPTransferKernel(VPGrid gc, VPGrid gf, int ncells, const PetscRe
       if (!(homogeneous && VPDIsBoundary(gc, px, py, pz))) U[t] = in[VPDLocalIndex(gc, px, py, pz)];
     }
     __syncthreads();
-    VPDContract<N, N, NZ, 0, NF, false, NB>(P, U, T1);
+    VPDContract<N, N, NZ, 0, NF, false>(P, U, T1, NB);
     __syncthreads();
-    VPDContract<NF, N, NZ, 1, NF, false, NB>(P, T1, T2);
+    VPDContract<NF, N, NZ, 1, NF, false>(P, T1, T2, NB);
     __syncthreads();
     PetscScalar *R = T2;
     if (DIM == 3) {
-      VPDContract<NF, NF, NZ, 2, NF, false, NB>(P, T2, U);
+      VPDContract<NF, NF, NZ, 2, NF, false>(P, T2, U, NB);
       __syncthreads();
       R = U;
     }
@@ -63,13 +62,13 @@ __global__ void VPTransferKernel(VPGrid gc, VPGrid gf, int ncells, const PetscRe
       if (!(homogeneous && VPDIsBoundary(gf, px, py, pz))) U[t] = VPDFineWeight(gc, 0, cx, fx) * VPDFineWeight(gc, 1, cy, fy) * (DIM == 3 ? VPDFineWeight(gc, 2, cz, fz) : 1.0) * in[VPDLocalIndex(gf, px, py, pz)];
     }
     __syncthreads();
-    VPDContract<NF, NF, NFZ, 0, N, true, NB>(P, U, T1);
+    VPDContract<NF, NF, NFZ, 0, N, true>(P, U, T1, NB);
     __syncthreads();
-    VPDContract<N, NF, NFZ, 1, N, true, NB>(P, T1, T2);
+    VPDContract<N, NF, NFZ, 1, N, true>(P, T1, T2, NB);
     __syncthreads();
     PetscScalar *R = T2;
     if (DIM == 3) {
-      VPDContract<N, N, NFZ, 2, N, true, NB>(P, T2, U);
+      VPDContract<N, N, NFZ, 2, N, true>(P, T2, U, NB);
       __syncthreads();
       R = U;
     }
@@ -84,8 +83,7 @@ __global__ void VPTransferKernel(VPGrid gc, VPGrid gf, int ncells, const PetscRe
   }
 }
 
-template <int DIM, int K>
-struct VPTransfer {
+template <int DIM, int K> struct VPTransfer {
   static PetscErrorCode run(const VPGrid *gc, const VPGrid *gf, const PetscReal *d_P, PetscBool homogeneous, PetscBool restrict_, const PetscScalar *in, PetscScalar *out)
   {
     constexpr int NF = 2 * K + 1, NFT = NF * NF * (DIM == 3 ? NF : 1), NB = VPBatch<NFT>::value;
