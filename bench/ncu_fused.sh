@@ -20,9 +20,9 @@ rows = collections.OrderedDict()
 for r in csv.reader(open(sys.argv[1])):
     if len(r) < 5 or r[2] == 'ID':
         continue
-    d, k, name, value = r[0], r[1], r[-3], r[-1]
-    rows.setdefault((d, k), {})[name] = value.replace(',', '')
-print('| d | k | bank conflicts ld / st | shared wavefronts ld / st | shared pipe % of peak | uniform branches % | warps active % | duration us |')
+    d, k, name, unit, value = r[0], r[1], r[-3], r[-2], r[-1]
+    rows.setdefault((d, k), {})[name] = value.replace(',', '') + (' ' + unit if name.startswith('gpu__time') else '')
+print('| d | k | bank conflicts ld / st | shared wavefronts ld / st | shared pipe % of peak | uniform branches % | warps active % | duration |')
 print('|---|---|---|---|---|---|---|---|')
 for (d, k), m in rows.items():
     g = lambda s: m.get(s, '?')
