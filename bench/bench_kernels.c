@@ -4,6 +4,7 @@ Timing: warm-up runs, then -repeats runs each between device synchronizations (w
 Prints one JSON line per measurement and a markdown table.\n\n";
 
 #include <petscvpatch.h>
+#include "../tests/vptest.h"
 #include <petscdevice.h>
 
 static int CmpReal(const void *a, const void *b)
@@ -25,7 +26,7 @@ static PetscErrorCode Sync(PetscBool device)
 
 int main(int argc, char **argv)
 {
-  PetscInt    dim = 3, degrees[10] = {1, 2, 3, 4, 5, 6, 7, 8}, ndeg = 8, repeats = 10, warmup = 3;
+  PetscInt    dim = 3, degrees[10], ndeg, repeats = 10, warmup = 3;
   PetscReal   dofs     = 6.4e7;
   char        gpu[256] = "unknown", commit[64] = "unknown";
   PetscRandom rnd;
@@ -34,16 +35,7 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscVPatchInitializePackage());
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
-  if (dim == 2) {
-    ndeg = 10;
-    for (PetscInt i = 0; i < 10; i++) degrees[i] = i + 1;
-  }
-  { /* PetscOptionsGetIntArray() sets the count to 0 when the option is absent: keep the defaults then */
-    PetscInt  n = 10;
-    PetscBool set;
-    PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-degrees", degrees, &n, &set));
-    if (set) ndeg = n;
-  }
+  PetscCall(VPTestGetDegrees(dim == 2 ? 10 : 8, degrees, &ndeg));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-dofs", &dofs, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-repeats", &repeats, NULL));
   PetscCheck(repeats >= 1 && repeats <= 100, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-repeats must be in 1..100");

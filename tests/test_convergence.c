@@ -3,6 +3,7 @@ static char help[] = "Discretization check of DMQBOX: L2 and H1 errors of Q_k on
 on the finest pair. The linear systems are solved by CG + PCMG (Chebyshev-Jacobi) to rtol 1e-13.\n\n";
 
 #include <petscvpatch.h>
+#include "vptest.h"
 
 static PetscErrorCode ExactSin(PetscInt dim, const PetscReal x[], PetscScalar *u, PetscScalar du[], void *ctx)
 {
@@ -97,20 +98,19 @@ static PetscErrorCode Solve(PetscInt dim, PetscInt k, PetscInt n, PetscBool usee
 
 int main(int argc, char **argv)
 {
-  PetscInt  dim = 2, degrees[10] = {1, 2, 3, 4}, ndeg = 4, meshes[3] = {4, 8, 16}, nmesh = 3;
+  PetscInt  dim = 2, degrees[10], ndeg, meshes[3] = {4, 8, 16}, nmesh = 3;
   PetscBool useexp = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscVPatchInitializePackage());
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
-  { /* PetscOptionsGetIntArray() sets the count to 0 when the option is absent: keep the defaults then */
-    PetscInt  n = 10;
+  PetscCall(VPTestGetDegrees(4, degrees, &ndeg));
+  {
     PetscBool set;
-    PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-degrees", degrees, &n, &set));
-    if (set) ndeg = n;
+    PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", meshes, &nmesh, &set));
+    if (!set) nmesh = 3; /* the count is 0 when the option is absent */
   }
-  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", meshes, &nmesh, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-exp", &useexp, NULL));
   PetscCheck(nmesh == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-cells takes three mesh sizes, each twice the previous");
   for (PetscInt i = 0; i < ndeg; i++) {

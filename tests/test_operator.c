@@ -2,6 +2,7 @@ static char help[] = "Checks the matrix-free Q_k Laplacian of DMQBOX against the
 A x on random x, the diagonal, symmetry, and MatMultAdd, for each degree given by -degrees.\n\n";
 
 #include <petscvpatch.h>
+#include "vptest.h"
 
 static PetscErrorCode RelDiff(Vec a, Vec b, PetscReal *rel)
 {
@@ -20,21 +21,14 @@ static PetscErrorCode RelDiff(Vec a, Vec b, PetscReal *rel)
 
 int main(int argc, char **argv)
 {
-  PetscInt    dim = 2, degrees[16], ndeg = 16, cells[3] = {3, 2, 2}, ncells = 3;
+  PetscInt    dim = 2, degrees[10], ndeg, cells[3] = {3, 2, 2}, ncells = 3;
   PetscRandom rnd;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscVPatchInitializePackage());
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
-  for (PetscInt i = 0; i < 16; i++) degrees[i] = i + 1;
-  ndeg = dim == 2 ? 10 : 8;
-  { /* PetscOptionsGetIntArray() sets the count to 0 when the option is absent: keep the defaults then */
-    PetscInt  n = 10;
-    PetscBool set;
-    PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-degrees", degrees, &n, &set));
-    if (set) ndeg = n;
-  }
+  PetscCall(VPTestGetDegrees(dim == 2 ? 10 : 8, degrees, &ndeg));
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", cells, &ncells, NULL)); /* absent: the defaults stay */
   PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
   PetscCall(PetscRandomSetFromOptions(rnd));
@@ -92,7 +86,6 @@ int main(int argc, char **argv)
     PetscCall(DMDestroy(&dma));
   }
   PetscCall(PetscRandomDestroy(&rnd));
-  PetscCheck(ndeg > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "No degree was checked: give -degrees with at least one value");
   PetscCall(PetscFinalize());
   return 0;
 }

@@ -3,6 +3,7 @@ multigrid (homogeneous) interpolation equals it on functions vanishing on the bo
 boundary, MatMultTranspose is the exact adjoint, and the Add variants are consistent.\n\n";
 
 #include <petscvpatch.h>
+#include "vptest.h"
 
 typedef struct {
   PetscInt  k;
@@ -66,21 +67,14 @@ static PetscErrorCode MaskBoundary(DM dm, Vec x, PetscBool check_zero, PetscInt 
 
 int main(int argc, char **argv)
 {
-  PetscInt    dim = 2, degrees[16], ndeg, cells[3] = {2, 2, 2}, ncells = 3;
+  PetscInt    dim = 2, degrees[10], ndeg, cells[3] = {2, 2, 2}, ncells = 3;
   PetscRandom rnd, rself; /* rself: the same stream on every rank, for the polynomial */
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscVPatchInitializePackage());
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
-  for (PetscInt i = 0; i < 16; i++) degrees[i] = i + 1;
-  ndeg = dim == 2 ? 10 : 8;
-  { /* PetscOptionsGetIntArray() sets the count to 0 when the option is absent: keep the defaults then */
-    PetscInt  n = 10;
-    PetscBool set;
-    PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-degrees", degrees, &n, &set));
-    if (set) ndeg = n;
-  }
+  PetscCall(VPTestGetDegrees(dim == 2 ? 10 : 8, degrees, &ndeg));
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", cells, &ncells, NULL)); /* absent: the defaults stay */
   PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
   PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
@@ -175,7 +169,6 @@ int main(int argc, char **argv)
   }
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(PetscRandomDestroy(&rself));
-  PetscCheck(ndeg > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "No degree was checked: give -degrees with at least one value");
   PetscCall(PetscFinalize());
   return 0;
 }

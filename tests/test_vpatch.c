@@ -3,6 +3,7 @@ solver (1e-12), the symmetric sweep is symmetric (x^T S y = y^T S x), PCApplyTra
 and prints rank-independent fingerprints of one PCApply and of a GMRES + V(1,1) solve (compared across 1, 2, 3 ranks).\n\n";
 
 #include <petscvpatch.h>
+#include "vptest.h"
 
 /* a deterministic 'random' function of the coordinates: the same vector on any partition */
 static PetscErrorCode Wiggle(PetscInt dim, const PetscReal x[], PetscScalar *u, PetscScalar du[], void *ctx)
@@ -31,19 +32,14 @@ static PetscErrorCode MakePC(DM dm, Mat A, PCVPatchSweep sweep, PCVPatchLocalSol
 
 int main(int argc, char **argv)
 {
-  PetscInt  dim = 2, degrees[10] = {1, 2, 3, 4, 5, 6, 7, 8}, ndeg = 8, cells[3] = {4, 4, 4}, ncells = 3;
+  PetscInt  dim = 2, degrees[10], ndeg, cells[3] = {4, 4, 4}, ncells = 3;
   PetscBool solve = PETSC_FALSE, dense = PETSC_TRUE;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscVPatchInitializePackage());
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
-  { /* PetscOptionsGetIntArray() sets the count to 0 when the option is absent: keep the defaults then */
-    PetscInt  n = 10;
-    PetscBool set;
-    PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-degrees", degrees, &n, &set));
-    if (set) ndeg = n;
-  }
+  PetscCall(VPTestGetDegrees(8, degrees, &ndeg));
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", cells, &ncells, NULL)); /* absent: the defaults stay */
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-solve", &solve, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-dense", &dense, NULL));
@@ -132,7 +128,6 @@ int main(int argc, char **argv)
     PetscCall(MatDestroy(&A));
     PetscCall(DMDestroy(&dm));
   }
-  PetscCheck(ndeg > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "No degree was checked: give -degrees with at least one value");
   PetscCall(PetscFinalize());
   return 0;
 }

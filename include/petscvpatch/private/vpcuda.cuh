@@ -13,8 +13,7 @@
 /* out = A along direction DIR of in (extents I0 x I1 x I2), for NB (run time) tensors stored one after
    the other (several cells or patches per thread block); A is M x I_DIR (row-major), or its transpose when TRANS
    (A stored I_DIR x M). Linear thread indexing over all NB outputs. The caller synchronizes. */
-template <int I0, int I1, int I2, int DIR, int M, bool TRANS>
-__device__ __forceinline__ void VPDContract(const PetscReal *__restrict__ A, const PetscScalar *__restrict__ in, PetscScalar *__restrict__ out, const int NB = 1)
+template <int I0, int I1, int I2, int DIR, int M, bool TRANS> __device__ __forceinline__ void VPDContract(const PetscReal *__restrict__ A, const PetscScalar *__restrict__ in, PetscScalar *__restrict__ out, const int NB = 1)
 {
   constexpr int E0 = DIR == 0 ? M : I0, E1 = DIR == 1 ? M : I1, E2 = DIR == 2 ? M : I2;
   constexpr int ND = DIR == 0 ? I0 : (DIR == 1 ? I1 : I2), EO = E0 * E1 * E2, EI = I0 * I1 * I2;
@@ -35,8 +34,7 @@ __device__ __forceinline__ void VPDContract(const PetscReal *__restrict__ A, con
 }
 
 /* tensors of NT entries per thread block: enough to give a block about 128 threads of work */
-template <int NT>
-struct VPBatch {
+template <int NT> struct VPBatch {
   static constexpr int value = NT >= 128 ? 1 : 128 / NT;
 };
 
@@ -54,36 +52,77 @@ __device__ __forceinline__ PetscInt VPDLocalIndex(const VPGrid &g, int px, int p
 }
 
 /* Calls F<DIM, K>::run(args...) for the runtime (dim, k): the dispatch table of the templates */
-#define VP_DISPATCH_2D(F, k, ...) \
-  switch (k) { \
-  case 1: PetscCall(F<2, 1>::run(__VA_ARGS__)); break; \
-  case 2: PetscCall(F<2, 2>::run(__VA_ARGS__)); break; \
-  case 3: PetscCall(F<2, 3>::run(__VA_ARGS__)); break; \
-  case 4: PetscCall(F<2, 4>::run(__VA_ARGS__)); break; \
-  case 5: PetscCall(F<2, 5>::run(__VA_ARGS__)); break; \
-  case 6: PetscCall(F<2, 6>::run(__VA_ARGS__)); break; \
-  case 7: PetscCall(F<2, 7>::run(__VA_ARGS__)); break; \
-  case 8: PetscCall(F<2, 8>::run(__VA_ARGS__)); break; \
-  case 9: PetscCall(F<2, 9>::run(__VA_ARGS__)); break; \
-  case 10: PetscCall(F<2, 10>::run(__VA_ARGS__)); break; \
-  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No CUDA kernel for degree %d in 2D", (int)(k)); \
+#define VP_DISPATCH_2D(F, k, ...)                                                            \
+  switch (k) {                                                                               \
+  case 1:                                                                                    \
+    PetscCall(F<2, 1>::run(__VA_ARGS__));                                                    \
+    break;                                                                                   \
+  case 2:                                                                                    \
+    PetscCall(F<2, 2>::run(__VA_ARGS__));                                                    \
+    break;                                                                                   \
+  case 3:                                                                                    \
+    PetscCall(F<2, 3>::run(__VA_ARGS__));                                                    \
+    break;                                                                                   \
+  case 4:                                                                                    \
+    PetscCall(F<2, 4>::run(__VA_ARGS__));                                                    \
+    break;                                                                                   \
+  case 5:                                                                                    \
+    PetscCall(F<2, 5>::run(__VA_ARGS__));                                                    \
+    break;                                                                                   \
+  case 6:                                                                                    \
+    PetscCall(F<2, 6>::run(__VA_ARGS__));                                                    \
+    break;                                                                                   \
+  case 7:                                                                                    \
+    PetscCall(F<2, 7>::run(__VA_ARGS__));                                                    \
+    break;                                                                                   \
+  case 8:                                                                                    \
+    PetscCall(F<2, 8>::run(__VA_ARGS__));                                                    \
+    break;                                                                                   \
+  case 9:                                                                                    \
+    PetscCall(F<2, 9>::run(__VA_ARGS__));                                                    \
+    break;                                                                                   \
+  case 10:                                                                                   \
+    PetscCall(F<2, 10>::run(__VA_ARGS__));                                                   \
+    break;                                                                                   \
+  default:                                                                                   \
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No CUDA kernel for degree %d in 2D", (int)(k)); \
   }
-#define VP_DISPATCH_3D(F, k, ...) \
-  switch (k) { \
-  case 1: PetscCall(F<3, 1>::run(__VA_ARGS__)); break; \
-  case 2: PetscCall(F<3, 2>::run(__VA_ARGS__)); break; \
-  case 3: PetscCall(F<3, 3>::run(__VA_ARGS__)); break; \
-  case 4: PetscCall(F<3, 4>::run(__VA_ARGS__)); break; \
-  case 5: PetscCall(F<3, 5>::run(__VA_ARGS__)); break; \
-  case 6: PetscCall(F<3, 6>::run(__VA_ARGS__)); break; \
-  case 7: PetscCall(F<3, 7>::run(__VA_ARGS__)); break; \
-  case 8: PetscCall(F<3, 8>::run(__VA_ARGS__)); break; \
-  default: SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No CUDA kernel for degree %d in 3D", (int)(k)); \
+#define VP_DISPATCH_3D(F, k, ...)                                                            \
+  switch (k) {                                                                               \
+  case 1:                                                                                    \
+    PetscCall(F<3, 1>::run(__VA_ARGS__));                                                    \
+    break;                                                                                   \
+  case 2:                                                                                    \
+    PetscCall(F<3, 2>::run(__VA_ARGS__));                                                    \
+    break;                                                                                   \
+  case 3:                                                                                    \
+    PetscCall(F<3, 3>::run(__VA_ARGS__));                                                    \
+    break;                                                                                   \
+  case 4:                                                                                    \
+    PetscCall(F<3, 4>::run(__VA_ARGS__));                                                    \
+    break;                                                                                   \
+  case 5:                                                                                    \
+    PetscCall(F<3, 5>::run(__VA_ARGS__));                                                    \
+    break;                                                                                   \
+  case 6:                                                                                    \
+    PetscCall(F<3, 6>::run(__VA_ARGS__));                                                    \
+    break;                                                                                   \
+  case 7:                                                                                    \
+    PetscCall(F<3, 7>::run(__VA_ARGS__));                                                    \
+    break;                                                                                   \
+  case 8:                                                                                    \
+    PetscCall(F<3, 8>::run(__VA_ARGS__));                                                    \
+    break;                                                                                   \
+  default:                                                                                   \
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "No CUDA kernel for degree %d in 3D", (int)(k)); \
   }
-#define VP_DISPATCH(F, dim, k, ...) \
-  do { \
-    if ((dim) == 2) { VP_DISPATCH_2D(F, k, __VA_ARGS__) } \
-    else { VP_DISPATCH_3D(F, k, __VA_ARGS__) } \
+#define VP_DISPATCH(F, dim, k, ...)     \
+  do {                                  \
+    if ((dim) == 2) {                   \
+      VP_DISPATCH_2D(F, k, __VA_ARGS__) \
+    } else {                            \
+      VP_DISPATCH_3D(F, k, __VA_ARGS__) \
+    }                                   \
   } while (0)
 
 /* PETSc's current CUDA stream: our kernels run on it, ordered with PETSc's own vector operations */
