@@ -3,12 +3,13 @@
 #   make run       builds what is missing (PETSc included) and runs the main tutorial
 #   make check     builds what is missing and runs all tests that need no GPU
 #   make check-gpu runs the GPU tests too (on a machine with an NVIDIA GPU)
+#   make check-slow runs the slow tests too (large multigrid levels, minutes)
 #   make install PREFIX=/path
 #
 # With PETSC_DIR (and PETSC_ARCH) set, that PETSc is used. Without, PETSc is bootstrapped once into
 # a cache directory outside the checkout (config/bootstrap-petsc.sh) and reused.
 SHELL := /bin/bash
-TARGETS := all lib examples tests run check check-gpu install pack
+TARGETS := all lib examples tests run check check-gpu check-slow install pack
 .PHONY: $(TARGETS) clean
 .DEFAULT_GOAL := all
 
@@ -68,6 +69,9 @@ check: all
 
 check-gpu: all
 	$(RUNNER) --gpu
+
+check-slow: all
+	$(RUNNER) --slow
 
 # pack PETSc's library and the runtime libraries for a GPU node without network (see README)
 pack: all

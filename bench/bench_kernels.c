@@ -1,7 +1,7 @@
 static char help[] = "Kernel throughput of petsc-vpatch: MatMult of the matrix-free Laplacian and one smoothing step of\n\
 PCVPATCH (forward sweep, PCApply) with each GPU kernel variant (global, separate, fused), for -dim and each degree of -degrees, on a mesh of about -dofs unknowns.\n\
 Timing: warm-up runs, then -repeats runs each between device synchronizations (wall clock), the median reported.\n\
-Prints one JSON line per measurement and a markdown table.\n\n";
+Prints one JSON line per measurement and a markdown table. Single precision: -dm_qbox_precision single -pc_vpatch_precision single.\n\n";
 
 #include <petscvpatch.h>
 #include "../tests/vptest.h"
@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 {
   PetscInt    dim = 3, degrees[10], ndeg, repeats = 10, warmup = 3;
   PetscReal   dofs     = 6.4e7;
-  char        gpu[256] = "unknown", commit[64] = "unknown";
+  char        gpu[256] = "unknown", commit[64] = "unknown", prec[16] = "double";
   PetscRandom rnd;
 
   PetscFunctionBeginUser;
@@ -41,6 +41,7 @@ int main(int argc, char **argv)
   PetscCheck(repeats >= 1 && repeats <= 100, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-repeats must be in 1..100");
   PetscCall(PetscOptionsGetString(NULL, NULL, "-gpu_name", gpu, sizeof(gpu), NULL));
   PetscCall(PetscOptionsGetString(NULL, NULL, "-commit", commit, sizeof(commit), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-pc_vpatch_precision", prec, sizeof(prec), NULL)); /* with -dm_qbox_precision: single-precision kernels */
   PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "| d | k | cells/dir | DoF | MatMult ms | MatMult GDoF/s | smooth global ms | smooth separate ms | smooth fused ms | fused GDoF/s | fused vs global |\n|---|---|---|---|---|---|---|---|---|---|---|\n"));
   for (PetscInt i = 0; i < ndeg; i++) {
@@ -98,8 +99,8 @@ int main(int argc, char **argv)
     ms = msv[2];
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                           "{\"commit\": \"%s\", \"gpu\": \"%s\", \"d\": %" PetscInt_FMT ", \"k\": %" PetscInt_FMT ", \"cells\": %" PetscInt_FMT ", \"dof\": %" PetscInt_FMT
-                          ", \"vectype\": \"%s\", \"matmult_s\": %.6e, \"smooth_global_s\": %.6e, \"smooth_separate_s\": %.6e, \"smooth_fused_s\": %.6e, \"repeats\": %" PetscInt_FMT "}\n",
-                          commit, gpu, dim, k, n, N, vt, (double)mm, (double)msv[0], (double)msv[1], (double)msv[2], repeats));
+                          ", \"vectype\": \"%s\", \"precision\": \"%s\", \"matmult_s\": %.6e, \"smooth_global_s\": %.6e, \"smooth_separate_s\": %.6e, \"smooth_fused_s\": %.6e, \"repeats\": %" PetscInt_FMT "}\n",
+                          commit, gpu, dim, k, n, N, vt, prec, (double)mm, (double)msv[0], (double)msv[1], (double)msv[2], repeats));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "| %" PetscInt_FMT " | %" PetscInt_FMT " | %" PetscInt_FMT " | %.3g M | %.3f | %.2f | %.3f | %.3f | %.3f | %.2f | %.2fx |\n", dim, k, n, N / 1e6, 1e3 * mm, N / mm / 1e9, 1e3 * msv[0], 1e3 * msv[1],
                           1e3 * ms, N / ms / 1e9, msv[0] / ms));
     PetscCall(VecDestroy(&x));

@@ -95,7 +95,30 @@ typedef enum {
 } PCVPatchKernel;
 PETSC_EXTERN const char *const PCVPatchKernels[];
 
+/*E
+  VPPrecision - arithmetic precision of the petsc-vpatch GPU kernels (vectors stay `PetscScalar`)
+
+  Values:
++ VP_PRECISION_DOUBLE - double precision (default)
+- VP_PRECISION_SINGLE - single precision: float arithmetic in shared memory, values converted on load and store
+
+  Level: intermediate
+
+  Note:
+  Mixed precision multigrid (a single-precision V-cycle inside a double Krylov method):
+  `-mg_levels_pc_vpatch_precision single -dm_qbox_mg_precision single` (smoothers, and the operators and
+  transfers of the coarser levels). The CPU path is double only.
+
+.seealso: `PCVPatchSetPrecision()`, `DMQBoxSetPrecision()`
+E*/
+typedef enum {
+  VP_PRECISION_DOUBLE,
+  VP_PRECISION_SINGLE
+} VPPrecision;
+PETSC_EXTERN const char *const VPPrecisions[];
+
 PETSC_EXTERN PetscErrorCode PCVPatchSetSweep(PC, PCVPatchSweep);
+PETSC_EXTERN PetscErrorCode PCVPatchSetPrecision(PC, VPPrecision);
 PETSC_EXTERN PetscErrorCode PCVPatchSetKernel(PC, PCVPatchKernel);
 PETSC_EXTERN PetscErrorCode PCVPatchSetType(PC, PCVPatchType);
 PETSC_EXTERN PetscErrorCode PCVPatchSetDamping(PC, PetscReal);
@@ -122,6 +145,7 @@ PETSC_EXTERN PetscErrorCode DMQBoxSetDimension(DM, PetscInt);
 PETSC_EXTERN PetscErrorCode DMQBoxSetCells(DM, const PetscInt[]);
 PETSC_EXTERN PetscErrorCode DMQBoxSetDegree(DM, PetscInt);
 PETSC_EXTERN PetscErrorCode DMQBoxSetBox(DM, const PetscReal[], const PetscReal[]);
+PETSC_EXTERN PetscErrorCode DMQBoxSetPrecision(DM, VPPrecision, VPPrecision);
 PETSC_EXTERN PetscErrorCode DMQBoxGetInfo(DM, PetscInt *, PetscInt[], PetscInt *, PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode DMQBoxGetOwnedCells(DM, PetscInt[], PetscInt[]);
 PETSC_EXTERN PetscErrorCode DMQBoxGetMaxLevels(DM, PetscInt *);

@@ -11,6 +11,7 @@ Runs every /*TEST ... TEST*/ block of tutorials/*.c and tests/test_*.c (PETSc's 
 - `expect_error: text`: it passes when the program fails and its output contains the text.
 - Every run adds -malloc_debug -malloc_dump; a report of unfreed memory fails the test.
 - `requires: cuda` tests run only with --gpu; elsewhere they are reported as skipped.
+- `requires: slow` tests (minutes each) run only with --slow; elsewhere they are reported as skipped.
 Ends with the line `N passed, N failed, N skipped`; exit status 1 when any test failed.
 """
 import argparse, os, re, subprocess, sys, time, glob
@@ -68,6 +69,7 @@ def main():
     ap.add_argument('--petsc-dir', default='')
     ap.add_argument('--petsc-arch', default='')
     ap.add_argument('--gpu', action='store_true', help='also run tests that require cuda')
+    ap.add_argument('--slow', action='store_true', help='also run tests marked slow')
     ap.add_argument('--update', action='store_true', help='write the expected outputs instead of comparing')
     ap.add_argument('filter', nargs='*', help='run only tests whose name contains one of these')
     opt = ap.parse_args()
@@ -92,6 +94,10 @@ def main():
             if 'cuda' in t['requires'] and not opt.gpu:
                 skipped += 1
                 print('skip    %-40s (requires cuda: run make check-gpu on a GPU machine)' % name, flush=True)
+                continue
+            if 'slow' in t['requires'] and not opt.slow:
+                skipped += 1
+                print('skip    %-40s (slow: run make check-slow)' % name, flush=True)
                 continue
             args = t['args'].replace('${LIBDIR}', libdir).split()
             cmd = [exe] + args + ['-malloc_debug', '-malloc_dump']

@@ -1,7 +1,9 @@
 static char help[] = "Full multigrid with the vertex-patch smoother (Algorithm 2 of Cui, Grosse-Bley, Kanschat, Strzodka 2024):\n\
 -Laplace u = 1 on the unit square/cube, u = 0 on the boundary, Q_k on level L (2^L cells per direction).\n\
 One FMG pass from the coarsest level (PCMG type full), then V-cycles on the finest level until\n\
-||b - A x|| <= 1e-8 ||b||; prints the number of those V-cycles. The smoother is set by options\n\
+||b - A x|| <= 1e-8 ||b||; prints the number of those V-cycles. With -table: the counts for k = 1..kmax with the\n\
+vertex-patch smoother and with Chebyshev-Jacobi (PETSc's default level smoother; options prefix cj_), next to\n\
+the reference's Table 1 (2D), checking that the vertex-patch counts are at most the reference's level-4 row. The smoother is set by options\n\
 (default: -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch; exact coarse solve).\n\n";
 
 #include <petscvpatch.h>
@@ -17,40 +19,39 @@ static PetscErrorCode One(PetscInt dim, const PetscReal x[], PetscScalar *f, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode SetDefaultOption(const char name[], const char value[])
+static PetscErrorCode SetDefaultOption(const char prefix[], const char name[], const char value[])
 {
+  char      full[256];
   PetscBool set;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscOptionsHasName(NULL, NULL, name, &set));
-  if (!set) PetscCall(PetscOptionsSetValue(NULL, name, value));
+  PetscCall(PetscSNPrintf(full, sizeof(full), "-%s%s", prefix ? prefix : "", name + 1));
+  PetscCall(PetscOptionsHasName(NULL, NULL, full, &set));
+  if (!set) PetscCall(PetscOptionsSetValue(NULL, full, value));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-int main(int argc, char **argv)
+typedef struct {
+  PetscInt  its;   /* V-cycles after the FMG pass (-1: not converged in maxit) */
+  PetscReal rfmg;  /* ||b - A x|| / ||b|| after the FMG pass */
+  PetscReal rrel;  /* final ||b - A x|| / ||b|| */
+} FMGResult;
+
+/* Algorithm 2: one FMG pass from the coarsest level, then V-cycles until ||b - A x|| <= rtol ||b||.
+   The multigrid options are read with the given prefix; smoother defaults (-<prefix>mg_levels_*) come from defaults[]. */
+static PetscErrorCode FMGSolve(MPI_Comm comm, const char prefix[], const char *const defaults[], PetscInt dim, PetscInt level, PetscInt clevel, PetscInt k, PetscBool ones, PetscReal rtol, PetscInt maxit, FMGResult *res)
 {
   DM        dm;
   KSP       ksp;
   PC        pc;
   Mat       A;
   Vec       x, b, r, e;
-  PetscInt  dim = 2, level = 4, k = 1, cells[3], its = 0, maxit = 100;
-  PetscReal rtol = 1e-8, bnorm, rnorm, rfmg;
-  PetscBool ones = PETSC_FALSE;
+  PetscInt  cells[3];
+  PetscReal bnorm, rnorm;
 
   PetscFunctionBeginUser;
-  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
-  PetscCall(PetscVPatchInitializePackage());
-  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "ex2 options", NULL);
-  PetscCall(PetscOptionsInt("-dim", "Dimension", NULL, dim, &dim, NULL));
-  PetscCall(PetscOptionsInt("-level", "Finest level L: 2^L cells per direction", NULL, level, &level, NULL));
-  PetscCall(PetscOptionsInt("-degree", "Q_k degree", NULL, k, &k, NULL));
-  PetscCall(PetscOptionsBool("-rhs_ones", "Right-hand side: the vector of ones on the unknowns (the convention of the reference's code) instead of the load vector of f = 1", NULL, ones, &ones, NULL));
-  PetscCall(PetscOptionsReal("-rtol", "Stop when ||b - A x|| <= rtol ||b||", NULL, rtol, &rtol, NULL));
-  PetscOptionsEnd();
   for (PetscInt d = 0; d < 3; d++) cells[d] = 1 << level;
-
-  PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, dim, cells, k, NULL, NULL, &dm));
+  PetscCall(DMQBoxCreate(comm, dim, cells, k, NULL, NULL, &dm));
   PetscCall(DMSetFromOptions(dm));
   PetscCall(DMSetUp(dm));
   PetscCall(DMCreateGlobalVector(dm, &x));
@@ -67,44 +68,42 @@ int main(int argc, char **argv)
     PetscCall(VecRestoreArray(b, &a));
   }
 
-  PetscCall(SetDefaultOption("-mg_levels_ksp_type", "richardson"));
-  PetscCall(SetDefaultOption("-mg_levels_ksp_max_it", "1"));
-  PetscCall(SetDefaultOption("-mg_levels_pc_type", "vpatch"));
-  PetscCall(SetDefaultOption("-mg_coarse_ksp_type", "cg"));
-  PetscCall(SetDefaultOption("-mg_coarse_pc_type", "jacobi"));
-  PetscCall(SetDefaultOption("-mg_coarse_ksp_rtol", "1e-14"));
-  PetscCall(SetDefaultOption("-mg_coarse_ksp_max_it", "1000"));
-  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  for (PetscInt i = 0; defaults[i]; i += 2) PetscCall(SetDefaultOption(prefix, defaults[i], defaults[i + 1]));
+  PetscCall(KSPCreate(comm, &ksp));
+  PetscCall(KSPSetOptionsPrefix(ksp, prefix));
   PetscCall(KSPSetDM(ksp, dm));
   PetscCall(KSPSetDMActive(ksp, KSP_DMACTIVE_RHS, PETSC_FALSE));
   PetscCall(KSPSetType(ksp, KSPPREONLY));
   PetscCall(KSPGetPC(ksp, &pc));
   PetscCall(PCSetType(pc, PCMG));
-  PetscCall(PCMGSetLevels(pc, level + 1, NULL));
+  PetscCall(PCMGSetLevels(pc, level - clevel + 1, NULL));
+  /* set up as full multigrid: PCMG then gives the down smoothers a nonzero initial guess (in FMG each level's
+     cycle starts from the interpolated coarse solution), also when the up smoothers are distinct */
+  PetscCall(PCMGSetType(pc, PC_MG_FULL));
   PetscCall(KSPSetFromOptions(ksp));
   PetscCall(KSPSetUp(ksp));
   PetscCall(KSPGetOperators(ksp, &A, NULL));
 
   /* one full-multigrid pass from the coarsest level */
-  PetscCall(PCMGSetType(pc, PC_MG_FULL));
   PetscCall(PCApply(pc, b, x));
   PetscCall(VecNorm(b, NORM_2, &bnorm));
   PetscCall(MatMult(A, x, r));
   PetscCall(VecAYPX(r, -1.0, b));
   PetscCall(VecNorm(r, NORM_2, &rnorm));
-  rfmg = rnorm / bnorm;
+  res->rfmg = rnorm / bnorm;
   /* then V-cycles on the finest level */
   PetscCall(PCMGSetType(pc, PC_MG_MULTIPLICATIVE));
-  while (rnorm > rtol * bnorm && its < maxit) {
+  res->its = 0;
+  while (rnorm > rtol * bnorm && res->its < maxit) {
     PetscCall(PCApply(pc, r, e));
     PetscCall(VecAXPY(x, 1.0, e));
     PetscCall(MatMult(A, x, r));
     PetscCall(VecAYPX(r, -1.0, b));
     PetscCall(VecNorm(r, NORM_2, &rnorm));
-    its++;
+    res->its++;
   }
-  PetscCheck(rnorm <= rtol * bnorm, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "FMG did not reach rtol %g in %" PetscInt_FMT " V-cycles (relative residual %g)", (double)rtol, maxit, (double)(rnorm / bnorm));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT "D Q_%" PetscInt_FMT " level %" PetscInt_FMT ": FMG residual %.1e, then %" PetscInt_FMT " V-cycles to %.1e\n", dim, k, level, (double)rfmg, its, (double)(rnorm / bnorm)));
+  res->rrel = rnorm / bnorm;
+  if (rnorm > rtol * bnorm) res->its = -1;
 
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
@@ -112,6 +111,71 @@ int main(int argc, char **argv)
   PetscCall(VecDestroy(&e));
   PetscCall(KSPDestroy(&ksp));
   PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the vertex-patch smoother, V(1,1), exact coarse solve (overridable by options) */
+static const char *const VPatchDefaults[] = {"-mg_levels_ksp_type", "richardson", "-mg_levels_ksp_max_it", "1", "-mg_levels_pc_type", "vpatch", "-mg_coarse_ksp_type", "cg", "-mg_coarse_pc_type", "jacobi", "-mg_coarse_ksp_rtol", "1e-14", "-mg_coarse_ksp_max_it", "1000", NULL};
+/* PETSc's default level smoother (Chebyshev, 2 iterations, Jacobi) on the same hierarchy, same coarse solve */
+static const char *const ChebyJacobiDefaults[] = {"-mg_levels_ksp_type", "chebyshev", "-mg_levels_ksp_max_it", "2", "-mg_levels_pc_type", "jacobi", "-mg_coarse_ksp_type", "cg", "-mg_coarse_pc_type", "jacobi", "-mg_coarse_ksp_rtol", "1e-14", "-mg_coarse_ksp_max_it", "1000", NULL};
+
+/* Table 1 of the reference (2D, f = 1, rtol 1e-8), rows for levels 4 and 11, k = 1..10 */
+static const PetscInt Table1Level4[10]  = {9, 5, 3, 3, 3, 2, 2, 2, 2, 2};
+static const PetscInt Table1Level11[10] = {7, 5, 3, 3, 3, 2, 2, 2, 2, 2};
+
+int main(int argc, char **argv)
+{
+  MPI_Comm  comm;
+  PetscInt  dim = 2, level = 4, clevel = 0, k = 1, maxit = 100, kmax = -1;
+  PetscReal rtol = 1e-8;
+  PetscBool ones = PETSC_FALSE, table = PETSC_FALSE, compare = PETSC_TRUE;
+  FMGResult res;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscVPatchInitializePackage());
+  comm = PETSC_COMM_WORLD;
+  PetscOptionsBegin(comm, NULL, "ex2 options", NULL);
+  PetscCall(PetscOptionsInt("-dim", "Dimension", NULL, dim, &dim, NULL));
+  PetscCall(PetscOptionsInt("-level", "Finest level L: 2^L cells per direction", NULL, level, &level, NULL));
+  PetscCall(PetscOptionsInt("-coarse_level", "Coarsest multigrid level (2^l cells per direction; exact solve there)", NULL, clevel, &clevel, NULL));
+  PetscCall(PetscOptionsInt("-degree", "Q_k degree", NULL, k, &k, NULL));
+  PetscCall(PetscOptionsBool("-rhs_ones", "Right-hand side: the vector of ones on the unknowns (the convention of the reference's code) instead of the load vector of f = 1", NULL, ones, &ones, NULL));
+  PetscCall(PetscOptionsReal("-rtol", "Stop when ||b - A x|| <= rtol ||b||", NULL, rtol, &rtol, NULL));
+  PetscCall(PetscOptionsInt("-maxit", "Most V-cycles after the FMG pass", NULL, maxit, &maxit, NULL));
+  PetscCall(PetscOptionsBool("-table", "Print the counts for k = 1..kmax: vertex patch, Chebyshev-Jacobi (options prefix cj_), and the reference's Table 1 (2D)", NULL, table, &table, NULL));
+  PetscCall(PetscOptionsInt("-table_kmax", "Largest degree of the table (default 10 in 2D, 6 in 3D)", NULL, kmax, &kmax, NULL));
+  PetscCall(PetscOptionsBool("-table_chebyshev", "Include the Chebyshev-Jacobi column in the table", NULL, compare, &compare, NULL));
+  PetscOptionsEnd();
+  PetscCheck(dim == 2 || dim == 3, comm, PETSC_ERR_ARG_OUTOFRANGE, "-dim %" PetscInt_FMT " is not supported: use 2 or 3", dim);
+  PetscCheck(level >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-level %" PetscInt_FMT ": use a level >= 1", level);
+  PetscCheck(clevel >= 0 && clevel < level, comm, PETSC_ERR_ARG_OUTOFRANGE, "-coarse_level %" PetscInt_FMT ": use 0 <= coarse_level < level (%" PetscInt_FMT ")", clevel, level);
+
+  if (!table) {
+    PetscCall(FMGSolve(comm, NULL, VPatchDefaults, dim, level, clevel, k, ones, rtol, maxit, &res));
+    PetscCheck(res.its >= 0, comm, PETSC_ERR_NOT_CONVERGED, "FMG did not reach rtol %g in %" PetscInt_FMT " V-cycles (relative residual %g)", (double)rtol, maxit, (double)res.rrel);
+    PetscCall(PetscPrintf(comm, "%" PetscInt_FMT "D Q_%" PetscInt_FMT " level %" PetscInt_FMT ": FMG residual %.1e, then %" PetscInt_FMT " V-cycles to %.1e\n", dim, k, level, (double)res.rfmg, res.its, (double)res.rrel));
+  } else {
+    const PetscBool ref = (PetscBool)(dim == 2 && rtol == 1e-8);
+
+    if (kmax < 0) kmax = dim == 2 ? 10 : 6;
+    PetscCall(PetscPrintf(comm, "%" PetscInt_FMT "D, level %" PetscInt_FMT " (%d cells per direction), %s, V-cycles after one FMG pass to ||r|| <= %g ||b||\n", dim, level, 1 << level, ones ? "b = 1" : "f = 1", (double)rtol));
+    PetscCall(PetscPrintf(comm, "   k  vertex-patch%s%s\n", compare ? "  chebyshev-jacobi" : "", ref ? "  reference(level 4)  reference(level 11)" : ""));
+    for (PetscInt q = 1; q <= kmax; q++) {
+      FMGResult cj = {0, 0, 0};
+
+      PetscCall(FMGSolve(comm, NULL, VPatchDefaults, dim, level, clevel, q, ones, rtol, maxit, &res));
+      if (compare) PetscCall(FMGSolve(comm, "cj_", ChebyJacobiDefaults, dim, level, clevel, q, ones, rtol, maxit, &cj));
+      PetscCall(PetscPrintf(comm, "%4" PetscInt_FMT "  %12" PetscInt_FMT, q, res.its));
+      if (compare) PetscCall(PetscPrintf(comm, "  %16" PetscInt_FMT, cj.its));
+      if (ref && q <= 10) PetscCall(PetscPrintf(comm, "  %19" PetscInt_FMT "  %19" PetscInt_FMT, Table1Level4[q - 1], Table1Level11[q - 1]));
+      PetscCall(PetscPrintf(comm, "\n"));
+      PetscCheck(res.its >= 0, comm, PETSC_ERR_NOT_CONVERGED, "Q_%" PetscInt_FMT ": the vertex-patch FMG did not reach rtol %g in %" PetscInt_FMT " V-cycles", q, (double)rtol, maxit);
+      /* our cycle must never need more V-cycles than the reference reports at level 4 (its largest counts) */
+      if (ref && q <= 10) PetscCheck(res.its <= Table1Level4[q - 1], comm, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT ": %" PetscInt_FMT " V-cycles, more than the reference's %" PetscInt_FMT, q, res.its, Table1Level4[q - 1]);
+    }
+    if (compare) PetscCall(PetscPrintf(comm, "(chebyshev-jacobi -1: not converged in %" PetscInt_FMT " V-cycles)\n", maxit));
+  }
   PetscCall(PetscFinalize());
   return 0;
 }
@@ -179,6 +243,56 @@ int main(int argc, char **argv)
     requires: cuda
     args: -degree 10 -level 4 -dm_vec_type cuda -mg_levels_pc_vpatch_kernel separate
     output_file: ex2_2d_k10
+
+  test:
+    suffix: 2d_table
+    args: -table
+
+  test:
+    suffix: 2d_table_rhs_ones
+    args: -table -rhs_ones
+
+  test:
+    suffix: 2d_table_level5
+    args: -table -level 5 -table_chebyshev 0
+
+  test:
+    suffix: 2d_table_level5_coarse1
+    args: -table -level 5 -table_chebyshev 0 -coarse_level 1
+    output_file: ex2_2d_table_level5
+
+  test:
+    suffix: 2d_table_level5_2ranks
+    nsize: 2
+    args: -table -level 5 -table_chebyshev 0 -coarse_level 1
+    output_file: ex2_2d_table_level5
+
+  test:
+    suffix: 2d_table_level6_rhs_ones
+    args: -table -level 6 -rhs_ones
+
+  test:
+    suffix: 3d_table
+    args: -table -dim 3 -level 3
+
+  test:
+    suffix: 3d_table_level4
+    args: -table -dim 3 -level 4
+
+  test:
+    suffix: 2d_table_level7
+    requires: slow
+    args: -table -level 7 -table_chebyshev 0
+
+  test:
+    suffix: 2d_table_level8_rhs_ones
+    requires: slow
+    args: -table -level 8 -rhs_ones -table_chebyshev 0
+
+  test:
+    suffix: 3d_table_level5
+    requires: slow
+    args: -table -dim 3 -level 5 -table_chebyshev 0
 
   test:
     suffix: 2d_k3_chebyshev_jacobi

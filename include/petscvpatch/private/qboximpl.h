@@ -19,6 +19,8 @@ typedef struct {
   PetscReal *coords1d[3];   /* global node coordinates per direction */
   PetscBool  storecoords;   /* set DM coordinates at set-up (-dm_qbox_coordinates) */
   PetscBool  deterministic; /* CUDA operator: colored cells instead of atomics (-dm_qbox_deterministic) */
+  VPPrecision precision;     /* CUDA arithmetic of this level's operator and of the transfers to its refinement */
+  VPPrecision mgprecision;   /* precision given to the levels created by DMCoarsen() */
   PetscReal *d_lap;         /* device copy of M_h, K_h per direction (CUDA kernels), or NULL */
   PetscReal *d_P;           /* device copy of the 1D prolongation matrix, or NULL */
 } DM_QBox;

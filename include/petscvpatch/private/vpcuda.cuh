@@ -4,6 +4,10 @@
   Tensors live in shared memory in lexicographic order (x fastest). VPDContract applies a small
   matrix along one direction with linear thread indexing: thread t computes output entries
   t, t + blockDim.x, ..., so every thread is busy whatever the tensor's shape.
+
+  Scalar type: every kernel is a template on the compute type T (double or float). Global vectors
+  stay PetscScalar (double); values are converted on load into shared memory and on the final
+  store, so T sets the precision of the arithmetic and the shared-memory footprint and traffic.
 */
 #pragma once
 
@@ -13,7 +17,7 @@
 /* out = A along direction DIR of in (extents I0 x I1 x I2), for NB (run time) tensors stored one after
    the other (several cells or patches per thread block); A is M x I_DIR (row-major), or its transpose when TRANS
    (A stored I_DIR x M). Linear thread indexing over all NB outputs. The caller synchronizes. */
-template <int I0, int I1, int I2, int DIR, int M, bool TRANS> __device__ __forceinline__ void VPDContract(const PetscReal *__restrict__ A, const PetscScalar *__restrict__ in, PetscScalar *__restrict__ out, const int NB = 1)
+template <int I0, int I1, int I2, int DIR, int M, bool TRANS, typename T> __device__ __forceinline__ void VPDContract(const T *__restrict__ A, const T *__restrict__ in, T *__restrict__ out, const int NB = 1)
 {
   constexpr int E0 = DIR == 0 ? M : I0, E1 = DIR == 1 ? M : I1, E2 = DIR == 2 ? M : I2;
   constexpr int ND = DIR == 0 ? I0 : (DIR == 1 ? I1 : I2), EO = E0 * E1 * E2, EI = I0 * I1 * I2;
@@ -21,17 +25,22 @@ template <int I0, int I1, int I2, int DIR, int M, bool TRANS> __device__ __force
     const int          b = t / EO, o = t - b * EO;
     const int          i0 = o % E0, i1 = (o / E0) % E1, i2 = o / (E0 * E1);
     const int          i  = DIR == 0 ? i0 : (DIR == 1 ? i1 : i2);
-    const PetscScalar *ib = in + b * EI;
-    PetscScalar        s  = 0;
+    const T *ib = in + b * EI;
+    T        s  = 0;
 #pragma unroll
     for (int j = 0; j < ND; j++) {
-      const PetscReal a   = TRANS ? A[j * M + i] : A[i * ND + j];
+      const T   a   = TRANS ? A[j * M + i] : A[i * ND + j];
       const int       idx = DIR == 0 ? (i2 * I1 + i1) * I0 + j : (DIR == 1 ? (i2 * I1 + j) * I0 + i0 : (j * I1 + i1) * I0 + i0);
       s += a * ib[idx];
     }
     out[t] = s;
   }
 }
+
+/* dynamic shared memory of a kernel template seen as an array of T (one extern declaration for every T) */
+#define VP_DYNAMIC_SHARED(T, name) \
+  extern __shared__ __align__(16) unsigned char vp_dynamic_smem[]; \
+  T *name = reinterpret_cast<T *>(vp_dynamic_smem)
 
 /* tensors of NT entries per thread block: enough to give a block about 128 threads of work */
 template <int NT> struct VPBatch {
@@ -123,6 +132,17 @@ __device__ __forceinline__ PetscInt VPDLocalIndex(const VPGrid &g, int px, int p
     } else {                            \
       VP_DISPATCH_3D(F, k, __VA_ARGS__) \
     }                                   \
+  } while (0)
+
+/* Calls F<DIM, K, T>::run(args...) with T = float when single, else double. F##F and F##D must be the
+   alias templates F<DIM, K, float> and F<DIM, K, double> (VP_PRECISION_ALIASES) */
+#define VP_PRECISION_ALIASES(F) \
+  template <int DIM, int K> using F##F = F<DIM, K, float>; \
+  template <int DIM, int K> using F##D = F<DIM, K, double>
+#define VP_DISPATCH_PRECISION(F, single, dim, k, ...) \
+  do { \
+    if (single) VP_DISPATCH(F##F, dim, k, __VA_ARGS__); \
+    else VP_DISPATCH(F##D, dim, k, __VA_ARGS__); \
   } while (0)
 
 /* PETSc's current CUDA stream: our kernels run on it, ordered with PETSc's own vector operations */

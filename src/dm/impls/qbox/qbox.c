@@ -164,6 +164,43 @@ PetscErrorCode DMQBoxSetDegree(DM dm, PetscInt degree)
 }
 
 /*@
+  DMQBoxSetPrecision - Sets the arithmetic precision of the CUDA kernels of the operator and transfers of a `DMQBOX`
+
+  Logically Collective
+
+  Input Parameters:
++ dm          - the `DMQBOX`
+. precision   - `VP_PRECISION_DOUBLE` or `VP_PRECISION_SINGLE`: this level's Laplacian and the transfers to its refinement
+- mgprecision - the same for the levels that `DMCoarsen()` creates from this one (and from those)
+
+  Options Database Keys:
++ -dm_qbox_precision <double,single>    - this level
+- -dm_qbox_mg_precision <double,single> - the coarser levels
+
+  Level: intermediate
+
+  Notes:
+  Vectors stay `PetscScalar`; single precision converts values on load into shared memory and back on the store.
+  With `-dm_qbox_mg_precision single` and `-mg_levels_pc_vpatch_precision single`, `PCMG` runs its cycle in single
+  precision except the residual of the finest level, which uses the finest (double) operator. Only the CUDA path
+  has single precision; the CPU kernels are double and refuse single precision with an error.
+
+.seealso: `DMQBOX`, `VPPrecision`, `PCVPatchSetPrecision()`
+@*/
+PetscErrorCode DMQBoxSetPrecision(DM dm, VPPrecision precision, VPPrecision mgprecision)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(dm, precision, 2);
+  PetscValidLogicalCollectiveEnum(dm, mgprecision, 3);
+  q->precision   = precision;
+  q->mgprecision = mgprecision;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
   DMQBoxSetBox - Sets the box [lower_1,upper_1] x ... of a `DMQBOX`
 
   Logically Collective
@@ -324,6 +361,8 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
     for (PetscInt d = 0; d < q->dim; d++) q->upper[d] = box[d];
   }
   PetscCall(PetscOptionsBool("-dm_qbox_deterministic", "CUDA operator: scatter by cell colors instead of atomics (bitwise reproducible)", "DMQBoxCreate", q->deterministic, &q->deterministic, NULL));
+  PetscCall(PetscOptionsEnum("-dm_qbox_precision", "CUDA arithmetic of this level's operator and transfers", "DMQBoxSetPrecision", VPPrecisions, (PetscEnum)q->precision, (PetscEnum *)&q->precision, NULL));
+  PetscCall(PetscOptionsEnum("-dm_qbox_mg_precision", "CUDA arithmetic of the coarser levels' operators and transfers (DMCoarsen)", "DMQBoxSetPrecision", VPPrecisions, (PetscEnum)q->mgprecision, (PetscEnum *)&q->mgprecision, NULL));
   PetscCall(PetscOptionsBool("-dm_qbox_coordinates", "Store node coordinates in the DM (DMGetCoordinates)", "DMQBoxCreate", q->storecoords, &q->storecoords, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -559,6 +598,7 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
                                      (double)q->upper[1], (double)q->lower[2], (double)q->upper[2]));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "nodes %" PetscInt_FMT " (boundary included), unknowns %" PetscInt_FMT "\n", ntot, nint));
+  if (q->precision != VP_PRECISION_DOUBLE || q->mgprecision != VP_PRECISION_DOUBLE) PetscCall(PetscViewerASCIIPrintf(viewer, "CUDA arithmetic: %s on this level, %s on coarser levels\n", VPPrecisions[q->precision], VPPrecisions[q->mgprecision]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "processes %d: grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", vector type %s, matrix type %s\n", size, q->procs[0], q->procs[1], dim == 3 ? q->procs[2] : 1, dm->vectype, dm->mattype));
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) {
@@ -592,7 +632,9 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
 . -dm_qbox_lower <a1,...>     - lower corner of the box
 . -dm_qbox_upper <b1,...>     - upper corner of the box
 . -dm_qbox_coordinates <bool> - store node coordinates (default true)
-- -dm_qbox_deterministic <bool> - CUDA operator without atomics (bitwise reproducible; default false)
+. -dm_qbox_deterministic <bool> - CUDA operator without atomics (bitwise reproducible; default false)
+. -dm_qbox_precision <double,single> - CUDA arithmetic of this level's operator and of the transfers to its refinement (default double)
+- -dm_qbox_mg_precision <double,single> - the same for the levels created by `DMCoarsen()` (mixed precision multigrid: single)
 
   Level: beginner
 

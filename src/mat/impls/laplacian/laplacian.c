@@ -43,10 +43,11 @@ static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
     const PetscReal *d_lap;
     PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, &d_lap, NULL));
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(VPLaplacianApply_CUDA(&q->grid, d_lap, q->deterministic, xa, ya));
+    PetscCall(VPLaplacianApply_CUDA(&q->grid, d_lap, (PetscBool)(q->precision == VP_PRECISION_SINGLE), q->deterministic, xa, ya));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogGpuFlops(LaplacianFlops(&q->grid)));
   } else {
+    PetscCheck(q->precision == VP_PRECISION_DOUBLE, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "DMQBOX single precision (-dm_qbox_precision, -dm_qbox_mg_precision) runs on the GPU only: use -dm_vec_type cuda, or double precision");
     PetscCall(VPLaplacianApply_CPU(&q->grid, &q->basis, xa, ya));
     PetscCall(PetscLogFlops(LaplacianFlops(&q->grid)));
   }

@@ -40,9 +40,11 @@ static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool tra
     const PetscReal *d_P;
     PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dmc, NULL, &d_P));
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(VPTransferApply_CUDA(&qc->grid, &qf->grid, d_P, ctx->homogeneous, transpose, xa, ya));
+    PetscCall(VPTransferApply_CUDA(&qc->grid, &qf->grid, d_P, (PetscBool)(qc->precision == VP_PRECISION_SINGLE), ctx->homogeneous, transpose, xa, ya));
     PetscCall(PetscLogGpuTimeEnd());
-  } else if (transpose)
+  } else if (qc->precision != VP_PRECISION_DOUBLE)
+    SETERRQ(PetscObjectComm((PetscObject)P), PETSC_ERR_SUP, "DMQBOX single precision (-dm_qbox_mg_precision) runs on the GPU only: use -dm_vec_type cuda, or double precision");
+  else if (transpose)
     PetscCall(VPTransferRestrict_CPU(&qc->grid, &qf->grid, &qc->basis, ctx->homogeneous, xa, ya));
   else
     PetscCall(VPTransferProlong_CPU(&qc->grid, &qf->grid, &qc->basis, ctx->homogeneous, xa, ya));

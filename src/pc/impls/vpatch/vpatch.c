@@ -17,6 +17,7 @@
 const char *const PCVPatchSweeps[]       = {"forward", "backward", "symmetric", "PCVPatchSweep", "PC_VPATCH_SWEEP_", NULL};
 const char *const PCVPatchTypes[]        = {"multiplicative", "additive", "PCVPatchType", "PC_VPATCH_", NULL};
 const char *const PCVPatchKernels[]      = {"global", "separate", "fused", "PCVPatchKernel", "PC_VPATCH_KERNEL_", NULL};
+const char *const VPPrecisions[]         = {"double", "single", "VPPrecision", "VP_PRECISION_", NULL};
 const char *const PCVPatchLocalSolvers[] = {"fdm", "dense", "PCVPatchLocalSolver", "PC_VPATCH_LOCAL_", NULL};
 
 typedef struct {
@@ -34,6 +35,7 @@ typedef struct {
   Vec                 w;       /* global work vector (additive Richardson) */
   PCVPatchKernel      kernel;  /* GPU kernel variant */
   PetscInt            ppb;     /* GPU: patches per thread block (0: the default for the degree) */
+  VPPrecision         precision; /* GPU arithmetic of the patch kernels */
   Mat                 A;       /* the level operator (the PC's Pmat, not referenced): residuals of kernel global */
   PetscBool           cuda;    /* the DM's vectors live on the GPU: the CUDA kernels run */
   PetscReal          *scratch; /* device buffer of the patch residuals of one color (kernel separate) */
@@ -153,6 +155,7 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
   for (PetscInt d = 0; d < q->dim; d++) PetscCall(PCVPatchSetUpDirection(jac, &q->basis, d, q->grid.h[d]));
   if (jac->local == PC_VPATCH_LOCAL_DENSE) PetscCall(PCVPatchSetUpDense(jac));
   PetscCall(DMQBoxIsCUDA_Private(dm, &jac->cuda));
+  PetscCheck(jac->cuda || jac->precision == VP_PRECISION_DOUBLE, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCVPATCH -pc_vpatch_precision single runs on the GPU only: use -dm_vec_type cuda, or double precision");
   if (jac->cuda) {
     PetscInt   np = 2 * q->degree + 1, ni = 2 * q->degree - 1, dim = q->dim, o = 0;
     PetscReal *h;
@@ -238,7 +241,7 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
     PetscCall(VecGetArrayAndMemType(jac->dl, &da, NULL));
     if (PetscMemTypeDevice(mt)) {
       PetscCall(PetscLogGpuTimeBegin());
-      PetscCall(VPPatchSmoothColor_CUDA(g, jac->d_op, c, (PetscInt)jac->kernel, jac->ppb, ba, xa, da, jac->scratch));
+      PetscCall(VPPatchSmoothColor_CUDA(g, jac->d_op, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, (PetscInt)jac->kernel, jac->ppb, ba, xa, da, jac->scratch));
       PetscCall(PetscLogGpuTimeEnd());
     } else
       PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, c, PETSC_FALSE, ba, xa, da));
@@ -352,6 +355,7 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
   PetscCall(PetscOptionsEnum("-pc_vpatch_type", "Multiplicative (colored) or additive", "PCVPatchSetType", PCVPatchTypes, (PetscEnum)jac->type, (PetscEnum *)&jac->type, NULL));
   PetscCall(PetscOptionsReal("-pc_vpatch_damping", "Damping of the additive variant", "PCVPatchSetDamping", jac->damping, &jac->damping, NULL));
   PetscCall(PetscOptionsEnum("-pc_vpatch_kernel", "GPU kernel variant", "PCVPatchSetKernel", PCVPatchKernels, (PetscEnum)jac->kernel, (PetscEnum *)&jac->kernel, NULL));
+  PetscCall(PetscOptionsEnum("-pc_vpatch_precision", "GPU arithmetic of the patch kernels", "PCVPatchSetPrecision", VPPrecisions, (PetscEnum)jac->precision, (PetscEnum *)&jac->precision, NULL));
   PetscCall(PetscOptionsRangeInt("-pc_vpatch_patches_per_block", "GPU: patches per thread block (0: chosen per dimension and degree)", "PCVPATCH", jac->ppb, &jac->ppb, NULL, 0, 64));
   PetscCall(PetscOptionsEnum("-pc_vpatch_local_solver", "Exact local solver: fast diagonalization or dense LU", "PCVPatchSetLocalSolver", PCVPatchLocalSolvers, (PetscEnum)jac->local, (PetscEnum *)&jac->local, NULL));
   PetscOptionsHeadEnd();
@@ -379,6 +383,7 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
                                                       : (jac->kernel == PC_VPATCH_KERNEL_SEPARATE ? "CUDA kernels separate (localized residual kernel, then local solve kernel)" : "CUDA kernel global (residual by MatMult, then local solve kernel)"))
                                                : "CPU kernel"));
     if (jac->cuda) {
+      PetscCall(PetscViewerASCIIPrintf(viewer, "%s precision arithmetic (-pc_vpatch_precision)\n", VPPrecisions[jac->precision]));
       if (jac->ppb > 0)
         PetscCall(PetscViewerASCIIPrintf(viewer, "%" PetscInt_FMT " patches per thread block (-pc_vpatch_patches_per_block)\n", jac->ppb));
       else
@@ -413,11 +418,46 @@ static PetscErrorCode PCVPatchSetDamping_VPatch(PC pc, PetscReal w)
   ((PC_VPatch *)pc->data)->damping = w;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+static PetscErrorCode PCVPatchSetPrecision_VPatch(PC pc, VPPrecision p)
+{
+  PetscFunctionBegin;
+  ((PC_VPatch *)pc->data)->precision = p;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 static PetscErrorCode PCVPatchSetLocalSolver_VPatch(PC pc, PCVPatchLocalSolver l)
 {
   PetscFunctionBegin;
   ((PC_VPatch *)pc->data)->local = l;
   pc->setupcalled                = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCVPatchSetPrecision - Sets the arithmetic precision of the GPU patch kernels of `PCVPATCH`
+
+  Logically Collective
+
+  Input Parameters:
++ pc        - the `PCVPATCH`
+- precision - `VP_PRECISION_DOUBLE` (default) or `VP_PRECISION_SINGLE`
+
+  Options Database Key:
+. -pc_vpatch_precision <double,single> - the precision
+
+  Level: intermediate
+
+  Note:
+  Vectors stay `PetscScalar`: single precision converts on load into shared memory and on the store, halving the
+  shared-memory footprint and traffic of the kernels. The CPU path is double only.
+
+.seealso: `PCVPATCH`, `VPPrecision`, `DMQBoxSetPrecision()`
+@*/
+PetscErrorCode PCVPatchSetPrecision(PC pc, VPPrecision precision)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(pc, precision, 2);
+  PetscTryMethod(pc, "PCVPatchSetPrecision_C", (PC, VPPrecision), (pc, precision));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -554,6 +594,7 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetKernel_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetDamping_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetLocalSolver_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetPrecision_C", NULL));
   PetscCall(PetscFree(pc->data));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -572,6 +613,7 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
 . -pc_vpatch_type <multiplicative,additive>     - colored multiplicative (default) or additive corrections
 . -pc_vpatch_damping <w>                        - damping of the additive variant (default 1/2^d)
 . -pc_vpatch_kernel <global,separate,fused>     - GPU kernel variant (default fused)
+. -pc_vpatch_precision <double,single>           - GPU arithmetic of the patch kernels (single: mixed precision multigrid, see `VPPrecision`)
 . -pc_vpatch_patches_per_block <n>              - GPU: patches per thread block (default 0: enough patches for about 128 threads, chosen per dimension and degree)
 - -pc_vpatch_local_solver <fdm,dense>           - fast diagonalization (default) or a stored dense LU (verification)
 
@@ -617,5 +659,6 @@ PetscErrorCode PCCreate_VPatch(PC pc)
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetKernel_C", PCVPatchSetKernel_VPatch));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetDamping_C", PCVPatchSetDamping_VPatch));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetLocalSolver_C", PCVPatchSetLocalSolver_VPatch));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetPrecision_C", PCVPatchSetPrecision_VPatch));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,7 +1,7 @@
 /*
   CUDA kernels of the matrix-free Q_k Laplacian: one thread block per owned cell, the cell's
   (k+1)^d values and the 1D matrices in shared memory, sum factorization with linear thread indexing
-  (VPDContract), scatter-add with atomics. Dirichlet nodes are eliminated as in laplacian_cpu.c.
+  (VPDContract), scatter-add with atomics; arithmetic in T (double, or float for single precision). Dirichlet nodes are eliminated as in laplacian_cpu.c.
   d_mats holds M_h and K_h per direction: [M_0, K_0, M_1, K_1, M_2, K_2], (k+1)^2 each.
 */
 #include <petscvpatch/private/vpcuda.cuh>
@@ -19,24 +19,24 @@ __device__ __forceinline__ void VPDCell(const VPCellSet &cs, int c, int &cx, int
   cz = cs.first[2] + cs.step * (c / (cs.n0 * cs.n1));
 }
 
-template <int DIM, int K> __global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, VPCellSet cset, int ncells, bool atomic, const PetscReal *__restrict__ d_mats, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+template <int DIM, int K, typename T> __global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, VPCellSet cset, int ncells, bool atomic, const PetscReal *__restrict__ d_mats, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
-  constexpr int          N = K + 1, NZ = DIM == 3 ? N : 1, NT = N * N * NZ, NB = VPBatch<NT>::value, NBT = NB * NT;
-  __shared__ PetscReal   mats[6 * N * N];
-  __shared__ PetscScalar A[NBT], B[NBT], C[NBT], D[NBT];
+  constexpr int N = K + 1, NZ = DIM == 3 ? N : 1, NT = N * N * NZ, NB = VPBatch<NT>::value, NBT = NB * NT;
+  __shared__ T  mats[6 * N * N];
+  __shared__ T  A[NBT], B[NBT], C[NBT], D[NBT];
 
-  for (int i = threadIdx.x; i < 2 * DIM * N * N; i += blockDim.x) mats[i] = d_mats[i];
+  for (int i = threadIdx.x; i < 2 * DIM * N * N; i += blockDim.x) mats[i] = (T)d_mats[i];
   for (int t = threadIdx.x; t < NBT; t += blockDim.x) {
     const int b = t / NT, e = t - b * NT, c = blockIdx.x * NB + b;
     int       cx, cy, cz;
-    A[t] = 0.0;
+    A[t] = 0;
     if (c >= ncells) continue;
     VPDCell(cset, c, cx, cy, cz);
     const int px = cx * K + e % N, py = cy * K + (e / N) % N, pz = DIM == 3 ? cz * K + e / (N * N) : 0;
-    if (!VPDIsBoundary(g, px, py, pz)) A[t] = x[VPDLocalIndex(g, px, py, pz)];
+    if (!VPDIsBoundary(g, px, py, pz)) A[t] = (T)x[VPDLocalIndex(g, px, py, pz)];
   }
   __syncthreads();
-  const PetscReal *M0 = mats, *K0 = mats + N * N, *M1 = mats + 2 * N * N, *K1 = mats + 3 * N * N, *M2 = mats + 4 * N * N, *K2 = mats + 5 * N * N;
+  const T *M0 = mats, *K0 = mats + N * N, *M1 = mats + 2 * N * N, *K1 = mats + 3 * N * N, *M2 = mats + 4 * N * N, *K2 = mats + 5 * N * N;
   VPDContract<N, N, NZ, 0, N, false>(M0, A, B, NB); /* B = M_x u */
   VPDContract<N, N, NZ, 0, N, false>(K0, A, C, NB); /* C = K_x u */
   __syncthreads();
@@ -65,9 +65,9 @@ template <int DIM, int K> __global__ void __launch_bounds__(512) VPLapApplyKerne
     const int px = cx * K + e % N, py = cy * K + (e / N) % N, pz = DIM == 3 ? cz * K + e / (N * N) : 0;
     if (VPDIsBoundary(g, px, py, pz)) continue;
     if (atomic)
-      atomicAdd(&y[VPDLocalIndex(g, px, py, pz)], B[t]);
+      atomicAdd(&y[VPDLocalIndex(g, px, py, pz)], (PetscScalar)B[t]);
     else
-      y[VPDLocalIndex(g, px, py, pz)] += B[t];
+      y[VPDLocalIndex(g, px, py, pz)] += (PetscScalar)B[t];
   }
 }
 
@@ -92,7 +92,7 @@ static inline int VPCells(const VPGrid *g)
   return g->cm[0] * g->cm[1] * (g->dim == 3 ? g->cm[2] : 1);
 }
 
-template <int DIM, int K> struct VPLapApply {
+template <int DIM, int K, typename T> struct VPLapApply {
   static PetscErrorCode run(const VPGrid *g, const PetscReal *d_mats, PetscBool deterministic, const PetscScalar *x, PetscScalar *y)
   {
     constexpr int N = K + 1, NT = N * N * (DIM == 3 ? N : 1), NB = VPBatch<NT>::value;
@@ -114,7 +114,7 @@ template <int DIM, int K> struct VPLapApply {
       cset.n1      = n[1];
       const int nc = n[0] * n[1] * n[2];
       if (!nc) continue;
-      VPLapApplyKernel<DIM, K><<<(nc + NB - 1) / NB, VPThreads(NB * NT), 0, stream>>>(*g, cset, nc, deterministic ? false : true, d_mats, x, y);
+      VPLapApplyKernel<DIM, K, T><<<(nc + NB - 1) / NB, VPThreads(NB * NT), 0, stream>>>(*g, cset, nc, deterministic ? false : true, d_mats, x, y);
       PetscCallCUDA(cudaGetLastError());
     }
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -136,10 +136,12 @@ template <int DIM, int K> struct VPLapDiag {
   }
 };
 
-PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *g, const PetscReal *d_mats, PetscBool deterministic, const PetscScalar *xl, PetscScalar *yl)
+VP_PRECISION_ALIASES(VPLapApply);
+
+PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *g, const PetscReal *d_mats, PetscBool single, PetscBool deterministic, const PetscScalar *xl, PetscScalar *yl)
 {
   PetscFunctionBegin;
-  VP_DISPATCH(VPLapApply, g->dim, g->k, g, d_mats, deterministic, xl, yl);
+  VP_DISPATCH_PRECISION(VPLapApply, single, g->dim, g->k, g, d_mats, deterministic, xl, yl);
   PetscCall(VPOwnedBoundary_CUDA(g, xl, yl, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

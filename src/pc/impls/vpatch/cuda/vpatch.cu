@@ -1,7 +1,8 @@
 /*
   CUDA kernels of PCVPATCH. The "fused" variant: one thread block per patch of one color (several for low
   degrees); the
-  patch's (2k+1)^d values, the 1D patch matrices, eigenvectors and eigenvalues in shared memory;
+  patch's (2k+1)^d values, the 1D patch matrices, eigenvectors and eigenvalues in shared memory
+  (as T: double, or float for -pc_vpatch_precision single);
   localized residual and fast-diagonalization solve in one kernel, linear thread indexing for every
   stage, no atomics (patches of one color share no interior node), so a sweep is bitwise
   reproducible. The same kernel, instantiated by MODE, also gives the reference's other variants:
@@ -33,29 +34,29 @@ enum {
   VP_MODE_SOLVE_GLOBAL   /* local solve of the residual b (a ghosted global residual) */
 };
 
-template <int DIM, int K, int MODE>
+template <int DIM, int K, int MODE, typename T>
 __global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *__restrict__ d_op, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *__restrict__ x,
                                                      PetscScalar *__restrict__ d, PetscScalar *__restrict__ scratch, const int NB)
 {
   constexpr int                 NP = 2 * K + 1, NI = 2 * K - 1, NPZ = DIM == 3 ? NP : 1, NIZ = DIM == 3 ? NI : 1;
   constexpr int                 NPT = NP * NP * NPZ, NIT = NI * NI * NIZ, OPN = DIM * (2 * NP * NP + NI * NI + NI);
-  extern __shared__ PetscScalar smem[]; /* the patch operator, then four buffers of NB patch tensors */
-  PetscReal                    *op = (PetscReal *)smem;
-  PetscScalar                  *A = smem + OPN, *B = A + NB * NPT, *C = B + NB * NPT, *D = C + NB * NPT;
-  int                           vx, vy, vz;
+  VP_DYNAMIC_SHARED(T, smem); /* the patch operator, then four buffers of NB patch tensors */
+  T  *op = smem;
+  T  *A = smem + OPN, *B = A + NB * NPT, *C = B + NB * NPT, *D = C + NB * NPT;
+  int vx, vy, vz;
 
-  for (int i = threadIdx.x; i < OPN; i += blockDim.x) op[i] = d_op[i];
-  const PetscReal *Mp0 = op, *Kp0 = op + NP * NP, *Mp1 = op + 2 * NP * NP, *Kp1 = op + 3 * NP * NP, *Mp2 = op + 4 * NP * NP, *Kp2 = op + 5 * NP * NP;
-  const PetscReal *S0 = op + DIM * 2 * NP * NP, *S1 = S0 + NI * NI, *S2 = S1 + NI * NI;
-  const PetscReal *L0 = op + DIM * (2 * NP * NP + NI * NI), *L1 = L0 + NI, *L2 = L1 + NI;
+  for (int i = threadIdx.x; i < OPN; i += blockDim.x) op[i] = (T)d_op[i];
+  const T *Mp0 = op, *Kp0 = op + NP * NP, *Mp1 = op + 2 * NP * NP, *Kp1 = op + 3 * NP * NP, *Mp2 = op + 4 * NP * NP, *Kp2 = op + 5 * NP * NP;
+  const T *S0 = op + DIM * 2 * NP * NP, *S1 = S0 + NI * NI, *S2 = S1 + NI * NI;
+  const T *L0 = op + DIM * (2 * NP * NP + NI * NI), *L1 = L0 + NI, *L2 = L1 + NI;
   if (MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) {
     for (int t = threadIdx.x; t < NB * NPT; t += blockDim.x) {
       const int q = t / NPT, e = t - q * NPT, p = blockIdx.x * NB + q;
-      A[t] = 0.0;
+      A[t] = 0;
       if (p >= npatch) continue;
       VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
       const int px = vx * K - K + e % NP, py = vy * K - K + (e / NP) % NP, pz = DIM == 3 ? vz * K - K + e / (NP * NP) : 0;
-      if (!VPDIsBoundary(g, px, py, pz)) A[t] = x[VPDLocalIndex(g, px, py, pz)];
+      if (!VPDIsBoundary(g, px, py, pz)) A[t] = (T)x[VPDLocalIndex(g, px, py, pz)];
     }
     __syncthreads();
     /* v = A_patch x over the whole patch, ending in B */
@@ -83,26 +84,26 @@ __global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *
     /* localized residual on the interior, linear indexing over the (2k-1)^d unknowns: C = b_I - v_I */
     for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
       const int q = t / NIT, e = t - q * NIT, p = blockIdx.x * NB + q;
-      C[t] = 0.0;
+      C[t] = 0;
       if (p >= npatch) continue;
       VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
       const int ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
       const int px = vx * K - K + 1 + ix, py = vy * K - K + 1 + iy, pz = DIM == 3 ? vz * K - K + 1 + iz : 0;
-      C[t] = b[VPDLocalIndex(g, px, py, pz)] - B[q * NPT + ((DIM == 3 ? iz + 1 : 0) * NP + iy + 1) * NP + ix + 1];
+      C[t] = (T)b[VPDLocalIndex(g, px, py, pz)] - B[q * NPT + ((DIM == 3 ? iz + 1 : 0) * NP + iy + 1) * NP + ix + 1];
       if (MODE == VP_MODE_RESIDUAL) scratch[(PetscInt)p * NIT + e] = C[t];
     }
     if (MODE == VP_MODE_RESIDUAL) return;
   } else { /* the residual comes from scratch or from the global residual */
     for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
       const int q = t / NIT, e = t - q * NIT, p = blockIdx.x * NB + q;
-      C[t] = 0.0;
+      C[t] = 0;
       if (p >= npatch) continue;
       if (MODE == VP_MODE_SOLVE_SCRATCH)
-        C[t] = scratch[(PetscInt)p * NIT + e];
+        C[t] = (T)scratch[(PetscInt)p * NIT + e];
       else {
         VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
         const int ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
-        C[t] = b[VPDLocalIndex(g, vx * K - K + 1 + ix, vy * K - K + 1 + iy, DIM == 3 ? vz * K - K + 1 + iz : 0)];
+        C[t] = (T)b[VPDLocalIndex(g, vx * K - K + 1 + ix, vy * K - K + 1 + iy, DIM == 3 ? vz * K - K + 1 + iz : 0)];
       }
     }
   }
@@ -112,29 +113,29 @@ __global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *
   __syncthreads();
   VPDContract<NI, NI, NIZ, 1, NI, true>(S1, A, B, NB);
   __syncthreads();
-  PetscScalar *T = B, *U = A;
+  T *W = B, *U = A;
   if (DIM == 3) {
     VPDContract<NI, NI, NIZ, 2, NI, true>(S2, B, A, NB);
     __syncthreads();
-    T = A;
+    W = A;
     U = B;
   }
   for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
     const int e = t % NIT, ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
-    T[t] /= L0[ix] + L1[iy] + (DIM == 3 ? L2[iz] : 0.0);
+    W[t] /= L0[ix] + L1[iy] + (DIM == 3 ? L2[iz] : (T)0);
   }
   __syncthreads();
   if (DIM == 3) {
-    VPDContract<NI, NI, NIZ, 2, NI, false>(S2, T, U, NB);
+    VPDContract<NI, NI, NIZ, 2, NI, false>(S2, W, U, NB);
     __syncthreads();
-    VPDContract<NI, NI, NIZ, 1, NI, false>(S1, U, T, NB);
+    VPDContract<NI, NI, NIZ, 1, NI, false>(S1, U, W, NB);
     __syncthreads();
-    VPDContract<NI, NI, NIZ, 0, NI, false>(S0, T, U, NB);
+    VPDContract<NI, NI, NIZ, 0, NI, false>(S0, W, U, NB);
   } else {
-    VPDContract<NI, NI, NIZ, 1, NI, false>(S1, T, U, NB);
+    VPDContract<NI, NI, NIZ, 1, NI, false>(S1, W, U, NB);
     __syncthreads();
-    VPDContract<NI, NI, NIZ, 0, NI, false>(S0, U, T, NB);
-    U = T;
+    VPDContract<NI, NI, NIZ, 0, NI, false>(S0, U, W, NB);
+    U = W;
   }
   __syncthreads();
   for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
@@ -143,29 +144,29 @@ __global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *
     VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
     const int ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
     const int px = vx * K - K + 1 + ix, py = vy * K - K + 1 + iy, pz = DIM == 3 ? vz * K - K + 1 + iz : 0;
-    d[VPDLocalIndex(g, px, py, pz)] += U[t];
+    d[VPDLocalIndex(g, px, py, pz)] += (PetscScalar)U[t];
   }
 }
 
-template <int DIM, int K, int MODE>
+template <int DIM, int K, int MODE, typename T>
 static PetscErrorCode VPPatchLaunch(const VPGrid *g, const PetscReal *d_op, int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int ppb, cudaStream_t stream)
 {
   constexpr int NP = 2 * K + 1, NPT = NP * NP * (DIM == 3 ? NP : 1);
   const int     NB    = ppb > 0 ? ppb : VPBatch<NPT>::value; /* patches per block: by option, else enough for ~128 threads */
-  const size_t  shmem = sizeof(PetscScalar) * (VPDOpSize<DIM>(K) + 4 * (size_t)NB * NPT);
+  const size_t  shmem = sizeof(T) * (VPDOpSize<DIM>(K) + 4 * (size_t)NB * NPT);
   int           dev, maxshmem;
 
   PetscFunctionBegin;
   PetscCallCUDA(cudaGetDevice(&dev));
   PetscCallCUDA(cudaDeviceGetAttribute(&maxshmem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   PetscCheck(shmem <= (size_t)maxshmem, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVPATCH: %d patches per block of Q_%d in %dD need %zu bytes of shared memory, the GPU allows %d: lower -pc_vpatch_patches_per_block", NB, K, DIM, shmem, maxshmem);
-  PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernel<DIM, K, MODE>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-  VPPatchKernel<DIM, K, MODE><<<(npatch + NB - 1) / NB, VPThreads(NB * NPT), shmem, stream>>>(*g, d_op, npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB);
+  PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernel<DIM, K, MODE, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+  VPPatchKernel<DIM, K, MODE, T><<<(npatch + NB - 1) / NB, VPThreads(NB * NPT), shmem, stream>>>(*g, d_op, npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-template <int DIM, int K> struct VPPatchSmooth {
+template <int DIM, int K, typename T> struct VPPatchSmooth {
   static PetscErrorCode run(const VPGrid *g, const PetscReal *d_op, PetscInt color, PetscInt variant, PetscInt ppb, const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch)
   {
     int          vlo[3] = {0, 0, 0}, nv[3] = {1, 1, 1};
@@ -182,19 +183,21 @@ template <int DIM, int K> struct VPPatchSmooth {
     PetscCall(VPGetStream(&stream));
     const int npatch = nv[0] * nv[1] * nv[2];
     if (variant == VP_PATCH_KERNEL_FUSED)
-      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_FUSED>(g, d_op, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream)));
+      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_FUSED, T>(g, d_op, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream)));
     else if (variant == VP_PATCH_KERNEL_SEPARATE) {
-      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_RESIDUAL>(g, d_op, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
-      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_SCRATCH>(g, d_op, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
+      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_RESIDUAL, T>(g, d_op, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
+      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_SCRATCH, T>(g, d_op, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
     } else
-      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_GLOBAL>(g, d_op, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream)));
+      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_GLOBAL, T>(g, d_op, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream)));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 };
 
-PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, const PetscReal *d_op, PetscInt color, PetscInt variant, PetscInt ppb, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch)
+VP_PRECISION_ALIASES(VPPatchSmooth);
+
+PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, const PetscReal *d_op, PetscBool single, PetscInt color, PetscInt variant, PetscInt ppb, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch)
 {
   PetscFunctionBegin;
-  VP_DISPATCH(VPPatchSmooth, g->dim, g->k, g, d_op, color, variant, ppb, bl, xl, dl, scratch);
+  VP_DISPATCH_PRECISION(VPPatchSmooth, single, g->dim, g->k, g, d_op, color, variant, ppb, bl, xl, dl, scratch);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
