@@ -4,12 +4,13 @@
 #   make check     builds what is missing and runs all tests that need no GPU
 #   make check-gpu runs the GPU tests too (on a machine with an NVIDIA GPU)
 #   make check-slow runs the slow tests too (large multigrid levels, minutes)
+#   make bench     runs the benchmarks on a GPU machine (bench/run.sh, results in bench/out)
 #   make install PREFIX=/path
 #
 # With PETSC_DIR (and PETSC_ARCH) set, that PETSc is used. Without, PETSc is bootstrapped once into
 # a cache directory outside the checkout (config/bootstrap-petsc.sh) and reused.
 SHELL := /bin/bash
-TARGETS := all lib examples tests run check check-gpu check-slow install pack
+TARGETS := all lib examples tests run check check-gpu check-slow bench install pack
 .PHONY: $(TARGETS) clean
 .DEFAULT_GOAL := all
 
@@ -29,7 +30,7 @@ VP_CFLAGS := $(PCC_FLAGS) -Wall -Iinclude $(PETSC_CC_INCLUDES)
 SRC_C   := $(wildcard src/*/*.c src/*/impls/*/*.c)
 SRC_CU  := $(if $(CUDAC),$(wildcard src/*/cuda/*.cu src/*/impls/*/cuda/*.cu),)
 OBJ     := $(SRC_C:%.c=$(BUILD)/obj/%.o) $(SRC_CU:%.cu=$(BUILD)/obj/%.o)
-HDRS    := $(wildcard include/*.h include/petscvpatch/private/*.h include/petscvpatch/private/*.cuh tests/*.h)
+HDRS    := $(wildcard include/*.h include/petscvpatch/private/*.h include/petscvpatch/private/*.cuh tests/*.h bench/*.h)
 EXAMPLES := $(patsubst %.c,$(BUILD)/%,$(wildcard tutorials/ex*.c) $(wildcard bench/bench_*.c))
 TESTS    := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/test_*.c))
 LINK_VP  := -L$(CURDIR)/lib -Wl,-rpath,$(CURDIR)/lib -lpetscvpatch $(PETSC_WITH_EXTERNAL_LIB) -llapacke
@@ -72,6 +73,10 @@ check-gpu: all
 
 check-slow: all
 	$(RUNNER) --slow
+
+# on a GPU machine: kernel throughput and the solver comparison, results in bench/out (bench/run.sh)
+bench: all
+	bash bench/run.sh $(BUILD)
 
 # pack PETSc's library and the runtime libraries for a GPU node without network (see README)
 pack: all

@@ -1,0 +1,104 @@
+static char help[] = "Time to solution of petsc-vpatch against PETSc's own solvers, same problem, same GPU, same tolerance:\n\
+-Laplace u = f, u = prod sin(pi x), Q_k on the unit square/cube, ||b - A x|| <= 1e-8 ||b||. Solvers (see bench/vpsolve.h):\n\
+gamg, mg-chebyshev, vpatch-v, vpatch-fmg, vpatch-v-mixed, vpatch-fmg-mixed (-solvers to choose; options of solver s\n\
+with the prefix s_, dashes as underscores, e.g. -vpatch_v_ksp_monitor). For each degree of -degrees and each size\n\
+of -dofs (approximate unknowns), the mesh has n^d cells, n = 2^m or 3 2^m (a deep hierarchy). Setup (KSPSetUp,\n\
+including assembly for gamg) is timed once, the solve after a warm-up solve as the median of -repeats, between\n\
+device synchronizations. A solver that fails (error, e.g. out of memory, or divergence) is reported as failed at\n\
+that size and not run at larger ones; gamg is skipped where the assembled matrix would exceed -max_nnz nonzeros.\n\
+Prints one JSON line per measurement (bench/report.py makes the tables and plots).\n\n";
+
+#include "vpsolve.h"
+
+/* n = 2^m or 3 2^m, the largest not above n0 (at least 2) */
+static PetscInt ChooseCells(PetscReal n0)
+{
+  PetscInt best = 2;
+  for (PetscInt p = 2; p <= 4096; p *= 2) {
+    if (p <= n0 && p > best) best = p;
+    if (3 * p / 2 <= n0 && 3 * p / 2 > best) best = 3 * p / 2;
+  }
+  return best;
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt    dim = 3, degrees[16] = {1, 2, 3, 4, 5, 6, 7}, ndeg = 7, repeats = 5, nsol = 16;
+  PetscReal   dofs[16] = {1e6, 8e6}, maxnnz = 2e9;
+  PetscInt    ndofs    = 2;
+  char       *solvers[16], gpu[256] = "unknown", commit[64] = "unknown";
+  PetscBool   sflag, failed[16];
+  PetscMPIInt size;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscVPatchInitializePackage());
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench_solve options", NULL);
+  PetscCall(PetscOptionsInt("-dim", "Dimension", NULL, dim, &dim, NULL));
+  PetscCall(PetscOptionsIntArray("-degrees", "Degrees k", NULL, degrees, &ndeg, NULL));
+  PetscCall(PetscOptionsRealArray("-dofs", "Approximate numbers of unknowns", NULL, dofs, &ndofs, NULL));
+  PetscCall(PetscOptionsStringArray("-solvers", "Solvers to run (default all)", NULL, solvers, &nsol, &sflag));
+  PetscCall(PetscOptionsInt("-repeats", "Timed solves per measurement (median)", NULL, repeats, &repeats, NULL));
+  PetscCall(PetscOptionsReal("-max_nnz", "gamg: skip when the assembled matrix would have more nonzeros", NULL, maxnnz, &maxnnz, NULL));
+  PetscCall(PetscOptionsString("-gpu_name", "GPU name for the results", NULL, gpu, gpu, sizeof(gpu), NULL));
+  PetscCall(PetscOptionsString("-commit", "Commit for the results", NULL, commit, commit, sizeof(commit), NULL));
+  PetscOptionsEnd();
+  PetscCheck(dim == 2 || dim == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dim must be 2 or 3");
+  if (!sflag) nsol = 0;
+
+  for (PetscInt s = 0; VPSolvers[s].name; s++) {
+    const VPSolverConfig *cfg = &VPSolvers[s];
+    PetscBool             run = (PetscBool)(nsol == 0);
+
+    for (PetscInt j = 0; j < nsol; j++) {
+      PetscBool eq;
+      PetscCall(PetscStrcmp(solvers[j], cfg->name, &eq));
+      if (eq) run = PETSC_TRUE;
+    }
+    if (!run) continue;
+    for (PetscInt i = 0; i < ndeg; i++) {
+      PetscInt k = degrees[i];
+
+      failed[i] = PETSC_FALSE;
+      for (PetscInt j = 0; j < ndofs; j++) {
+        PetscInt       n = ChooseCells(PetscPowReal(dofs[j], 1.0 / dim) / k), level = 0;
+        PetscReal      N = PetscPowReal((PetscReal)(n * k + 1), (PetscReal)dim), nnz = N * PetscPowReal(2.0 * k + 1, (PetscReal)dim);
+        VPSolveResult  res;
+        PetscErrorCode ierr;
+        char           status[256] = "ok";
+        PetscBool      ok;
+
+        for (PetscInt m = n; m % 2 == 0; m /= 2) level++;
+        if (failed[i]) PetscCall(PetscStrncpy(status, "not run: failed at a smaller size", sizeof(status)));
+        else if (cfg->assembled && nnz > maxnnz) PetscCall(PetscSNPrintf(status, sizeof(status), "not run: the assembled matrix would have about %.2g nonzeros (-max_nnz %.2g)", (double)nnz, (double)maxnnz));
+        else {
+          PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+          ierr = VPSolveRun(PETSC_COMM_WORLD, dim, k, n, cfg, repeats, &res);
+          PetscCall(PetscPopErrorHandler());
+          if (ierr) {
+            const char *text = NULL;
+            PetscCall(PetscErrorMessage(ierr, &text, NULL));
+            PetscCall(PetscSNPrintf(status, sizeof(status), "failed: PETSc error %d (%s)", (int)ierr, text ? text : "?"));
+            failed[i] = PETSC_TRUE;
+          } else if (res.reason < 0) {
+            PetscCall(PetscSNPrintf(status, sizeof(status), "failed: %s", KSPConvergedReasons[res.reason]));
+            failed[i] = PETSC_TRUE;
+          }
+        }
+        PetscCall(PetscStrcmp(status, "ok", &ok));
+        if (!ok)
+          PetscCall(PetscPrintf(PETSC_COMM_WORLD, "{\"commit\": \"%s\", \"gpu\": \"%s\", \"ranks\": %d, \"d\": %" PetscInt_FMT ", \"k\": %" PetscInt_FMT ", \"cells\": %" PetscInt_FMT ", \"level\": %" PetscInt_FMT ", \"dof\": %.0f, \"solver\": \"%s\", \"status\": \"%s\"}\n", commit, gpu, size, dim, k, n, level, (double)N, cfg->name, status));
+        else
+          PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                                "{\"commit\": \"%s\", \"gpu\": \"%s\", \"ranks\": %d, \"d\": %" PetscInt_FMT ", \"k\": %" PetscInt_FMT ", \"cells\": %" PetscInt_FMT ", \"level\": %" PetscInt_FMT ", \"dof\": %" PetscInt_FMT
+                                ", \"solver\": \"%s\", \"precision\": \"%s\", \"iterations\": %" PetscInt_FMT ", \"setup_s\": %.6e, \"solve_s\": %.6e, \"rel_residual\": %.3e, \"l2_error\": %.6e, \"repeats\": %" PetscInt_FMT ", \"status\": \"ok\"}\n",
+                                commit, gpu, size, dim, k, n, level, res.dofs, cfg->name, cfg->mgprec == VP_PRECISION_SINGLE ? "mixed" : "double", res.its, (double)res.setup, (double)res.solve, (double)res.rrel, (double)res.l2, repeats));
+      }
+    }
+  }
+  if (sflag)
+    for (PetscInt j = 0; j < nsol; j++) PetscCall(PetscFree(solvers[j]));
+  PetscCall(PetscFinalize());
+  return 0;
+}

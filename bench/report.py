@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Tables and plots from the JSON lines of bench_kernels and bench_solve (make bench).
+
+usage: python3 bench/report.py [--sms 132 --clock-ghz 1.98 --fp64-tflops 33.5 --fp32-tflops 66.9] [--plots DIR] FILES...
+
+Kernel metrics (per kernel, documented in bench/RESULTS.md):
+  MatMult, per cell (N = k+1): 2D 4 contractions of N^3 multiply-adds, 3D 7 contractions of N^4, plus the sums.
+  One smoothing step (fused), per vertex patch (NP = 2k+1, NI = 2k-1; (cells-1)^d patches over all colors):
+  residual 2D 4 NP^3, 3D 7 NP^4 multiply-adds; fast diagonalization 2D 4 NI^3, 3D 6 NI^4 multiply-adds, NI^d divisions.
+  A multiply-add is 2 flops and reads 2 words from shared memory (matrix entry, tensor entry); every output
+  entry is one shared-memory write. The shared-memory bound is 128 B/clock/SM x SMs x clock; "% bound" is the
+  time that traffic needs at that bandwidth over the measured time.
+Solver table: per (d, k, size) every solver's iterations, setup, solve, total time, solve seconds per 10^9 unknowns,
+and the ratio of its time to solution to the best vertex-patch solver's.
+"""
+import argparse, json, os, sys
+from collections import defaultdict
+
+
+def contractions(d, k, kernel):
+    """(multiply-adds, outputs) of one application per cell (matmult) or per patch (smoother)"""
+    if kernel == 'matmult':
+        n = k + 1
+        return (4 * n**3, 4 * n**2) if d == 2 else (7 * n**4, 7 * n**3)
+    np_, ni = 2 * k + 1, 2 * k - 1
+    if d == 2:
+        return 4 * np_**3 + 4 * ni**3, 4 * np_**2 + 4 * ni**2 + 2 * ni**2
+    return 7 * np_**4 + 6 * ni**4, 7 * np_**3 + 6 * ni**3 + 2 * ni**3
+
+
+def kernel_rows(recs, a):
+    bw = 128 * a.sms * a.clock_ghz * 1e9  # bytes/s of shared memory
+    rows = []
+    for r in sorted(recs, key=lambda r: (r['d'], r.get('precision', 'double'), r['k'])):
+        d, k, n = r['d'], r['k'], r['cells']
+        prec = r.get('precision', 'double')
+        w = 4 if prec == 'single' else 8
+        peak = (a.fp32_tflops if prec == 'single' else a.fp64_tflops) * 1e12
+        out = {'d': d, 'k': k, 'precision': prec, 'dof': r['dof']}
+        for name, units, t in (('matmult', n**d, r['matmult_s']), ('fused', (n - 1)**d, r['smooth_fused_s'])):
+            fma, outs = contractions(d, k, name)
+            flops, bytes_ = 2.0 * fma * units, (2.0 * fma + outs) * w * units
+            out[name] = dict(gdofs=r['dof'] / t / 1e9, gflops=flops / t / 1e9, peak=100 * flops / t / peak, bound=100 * bytes_ / bw / t)
+        out['fused_vs_global'] = r['smooth_global_s'] / r['smooth_fused_s']
+        rows.append(out)
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--sms', type=int, default=132)
+    ap.add_argument('--clock-ghz', type=float, default=1.98)
+    ap.add_argument('--fp64-tflops', type=float, default=33.5)
+    ap.add_argument('--fp32-tflops', type=float, default=66.9)
+    ap.add_argument('--plots', default='')
+    ap.add_argument('files', nargs='+')
+    a = ap.parse_args()
+    kern, solve = [], []
+    for f in a.files:
+        for line in open(f):
+            line = line.strip()
+            if not line.startswith('{'):
+                continue
+            r = json.loads(line)
+            (kern if 'matmult_s' in r else solve).append(r)
+
+    if kern:
+        meta = kern[0]
+        print('### Kernel throughput and roofline (commit %s, %s)\n' % (meta.get('commit'), meta.get('gpu')))
+        print('Shared-memory bound: 128 B/clock/SM x %d SMs x %.2f GHz = %.1f TB/s; peaks FP64 %.1f, FP32 %.1f TFLOP/s.\n' % (a.sms, a.clock_ghz, 128 * a.sms * a.clock_ghz / 1e3, a.fp64_tflops, a.fp32_tflops))
+        print('| d | k | precision | DoF | MatMult GDoF/s | MatMult GFLOP/s | % peak | % shared bound | fused smoother GDoF/s | GFLOP/s | % peak | % shared bound | fused vs global |')
+        print('|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+        rows = kernel_rows(kern, a)
+        for o in rows:
+            m, s = o['matmult'], o['fused']
+            print('| %d | %d | %s | %.3g M | %.2f | %.0f | %.1f | %.0f | %.2f | %.0f | %.1f | %.0f | %.2fx |' % (
+                o['d'], o['k'], o['precision'], o['dof'] / 1e6, m['gdofs'], m['gflops'], m['peak'], m['bound'], s['gdofs'], s['gflops'], s['peak'], s['bound'], o['fused_vs_global']))
+        print()
+    if solve:
+        meta = solve[0]
+        print('### Time to solution (commit %s, %s; rtol 1e-8, median of %s solves)\n' % (meta.get('commit'), meta.get('gpu'), next((r['repeats'] for r in solve if 'repeats' in r), '?')))
+        groups = defaultdict(list)
+        for r in solve:
+            groups[(r['d'], r['k'], r['cells'])].append(r)
+        print('| d | k | cells | DoF | solver | its | setup s | solve s | total s | solve s / 1e9 DoF | L2 error | total / best vpatch |')
+        print('|---|---|---|---|---|---|---|---|---|---|---|---|')
+        for key in sorted(groups):
+            rs = groups[key]
+            best = min((r['setup_s'] + r['solve_s'] for r in rs if r['status'] == 'ok' and r['solver'].startswith('vpatch')), default=None)
+            for r in rs:
+                if r['status'] != 'ok':
+                    print('| %d | %d | %d | %.3g M | %s | %s |  |  |  |  |  |  |' % (r['d'], r['k'], r['cells'], r['dof'] / 1e6, r['solver'], r['status']))
+                    continue
+                tot = r['setup_s'] + r['solve_s']
+                print('| %d | %d | %d | %.3g M | %s | %d | %.3f | %.3f | %.3f | %.2f | %.2e | %s |' % (
+                    r['d'], r['k'], r['cells'], r['dof'] / 1e6, r['solver'], r['iterations'], r['setup_s'], r['solve_s'], tot, r['solve_s'] / r['dof'] * 1e9, r['l2_error'],
+                    ('%.1fx' % (tot / best)) if best else '-'))
+        print()
+    if a.plots:
+        try:
+            import matplotlib
+            matplotlib.use('Agg')
+            import matplotlib.pyplot as plt
+        except ImportError:
+            print('(no matplotlib: pip install matplotlib for the plots)', file=sys.stderr)
+            return
+        os.makedirs(a.plots, exist_ok=True)
+        for d in sorted({r['d'] for r in solve}):
+            ks = sorted({r['k'] for r in solve if r['d'] == d})
+            fig, axes = plt.subplots(1, len(ks), figsize=(4 * len(ks), 3.5), squeeze=False)
+            for ax, k in zip(axes[0], ks):
+                for name in sorted({r['solver'] for r in solve}):
+                    pts = sorted((r['dof'], r['solve_s'] / r['dof'] * 1e9) for r in solve if r['d'] == d and r['k'] == k and r['solver'] == name and r['status'] == 'ok')
+                    if pts:
+                        ax.loglog([p[0] for p in pts], [p[1] for p in pts], 'o-', label=name)
+                ax.set_title('%dD Q_%d' % (d, k))
+                ax.set_xlabel('DoF')
+                ax.set_ylabel('solve s per 1e9 DoF')
+            axes[0][0].legend(fontsize=7)
+            fig.tight_layout()
+            fig.savefig(os.path.join(a.plots, 'solve_%dd.png' % d), dpi=100)
+        if kern:
+            rows = kernel_rows(kern, a)
+            fig, ax = plt.subplots(figsize=(6, 4))
+            for d in (2, 3):
+                for prec in ('double', 'single'):
+                    rs = [o for o in rows if o['d'] == d and o['precision'] == prec]
+                    if rs:
+                        ax.plot([o['k'] for o in rs], [o['matmult']['gdofs'] for o in rs], 'o-', label='%dD MatMult %s' % (d, prec))
+                        ax.plot([o['k'] for o in rs], [o['fused']['gdofs'] for o in rs], 's--', label='%dD fused smoother %s' % (d, prec))
+            ax.set_xlabel('k')
+            ax.set_ylabel('GDoF/s')
+            ax.set_yscale('log')
+            ax.legend(fontsize=7)
+            fig.tight_layout()
+            fig.savefig(os.path.join(a.plots, 'kernels.png'), dpi=100)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,185 @@
+/*
+  One Poisson solve on a DMQBOX with a named solver configuration, timed: shared by the benchmark driver
+  (bench/bench_solve.c) and the mixed-precision test (tests/test_mixed.c).
+
+  Problem: -Laplace u = f on the unit square/cube, u = prod_d sin(pi x_d) (zero on the boundary), Q_k on
+  cells^d cells. Solvers (each with its own options prefix, defaults below, overridable by options):
+    gamg             CG + PETSc GAMG on the assembled operator (-dm_mat_type aijcusparse on CUDA vectors)
+    mg-chebyshev     CG + PCMG on our matrix-free operator, Chebyshev(2)-Jacobi level smoothers
+    vpatch-v         GMRES + PCMG V(1,1) with one forward vertex-patch sweep per smoothing step
+    vpatch-fmg       the same, PCMG type full (one FMG cycle per preconditioner application)
+    vpatch-v-mixed   vpatch-v with the V-cycle in single precision (smoothers, coarser operators, transfers)
+    vpatch-fmg-mixed vpatch-fmg in single precision
+  Every solver stops at ||b - A x|| <= 1e-8 ||b|| (unpreconditioned norm). The coarse problem of PCMG is
+  solved by CG + Jacobi (rtol 1e-12; 1e-6 inside a single-precision cycle, where a tighter one would stall).
+*/
+#pragma once
+
+#include <petscvpatch.h>
+#include <petscdevice.h>
+
+typedef struct {
+  const char        *name;      /* solver name in the results */
+  PetscBool          assembled; /* operator assembled (GAMG) or matrix-free */
+  PetscBool          mg;        /* PCMG over the DMQBOX hierarchy */
+  VPPrecision        mgprec;    /* arithmetic of the coarser levels (DMQBoxSetPrecision) */
+  const char *const *opts;      /* option name (without prefix), value pairs; NULL-terminated */
+} VPSolverConfig;
+
+typedef struct {
+  PetscInt           its;
+  PetscInt           dofs;
+  PetscReal          setup, solve; /* seconds: KSPSetUp, median KSPSolve */
+  PetscReal          rrel, l2;     /* ||b - A x|| / ||b|| (double operator), L2 error */
+  KSPConvergedReason reason;
+} VPSolveResult;
+
+static const char *const VPOptsGAMG[]  = {"ksp_type", "cg", "pc_type", "gamg", NULL};
+static const char *const VPOptsCheby[] = {"ksp_type", "cg", "pc_type", "mg", "mg_levels_ksp_type", "chebyshev", "mg_levels_ksp_max_it", "2", "mg_levels_pc_type", "jacobi", "mg_coarse_ksp_type", "cg", "mg_coarse_pc_type", "jacobi", "mg_coarse_ksp_rtol", "1e-12", "mg_coarse_ksp_max_it", "1000", NULL};
+#define VP_OPTS_VPATCH \
+  "ksp_type", "gmres", "ksp_gmres_restart", "10", "pc_type", "mg", "mg_levels_ksp_type", "richardson", "mg_levels_ksp_max_it", "1", "mg_levels_pc_type", "vpatch", "mg_coarse_ksp_type", "cg", "mg_coarse_pc_type", "jacobi", "mg_coarse_ksp_max_it", "1000"
+static const char *const VPOptsV[]        = {VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-12", NULL};
+static const char *const VPOptsFMG[]      = {VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-12", "pc_mg_type", "full", NULL};
+static const char *const VPOptsVMixed[]   = {VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-6", "mg_levels_pc_vpatch_precision", "single", NULL};
+static const char *const VPOptsFMGMixed[] = {VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-6", "mg_levels_pc_vpatch_precision", "single", "pc_mg_type", "full", NULL};
+
+static const VPSolverConfig VPSolvers[] = {
+  {"gamg",             PETSC_TRUE,  PETSC_FALSE, VP_PRECISION_DOUBLE, VPOptsGAMG    },
+  {"mg-chebyshev",     PETSC_FALSE, PETSC_TRUE,  VP_PRECISION_DOUBLE, VPOptsCheby   },
+  {"vpatch-v",         PETSC_FALSE, PETSC_TRUE,  VP_PRECISION_DOUBLE, VPOptsV       },
+  {"vpatch-fmg",       PETSC_FALSE, PETSC_TRUE,  VP_PRECISION_DOUBLE, VPOptsFMG     },
+  {"vpatch-v-mixed",   PETSC_FALSE, PETSC_TRUE,  VP_PRECISION_SINGLE, VPOptsVMixed  },
+  {"vpatch-fmg-mixed", PETSC_FALSE, PETSC_TRUE,  VP_PRECISION_SINGLE, VPOptsFMGMixed},
+  {NULL,               PETSC_FALSE, PETSC_FALSE, VP_PRECISION_DOUBLE, NULL          }
+};
+
+static inline PetscErrorCode VPSolveExact(PetscInt dim, const PetscReal x[], PetscScalar *u, PetscScalar du[], void *ctx)
+{
+  PetscFunctionBeginUser;
+  (void)ctx;
+  *u = 1.0;
+  for (PetscInt d = 0; d < dim; d++) *u *= PetscSinReal(PETSC_PI * x[d]);
+  if (du)
+    for (PetscInt d = 0; d < dim; d++) {
+      du[d] = PETSC_PI * PetscCosReal(PETSC_PI * x[d]);
+      for (PetscInt e = 0; e < dim; e++)
+        if (e != d) du[d] *= PetscSinReal(PETSC_PI * x[e]);
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static inline PetscErrorCode VPSolveSource(PetscInt dim, const PetscReal x[], PetscScalar *f, PetscScalar du[], void *ctx)
+{
+  PetscFunctionBeginUser;
+  (void)du;
+  PetscCall(VPSolveExact(dim, x, f, NULL, ctx));
+  *f *= dim * PETSC_PI * PETSC_PI;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static inline PetscErrorCode VPSolveSync(PetscBool device)
+{
+  PetscDeviceContext dctx;
+
+  PetscFunctionBeginUser;
+  if (!device) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  PetscCall(PetscDeviceContextSynchronize(dctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static int VPSolveCmpReal(const void *a, const void *b)
+{
+  PetscReal x = *(const PetscReal *)a, y = *(const PetscReal *)b;
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/* Solves with configuration cfg on a fresh DM (vector type from -dm_vec_type): KSPSetUp timed once, then one
+   warm-up solve and `repeats` timed solves from x = 0 (median). Options are read with prefix "<name>_". */
+static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k, PetscInt n, const VPSolverConfig *cfg, PetscInt repeats, VPSolveResult *res)
+{
+  DM        dm;
+  KSP       ksp;
+  Mat       A;
+  Vec       x, b, r;
+  PetscInt  cells[3] = {n, n, n}, levels;
+  PetscReal t0, t1, ts[100], bnorm, rnorm, h1;
+  char      prefix[64], name[128];
+  VecType   vt;
+  PetscBool device, set;
+
+  PetscFunctionBeginUser;
+  PetscCheck(repeats >= 1 && repeats <= 100, comm, PETSC_ERR_ARG_OUTOFRANGE, "repeats must be in 1..100");
+  PetscCall(DMQBoxCreate(comm, dim, cells, k, NULL, NULL, &dm));
+  PetscCall(DMSetFromOptions(dm));
+  PetscCall(DMGetVecType(dm, &vt));
+  PetscCall(PetscStrbeginswith(vt, "seqcuda", &device));
+  if (!device) PetscCall(PetscStrbeginswith(vt, "mpicuda", &device));
+  if (!device) PetscCall(PetscStrcmp(vt, VECCUDA, &device));
+  if (cfg->assembled) PetscCall(DMSetMatType(dm, device ? MATAIJCUSPARSE : MATAIJ));
+  PetscCall(DMQBoxSetPrecision(dm, VP_PRECISION_DOUBLE, cfg->mgprec));
+  PetscCall(DMSetUp(dm));
+  PetscCall(DMCreateGlobalVector(dm, &x));
+  PetscCall(VecDuplicate(x, &b));
+  PetscCall(VecDuplicate(x, &r));
+  PetscCall(VecGetSize(x, &res->dofs));
+  PetscCall(DMQBoxComputeRHS(dm, VPSolveSource, NULL, NULL, b));
+
+  PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "%s_", cfg->name));
+  for (size_t i = 0; i < sizeof(prefix); i++)
+    if (prefix[i] == '-') prefix[i] = '_';
+  for (PetscInt i = 0; cfg->opts[i]; i += 2) {
+    PetscCall(PetscSNPrintf(name, sizeof(name), "-%s%s", prefix, cfg->opts[i]));
+    PetscCall(PetscOptionsHasName(NULL, NULL, name, &set));
+    if (!set) PetscCall(PetscOptionsSetValue(NULL, name, cfg->opts[i + 1]));
+  }
+  if (cfg->mg) {
+    char lv[16];
+    PetscCall(DMQBoxGetMaxLevels(dm, &levels));
+    PetscCall(PetscSNPrintf(name, sizeof(name), "-%spc_mg_levels", prefix));
+    PetscCall(PetscSNPrintf(lv, sizeof(lv), "%" PetscInt_FMT, levels));
+    PetscCall(PetscOptionsHasName(NULL, NULL, name, &set));
+    if (!set) PetscCall(PetscOptionsSetValue(NULL, name, lv));
+  }
+  PetscCall(KSPCreate(comm, &ksp));
+  PetscCall(KSPSetOptionsPrefix(ksp, prefix));
+  PetscCall(KSPSetDM(ksp, dm));
+  PetscCall(KSPSetDMActive(ksp, KSP_DMACTIVE_RHS, PETSC_FALSE));
+  PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_CURRENT, PETSC_CURRENT, 500));
+  PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
+  PetscCall(KSPSetFromOptions(ksp));
+
+  PetscCall(VPSolveSync(device));
+  PetscCall(PetscTime(&t0));
+  PetscCall(KSPSetUp(ksp));
+  PetscCall(VPSolveSync(device));
+  PetscCall(PetscTime(&t1));
+  res->setup = t1 - t0;
+  for (PetscInt i = -1; i < repeats; i++) { /* i = -1: warm-up */
+    PetscCall(VecSet(x, 0.0));
+    PetscCall(VPSolveSync(device));
+    PetscCall(PetscTime(&t0));
+    PetscCall(KSPSolve(ksp, b, x));
+    PetscCall(VPSolveSync(device));
+    PetscCall(PetscTime(&t1));
+    if (i >= 0) ts[i] = t1 - t0;
+  }
+  qsort(ts, (size_t)repeats, sizeof(PetscReal), VPSolveCmpReal);
+  res->solve = ts[repeats / 2];
+  PetscCall(KSPGetIterationNumber(ksp, &res->its));
+  PetscCall(KSPGetConvergedReason(ksp, &res->reason));
+  PetscCall(KSPGetOperators(ksp, &A, NULL));
+  PetscCall(MatMult(A, x, r));
+  PetscCall(VecAYPX(r, -1.0, b));
+  PetscCall(VecNorm(r, NORM_2, &rnorm));
+  PetscCall(VecNorm(b, NORM_2, &bnorm));
+  res->rrel = rnorm / bnorm;
+  PetscCall(DMQBoxComputeError(dm, x, VPSolveExact, NULL, &res->l2, &h1));
+
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&r));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -1,0 +1,81 @@
+static char help[] = "Mixed precision: GMRES in double preconditioned by a single-precision multigrid V-cycle (vertex-patch smoothers,\n\
+coarser operators and transfers in float on the GPU) against the same solver in double (bench/vpsolve.h: vpatch-v,\n\
+vpatch-v-mixed; also FMG). Both must converge to 1e-8, the mixed run within one iteration of the double one, and the\n\
+final L2 errors must agree to two significant digits. Options: -dim, -degrees, -cells. Needs a GPU.\n\n";
+
+#include "../bench/vpsolve.h"
+#include "vptest.h"
+
+static PetscErrorCode Find(const char name[], const VPSolverConfig **cfg)
+{
+  PetscFunctionBeginUser;
+  *cfg = NULL;
+  for (PetscInt s = 0; VPSolvers[s].name; s++) {
+    PetscBool eq;
+    PetscCall(PetscStrcmp(VPSolvers[s].name, name, &eq));
+    if (eq) *cfg = &VPSolvers[s];
+  }
+  PetscCheck(*cfg, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "no solver %s", name);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt    dim = 3, degrees[10], ndeg, n = 8;
+  const char *pairs[2][2] = {
+    {"vpatch-v",   "vpatch-v-mixed"  },
+    {"vpatch-fmg", "vpatch-fmg-mixed"}
+  };
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscVPatchInitializePackage());
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-cells", &n, NULL));
+  PetscCall(VPTestGetDegrees(dim == 2 ? 10 : 8, degrees, &ndeg));
+  for (PetscInt i = 0; i < ndeg; i++) {
+    PetscInt k = degrees[i];
+    for (PetscInt p = 0; p < 2; p++) {
+      const VPSolverConfig *cd, *cm;
+      VPSolveResult         rd, rm;
+      char                  ed[32], em[32];
+      PetscBool             same;
+
+      PetscCall(Find(pairs[p][0], &cd));
+      PetscCall(Find(pairs[p][1], &cm));
+      PetscCall(VPSolveRun(PETSC_COMM_WORLD, dim, k, n, cd, 1, &rd));
+      PetscCall(VPSolveRun(PETSC_COMM_WORLD, dim, k, n, cm, 1, &rm));
+      PetscCheck(rd.reason > 0 && rm.reason > 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": %s %s, %s %s", dim, k, cd->name, KSPConvergedReasons[rd.reason], cm->name, KSPConvergedReasons[rm.reason]);
+      PetscCheck(rd.rrel <= 1e-8 && rm.rrel <= 1e-8, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": relative residuals %g (%s), %g (%s) above 1e-8", dim, k, (double)rd.rrel, cd->name, (double)rm.rrel, cm->name);
+      PetscCheck(rm.its <= rd.its + 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": %s needs %" PetscInt_FMT " iterations, %s %" PetscInt_FMT, dim, k, cm->name, rm.its, cd->name, rd.its);
+      PetscCall(PetscSNPrintf(ed, sizeof(ed), "%.1e", (double)rd.l2));
+      PetscCall(PetscSNPrintf(em, sizeof(em), "%.1e", (double)rm.l2));
+      PetscCall(PetscStrcmp(ed, em, &same));
+      PetscCheck(same, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": L2 error %s (%s) and %s (%s) differ in two significant digits", dim, k, ed, cd->name, em, cm->name);
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT "D Q_%" PetscInt_FMT " %" PetscInt_FMT "^%" PetscInt_FMT " cells: %s %" PetscInt_FMT " its, L2 error %s; %s %" PetscInt_FMT " its, L2 error %s\n", dim, k, n, dim, cd->name, rd.its, ed, cm->name, rm.its, em));
+    }
+  }
+  PetscCall(PetscFinalize());
+  return 0;
+}
+
+/*TEST
+
+  test:
+    suffix: 3d
+    requires: cuda
+    args: -dim 3 -degrees 1,2,3,4,5,6,7 -cells 8 -dm_vec_type cuda
+    output_file: none
+
+  test:
+    suffix: 2d
+    requires: cuda
+    args: -dim 2 -degrees 1,3,6,10 -cells 16 -dm_vec_type cuda
+    output_file: none
+
+  test:
+    suffix: cpu_refuses_single
+    args: -dim 2 -degrees 2 -cells 4
+    expect_error: runs on the GPU only
+
+TEST*/
