@@ -133,17 +133,16 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
     PetscCall(PetscOptionsHasName(NULL, NULL, name, &set));
     if (!set) PetscCall(PetscOptionsSetValue(NULL, name, cfg->opts[i + 1]));
   }
-  if (cfg->mg) {
-    char lv[16];
-    PetscCall(DMQBoxGetMaxLevels(dm, &levels));
-    PetscCall(PetscSNPrintf(name, sizeof(name), "-%spc_mg_levels", prefix));
-    PetscCall(PetscSNPrintf(lv, sizeof(lv), "%" PetscInt_FMT, levels));
-    PetscCall(PetscOptionsHasName(NULL, NULL, name, &set));
-    if (!set) PetscCall(PetscOptionsSetValue(NULL, name, lv));
-  }
   PetscCall(KSPCreate(comm, &ksp));
   PetscCall(KSPSetOptionsPrefix(ksp, prefix));
   PetscCall(KSPSetDM(ksp, dm));
+  if (cfg->mg) { /* the deepest hierarchy the mesh allows (-<prefix>pc_mg_levels overrides) */
+    PC pc;
+    PetscCall(DMQBoxGetMaxLevels(dm, &levels));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCMG));
+    PetscCall(PCMGSetLevels(pc, levels, NULL));
+  }
   PetscCall(KSPSetDMActive(ksp, KSP_DMACTIVE_RHS, PETSC_FALSE));
   PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_CURRENT, PETSC_CURRENT, 500));
   PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));

@@ -535,6 +535,7 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
       g->h[d]       = act ? (q->upper[d] - q->lower[d]) / q->cells[d] : 1.0;
       PetscCheck(!act || xs[d] == g->cs[d] * k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX: node ownership does not follow the cell partition");
     }
+    q->samelayout = (PetscBool)(g->gxs[0] == g->xs[0] && g->gxm[0] == g->xm[0] && g->gxs[1] == g->xs[1] && g->gxm[1] == g->xm[1] && g->gxs[2] == g->xs[2] && g->gxm[2] == g->xm[2]);
   }
   for (PetscInt d = 0; d < dim; d++) {
     PetscCall(PetscMalloc1(M[d], &q->coords1d[d]));

@@ -34,6 +34,24 @@ static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
   PetscCall(MatShellGetContext(A, &ctx));
   q = (DM_QBox *)ctx->dm->data;
   PetscCall(PetscLogEventBegin(VPATCH_LaplacianMult, A, x, y, 0));
+  if (!z && q->samelayout) { /* one rank, CUDA: the local box is the global vector, so the kernel works on x and y directly */
+    PetscCall(VecGetArrayReadAndMemType(x, &xa, &mt));
+    if (PetscMemTypeDevice(mt)) {
+      const PetscReal *d_lap;
+      PetscCall(VecSet(y, 0.0));
+      PetscCall(VecGetArrayAndMemType(y, &ya, NULL));
+      PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, &d_lap, NULL));
+      PetscCall(PetscLogGpuTimeBegin());
+      PetscCall(VPLaplacianApply_CUDA(&q->grid, d_lap, (PetscBool)(q->precision == VP_PRECISION_SINGLE), q->deterministic, xa, ya));
+      PetscCall(PetscLogGpuTimeEnd());
+      PetscCall(PetscLogGpuFlops(LaplacianFlops(&q->grid)));
+      PetscCall(VecRestoreArrayAndMemType(y, &ya));
+      PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+      PetscCall(PetscLogEventEnd(VPATCH_LaplacianMult, A, x, y, 0));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+  }
   PetscCall(DMGlobalToLocalBegin(ctx->dm, x, INSERT_VALUES, ctx->xl));
   PetscCall(DMGlobalToLocalEnd(ctx->dm, x, INSERT_VALUES, ctx->xl));
   PetscCall(VecSet(ctx->yl, 0.0));

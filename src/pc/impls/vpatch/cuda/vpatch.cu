@@ -8,6 +8,8 @@
   reproducible. The same kernel, instantiated by MODE, also gives the reference's other variants:
   "separate" (a localized-residual kernel writes the patch residuals to a scratch buffer, a second
   kernel solves) and "global" (the residual comes from a global MatMult; the kernel only solves).
+  x and d may be one array (one rank: the corrections go into the iterate in place); patches of one color
+  share no interior node and each reads only its own nodes, so no block reads what another writes.
   d_op holds [Mp_0, Kp_0, Mp_1, Kp_1, (Mp_2, Kp_2)] ((2k+1)^2 each),
   [S_0, S_1, (S_2)] ((2k-1)^2 each), [lam_0, lam_1, (lam_2)] (2k-1 each).
 */
@@ -35,8 +37,8 @@ enum {
 };
 
 template <int DIM, int K, int MODE, typename T>
-__global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *__restrict__ d_op, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *__restrict__ x,
-                                                     PetscScalar *__restrict__ d, PetscScalar *__restrict__ scratch, const int NB)
+__global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *__restrict__ d_op, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x,
+                                                     PetscScalar *d, PetscScalar *__restrict__ scratch, const int NB)
 {
   constexpr int                 NP = 2 * K + 1, NI = 2 * K - 1, NPZ = DIM == 3 ? NP : 1, NIZ = DIM == 3 ? NI : 1;
   constexpr int                 NPT = NP * NP * NPZ, NIT = NI * NI * NIZ, OPN = DIM * (2 * NP * NP + NI * NI + NI);
