@@ -36,8 +36,12 @@ int main(int argc, char **argv)
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench_solve options", NULL);
   PetscCall(PetscOptionsInt("-dim", "Dimension", NULL, dim, &dim, NULL));
-  PetscCall(PetscOptionsIntArray("-degrees", "Degrees k", NULL, degrees, &ndeg, NULL));
-  PetscCall(PetscOptionsRealArray("-dofs", "Approximate numbers of unknowns", NULL, dofs, &ndofs, NULL));
+  ndeg = 16; /* capacities; the defaults stay when an option is absent */
+  PetscCall(PetscOptionsIntArray("-degrees", "Degrees k", NULL, degrees, &ndeg, &sflag));
+  if (!sflag) ndeg = 7;
+  ndofs = 16;
+  PetscCall(PetscOptionsRealArray("-dofs", "Approximate numbers of unknowns", NULL, dofs, &ndofs, &sflag));
+  if (!sflag) ndofs = 2;
   PetscCall(PetscOptionsStringArray("-solvers", "Solvers to run (default all)", NULL, solvers, &nsol, &sflag));
   PetscCall(PetscOptionsInt("-repeats", "Timed solves per measurement (median)", NULL, repeats, &repeats, NULL));
   PetscCall(PetscOptionsReal("-max_nnz", "gamg: skip when the assembled matrix would have more nonzeros", NULL, maxnnz, &maxnnz, NULL));

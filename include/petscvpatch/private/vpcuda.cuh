@@ -37,6 +37,57 @@ template <int I0, int I1, int I2, int DIR, int M, bool TRANS, typename T> __devi
   }
 }
 
+/* The same contraction with one thread per 1D line along DIR (register blocking): the thread loads the line's ND
+   inputs into registers once and writes its M outputs; at every step all threads of a warp read the same matrix
+   entry (a shared-memory broadcast). Per multiply-add this reads 1/M of an input word and a broadcast matrix word,
+   where VPDContract reads two words, so the shared-memory traffic (the bound of these kernels) drops about twofold.
+   NB * (lines per tensor) threads have work. With A2/out2 (VPDContractLines2) a second matrix is applied to the
+   same input in the same pass. */
+template <int I0, int I1, int I2, int DIR, int M, bool TRANS, bool TWO, typename T> __device__ __forceinline__ void VPDContractLinesImpl(const T *__restrict__ A, const T *__restrict__ A2, const T *__restrict__ in, T *__restrict__ out, T *__restrict__ out2, const int NB)
+{
+  constexpr int E0 = DIR == 0 ? M : I0, E1 = DIR == 1 ? M : I1, E2 = DIR == 2 ? M : I2;
+  constexpr int ND = DIR == 0 ? I0 : (DIR == 1 ? I1 : I2), EO = E0 * E1 * E2, EI = I0 * I1 * I2;
+  constexpr int L0 = DIR == 0 ? I1 : I0, L1 = DIR == 2 ? I1 : I2, NL = L0 * L1; /* the other two extents, lines per tensor */
+  constexpr int SI = DIR == 0 ? 1 : (DIR == 1 ? I0 : I0 * I1), SO = DIR == 0 ? 1 : (DIR == 1 ? E0 : E0 * E1);
+  (void)E2;
+  for (int t = threadIdx.x; t < NB * NL; t += blockDim.x) {
+    const int b = t / NL, l = t - b * NL, a0 = l % L0, a1 = l / L0;
+    const int bi = DIR == 0 ? (a1 * I1 + a0) * I0 : (DIR == 1 ? a1 * I0 * I1 + a0 : a1 * I0 + a0);
+    const int bo = DIR == 0 ? (a1 * E1 + a0) * E0 : (DIR == 1 ? a1 * E0 * E1 + a0 : a1 * E0 + a0);
+    const T  *ib = in + b * EI + bi;
+    T         v[ND];
+#pragma unroll
+    for (int j = 0; j < ND; j++) v[j] = ib[j * SI];
+#pragma unroll
+    for (int i = 0; i < M; i++) {
+      T s = 0, s2 = 0;
+#pragma unroll
+      for (int j = 0; j < ND; j++) {
+        s += (TRANS ? A[j * M + i] : A[i * ND + j]) * v[j];
+        if (TWO) s2 += (TRANS ? A2[j * M + i] : A2[i * ND + j]) * v[j];
+      }
+      out[b * EO + bo + i * SO] = s;
+      if (TWO) out2[b * EO + bo + i * SO] = s2;
+    }
+  }
+}
+template <int I0, int I1, int I2, int DIR, int M, bool TRANS, typename T> __device__ __forceinline__ void VPDContractLines(const T *__restrict__ A, const T *__restrict__ in, T *__restrict__ out, const int NB = 1)
+{
+  VPDContractLinesImpl<I0, I1, I2, DIR, M, TRANS, false, T>(A, NULL, in, out, NULL, NB);
+}
+template <int I0, int I1, int I2, int DIR, int M, bool TRANS, typename T> __device__ __forceinline__ void VPDContractLines2(const T *__restrict__ A, const T *__restrict__ A2, const T *__restrict__ in, T *__restrict__ out, T *__restrict__ out2, const int NB = 1)
+{
+  VPDContractLinesImpl<I0, I1, I2, DIR, M, TRANS, true, T>(A, A2, in, out, out2, NB);
+}
+
+/* blocks of several tensors for the line contractions: about 128 lines of work per block (lines = NT / N, N the
+   1D extent), within a shared-memory budget of SMEM bytes for NBUF buffers of NT entries of T */
+template <int NT, int N, int NBUF, int SMEM, typename T> struct VPLineBatch {
+  static constexpr int want  = (NT / N) >= 128 ? 1 : (128 + NT / N - 1) / (NT / N);
+  static constexpr int cap   = SMEM / (NBUF * NT * (int)sizeof(T)) > 0 ? SMEM / (NBUF * NT * (int)sizeof(T)) : 1;
+  static constexpr int value = want < cap ? want : cap;
+};
+
 /* dynamic shared memory of a kernel template seen as an array of T (one extern declaration for every T) */
 #define VP_DYNAMIC_SHARED(T, name) \
   extern __shared__ __align__(16) unsigned char vp_dynamic_smem[]; \

@@ -1,7 +1,7 @@
 /*
-  CUDA kernels of the matrix-free Q_k Laplacian: one thread block per owned cell, the cell's
-  (k+1)^d values and the 1D matrices in shared memory, sum factorization with linear thread indexing
-  (VPDContract), scatter-add with atomics; arithmetic in T (double, or float for single precision). Dirichlet nodes are eliminated as in laplacian_cpu.c.
+  CUDA kernels of the matrix-free Q_k Laplacian: several owned cells per thread block, the cells'
+  (k+1)^d values and the 1D matrices in shared memory, sum factorization with one thread per 1D line
+  (VPDContractLines), scatter-add with atomics; arithmetic in T (double, or float for single precision). Dirichlet nodes are eliminated as in laplacian_cpu.c.
   d_mats holds M_h and K_h per direction: [M_0, K_0, M_1, K_1, M_2, K_2], (k+1)^2 each.
 */
 #include <petscvpatch/private/vpcuda.cuh>
@@ -21,7 +21,7 @@ __device__ __forceinline__ void VPDCell(const VPCellSet &cs, int c, int &cx, int
 
 template <int DIM, int K, typename T> __global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, VPCellSet cset, int ncells, bool atomic, const PetscReal *__restrict__ d_mats, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
-  constexpr int N = K + 1, NZ = DIM == 3 ? N : 1, NT = N * N * NZ, NB = VPBatch<NT>::value, NBT = NB * NT;
+  constexpr int N = K + 1, NZ = DIM == 3 ? N : 1, NT = N * N * NZ, NB = VPLineBatch<NT, N, 4, 40960, T>::value, NBT = NB * NT;
   __shared__ T  mats[6 * N * N];
   __shared__ T  A[NBT], B[NBT], C[NBT], D[NBT];
 
@@ -37,23 +37,22 @@ template <int DIM, int K, typename T> __global__ void __launch_bounds__(512) VPL
   }
   __syncthreads();
   const T *M0 = mats, *K0 = mats + N * N, *M1 = mats + 2 * N * N, *K1 = mats + 3 * N * N, *M2 = mats + 4 * N * N, *K2 = mats + 5 * N * N;
-  VPDContract<N, N, NZ, 0, N, false>(M0, A, B, NB); /* B = M_x u */
-  VPDContract<N, N, NZ, 0, N, false>(K0, A, C, NB); /* C = K_x u */
+  VPDContractLines2<N, N, NZ, 0, N, false>(M0, K0, A, B, C, NB); /* B = M_x u, C = K_x u */
   __syncthreads();
   if (DIM == 2) {
-    VPDContract<N, N, NZ, 1, N, false>(K1, B, D, NB); /* K_y M_x u */
-    VPDContract<N, N, NZ, 1, N, false>(M1, C, A, NB); /* M_y K_x u */
+    VPDContractLines<N, N, NZ, 1, N, false>(K1, B, D, NB); /* K_y M_x u */
+    VPDContractLines<N, N, NZ, 1, N, false>(M1, C, A, NB); /* M_y K_x u */
     __syncthreads();
     for (int t = threadIdx.x; t < NBT; t += blockDim.x) B[t] = D[t] + A[t];
   } else {
-    VPDContract<N, N, NZ, 1, N, false>(M1, C, D, NB); /* M_y K_x u */
-    VPDContract<N, N, NZ, 1, N, false>(K1, B, A, NB); /* K_y M_x u (u is no longer needed) */
+    VPDContractLines<N, N, NZ, 1, N, false>(M1, C, D, NB); /* M_y K_x u */
+    VPDContractLines<N, N, NZ, 1, N, false>(K1, B, A, NB); /* K_y M_x u (u is no longer needed) */
     __syncthreads();
     for (int t = threadIdx.x; t < NBT; t += blockDim.x) D[t] += A[t];
-    VPDContract<N, N, NZ, 1, N, false>(M1, B, C, NB); /* M_y M_x u */
+    VPDContractLines<N, N, NZ, 1, N, false>(M1, B, C, NB); /* M_y M_x u */
     __syncthreads();
-    VPDContract<N, N, NZ, 2, N, false>(M2, D, A, NB); /* M_z (M_y K_x + K_y M_x) u */
-    VPDContract<N, N, NZ, 2, N, false>(K2, C, B, NB); /* K_z M_y M_x u */
+    VPDContractLines<N, N, NZ, 2, N, false>(M2, D, A, NB); /* M_z (M_y K_x + K_y M_x) u */
+    VPDContractLines<N, N, NZ, 2, N, false>(K2, C, B, NB); /* K_z M_y M_x u */
     __syncthreads();
     for (int t = threadIdx.x; t < NBT; t += blockDim.x) B[t] += A[t];
   }
@@ -95,7 +94,7 @@ static inline int VPCells(const VPGrid *g)
 template <int DIM, int K, typename T> struct VPLapApply {
   static PetscErrorCode run(const VPGrid *g, const PetscReal *d_mats, PetscBool deterministic, const PetscScalar *x, PetscScalar *y)
   {
-    constexpr int N = K + 1, NT = N * N * (DIM == 3 ? N : 1), NB = VPBatch<NT>::value;
+    constexpr int N = K + 1, NT = N * N * (DIM == 3 ? N : 1), NB = VPLineBatch<NT, N, 4, 40960, T>::value;
     cudaStream_t  stream;
     PetscFunctionBegin;
     PetscCall(VPGetStream(&stream));
@@ -114,7 +113,7 @@ template <int DIM, int K, typename T> struct VPLapApply {
       cset.n1      = n[1];
       const int nc = n[0] * n[1] * n[2];
       if (!nc) continue;
-      VPLapApplyKernel<DIM, K, T><<<(nc + NB - 1) / NB, VPThreads(NB * NT), 0, stream>>>(*g, cset, nc, deterministic ? false : true, d_mats, x, y);
+      VPLapApplyKernel<DIM, K, T><<<(nc + NB - 1) / NB, VPThreads(NB * (NT / N)), 0, stream>>>(*g, cset, nc, deterministic ? false : true, d_mats, x, y);
       PetscCallCUDA(cudaGetLastError());
     }
     PetscFunctionReturn(PETSC_SUCCESS);

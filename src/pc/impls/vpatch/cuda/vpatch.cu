@@ -4,7 +4,7 @@
   patch's (2k+1)^d values, the 1D patch matrices, eigenvectors and eigenvalues in shared memory
   (as T: double, or float for -pc_vpatch_precision single);
   localized residual and fast-diagonalization solve in one kernel, linear thread indexing for every
-  stage, no atomics (patches of one color share no interior node), so a sweep is bitwise
+  stage (contractions one thread per 1D line, VPDContractLines), no atomics (patches of one color share no interior node), so a sweep is bitwise
   reproducible. The same kernel, instantiated by MODE, also gives the reference's other variants:
   "separate" (a localized-residual kernel writes the patch residuals to a scratch buffer, a second
   kernel solves) and "global" (the residual comes from a global MatMult; the kernel only solves).
@@ -62,23 +62,22 @@ __global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *
     }
     __syncthreads();
     /* v = A_patch x over the whole patch, ending in B */
-    VPDContract<NP, NP, NPZ, 0, NP, false>(Mp0, A, B, NB);
-    VPDContract<NP, NP, NPZ, 0, NP, false>(Kp0, A, C, NB);
+    VPDContractLines2<NP, NP, NPZ, 0, NP, false>(Mp0, Kp0, A, B, C, NB);
     __syncthreads();
     if (DIM == 2) {
-      VPDContract<NP, NP, NPZ, 1, NP, false>(Kp1, B, D, NB);
-      VPDContract<NP, NP, NPZ, 1, NP, false>(Mp1, C, A, NB);
+      VPDContractLines<NP, NP, NPZ, 1, NP, false>(Kp1, B, D, NB);
+      VPDContractLines<NP, NP, NPZ, 1, NP, false>(Mp1, C, A, NB);
       __syncthreads();
       for (int t = threadIdx.x; t < NB * NPT; t += blockDim.x) B[t] = D[t] + A[t];
     } else {
-      VPDContract<NP, NP, NPZ, 1, NP, false>(Mp1, C, D, NB);
-      VPDContract<NP, NP, NPZ, 1, NP, false>(Kp1, B, A, NB);
+      VPDContractLines<NP, NP, NPZ, 1, NP, false>(Mp1, C, D, NB);
+      VPDContractLines<NP, NP, NPZ, 1, NP, false>(Kp1, B, A, NB);
       __syncthreads();
       for (int t = threadIdx.x; t < NB * NPT; t += blockDim.x) D[t] += A[t];
-      VPDContract<NP, NP, NPZ, 1, NP, false>(Mp1, B, C, NB);
+      VPDContractLines<NP, NP, NPZ, 1, NP, false>(Mp1, B, C, NB);
       __syncthreads();
-      VPDContract<NP, NP, NPZ, 2, NP, false>(Mp2, D, A, NB);
-      VPDContract<NP, NP, NPZ, 2, NP, false>(Kp2, C, B, NB);
+      VPDContractLines<NP, NP, NPZ, 2, NP, false>(Mp2, D, A, NB);
+      VPDContractLines<NP, NP, NPZ, 2, NP, false>(Kp2, C, B, NB);
       __syncthreads();
       for (int t = threadIdx.x; t < NB * NPT; t += blockDim.x) B[t] += A[t];
     }
@@ -111,13 +110,13 @@ __global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *
   }
   __syncthreads();
   /* fast diagonalization: u = S diag(1/(sum lam)) S^T r */
-  VPDContract<NI, NI, NIZ, 0, NI, true>(S0, C, A, NB);
+  VPDContractLines<NI, NI, NIZ, 0, NI, true>(S0, C, A, NB);
   __syncthreads();
-  VPDContract<NI, NI, NIZ, 1, NI, true>(S1, A, B, NB);
+  VPDContractLines<NI, NI, NIZ, 1, NI, true>(S1, A, B, NB);
   __syncthreads();
   T *W = B, *U = A;
   if (DIM == 3) {
-    VPDContract<NI, NI, NIZ, 2, NI, true>(S2, B, A, NB);
+    VPDContractLines<NI, NI, NIZ, 2, NI, true>(S2, B, A, NB);
     __syncthreads();
     W = A;
     U = B;
@@ -128,15 +127,15 @@ __global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *
   }
   __syncthreads();
   if (DIM == 3) {
-    VPDContract<NI, NI, NIZ, 2, NI, false>(S2, W, U, NB);
+    VPDContractLines<NI, NI, NIZ, 2, NI, false>(S2, W, U, NB);
     __syncthreads();
-    VPDContract<NI, NI, NIZ, 1, NI, false>(S1, U, W, NB);
+    VPDContractLines<NI, NI, NIZ, 1, NI, false>(S1, U, W, NB);
     __syncthreads();
-    VPDContract<NI, NI, NIZ, 0, NI, false>(S0, W, U, NB);
+    VPDContractLines<NI, NI, NIZ, 0, NI, false>(S0, W, U, NB);
   } else {
-    VPDContract<NI, NI, NIZ, 1, NI, false>(S1, W, U, NB);
+    VPDContractLines<NI, NI, NIZ, 1, NI, false>(S1, W, U, NB);
     __syncthreads();
-    VPDContract<NI, NI, NIZ, 0, NI, false>(S0, U, W, NB);
+    VPDContractLines<NI, NI, NIZ, 0, NI, false>(S0, U, W, NB);
     U = W;
   }
   __syncthreads();
@@ -154,7 +153,7 @@ template <int DIM, int K, int MODE, typename T>
 static PetscErrorCode VPPatchLaunch(const VPGrid *g, const PetscReal *d_op, int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int ppb, cudaStream_t stream)
 {
   constexpr int NP = 2 * K + 1, NPT = NP * NP * (DIM == 3 ? NP : 1);
-  const int     NB    = ppb > 0 ? ppb : VPBatch<NPT>::value; /* patches per block: by option, else enough for ~128 threads */
+  const int     NB    = ppb > 0 ? ppb : VPLineBatch<NPT, NP, 4, 49152, T>::value; /* patches per block: by option, else ~128 lines of work within 48 KB */
   const size_t  shmem = sizeof(T) * (VPDOpSize<DIM>(K) + 4 * (size_t)NB * NPT);
   int           dev, maxshmem;
 
@@ -163,7 +162,7 @@ static PetscErrorCode VPPatchLaunch(const VPGrid *g, const PetscReal *d_op, int 
   PetscCallCUDA(cudaDeviceGetAttribute(&maxshmem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   PetscCheck(shmem <= (size_t)maxshmem, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVPATCH: %d patches per block of Q_%d in %dD need %zu bytes of shared memory, the GPU allows %d: lower -pc_vpatch_patches_per_block", NB, K, DIM, shmem, maxshmem);
   PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernel<DIM, K, MODE, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-  VPPatchKernel<DIM, K, MODE, T><<<(npatch + NB - 1) / NB, VPThreads(NB * NPT), shmem, stream>>>(*g, d_op, npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB);
+  VPPatchKernel<DIM, K, MODE, T><<<(npatch + NB - 1) / NB, VPThreads(NB * (NPT / NP)), shmem, stream>>>(*g, d_op, npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
