@@ -80,6 +80,22 @@ template <int I0, int I1, int I2, int DIR, int M, bool TRANS, typename T> __devi
   VPDContractLinesImpl<I0, I1, I2, DIR, M, TRANS, true, T>(A, A2, in, out, out2, NB);
 }
 
+/* VPDContractLines when LINES, else VPDContract (the choice is per kernel, dimension, degree and precision, by
+   measurement: bench/RESULTS.md); the two-matrix form falls back to two passes */
+template <bool LINES, int I0, int I1, int I2, int DIR, int M, bool TRANS, typename T> __device__ __forceinline__ void VPDContractSel(const T *__restrict__ A, const T *__restrict__ in, T *__restrict__ out, const int NB)
+{
+  if (LINES) VPDContractLines<I0, I1, I2, DIR, M, TRANS, T>(A, in, out, NB);
+  else VPDContract<I0, I1, I2, DIR, M, TRANS, T>(A, in, out, NB);
+}
+template <bool LINES, int I0, int I1, int I2, int DIR, int M, bool TRANS, typename T> __device__ __forceinline__ void VPDContractSel2(const T *__restrict__ A, const T *__restrict__ A2, const T *__restrict__ in, T *__restrict__ out, T *__restrict__ out2, const int NB)
+{
+  if (LINES) VPDContractLines2<I0, I1, I2, DIR, M, TRANS, T>(A, A2, in, out, out2, NB);
+  else {
+    VPDContract<I0, I1, I2, DIR, M, TRANS, T>(A, in, out, NB);
+    VPDContract<I0, I1, I2, DIR, M, TRANS, T>(A2, in, out2, NB);
+  }
+}
+
 /* blocks of several tensors for the line contractions: about 128 lines of work per block (lines = NT / N, N the
    1D extent), within a shared-memory budget of SMEM bytes for NBUF buffers of NT entries of T */
 template <int NT, int N, int NBUF, int SMEM, typename T> struct VPLineBatch {

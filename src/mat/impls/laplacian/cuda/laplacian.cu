@@ -1,7 +1,7 @@
 /*
   CUDA kernels of the matrix-free Q_k Laplacian: several owned cells per thread block, the cells'
   (k+1)^d values and the 1D matrices in shared memory, sum factorization with one thread per 1D line
-  (VPDContractLines), scatter-add with atomics; arithmetic in T (double, or float for single precision). Dirichlet nodes are eliminated as in laplacian_cpu.c.
+  (VPDContractLines) or linear indexing (VPDContract), chosen per degree and precision (VPLapLines), scatter-add with atomics; arithmetic in T (double, or float for single precision). Dirichlet nodes are eliminated as in laplacian_cpu.c.
   d_mats holds M_h and K_h per direction: [M_0, K_0, M_1, K_1, M_2, K_2], (k+1)^2 each.
 */
 #include <petscvpatch/private/vpcuda.cuh>
@@ -19,9 +19,21 @@ __device__ __forceinline__ void VPDCell(const VPCellSet &cs, int c, int &cx, int
   cz = cs.first[2] + cs.step * (c / (cs.n0 * cs.n1));
 }
 
+/* line contractions (VPDContractLines) or linear indexing (VPDContract), by measurement on an H100
+   (bench/RESULTS.md) */
+template <int DIM, int K, typename T> struct VPLapLines {
+  static constexpr bool value = DIM == 3 ? (K <= 4 || (sizeof(T) == 4 && K <= 7)) : (K <= 2 || (sizeof(T) == 4 && K <= 3));
+};
+template <int DIM, int K, typename T> struct VPLapBatch {
+  static constexpr int NT = (K + 1) * (K + 1) * (DIM == 3 ? K + 1 : 1);
+  static constexpr int value = VPLapLines<DIM, K, T>::value ? VPLineBatch<NT, K + 1, 4, 40960, T>::value : VPBatch<NT>::value;
+  static constexpr int threads = value * (VPLapLines<DIM, K, T>::value ? NT / (K + 1) : NT);
+};
+
 template <int DIM, int K, typename T> __global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, VPCellSet cset, int ncells, bool atomic, const PetscReal *__restrict__ d_mats, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
-  constexpr int N = K + 1, NZ = DIM == 3 ? N : 1, NT = N * N * NZ, NB = VPLineBatch<NT, N, 4, 40960, T>::value, NBT = NB * NT;
+  constexpr int  N = K + 1, NZ = DIM == 3 ? N : 1, NT = N * N * NZ, NB = VPLapBatch<DIM, K, T>::value, NBT = NB * NT;
+  constexpr bool LINES = VPLapLines<DIM, K, T>::value;
   __shared__ T  mats[6 * N * N];
   __shared__ T  A[NBT], B[NBT], C[NBT], D[NBT];
 
@@ -37,22 +49,22 @@ template <int DIM, int K, typename T> __global__ void __launch_bounds__(512) VPL
   }
   __syncthreads();
   const T *M0 = mats, *K0 = mats + N * N, *M1 = mats + 2 * N * N, *K1 = mats + 3 * N * N, *M2 = mats + 4 * N * N, *K2 = mats + 5 * N * N;
-  VPDContractLines2<N, N, NZ, 0, N, false>(M0, K0, A, B, C, NB); /* B = M_x u, C = K_x u */
+  VPDContractSel2<LINES, N, N, NZ, 0, N, false>(M0, K0, A, B, C, NB); /* B = M_x u, C = K_x u */
   __syncthreads();
   if (DIM == 2) {
-    VPDContractLines<N, N, NZ, 1, N, false>(K1, B, D, NB); /* K_y M_x u */
-    VPDContractLines<N, N, NZ, 1, N, false>(M1, C, A, NB); /* M_y K_x u */
+    VPDContractSel<LINES, N, N, NZ, 1, N, false>(K1, B, D, NB); /* K_y M_x u */
+    VPDContractSel<LINES, N, N, NZ, 1, N, false>(M1, C, A, NB); /* M_y K_x u */
     __syncthreads();
     for (int t = threadIdx.x; t < NBT; t += blockDim.x) B[t] = D[t] + A[t];
   } else {
-    VPDContractLines<N, N, NZ, 1, N, false>(M1, C, D, NB); /* M_y K_x u */
-    VPDContractLines<N, N, NZ, 1, N, false>(K1, B, A, NB); /* K_y M_x u (u is no longer needed) */
+    VPDContractSel<LINES, N, N, NZ, 1, N, false>(M1, C, D, NB); /* M_y K_x u */
+    VPDContractSel<LINES, N, N, NZ, 1, N, false>(K1, B, A, NB); /* K_y M_x u (u is no longer needed) */
     __syncthreads();
     for (int t = threadIdx.x; t < NBT; t += blockDim.x) D[t] += A[t];
-    VPDContractLines<N, N, NZ, 1, N, false>(M1, B, C, NB); /* M_y M_x u */
+    VPDContractSel<LINES, N, N, NZ, 1, N, false>(M1, B, C, NB); /* M_y M_x u */
     __syncthreads();
-    VPDContractLines<N, N, NZ, 2, N, false>(M2, D, A, NB); /* M_z (M_y K_x + K_y M_x) u */
-    VPDContractLines<N, N, NZ, 2, N, false>(K2, C, B, NB); /* K_z M_y M_x u */
+    VPDContractSel<LINES, N, N, NZ, 2, N, false>(M2, D, A, NB); /* M_z (M_y K_x + K_y M_x) u */
+    VPDContractSel<LINES, N, N, NZ, 2, N, false>(K2, C, B, NB); /* K_z M_y M_x u */
     __syncthreads();
     for (int t = threadIdx.x; t < NBT; t += blockDim.x) B[t] += A[t];
   }
@@ -94,7 +106,7 @@ static inline int VPCells(const VPGrid *g)
 template <int DIM, int K, typename T> struct VPLapApply {
   static PetscErrorCode run(const VPGrid *g, const PetscReal *d_mats, PetscBool deterministic, const PetscScalar *x, PetscScalar *y)
   {
-    constexpr int N = K + 1, NT = N * N * (DIM == 3 ? N : 1), NB = VPLineBatch<NT, N, 4, 40960, T>::value;
+    constexpr int NB = VPLapBatch<DIM, K, T>::value;
     cudaStream_t  stream;
     PetscFunctionBegin;
     PetscCall(VPGetStream(&stream));
@@ -113,7 +125,7 @@ template <int DIM, int K, typename T> struct VPLapApply {
       cset.n1      = n[1];
       const int nc = n[0] * n[1] * n[2];
       if (!nc) continue;
-      VPLapApplyKernel<DIM, K, T><<<(nc + NB - 1) / NB, VPThreads(NB * (NT / N)), 0, stream>>>(*g, cset, nc, deterministic ? false : true, d_mats, x, y);
+      VPLapApplyKernel<DIM, K, T><<<(nc + NB - 1) / NB, VPThreads(VPLapBatch<DIM, K, T>::threads), 0, stream>>>(*g, cset, nc, deterministic ? false : true, d_mats, x, y);
       PetscCallCUDA(cudaGetLastError());
     }
     PetscFunctionReturn(PETSC_SUCCESS);

@@ -4,7 +4,7 @@
   patch's (2k+1)^d values, the 1D patch matrices, eigenvectors and eigenvalues in shared memory
   (as T: double, or float for -pc_vpatch_precision single);
   localized residual and fast-diagonalization solve in one kernel, linear thread indexing for every
-  stage (contractions one thread per 1D line, VPDContractLines), no atomics (patches of one color share no interior node), so a sweep is bitwise
+  stage (contractions one thread per 1D line or linear indexing, VPPatchLines), no atomics (patches of one color share no interior node), so a sweep is bitwise
   reproducible. The same kernel, instantiated by MODE, also gives the reference's other variants:
   "separate" (a localized-residual kernel writes the patch residuals to a scratch buffer, a second
   kernel solves) and "global" (the residual comes from a global MatMult; the kernel only solves).
@@ -36,12 +36,19 @@ enum {
   VP_MODE_SOLVE_GLOBAL   /* local solve of the residual b (a ghosted global residual) */
 };
 
+/* line contractions (VPDContractLines) or linear indexing (VPDContract), by measurement on an H100
+   (bench/RESULTS.md): lines win for Q_1, and in single precision up to Q_3; above, the longer lines lose */
+template <int DIM, int K, typename T> struct VPPatchLines {
+  static constexpr bool value = K == 1 || (sizeof(T) == 4 && K <= 3);
+};
+
 template <int DIM, int K, int MODE, typename T>
 __global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *__restrict__ d_op, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x,
                                                      PetscScalar *d, PetscScalar *__restrict__ scratch, const int NB)
 {
   constexpr int                 NP = 2 * K + 1, NI = 2 * K - 1, NPZ = DIM == 3 ? NP : 1, NIZ = DIM == 3 ? NI : 1;
   constexpr int                 NPT = NP * NP * NPZ, NIT = NI * NI * NIZ, OPN = DIM * (2 * NP * NP + NI * NI + NI);
+  constexpr bool                LINES = VPPatchLines<DIM, K, T>::value;
   VP_DYNAMIC_SHARED(T, smem); /* the patch operator, then four buffers of NB patch tensors */
   T  *op = smem;
   T  *A = smem + OPN, *B = A + NB * NPT, *C = B + NB * NPT, *D = C + NB * NPT;
@@ -62,22 +69,22 @@ __global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *
     }
     __syncthreads();
     /* v = A_patch x over the whole patch, ending in B */
-    VPDContractLines2<NP, NP, NPZ, 0, NP, false>(Mp0, Kp0, A, B, C, NB);
+    VPDContractSel2<LINES, NP, NP, NPZ, 0, NP, false>(Mp0, Kp0, A, B, C, NB);
     __syncthreads();
     if (DIM == 2) {
-      VPDContractLines<NP, NP, NPZ, 1, NP, false>(Kp1, B, D, NB);
-      VPDContractLines<NP, NP, NPZ, 1, NP, false>(Mp1, C, A, NB);
+      VPDContractSel<LINES, NP, NP, NPZ, 1, NP, false>(Kp1, B, D, NB);
+      VPDContractSel<LINES, NP, NP, NPZ, 1, NP, false>(Mp1, C, A, NB);
       __syncthreads();
       for (int t = threadIdx.x; t < NB * NPT; t += blockDim.x) B[t] = D[t] + A[t];
     } else {
-      VPDContractLines<NP, NP, NPZ, 1, NP, false>(Mp1, C, D, NB);
-      VPDContractLines<NP, NP, NPZ, 1, NP, false>(Kp1, B, A, NB);
+      VPDContractSel<LINES, NP, NP, NPZ, 1, NP, false>(Mp1, C, D, NB);
+      VPDContractSel<LINES, NP, NP, NPZ, 1, NP, false>(Kp1, B, A, NB);
       __syncthreads();
       for (int t = threadIdx.x; t < NB * NPT; t += blockDim.x) D[t] += A[t];
-      VPDContractLines<NP, NP, NPZ, 1, NP, false>(Mp1, B, C, NB);
+      VPDContractSel<LINES, NP, NP, NPZ, 1, NP, false>(Mp1, B, C, NB);
       __syncthreads();
-      VPDContractLines<NP, NP, NPZ, 2, NP, false>(Mp2, D, A, NB);
-      VPDContractLines<NP, NP, NPZ, 2, NP, false>(Kp2, C, B, NB);
+      VPDContractSel<LINES, NP, NP, NPZ, 2, NP, false>(Mp2, D, A, NB);
+      VPDContractSel<LINES, NP, NP, NPZ, 2, NP, false>(Kp2, C, B, NB);
       __syncthreads();
       for (int t = threadIdx.x; t < NB * NPT; t += blockDim.x) B[t] += A[t];
     }
@@ -110,13 +117,13 @@ __global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *
   }
   __syncthreads();
   /* fast diagonalization: u = S diag(1/(sum lam)) S^T r */
-  VPDContractLines<NI, NI, NIZ, 0, NI, true>(S0, C, A, NB);
+  VPDContractSel<LINES, NI, NI, NIZ, 0, NI, true>(S0, C, A, NB);
   __syncthreads();
-  VPDContractLines<NI, NI, NIZ, 1, NI, true>(S1, A, B, NB);
+  VPDContractSel<LINES, NI, NI, NIZ, 1, NI, true>(S1, A, B, NB);
   __syncthreads();
   T *W = B, *U = A;
   if (DIM == 3) {
-    VPDContractLines<NI, NI, NIZ, 2, NI, true>(S2, B, A, NB);
+    VPDContractSel<LINES, NI, NI, NIZ, 2, NI, true>(S2, B, A, NB);
     __syncthreads();
     W = A;
     U = B;
@@ -127,15 +134,15 @@ __global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *
   }
   __syncthreads();
   if (DIM == 3) {
-    VPDContractLines<NI, NI, NIZ, 2, NI, false>(S2, W, U, NB);
+    VPDContractSel<LINES, NI, NI, NIZ, 2, NI, false>(S2, W, U, NB);
     __syncthreads();
-    VPDContractLines<NI, NI, NIZ, 1, NI, false>(S1, U, W, NB);
+    VPDContractSel<LINES, NI, NI, NIZ, 1, NI, false>(S1, U, W, NB);
     __syncthreads();
-    VPDContractLines<NI, NI, NIZ, 0, NI, false>(S0, W, U, NB);
+    VPDContractSel<LINES, NI, NI, NIZ, 0, NI, false>(S0, W, U, NB);
   } else {
-    VPDContractLines<NI, NI, NIZ, 1, NI, false>(S1, W, U, NB);
+    VPDContractSel<LINES, NI, NI, NIZ, 1, NI, false>(S1, W, U, NB);
     __syncthreads();
-    VPDContractLines<NI, NI, NIZ, 0, NI, false>(S0, U, W, NB);
+    VPDContractSel<LINES, NI, NI, NIZ, 0, NI, false>(S0, U, W, NB);
     U = W;
   }
   __syncthreads();
@@ -153,7 +160,9 @@ template <int DIM, int K, int MODE, typename T>
 static PetscErrorCode VPPatchLaunch(const VPGrid *g, const PetscReal *d_op, int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int ppb, cudaStream_t stream)
 {
   constexpr int NP = 2 * K + 1, NPT = NP * NP * (DIM == 3 ? NP : 1);
-  const int     NB    = ppb > 0 ? ppb : VPLineBatch<NPT, NP, 4, 49152, T>::value; /* patches per block: by option, else ~128 lines of work within 48 KB */
+  constexpr bool LINES = VPPatchLines<DIM, K, T>::value;
+  /* patches per block: by option, else ~128 lines of work within 48 KB (lines), or ~128 entries (linear indexing) */
+  const int NB = ppb > 0 ? ppb : (LINES ? VPLineBatch<NPT, NP, 4, 49152, T>::value : VPBatch<NPT>::value);
   const size_t  shmem = sizeof(T) * (VPDOpSize<DIM>(K) + 4 * (size_t)NB * NPT);
   int           dev, maxshmem;
 
@@ -162,7 +171,7 @@ static PetscErrorCode VPPatchLaunch(const VPGrid *g, const PetscReal *d_op, int 
   PetscCallCUDA(cudaDeviceGetAttribute(&maxshmem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   PetscCheck(shmem <= (size_t)maxshmem, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVPATCH: %d patches per block of Q_%d in %dD need %zu bytes of shared memory, the GPU allows %d: lower -pc_vpatch_patches_per_block", NB, K, DIM, shmem, maxshmem);
   PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernel<DIM, K, MODE, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-  VPPatchKernel<DIM, K, MODE, T><<<(npatch + NB - 1) / NB, VPThreads(NB * (NPT / NP)), shmem, stream>>>(*g, d_op, npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB);
+  VPPatchKernel<DIM, K, MODE, T><<<(npatch + NB - 1) / NB, VPThreads(NB * (LINES ? NPT / NP : NPT)), shmem, stream>>>(*g, d_op, npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
