@@ -3,26 +3,8 @@ PCVPATCH (forward sweep, PCApply) with each GPU kernel variant (global, separate
 Timing: warm-up runs, then -repeats runs each between device synchronizations (wall clock), the median reported.\n\
 Prints one JSON line per measurement and a markdown table. Single precision: -dm_qbox_precision single -pc_vpatch_precision single.\n\n";
 
-#include <petscvpatch.h>
+#include "vpsolve.h" /* VPSolveSync, VPSolveCmpReal */
 #include "../tests/vptest.h"
-#include <petscdevice.h>
-
-static int CmpReal(const void *a, const void *b)
-{
-  PetscReal x = *(const PetscReal *)a, y = *(const PetscReal *)b;
-  return x < y ? -1 : (x > y ? 1 : 0);
-}
-
-static PetscErrorCode Sync(PetscBool device)
-{
-  PetscDeviceContext dctx;
-
-  PetscFunctionBeginUser;
-  if (!device) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-  PetscCall(PetscDeviceContextSynchronize(dctx));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 int main(int argc, char **argv)
 {
@@ -76,25 +58,25 @@ int main(int argc, char **argv)
       PetscCall(PCSetUp(pc));
       for (PetscInt r = 0; r < warmup + repeats; r++) {
         if (kv == 0) {
-          PetscCall(Sync(device));
+          PetscCall(VPSolveSync(device));
           PetscCall(PetscTime(&t0));
           PetscCall(MatMult(A, x, y));
-          PetscCall(Sync(device));
+          PetscCall(VPSolveSync(device));
           PetscCall(PetscTime(&t1));
           if (r >= warmup) tm[r - warmup] = t1 - t0;
         }
-        PetscCall(Sync(device));
+        PetscCall(VPSolveSync(device));
         PetscCall(PetscTime(&t0));
         PetscCall(PCApply(pc, x, y));
-        PetscCall(Sync(device));
+        PetscCall(VPSolveSync(device));
         PetscCall(PetscTime(&t1));
         if (r >= warmup) ts[r - warmup] = t1 - t0;
       }
-      qsort(ts, (size_t)repeats, sizeof(PetscReal), CmpReal);
+      qsort(ts, (size_t)repeats, sizeof(PetscReal), VPSolveCmpReal);
       msv[kv] = ts[repeats / 2];
       PetscCall(PCDestroy(&pc));
     }
-    qsort(tm, (size_t)repeats, sizeof(PetscReal), CmpReal);
+    qsort(tm, (size_t)repeats, sizeof(PetscReal), VPSolveCmpReal);
     mm = tm[repeats / 2];
     ms = msv[2];
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
