@@ -25,7 +25,7 @@ int main(int argc, char **argv)
 {
   PetscInt    dim = 3, degrees[16] = {1, 2, 3, 4, 5, 6, 7}, ndeg = 7, repeats = 5, nsol = 16;
   PetscReal   dofs[16] = {1e6, 8e6}, maxnnz = 2e9;
-  PetscInt    ndofs    = 2;
+  PetscInt    ndofs = 2;
   char       *solvers[16], gpu[256] = "unknown", commit[64] = "unknown";
   PetscBool   sflag, failed[16];
   PetscMPIInt size;
@@ -74,8 +74,10 @@ int main(int argc, char **argv)
         PetscBool      ok;
 
         for (PetscInt m = n; m % 2 == 0; m /= 2) level++;
-        if (failed[i]) PetscCall(PetscStrncpy(status, "not run: failed at a smaller size", sizeof(status)));
-        else if (cfg->assembled && nnz > maxnnz) PetscCall(PetscSNPrintf(status, sizeof(status), "not run: the assembled matrix would have about %.2g nonzeros (-max_nnz %.2g)", (double)nnz, (double)maxnnz));
+        if (failed[i])
+          PetscCall(PetscStrncpy(status, "not run: failed at a smaller size", sizeof(status)));
+        else if (cfg->assembled && nnz > maxnnz)
+          PetscCall(PetscSNPrintf(status, sizeof(status), "not run: the assembled matrix would have about %.2g nonzeros (-max_nnz %.2g)", (double)nnz, (double)maxnnz));
         else {
           PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
           ierr = VPSolveRun(PETSC_COMM_WORLD, dim, k, n, cfg, repeats, &res);
@@ -92,7 +94,10 @@ int main(int argc, char **argv)
         }
         PetscCall(PetscStrcmp(status, "ok", &ok));
         if (!ok)
-          PetscCall(PetscPrintf(PETSC_COMM_WORLD, "{\"commit\": \"%s\", \"gpu\": \"%s\", \"ranks\": %d, \"d\": %" PetscInt_FMT ", \"k\": %" PetscInt_FMT ", \"cells\": %" PetscInt_FMT ", \"level\": %" PetscInt_FMT ", \"dof\": %.0f, \"solver\": \"%s\", \"status\": \"%s\"}\n", commit, gpu, size, dim, k, n, level, (double)N, cfg->name, status));
+          PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                                "{\"commit\": \"%s\", \"gpu\": \"%s\", \"ranks\": %d, \"d\": %" PetscInt_FMT ", \"k\": %" PetscInt_FMT ", \"cells\": %" PetscInt_FMT ", \"level\": %" PetscInt_FMT
+                                ", \"dof\": %.0f, \"solver\": \"%s\", \"status\": \"%s\"}\n",
+                                commit, gpu, size, dim, k, n, level, (double)N, cfg->name, status));
         else
           PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                                 "{\"commit\": \"%s\", \"gpu\": \"%s\", \"ranks\": %d, \"d\": %" PetscInt_FMT ", \"k\": %" PetscInt_FMT ", \"cells\": %" PetscInt_FMT ", \"level\": %" PetscInt_FMT ", \"dof\": %" PetscInt_FMT

@@ -38,7 +38,9 @@ typedef struct {
 } VPSolveResult;
 
 static const char *const VPOptsGAMG[]  = {"ksp_type", "cg", "pc_type", "gamg", NULL};
-static const char *const VPOptsCheby[] = {"ksp_type", "cg", "pc_type", "mg", "mg_levels_ksp_type", "chebyshev", "mg_levels_ksp_max_it", "2", "mg_levels_pc_type", "jacobi", "mg_coarse_ksp_type", "cg", "mg_coarse_pc_type", "jacobi", "mg_coarse_ksp_rtol", "1e-12", "mg_coarse_ksp_max_it", "1000", NULL};
+static const char *const VPOptsCheby[] = {
+    "ksp_type", "cg", "pc_type", "mg", "mg_levels_ksp_type", "chebyshev", "mg_levels_ksp_max_it", "2", "mg_levels_pc_type", "jacobi", "mg_coarse_ksp_type", "cg", "mg_coarse_pc_type", "jacobi", "mg_coarse_ksp_rtol", "1e-12", "mg_coarse_ksp_max_it",
+    "1000",     NULL};
 #define VP_OPTS_VPATCH \
   "ksp_gmres_restart", "8", "pc_type", "mg", "mg_levels_ksp_type", "richardson", "mg_levels_ksp_max_it", "1", "mg_levels_pc_type", "vpatch", "mg_coarse_ksp_type", "cg", "mg_coarse_pc_type", "jacobi", "mg_coarse_ksp_max_it", "1000"
 static const char *const VPOptsV[]        = {"ksp_type", "gmres", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-12", NULL};
@@ -46,15 +48,13 @@ static const char *const VPOptsFMG[]      = {"ksp_type", "gmres", VP_OPTS_VPATCH
 static const char *const VPOptsVMixed[]   = {"ksp_type", "fgmres", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-6", "mg_levels_pc_vpatch_precision", "single", NULL};
 static const char *const VPOptsFMGMixed[] = {"ksp_type", "fgmres", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-6", "mg_levels_pc_vpatch_precision", "single", "pc_mg_type", "full", NULL};
 
-static const VPSolverConfig VPSolvers[] = {
-  {"gamg",             PETSC_TRUE,  PETSC_FALSE, VP_PRECISION_DOUBLE, VPOptsGAMG    },
-  {"mg-chebyshev",     PETSC_FALSE, PETSC_TRUE,  VP_PRECISION_DOUBLE, VPOptsCheby   },
-  {"vpatch-v",         PETSC_FALSE, PETSC_TRUE,  VP_PRECISION_DOUBLE, VPOptsV       },
-  {"vpatch-fmg",       PETSC_FALSE, PETSC_TRUE,  VP_PRECISION_DOUBLE, VPOptsFMG     },
-  {"vpatch-v-mixed",   PETSC_FALSE, PETSC_TRUE,  VP_PRECISION_SINGLE, VPOptsVMixed  },
-  {"vpatch-fmg-mixed", PETSC_FALSE, PETSC_TRUE,  VP_PRECISION_SINGLE, VPOptsFMGMixed},
-  {NULL,               PETSC_FALSE, PETSC_FALSE, VP_PRECISION_DOUBLE, NULL          }
-};
+static const VPSolverConfig VPSolvers[] = {{"gamg", PETSC_TRUE, PETSC_FALSE, VP_PRECISION_DOUBLE, VPOptsGAMG},
+                                           {"mg-chebyshev", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsCheby},
+                                           {"vpatch-v", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsV},
+                                           {"vpatch-fmg", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsFMG},
+                                           {"vpatch-v-mixed", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_SINGLE, VPOptsVMixed},
+                                           {"vpatch-fmg-mixed", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_SINGLE, VPOptsFMGMixed},
+                                           {NULL, PETSC_FALSE, PETSC_FALSE, VP_PRECISION_DOUBLE, NULL}};
 
 static inline PetscErrorCode VPSolveExact(PetscInt dim, const PetscReal x[], PetscScalar *u, PetscScalar du[], void *ctx)
 {

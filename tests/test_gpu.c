@@ -46,7 +46,8 @@ static PetscErrorCode Compare(Vec gpu, Vec cpu, const char what[], PetscInt dim,
   PetscCall(VecRestoreArrayRead(cpu, &b));
   PetscCallMPI(MPIU_Allreduce(loc, glob, 2, MPIU_REAL, MPIU_SUM, PETSC_COMM_WORLD));
   PetscCheck(glob[1] > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT "D Q_%" PetscInt_FMT " %s: the CPU result is zero, the check would prove nothing", dim, k, what);
-  PetscCheck(PetscSqrtReal(glob[0] / glob[1]) < tol, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT "D Q_%" PetscInt_FMT " %s: GPU and CPU differ by %g (relative), more than %g", dim, k, what, (double)PetscSqrtReal(glob[0] / glob[1]), (double)tol);
+  PetscCheck(PetscSqrtReal(glob[0] / glob[1]) < tol, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT "D Q_%" PetscInt_FMT " %s: GPU and CPU differ by %g (relative), more than %g", dim, k, what, (double)PetscSqrtReal(glob[0] / glob[1]),
+             (double)tol);
   /* single precision must really be single: a double-precision result would agree to 1e-12 */
   if (single && glob[0] > 0) PetscCheck(PetscSqrtReal(glob[0] / glob[1]) > 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT "D Q_%" PetscInt_FMT " %s: the single-precision GPU result equals the double CPU result to 1e-12", dim, k, what);
   PetscFunctionReturn(PETSC_SUCCESS);

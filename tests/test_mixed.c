@@ -24,10 +24,7 @@ static PetscErrorCode Find(const char name[], const VPSolverConfig **cfg)
 int main(int argc, char **argv)
 {
   PetscInt    dim = 3, degrees[10], ndeg, n = 8;
-  const char *pairs[2][2] = {
-    {"vpatch-v",   "vpatch-v-mixed"  },
-    {"vpatch-fmg", "vpatch-fmg-mixed"}
-  };
+  const char *pairs[2][2] = {{"vpatch-v", "vpatch-v-mixed"}, {"vpatch-fmg", "vpatch-fmg-mixed"}};
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -54,7 +51,8 @@ int main(int argc, char **argv)
       PetscCall(PetscSNPrintf(em, sizeof(em), "%.1e", (double)rm.l2));
       PetscCall(PetscStrcmp(ed, em, &same));
       PetscCheck(same, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": L2 error %s (%s) and %s (%s) differ in two significant digits", dim, k, ed, cd->name, em, cm->name);
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT "D Q_%" PetscInt_FMT " %" PetscInt_FMT "^%" PetscInt_FMT " cells: %s %" PetscInt_FMT " its, L2 error %s; %s %" PetscInt_FMT " its, L2 error %s\n", dim, k, n, dim, cd->name, rd.its, ed, cm->name, rm.its, em));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT "D Q_%" PetscInt_FMT " %" PetscInt_FMT "^%" PetscInt_FMT " cells: %s %" PetscInt_FMT " its, L2 error %s; %s %" PetscInt_FMT " its, L2 error %s\n", dim, k, n, dim, cd->name, rd.its, ed,
+                            cm->name, rm.its, em));
     }
   }
   PetscCall(PetscFinalize());

@@ -32,9 +32,9 @@ static PetscErrorCode SetDefaultOption(const char prefix[], const char name[], c
 }
 
 typedef struct {
-  PetscInt  its;   /* V-cycles after the FMG pass (-1: not converged in maxit) */
-  PetscReal rfmg;  /* ||b - A x|| / ||b|| after the FMG pass */
-  PetscReal rrel;  /* final ||b - A x|| / ||b|| */
+  PetscInt  its;  /* V-cycles after the FMG pass (-1: not converged in maxit) */
+  PetscReal rfmg; /* ||b - A x|| / ||b|| after the FMG pass */
+  PetscReal rrel; /* final ||b - A x|| / ||b|| */
 } FMGResult;
 
 /* Algorithm 2: one FMG pass from the coarsest level, then V-cycles until ||b - A x|| <= rtol ||b||.
@@ -115,9 +115,11 @@ static PetscErrorCode FMGSolve(MPI_Comm comm, const char prefix[], const char *c
 }
 
 /* the vertex-patch smoother, V(1,1), exact coarse solve (overridable by options) */
-static const char *const VPatchDefaults[] = {"-mg_levels_ksp_type", "richardson", "-mg_levels_ksp_max_it", "1", "-mg_levels_pc_type", "vpatch", "-mg_coarse_ksp_type", "cg", "-mg_coarse_pc_type", "jacobi", "-mg_coarse_ksp_rtol", "1e-14", "-mg_coarse_ksp_max_it", "1000", NULL};
+static const char *const VPatchDefaults[] = {
+    "-mg_levels_ksp_type", "richardson", "-mg_levels_ksp_max_it", "1", "-mg_levels_pc_type", "vpatch", "-mg_coarse_ksp_type", "cg", "-mg_coarse_pc_type", "jacobi", "-mg_coarse_ksp_rtol", "1e-14", "-mg_coarse_ksp_max_it", "1000", NULL};
 /* PETSc's default level smoother (Chebyshev, 2 iterations, Jacobi) on the same hierarchy, same coarse solve */
-static const char *const ChebyJacobiDefaults[] = {"-mg_levels_ksp_type", "chebyshev", "-mg_levels_ksp_max_it", "2", "-mg_levels_pc_type", "jacobi", "-mg_coarse_ksp_type", "cg", "-mg_coarse_pc_type", "jacobi", "-mg_coarse_ksp_rtol", "1e-14", "-mg_coarse_ksp_max_it", "1000", NULL};
+static const char *const ChebyJacobiDefaults[] = {
+    "-mg_levels_ksp_type", "chebyshev", "-mg_levels_ksp_max_it", "2", "-mg_levels_pc_type", "jacobi", "-mg_coarse_ksp_type", "cg", "-mg_coarse_pc_type", "jacobi", "-mg_coarse_ksp_rtol", "1e-14", "-mg_coarse_ksp_max_it", "1000", NULL};
 
 /* Table 1 of the reference (2D, f = 1, rtol 1e-8), rows for levels 4 and 11, k = 1..10 */
 static const PetscInt Table1Level4[10]  = {9, 5, 3, 3, 3, 2, 2, 2, 2, 2};

@@ -5,25 +5,25 @@
 #include <petsc/private/dmimpl.h>
 
 typedef struct {
-  PetscInt   dim;           /* spatial dimension, 2 or 3 */
-  PetscInt   degree;        /* Q_k degree */
-  PetscInt   cells[3];      /* global cells per direction */
-  PetscReal  lower[3];      /* box lower corner */
-  PetscReal  upper[3];      /* box upper corner */
-  PetscInt   procs[3];      /* process grid */
-  PetscInt  *lc[3];         /* cells owned by each process column, per direction */
-  PetscInt   cellstart[3];  /* first cell owned by this rank per direction */
-  DM         da;            /* node-level DMDA (ghost width k, box stencil): layout and ghost exchange */
-  VPGrid     grid;          /* plain description of this rank's part, for the kernels */
-  VPBasis1D  basis;         /* 1D reference matrices */
-  PetscReal *coords1d[3];   /* global node coordinates per direction */
-  PetscBool  storecoords;   /* set DM coordinates at set-up (-dm_qbox_coordinates) */
-  PetscBool  deterministic; /* CUDA operator: colored cells instead of atomics (-dm_qbox_deterministic) */
-  PetscBool  samelayout;    /* the ghosted local box is the owned box (one rank): kernels may work on global arrays */
+  PetscInt    dim;           /* spatial dimension, 2 or 3 */
+  PetscInt    degree;        /* Q_k degree */
+  PetscInt    cells[3];      /* global cells per direction */
+  PetscReal   lower[3];      /* box lower corner */
+  PetscReal   upper[3];      /* box upper corner */
+  PetscInt    procs[3];      /* process grid */
+  PetscInt   *lc[3];         /* cells owned by each process column, per direction */
+  PetscInt    cellstart[3];  /* first cell owned by this rank per direction */
+  DM          da;            /* node-level DMDA (ghost width k, box stencil): layout and ghost exchange */
+  VPGrid      grid;          /* plain description of this rank's part, for the kernels */
+  VPBasis1D   basis;         /* 1D reference matrices */
+  PetscReal  *coords1d[3];   /* global node coordinates per direction */
+  PetscBool   storecoords;   /* set DM coordinates at set-up (-dm_qbox_coordinates) */
+  PetscBool   deterministic; /* CUDA operator: colored cells instead of atomics (-dm_qbox_deterministic) */
+  PetscBool   samelayout;    /* the ghosted local box is the owned box (one rank): kernels may work on global arrays */
   VPPrecision precision;     /* CUDA arithmetic of this level's operator and of the transfers to its refinement */
   VPPrecision mgprecision;   /* precision given to the levels created by DMCoarsen() */
-  PetscReal *d_lap;         /* device copy of M_h, K_h per direction (CUDA kernels), or NULL */
-  PetscReal *d_P;           /* device copy of the 1D prolongation matrix, or NULL */
+  PetscReal  *d_lap;         /* device copy of M_h, K_h per direction (CUDA kernels), or NULL */
+  PetscReal  *d_P;           /* device copy of the 1D prolongation matrix, or NULL */
 } DM_QBox;
 
 PETSC_INTERN PetscErrorCode DMCreateGlobalVector_QBox(DM, Vec *);

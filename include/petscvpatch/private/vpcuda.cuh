@@ -22,15 +22,15 @@ template <int I0, int I1, int I2, int DIR, int M, bool TRANS, typename T> __devi
   constexpr int E0 = DIR == 0 ? M : I0, E1 = DIR == 1 ? M : I1, E2 = DIR == 2 ? M : I2;
   constexpr int ND = DIR == 0 ? I0 : (DIR == 1 ? I1 : I2), EO = E0 * E1 * E2, EI = I0 * I1 * I2;
   for (int t = threadIdx.x; t < NB * EO; t += blockDim.x) {
-    const int          b = t / EO, o = t - b * EO;
-    const int          i0 = o % E0, i1 = (o / E0) % E1, i2 = o / (E0 * E1);
-    const int          i  = DIR == 0 ? i0 : (DIR == 1 ? i1 : i2);
-    const T *ib = in + b * EI;
-    T        s  = 0;
+    const int b = t / EO, o = t - b * EO;
+    const int i0 = o % E0, i1 = (o / E0) % E1, i2 = o / (E0 * E1);
+    const int i  = DIR == 0 ? i0 : (DIR == 1 ? i1 : i2);
+    const T  *ib = in + b * EI;
+    T         s  = 0;
 #pragma unroll
     for (int j = 0; j < ND; j++) {
       const T   a   = TRANS ? A[j * M + i] : A[i * ND + j];
-      const int       idx = DIR == 0 ? (i2 * I1 + i1) * I0 + j : (DIR == 1 ? (i2 * I1 + j) * I0 + i0 : (j * I1 + i1) * I0 + i0);
+      const int idx = DIR == 0 ? (i2 * I1 + i1) * I0 + j : (DIR == 1 ? (i2 * I1 + j) * I0 + i0 : (j * I1 + i1) * I0 + i0);
       s += a * ib[idx];
     }
     out[t] = s;
@@ -43,7 +43,8 @@ template <int I0, int I1, int I2, int DIR, int M, bool TRANS, typename T> __devi
    where VPDContract reads two words, so the shared-memory traffic (the bound of these kernels) drops about twofold.
    NB * (lines per tensor) threads have work. With A2/out2 (VPDContractLines2) a second matrix is applied to the
    same input in the same pass. */
-template <int I0, int I1, int I2, int DIR, int M, bool TRANS, bool TWO, typename T> __device__ __forceinline__ void VPDContractLinesImpl(const T *__restrict__ A, const T *__restrict__ A2, const T *__restrict__ in, T *__restrict__ out, T *__restrict__ out2, const int NB)
+template <int I0, int I1, int I2, int DIR, int M, bool TRANS, bool TWO, typename T>
+__device__ __forceinline__ void VPDContractLinesImpl(const T *__restrict__ A, const T *__restrict__ A2, const T *__restrict__ in, T *__restrict__ out, T *__restrict__ out2, const int NB)
 {
   constexpr int E0 = DIR == 0 ? M : I0, E1 = DIR == 1 ? M : I1, E2 = DIR == 2 ? M : I2;
   constexpr int ND = DIR == 0 ? I0 : (DIR == 1 ? I1 : I2), EO = E0 * E1 * E2, EI = I0 * I1 * I2;
@@ -75,7 +76,8 @@ template <int I0, int I1, int I2, int DIR, int M, bool TRANS, typename T> __devi
 {
   VPDContractLinesImpl<I0, I1, I2, DIR, M, TRANS, false, T>(A, NULL, in, out, NULL, NB);
 }
-template <int I0, int I1, int I2, int DIR, int M, bool TRANS, typename T> __device__ __forceinline__ void VPDContractLines2(const T *__restrict__ A, const T *__restrict__ A2, const T *__restrict__ in, T *__restrict__ out, T *__restrict__ out2, const int NB = 1)
+template <int I0, int I1, int I2, int DIR, int M, bool TRANS, typename T>
+__device__ __forceinline__ void VPDContractLines2(const T *__restrict__ A, const T *__restrict__ A2, const T *__restrict__ in, T *__restrict__ out, T *__restrict__ out2, const int NB = 1)
 {
   VPDContractLinesImpl<I0, I1, I2, DIR, M, TRANS, true, T>(A, A2, in, out, out2, NB);
 }
@@ -84,12 +86,16 @@ template <int I0, int I1, int I2, int DIR, int M, bool TRANS, typename T> __devi
    measurement: bench/RESULTS.md); the two-matrix form falls back to two passes */
 template <bool LINES, int I0, int I1, int I2, int DIR, int M, bool TRANS, typename T> __device__ __forceinline__ void VPDContractSel(const T *__restrict__ A, const T *__restrict__ in, T *__restrict__ out, const int NB)
 {
-  if (LINES) VPDContractLines<I0, I1, I2, DIR, M, TRANS, T>(A, in, out, NB);
-  else VPDContract<I0, I1, I2, DIR, M, TRANS, T>(A, in, out, NB);
+  if (LINES)
+    VPDContractLines<I0, I1, I2, DIR, M, TRANS, T>(A, in, out, NB);
+  else
+    VPDContract<I0, I1, I2, DIR, M, TRANS, T>(A, in, out, NB);
 }
-template <bool LINES, int I0, int I1, int I2, int DIR, int M, bool TRANS, typename T> __device__ __forceinline__ void VPDContractSel2(const T *__restrict__ A, const T *__restrict__ A2, const T *__restrict__ in, T *__restrict__ out, T *__restrict__ out2, const int NB)
+template <bool LINES, int I0, int I1, int I2, int DIR, int M, bool TRANS, typename T>
+__device__ __forceinline__ void VPDContractSel2(const T *__restrict__ A, const T *__restrict__ A2, const T *__restrict__ in, T *__restrict__ out, T *__restrict__ out2, const int NB)
 {
-  if (LINES) VPDContractLines2<I0, I1, I2, DIR, M, TRANS, T>(A, A2, in, out, out2, NB);
+  if (LINES)
+    VPDContractLines2<I0, I1, I2, DIR, M, TRANS, T>(A, A2, in, out, out2, NB);
   else {
     VPDContract<I0, I1, I2, DIR, M, TRANS, T>(A, in, out, NB);
     VPDContract<I0, I1, I2, DIR, M, TRANS, T>(A2, in, out2, NB);
@@ -105,9 +111,9 @@ template <int NT, int N, int NBUF, int SMEM, typename T> struct VPLineBatch {
 };
 
 /* dynamic shared memory of a kernel template seen as an array of T (one extern declaration for every T) */
-#define VP_DYNAMIC_SHARED(T, name) \
+#define VP_DYNAMIC_SHARED(T, name)                                 \
   extern __shared__ __align__(16) unsigned char vp_dynamic_smem[]; \
-  T *name = reinterpret_cast<T *>(vp_dynamic_smem)
+  T                                            *name = reinterpret_cast<T *>(vp_dynamic_smem)
 
 /* tensors of NT entries per thread block: enough to give a block about 128 threads of work */
 template <int NT> struct VPBatch {
@@ -203,13 +209,15 @@ __device__ __forceinline__ PetscInt VPDLocalIndex(const VPGrid &g, int px, int p
 
 /* Calls F<DIM, K, T>::run(args...) with T = float when single, else double. F##F and F##D must be the
    alias templates F<DIM, K, float> and F<DIM, K, double> (VP_PRECISION_ALIASES) */
-#define VP_PRECISION_ALIASES(F) \
+#define VP_PRECISION_ALIASES(F)                            \
   template <int DIM, int K> using F##F = F<DIM, K, float>; \
   template <int DIM, int K> using F##D = F<DIM, K, double>
 #define VP_DISPATCH_PRECISION(F, single, dim, k, ...) \
-  do { \
-    if (single) VP_DISPATCH(F##F, dim, k, __VA_ARGS__); \
-    else VP_DISPATCH(F##D, dim, k, __VA_ARGS__); \
+  do {                                                \
+    if (single)                                       \
+      VP_DISPATCH(F##F, dim, k, __VA_ARGS__);         \
+    else                                              \
+      VP_DISPATCH(F##D, dim, k, __VA_ARGS__);         \
   } while (0)
 
 /* PETSc's current CUDA stream: our kernels run on it, ordered with PETSc's own vector operations */

@@ -21,25 +21,25 @@ const char *const VPPrecisions[]         = {"double", "single", "VPPrecision", "
 const char *const PCVPatchLocalSolvers[] = {"fdm", "dense", "PCVPatchLocalSolver", "PC_VPATCH_LOCAL_", NULL};
 
 typedef struct {
-  PCVPatchSweep       sweep;   /* color order of one smoothing step */
-  PCVPatchType        type;    /* multiplicative (colored) or additive */
-  PetscReal           damping; /* additive: the correction is scaled by this */
-  PCVPatchLocalSolver local;   /* fast diagonalization or stored dense LU */
-  DM                  dm;      /* the DMQBOX of the operator (referenced) */
-  VPPatchOp           op;      /* 1D patch matrices, eigenvectors and eigenvalues */
-  PetscScalar        *LU;      /* dense LU of the patch matrix (local solver dense) */
-  int                *piv;     /* its pivots */
-  Vec                 bl;      /* ghosted right-hand side */
-  Vec                 xl;      /* ghosted iterate */
-  Vec                 dl;      /* ghosted correction of one color */
-  Vec                 w;       /* global work vector (additive Richardson) */
-  PCVPatchKernel      kernel;  /* GPU kernel variant */
-  PetscInt            ppb;     /* GPU: patches per thread block (0: the default for the degree) */
+  PCVPatchSweep       sweep;     /* color order of one smoothing step */
+  PCVPatchType        type;      /* multiplicative (colored) or additive */
+  PetscReal           damping;   /* additive: the correction is scaled by this */
+  PCVPatchLocalSolver local;     /* fast diagonalization or stored dense LU */
+  DM                  dm;        /* the DMQBOX of the operator (referenced) */
+  VPPatchOp           op;        /* 1D patch matrices, eigenvectors and eigenvalues */
+  PetscScalar        *LU;        /* dense LU of the patch matrix (local solver dense) */
+  int                *piv;       /* its pivots */
+  Vec                 bl;        /* ghosted right-hand side */
+  Vec                 xl;        /* ghosted iterate */
+  Vec                 dl;        /* ghosted correction of one color */
+  Vec                 w;         /* global work vector (additive Richardson) */
+  PCVPatchKernel      kernel;    /* GPU kernel variant */
+  PetscInt            ppb;       /* GPU: patches per thread block (0: the default for the degree) */
   VPPrecision         precision; /* GPU arithmetic of the patch kernels */
-  Mat                 A;       /* the level operator (the PC's Pmat, not referenced): residuals of kernel global */
-  PetscBool           cuda;    /* the DM's vectors live on the GPU: the CUDA kernels run */
-  PetscReal          *scratch; /* device buffer of the patch residuals of one color (kernel separate) */
-  PetscReal          *d_op;    /* device copy of the 1D patch matrices, eigenvectors and eigenvalues */
+  Mat                 A;         /* the level operator (the PC's Pmat, not referenced): residuals of kernel global */
+  PetscBool           cuda;      /* the DM's vectors live on the GPU: the CUDA kernels run */
+  PetscReal          *scratch;   /* device buffer of the patch residuals of one color (kernel separate) */
+  PetscReal          *d_op;      /* device copy of the 1D patch matrices, eigenvectors and eigenvalues */
 } PC_VPatch;
 
 static PetscErrorCode PCVPatchGetDM(PC pc, DM *dm)

@@ -25,8 +25,8 @@ template <int DIM, int K, typename T> struct VPLapLines {
   static constexpr bool value = DIM == 3 ? (K <= 4 || (sizeof(T) == 4 && K <= 7)) : (K <= 2 || (sizeof(T) == 4 && K <= 3));
 };
 template <int DIM, int K, typename T> struct VPLapBatch {
-  static constexpr int NT = (K + 1) * (K + 1) * (DIM == 3 ? K + 1 : 1);
-  static constexpr int value = VPLapLines<DIM, K, T>::value ? VPLineBatch<NT, K + 1, 4, 40960, T>::value : VPBatch<NT>::value;
+  static constexpr int NT      = (K + 1) * (K + 1) * (DIM == 3 ? K + 1 : 1);
+  static constexpr int value   = VPLapLines<DIM, K, T>::value ? VPLineBatch<NT, K + 1, 4, 40960, T>::value : VPBatch<NT>::value;
   static constexpr int threads = value * (VPLapLines<DIM, K, T>::value ? NT / (K + 1) : NT);
 };
 
@@ -34,8 +34,8 @@ template <int DIM, int K, typename T> __global__ void __launch_bounds__(512) VPL
 {
   constexpr int  N = K + 1, NZ = DIM == 3 ? N : 1, NT = N * N * NZ, NB = VPLapBatch<DIM, K, T>::value, NBT = NB * NT;
   constexpr bool LINES = VPLapLines<DIM, K, T>::value;
-  __shared__ T  mats[6 * N * N];
-  __shared__ T  A[NBT], B[NBT], C[NBT], D[NBT];
+  __shared__ T   mats[6 * N * N];
+  __shared__ T   A[NBT], B[NBT], C[NBT], D[NBT];
 
   for (int i = threadIdx.x; i < 2 * DIM * N * N; i += blockDim.x) mats[i] = (T)d_mats[i];
   for (int t = threadIdx.x; t < NBT; t += blockDim.x) {

@@ -15,8 +15,8 @@ __device__ __forceinline__ PetscReal VPDFineWeight(const VPGrid &gc, int d, int 
 
 template <int DIM, int K, bool RESTRICT, typename T> __global__ void VPTransferKernel(VPGrid gc, VPGrid gf, int ncells, const PetscReal *__restrict__ d_P, bool homogeneous, const PetscScalar *__restrict__ in, PetscScalar *__restrict__ out)
 {
-  constexpr int                 N = K + 1, NF = 2 * K + 1, NZ = DIM == 3 ? N : 1, NFZ = DIM == 3 ? NF : 1;
-  constexpr int                 NC = N * N * NZ, NFT = NF * NF * NFZ, NB = VPBatch<NFT>::value;
+  constexpr int N = K + 1, NF = 2 * K + 1, NZ = DIM == 3 ? N : 1, NFZ = DIM == 3 ? NF : 1;
+  constexpr int NC = N * N * NZ, NFT = NF * NF * NFZ, NB = VPBatch<NFT>::value;
   VP_DYNAMIC_SHARED(T, smem); /* P (NF x N), then three buffers of NB tensors of NF^d */
   T *P = smem;
   T *U = smem + NF * N, *T1 = U + NB * NFT, *T2 = T1 + NB * NFT;

@@ -43,12 +43,12 @@ template <int DIM, int K, typename T> struct VPPatchLines {
 };
 
 template <int DIM, int K, int MODE, typename T>
-__global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *__restrict__ d_op, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x,
-                                                     PetscScalar *d, PetscScalar *__restrict__ scratch, const int NB)
+__global__ void __launch_bounds__(512)
+    VPPatchKernel(VPGrid g, const PetscReal *__restrict__ d_op, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *d, PetscScalar *__restrict__ scratch, const int NB)
 {
-  constexpr int                 NP = 2 * K + 1, NI = 2 * K - 1, NPZ = DIM == 3 ? NP : 1, NIZ = DIM == 3 ? NI : 1;
-  constexpr int                 NPT = NP * NP * NPZ, NIT = NI * NI * NIZ, OPN = DIM * (2 * NP * NP + NI * NI + NI);
-  constexpr bool                LINES = VPPatchLines<DIM, K, T>::value;
+  constexpr int  NP = 2 * K + 1, NI = 2 * K - 1, NPZ = DIM == 3 ? NP : 1, NIZ = DIM == 3 ? NI : 1;
+  constexpr int  NPT = NP * NP * NPZ, NIT = NI * NI * NIZ, OPN = DIM * (2 * NP * NP + NI * NI + NI);
+  constexpr bool LINES = VPPatchLines<DIM, K, T>::value;
   VP_DYNAMIC_SHARED(T, smem); /* the patch operator, then four buffers of NB patch tensors */
   T  *op = smem;
   T  *A = smem + OPN, *B = A + NB * NPT, *C = B + NB * NPT, *D = C + NB * NPT;
@@ -159,12 +159,12 @@ __global__ void __launch_bounds__(512) VPPatchKernel(VPGrid g, const PetscReal *
 template <int DIM, int K, int MODE, typename T>
 static PetscErrorCode VPPatchLaunch(const VPGrid *g, const PetscReal *d_op, int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int ppb, cudaStream_t stream)
 {
-  constexpr int NP = 2 * K + 1, NPT = NP * NP * (DIM == 3 ? NP : 1);
+  constexpr int  NP = 2 * K + 1, NPT = NP * NP * (DIM == 3 ? NP : 1);
   constexpr bool LINES = VPPatchLines<DIM, K, T>::value;
   /* patches per block: by option, else ~128 lines of work within 48 KB (lines), or ~128 entries (linear indexing) */
-  const int NB = ppb > 0 ? ppb : (LINES ? VPLineBatch<NPT, NP, 4, 49152, T>::value : VPBatch<NPT>::value);
-  const size_t  shmem = sizeof(T) * (VPDOpSize<DIM>(K) + 4 * (size_t)NB * NPT);
-  int           dev, maxshmem;
+  const int    NB    = ppb > 0 ? ppb : (LINES ? VPLineBatch<NPT, NP, 4, 49152, T>::value : VPBatch<NPT>::value);
+  const size_t shmem = sizeof(T) * (VPDOpSize<DIM>(K) + 4 * (size_t)NB * NPT);
+  int          dev, maxshmem;
 
   PetscFunctionBegin;
   PetscCallCUDA(cudaGetDevice(&dev));
