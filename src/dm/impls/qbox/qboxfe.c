@@ -255,8 +255,8 @@ PetscErrorCode DMQBoxComputeError(DM dm, Vec u, DMQBoxFunction exact, void *ctx,
               NodeOf(gr, c, ix, iy, iz, p);
               ue[e] = ua[VPGridLocalIndex(gr, p)];
             }
-        /* value and gradient at the quadrature points by sum factorization */
-        for (PetscInt comp = -1; comp < q->dim; comp++) {
+        /* value and gradient (only when h1 is requested) at the quadrature points by sum factorization */
+        for (PetscInt comp = -1; comp < (h1 ? q->dim : 0); comp++) {
           PetscInt     e0[3] = {n, n, nz}, e1[3] = {nq, n, nz}, e2[3] = {nq, nq, nz};
           PetscScalar *out = comp < 0 ? val : grad[comp];
           VPContract(e0, 0, nq, comp == 0 ? qt.G : qt.B, PETSC_FALSE, ue, t1);
