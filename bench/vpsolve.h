@@ -20,6 +20,7 @@
 
 #include <petscvpatch.h>
 #include <petscdevice.h>
+#include "../tests/vptest.h" /* VPTestExactSin, VPTestSourceSin */
 
 typedef struct {
   const char        *name;      /* solver name in the results */
@@ -55,30 +56,6 @@ static const VPSolverConfig VPSolvers[] = {{"gamg", PETSC_TRUE, PETSC_FALSE, VP_
                                            {"vpatch-v-mixed", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_SINGLE, VPOptsVMixed},
                                            {"vpatch-fmg-mixed", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_SINGLE, VPOptsFMGMixed},
                                            {NULL, PETSC_FALSE, PETSC_FALSE, VP_PRECISION_DOUBLE, NULL}};
-
-static inline PetscErrorCode VPSolveExact(PetscInt dim, const PetscReal x[], PetscScalar *u, PetscScalar du[], void *ctx)
-{
-  PetscFunctionBeginUser;
-  (void)ctx;
-  *u = 1.0;
-  for (PetscInt d = 0; d < dim; d++) *u *= PetscSinReal(PETSC_PI * x[d]);
-  if (du)
-    for (PetscInt d = 0; d < dim; d++) {
-      du[d] = PETSC_PI * PetscCosReal(PETSC_PI * x[d]);
-      for (PetscInt e = 0; e < dim; e++)
-        if (e != d) du[d] *= PetscSinReal(PETSC_PI * x[e]);
-    }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static inline PetscErrorCode VPSolveSource(PetscInt dim, const PetscReal x[], PetscScalar *f, PetscScalar du[], void *ctx)
-{
-  PetscFunctionBeginUser;
-  (void)du;
-  PetscCall(VPSolveExact(dim, x, f, NULL, ctx));
-  *f *= dim * PETSC_PI * PETSC_PI;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 static inline PetscErrorCode VPSolveSync(PetscBool device)
 {
@@ -126,7 +103,7 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   PetscCall(VecDuplicate(x, &b));
   PetscCall(VecDuplicate(x, &r));
   PetscCall(VecGetSize(x, &res->dofs));
-  PetscCall(DMQBoxComputeRHS(dm, VPSolveSource, NULL, NULL, b));
+  PetscCall(DMQBoxComputeRHS(dm, VPTestSourceSin, NULL, NULL, b));
 
   PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "%s_", cfg->name));
   for (size_t i = 0; i < sizeof(prefix); i++)
@@ -176,7 +153,7 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   PetscCall(VecNorm(r, NORM_2, &rnorm));
   PetscCall(VecNorm(b, NORM_2, &bnorm));
   res->rrel = rnorm / bnorm;
-  PetscCall(DMQBoxComputeError(dm, x, VPSolveExact, NULL, &res->l2, NULL)); /* L2 only: the gradients would double the host time */
+  PetscCall(DMQBoxComputeError(dm, x, VPTestExactSin, NULL, &res->l2, NULL)); /* L2 only: the gradients would double the host time */
 
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));

@@ -5,28 +5,6 @@ on the finest pair. The linear systems are solved by CG + PCMG (Chebyshev-Jacobi
 #include <petscvpatch.h>
 #include "vptest.h"
 
-static PetscErrorCode ExactSin(PetscInt dim, const PetscReal x[], PetscScalar *u, PetscScalar du[], void *ctx)
-{
-  PetscFunctionBeginUser;
-  (void)ctx;
-  *u = 1.0;
-  for (PetscInt d = 0; d < dim; d++) *u *= PetscSinReal(PETSC_PI * x[d]);
-  if (du)
-    for (PetscInt d = 0; d < dim; d++) {
-      du[d] = PETSC_PI * PetscCosReal(PETSC_PI * x[d]);
-      for (PetscInt e = 0; e < dim; e++)
-        if (e != d) du[d] *= PetscSinReal(PETSC_PI * x[e]);
-    }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-static PetscErrorCode SourceSin(PetscInt dim, const PetscReal x[], PetscScalar *f, PetscScalar du[], void *ctx)
-{
-  PetscFunctionBeginUser;
-  (void)du;
-  PetscCall(ExactSin(dim, x, f, NULL, ctx));
-  *f *= dim * PETSC_PI * PETSC_PI;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 static PetscErrorCode ExactExp(PetscInt dim, const PetscReal x[], PetscScalar *u, PetscScalar du[], void *ctx)
 {
   PetscReal s = dim == 3 ? PetscSinReal(x[2]) : 1.0;
@@ -65,7 +43,7 @@ static PetscErrorCode Solve(PetscInt dim, PetscInt k, PetscInt n, PetscBool usee
   PetscCall(DMQBoxGetMaxLevels(dm, &levels));
   PetscCall(DMCreateGlobalVector(dm, &u));
   PetscCall(VecDuplicate(u, &b));
-  PetscCall(DMQBoxComputeRHS(dm, useexp ? SourceExp : SourceSin, useexp ? ExactExp : NULL, NULL, b));
+  PetscCall(DMQBoxComputeRHS(dm, useexp ? SourceExp : VPTestSourceSin, useexp ? ExactExp : NULL, NULL, b));
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   PetscCall(KSPSetDM(ksp, dm));
   PetscCall(KSPSetDMActive(ksp, KSP_DMACTIVE_RHS, PETSC_FALSE));
@@ -88,7 +66,7 @@ static PetscErrorCode Solve(PetscInt dim, PetscInt k, PetscInt n, PetscBool usee
   PetscCall(KSPSolve(ksp, b, u));
   PetscCall(KSPGetConvergedReason(ksp, &reason));
   PetscCheck(reason > 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "Q_%" PetscInt_FMT " on %" PetscInt_FMT " cells: the solver did not converge (%s)", k, n, KSPConvergedReasons[reason]);
-  PetscCall(DMQBoxComputeError(dm, u, useexp ? ExactExp : ExactSin, NULL, l2, h1));
+  PetscCall(DMQBoxComputeError(dm, u, useexp ? ExactExp : VPTestExactSin, NULL, l2, h1));
   PetscCall(VecDestroy(&u));
   PetscCall(VecDestroy(&b));
   PetscCall(KSPDestroy(&ksp));

@@ -18,3 +18,29 @@ static inline PetscErrorCode VPTestGetDegrees(PetscInt ndefault, PetscInt degree
   PetscCheck(*ndeg > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "No degree to check: give -degrees with at least one value");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* u = prod_d sin(pi x_d) (zero on the boundary of the unit square/cube) and its gradient */
+static inline PetscErrorCode VPTestExactSin(PetscInt dim, const PetscReal x[], PetscScalar *u, PetscScalar du[], void *ctx)
+{
+  PetscFunctionBeginUser;
+  (void)ctx;
+  *u = 1.0;
+  for (PetscInt d = 0; d < dim; d++) *u *= PetscSinReal(PETSC_PI * x[d]);
+  if (du)
+    for (PetscInt d = 0; d < dim; d++) {
+      du[d] = PETSC_PI * PetscCosReal(PETSC_PI * x[d]);
+      for (PetscInt e = 0; e < dim; e++)
+        if (e != d) du[d] *= PetscSinReal(PETSC_PI * x[e]);
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* f = -Laplace u = dim pi^2 u for VPTestExactSin */
+static inline PetscErrorCode VPTestSourceSin(PetscInt dim, const PetscReal x[], PetscScalar *f, PetscScalar du[], void *ctx)
+{
+  PetscFunctionBeginUser;
+  (void)du;
+  PetscCall(VPTestExactSin(dim, x, f, NULL, ctx));
+  *f *= dim * PETSC_PI * PETSC_PI;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
