@@ -242,6 +242,12 @@ int main(int argc, char **argv)
     output_file: none
 
   test:
+    suffix: 3d_aniso
+    requires: cuda
+    args: -dim 3 -cells 4,6,8 -degrees 1,2,3,6
+    output_file: none
+
+  test:
     suffix: 3d_deterministic
     requires: cuda
     args: -dim 3 -cells 4,4,4 -degrees 1,2,3,5,8 -dm_qbox_deterministic

@@ -103,9 +103,11 @@ PETSC_EXTERN PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *, const PetscRea
 PETSC_EXTERN PetscErrorCode VPLaplacianDiagonal_CUDA(const VPGrid *, const PetscReal *d_mats, PetscScalar *dl);
 PETSC_EXTERN PetscErrorCode VPTransferApply_CUDA(const VPGrid *gc, const VPGrid *gf, const PetscReal *d_P, PetscBool single, PetscBool homogeneous, PetscBool restrict_, const PetscScalar *in, PetscScalar *out);
 PETSC_EXTERN PetscErrorCode VPOwnedBoundary_CUDA(const VPGrid *, const PetscScalar *src, PetscScalar *dst, PetscBool local);
+/* the reference data of degree k (the VPPatchOp arrays of direction 0 for h = 1) for the patch kernels */
+PETSC_EXTERN PetscErrorCode VPPatchSetUp_CUDA(PetscInt k, const PetscReal *Mhat, const PetscReal *Khat, const PetscReal *Shat, const PetscReal *lamhat);
 /* kernel variants of the patch smoother on the GPU (the reference's Fused, Separate and Global) */
 #define VP_PATCH_KERNEL_GLOBAL   0 /* bl holds the ghosted global residual b - A x of this color; the kernel solves */
 #define VP_PATCH_KERNEL_SEPARATE 1 /* localized-residual kernel into scratch, then a local-solve kernel */
 #define VP_PATCH_KERNEL_FUSED    2 /* one kernel: localized residual and local solve */
 /* ppb: patches per thread block, 0 for the default of each (dim, degree) */
-PETSC_EXTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, const PetscReal *d_op, PetscBool single, PetscInt color, PetscInt variant, PetscInt ppb, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch);
+PETSC_EXTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, PetscBool single, PetscInt color, PetscInt variant, PetscInt ppb, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch);

@@ -39,7 +39,6 @@ typedef struct {
   Mat                 A;         /* the level operator (the PC's Pmat, not referenced): residuals of kernel global */
   PetscBool           cuda;      /* the DM's vectors live on the GPU: the CUDA kernels run */
   PetscReal          *scratch;   /* device buffer of the patch residuals of one color (kernel separate) */
-  PetscReal          *d_op;      /* device copy of the 1D patch matrices, eigenvectors and eigenvalues */
 } PC_VPatch;
 
 static PetscErrorCode PCVPatchGetDM(PC pc, DM *dm)
@@ -62,10 +61,10 @@ static PetscErrorCode PCVPatchGetDM(PC pc, DM *dm)
 }
 
 /* 1D patch matrices of two cells of size h, and the generalized eigenproblem of the interior block */
-static PetscErrorCode PCVPatchSetUpDirection(PC_VPatch *jac, const VPBasis1D *b, PetscInt d, PetscReal h)
+static PetscErrorCode PCVPatchSetUpDirection(VPPatchOp *op, const VPBasis1D *b, PetscInt d, PetscReal h)
 {
   PetscInt   k = b->k, n = k + 1, np = 2 * k + 1, ni = 2 * k - 1;
-  PetscReal *Mp = jac->op.Mp[d], *Kp = jac->op.Kp[d];
+  PetscReal *Mp = op->Mp[d], *Kp = op->Kp[d];
   PetscReal  Mi[VPATCH_MAX_NI * VPATCH_MAX_NI], Ki[VPATCH_MAX_NI * VPATCH_MAX_NI];
   lapack_int info;
 
@@ -82,9 +81,9 @@ static PetscErrorCode PCVPatchSetUpDirection(PC_VPatch *jac, const VPBasis1D *b,
       Mi[i * ni + j] = Mp[(i + 1) * np + j + 1];
       Ki[i * ni + j] = Kp[(i + 1) * np + j + 1];
     }
-  info = LAPACKE_dsygv(LAPACK_ROW_MAJOR, 1, 'V', 'U', (lapack_int)ni, Ki, (lapack_int)ni, Mi, (lapack_int)ni, jac->op.lam[d]);
+  info = LAPACKE_dsygv(LAPACK_ROW_MAJOR, 1, 'V', 'U', (lapack_int)ni, Ki, (lapack_int)ni, Mi, (lapack_int)ni, op->lam[d]);
   PetscCheck(info == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACKE_dsygv failed for the 1D patch eigenproblem (degree %" PetscInt_FMT ", h %g): info %d", k, (double)h, (int)info);
-  for (PetscInt i = 0; i < ni * ni; i++) jac->op.S[d][i] = Ki[i]; /* eigenvectors in the columns, S^T M S = I */
+  for (PetscInt i = 0; i < ni * ni; i++) op->S[d][i] = Ki[i]; /* eigenvectors in the columns, S^T M S = I */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -127,7 +126,6 @@ static PetscErrorCode PCReset_VPatch(PC pc)
   PetscCall(VecDestroy(&jac->dl));
   PetscCall(VecDestroy(&jac->w));
   PetscCall(PetscFree2(jac->LU, jac->piv));
-  PetscCall(VPDeviceFree_Private(&jac->d_op));
   PetscCall(VPDeviceFree_Private(&jac->scratch));
   jac->op.LU  = NULL;
   jac->op.piv = NULL;
@@ -152,29 +150,19 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
   jac->op.dim = q->dim;
   jac->op.k   = q->degree;
   if (jac->damping <= 0) jac->damping = q->dim == 3 ? 0.125 : 0.25;
-  for (PetscInt d = 0; d < q->dim; d++) PetscCall(PCVPatchSetUpDirection(jac, &q->basis, d, q->grid.h[d]));
+  for (PetscInt d = 0; d < q->dim; d++) PetscCall(PCVPatchSetUpDirection(&jac->op, &q->basis, d, q->grid.h[d]));
   if (jac->local == PC_VPATCH_LOCAL_DENSE) PetscCall(PCVPatchSetUpDense(jac));
   PetscCall(DMQBoxIsCUDA_Private(dm, &jac->cuda));
   PetscCheck(jac->cuda || jac->precision == VP_PRECISION_DOUBLE, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCVPATCH -pc_vpatch_precision single runs on the GPU only: use -dm_vec_type cuda, or double precision");
   if (jac->cuda) {
-    PetscInt   np = 2 * q->degree + 1, ni = 2 * q->degree - 1, dim = q->dim, o = 0;
-    PetscReal *h;
+    PetscInt  ni = 2 * q->degree - 1, dim = q->dim;
+    VPPatchOp hat;
 
     PetscCheck(jac->type == PC_VPATCH_MULTIPLICATIVE && jac->local == PC_VPATCH_LOCAL_FDM, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
                "PCVPATCH on CUDA vectors runs -pc_vpatch_type multiplicative with -pc_vpatch_local_solver fdm; the %s %s variant runs on the CPU only (-dm_vec_type standard)", PCVPatchTypes[jac->type], PCVPatchLocalSolvers[jac->local]);
-    PetscCall(PetscMalloc1(dim * (2 * np * np + ni * ni + ni), &h));
-    for (PetscInt d = 0; d < dim; d++) {
-      for (PetscInt i = 0; i < np * np; i++) h[o + i] = jac->op.Mp[d][i];
-      o += np * np;
-      for (PetscInt i = 0; i < np * np; i++) h[o + i] = jac->op.Kp[d][i];
-      o += np * np;
-    }
-    for (PetscInt d = 0; d < dim; d++, o += ni * ni)
-      for (PetscInt i = 0; i < ni * ni; i++) h[o + i] = jac->op.S[d][i];
-    for (PetscInt d = 0; d < dim; d++, o += ni)
-      for (PetscInt i = 0; i < ni; i++) h[o + i] = jac->op.lam[d][i];
-    PetscCall(VPDeviceCopy_Private(h, (size_t)o, &jac->d_op));
-    PetscCall(PetscFree(h));
+    /* the kernels take the reference matrices (h = 1) and scale them by the cell sizes (vpatch.cu) */
+    PetscCall(PCVPatchSetUpDirection(&hat, &q->basis, 0, 1.0));
+    PetscCall(VPPatchSetUp_CUDA(q->degree, hat.Mp[0], hat.Kp[0], hat.S[0], hat.lam[0]));
     if (jac->kernel == PC_VPATCH_KERNEL_SEPARATE) { /* at most prod_d (cm_d/2 + 1) patches of one color */
       size_t n = 1;
       for (PetscInt d = 0; d < dim; d++) n *= (size_t)(q->grid.cm[d] / 2 + 1) * (size_t)ni;
@@ -235,7 +223,7 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
     PetscCall(VecGetArrayReadAndMemType(b, &ba, &mt));
     PetscCall(VecGetArrayAndMemType(x, &xw, NULL));
     PetscCall(PetscLogGpuTimeBegin());
-    for (PetscInt i = 0; i < nc; i++) PetscCall(VPPatchSmoothColor_CUDA(g, jac->d_op, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), reverse ? nc - 1 - i : i, (PetscInt)jac->kernel, jac->ppb, ba, xw, xw, jac->scratch));
+    for (PetscInt i = 0; i < nc; i++) PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), reverse ? nc - 1 - i : i, (PetscInt)jac->kernel, jac->ppb, ba, xw, xw, jac->scratch));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(VecRestoreArrayAndMemType(x, &xw));
     PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
@@ -257,7 +245,7 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
     PetscCall(VecGetArrayAndMemType(jac->dl, &da, NULL));
     if (PetscMemTypeDevice(mt)) {
       PetscCall(PetscLogGpuTimeBegin());
-      PetscCall(VPPatchSmoothColor_CUDA(g, jac->d_op, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, (PetscInt)jac->kernel, jac->ppb, ba, xa, da, jac->scratch));
+      PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, (PetscInt)jac->kernel, jac->ppb, ba, xa, da, jac->scratch));
       PetscCall(PetscLogGpuTimeEnd());
     } else
       PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, c, PETSC_FALSE, ba, xa, da));

@@ -1,25 +1,157 @@
 /*
-  CUDA kernels of PCVPATCH. The "fused" variant: one thread block per patch of one color (several for low
-  degrees); the
-  patch's (2k+1)^d values, the 1D patch matrices, eigenvectors and eigenvalues in shared memory
-  (as T: double, or float for -pc_vpatch_precision single);
-  localized residual and fast-diagonalization solve in one kernel, linear thread indexing for every
-  stage (contractions one thread per 1D line or linear indexing, VPPatchLines), no atomics (patches of one color share no interior node), so a sweep is bitwise
-  reproducible. The same kernel, instantiated by MODE, also gives the reference's other variants:
-  "separate" (a localized-residual kernel writes the patch residuals to a scratch buffer, a second
-  kernel solves) and "global" (the residual comes from a global MatMult; the kernel only solves).
-  x and d may be one array (one rank: the corrections go into the iterate in place); patches of one color
-  share no interior node and each reads only its own nodes, so no block reads what another writes.
-  d_op holds [Mp_0, Kp_0, Mp_1, Kp_1, (Mp_2, Kp_2)] ((2k+1)^2 each),
-  [S_0, S_1, (S_2)] ((2k-1)^2 each), [lam_0, lam_1, (lam_2)] (2k-1 each).
+  CUDA kernels of PCVPATCH.
+
+  The "fused" variant: one kernel per color; a thread block takes NB patches of the color, gathers their
+  (2k+1)^d values into shared memory, computes the localized residual on the (2k-1)^d interior and solves the
+  patch problem by fast diagonalization, then adds the corrections into d. The same kernel, instantiated by MODE,
+  gives the reference's other variants: "separate" (a localized-residual kernel writes the patch residuals to a
+  scratch buffer, a second kernel solves) and "global" (the residual comes from a global MatMult; the kernel only
+  solves). No atomics: patches of one color share no interior node, so a sweep is bitwise reproducible; x and d
+  may be one array (one rank), since no block reads a node that another block of the color writes.
+
+  Design (bench/RESULTS.md has the measurements that led to it):
+  - Register lines. Every tensor contraction is done one thread per 1D line: the thread loads the line's values
+    into registers, applies the 1D matrix and writes the results. Per multiply-add this costs no shared-memory
+    read of a matrix entry and 1/(2k+1) of a tensor entry.
+  - Matrices in constant memory. On a uniform Cartesian mesh the 1D patch matrices of a level are scaled
+    reference matrices: Mp = h Mhat, Kp = Khat / h, and the generalized eigenvectors and eigenvalues of the
+    interior block are S = Shat / sqrt(h) and lam = lamhat / h^2. So the kernels use the reference data of degree
+    k (VPPatchSetUp_CUDA puts it in constant memory once) and three scalars c_d = (prod_e h_e) / h_d^2:
+      A = sum_d c_d Khat_d (x) Mhat_(others),  A^-1 = Shat^(x d) diag(1 / sum_d c_d lamhat_d) Shat^T(x d).
+    The loops over a line are unrolled at compile time, so each matrix entry is an immediate constant-bank operand
+    of the multiply-add: no load at all. The structural zeros of the patch matrices (the two cells' blocks) are
+    skipped at compile time.
+  - Interior rows only. The residual is needed on the interior, so each contraction of the residual computes only
+    the 2k-1 interior rows: the tensors shrink from (2k+1)^d to (2k-1)^d along the way, about half the work of the
+    full-patch product.
+  - Fused passes. The residual's last pass applies Shat^T along x in the same thread, the scaled pass along y
+    applies Shat^T, the eigenvalue scaling and Shat in one thread.
+  - Bank-conflict-free layouts. Each shared tensor has a layout (VPLay) chosen for the directions of the passes
+    that read and write it: with lines enumerated lexicographically, the start addresses of the lines of a
+    (half-)warp fall in distinct banks if the plane stride is congruent to the row length modulo the bank count
+    (for lines along y) and the patch stride matches the line count. The pass order (residual y, z, x; solve x, z,
+    y, z, x) never pairs x and y on one tensor, so only plane and patch strides are padded.
+
+  Residual passes (3D): P = Mhat_y G, Q = Khat_y G (interior y rows); W1 = Mhat_z P, W2 = c1 Mhat_z Q + c2 Khat_z P
+  (interior z rows); r = b - (c0 Khat_x W1 + Mhat_x W2) (interior x rows). 2D: P, Q as above, then
+  r = b - (c0 Khat_x P + c1 Mhat_x Q).
 */
 #include <petscvpatch/private/vpcuda.cuh>
+#include <type_traits>
 
-template <int DIM> static inline int VPDOpSize(int k)
+/* ------------------------------------------------------------------------------------------------------------ */
+/* reference data per degree K = 1..VPATCH_MAX_DEGREE in constant memory: Mhat, Khat ((2K+1)^2, row-major),
+   Shat ((2K-1)^2, Shat[i * (2K-1) + j]: entry i of eigenvector j), lamhat (2K-1) */
+__host__ __device__ constexpr int VPHatSize(int K)
 {
-  const int np = 2 * k + 1, ni = 2 * k - 1;
-  return DIM * (2 * np * np + ni * ni + ni);
+  return 2 * (2 * K + 1) * (2 * K + 1) + (2 * K - 1) * (2 * K - 1) + (2 * K - 1);
 }
+__host__ __device__ constexpr int VPHatOffset(int K)
+{
+  int o = 0;
+  for (int k = 1; k < K; k++) o += VPHatSize(k);
+  return o;
+}
+#define VP_HAT_TOTAL VPHatOffset(VPATCH_MAX_DEGREE + 1)
+__constant__ double vp_hat_d[VP_HAT_TOTAL];
+__constant__ float  vp_hat_f[VP_HAT_TOTAL];
+
+/* entry i of the reference data as T; with i known at compile time this is a constant-bank operand */
+template <typename T> __device__ __forceinline__ T VPHat(int i);
+template <> __device__ __forceinline__ double VPHat<double>(int i)
+{
+  return vp_hat_d[i];
+}
+template <> __device__ __forceinline__ float VPHat<float>(int i)
+{
+  return vp_hat_f[i];
+}
+
+template <int K, typename T> struct VPHatK {
+  static constexpr int NP = 2 * K + 1, NI = 2 * K - 1, OFF = VPHatOffset(K);
+  /* patch row r has nonzeros in the columns of the cells it belongs to */
+  static __host__ __device__ constexpr bool nz(int r, int j) { return (r <= K && j <= K) || (r >= K && j >= K); }
+  /* interior row i (patch row i + 1) of Mhat (MAT 0) or Khat (MAT 1) times the line v[NP] */
+  template <int MAT> static __device__ __forceinline__ T row(const T *v, int i)
+  {
+    T s = 0;
+#pragma unroll
+    for (int j = 0; j < NP; j++)
+      if (nz(i + 1, j)) s += VPHat<T>(OFF + MAT * NP * NP + (i + 1) * NP + j) * v[j];
+    return s;
+  }
+  /* (Shat v)_i, or (Shat^T v)_i when TRANS, for a line v[NI] */
+  template <bool TRANS> static __device__ __forceinline__ T srow(const T *v, int i)
+  {
+    T s = 0;
+#pragma unroll
+    for (int j = 0; j < NI; j++) s += VPHat<T>(OFF + 2 * NP * NP + (TRANS ? j * NI + i : i * NI + j)) * v[j];
+    return s;
+  }
+  static __device__ __forceinline__ T lam(int i) { return VPHat<T>(OFF + 2 * NP * NP + NI * NI + i); }
+};
+
+/* ------------------------------------------------------------------------------------------------------------ */
+/* shared-memory layouts */
+__host__ __device__ constexpr int VPPadTo(int n, int r, int B)
+{
+  return n + (((r - n) % B) + B) % B; /* the least m >= n with m = r (mod B) */
+}
+__host__ __device__ constexpr int VPMax(int a, int b)
+{
+  return a > b ? a : b;
+}
+
+/* Layout of NB tensors of extents E0 x E1 x E2 (x fastest): entry (x, y, z) of tensor q at q PS + x + y R + z P.
+   RD and WR: the directions of the line passes that read and write the tensor (-1: accessed linearly). Lines along
+   DIR are enumerated lexicographically over the two other coordinates, then the tensor; B entries of T make one
+   bank cycle (16 doubles: a half-warp; 32 floats: a warp). With R = E0 the starts of B consecutive lines are
+   distinct modulo B when: along x, P = E1 R; along y, P = E0; along z, always; across tensors the patch stride PS
+   continues the sequence (congruences below). The pass order never asks for both x and y. */
+template <int E0_, int E1_, int E2_, int RD, int WR, typename T> struct VPLay {
+  static constexpr int  E0 = E0_, E1 = E1_, E2 = E2_, B = 128 / (int)sizeof(T);
+  static constexpr bool Y  = E2 > 1 && (RD == 1 || WR == 1);
+  static constexpr int  D  = RD >= 0 ? RD : WR;
+  static constexpr int  R = E0, P = Y ? VPPadTo(E0 * E1, E0, B) : E0 * E1;
+  static constexpr int  PS = VPPadTo(P * E2, D == 1 ? E0 * E2 : (D == 2 ? E0 * E1 : P * E2), B);
+  static_assert(!((RD == 0 && WR == 1) || (RD == 1 && WR == 0)) || E2 == 1, "a 3D tensor read and written along x and y");
+  /* start of line (a0, a1) along DIR of tensor q, and the stride along the line */
+  template <int DIR> static __device__ __forceinline__ int line(int q, int a0, int a1) { return q * PS + (DIR == 0 ? a0 * R + a1 * P : (DIR == 1 ? a0 + a1 * P : a0 + a1 * R)); }
+  template <int DIR> static __host__ __device__ constexpr int stride() { return DIR == 0 ? 1 : (DIR == 1 ? R : P); }
+  static __device__ __forceinline__ int at(int q, int x, int y, int z) { return q * PS + x + y * R + z * P; }
+};
+
+/* calls f(q, a0, a1) for every line along DIR of NB tensors of extents E0 x E1 x E2, one thread per line */
+template <int DIR, int E0, int E1, int E2, typename F> __device__ __forceinline__ void VPForLines(int NB, F f)
+{
+  constexpr int L0 = DIR == 0 ? E1 : E0, NL = L0 * (DIR == 2 ? E1 : E2);
+  for (int t = threadIdx.x; t < NB * NL; t += blockDim.x) {
+    const int q = t / NL, l = t - q * NL;
+    f(q, l % L0, l / L0);
+  }
+}
+
+#define VP_PATCH_THREADS 320 /* at most, per block; also the launch bound (204 registers per thread) */
+
+/* the tensors of one patch and where they live: X0 (gathered patch, then W1 and W2), X1a and X1b */
+template <int DIM, int K, typename T> struct VPPatchShape {
+  static constexpr int NP = 2 * K + 1, NI = 2 * K - 1, NPZ = DIM == 3 ? NP : 1, NIZ = DIM == 3 ? NI : 1;
+  static constexpr int NPT = NP * NP * NPZ, NIT = NI * NI * NIZ;
+  using G  = VPLay<NP, NP, NPZ, 1, -1, T>;                     /* gathered patch, read along y */
+  using PQ = VPLay<NP, NI, NPZ, DIM == 3 ? 2 : 0, 1, T>;       /* Mhat_y G, Khat_y G */
+  using W  = VPLay<NP, NI, NI, 0, 2, T>;                       /* 3D: after the z pass */
+  using R1 = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 1, 0, T>;       /* b, then Shat_x^T r */
+  using U2 = VPLay<NI, NI, NI, 1, 2, T>;                       /* 3D: after Shat_z^T */
+  using U3 = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 0, 1, T>;       /* after the scaled y pass */
+  using U4 = VPLay<NI, NI, NI, 0, 2, T>;                       /* 3D: after Shat_z */
+  using U5 = VPLay<NI, NI, NIZ, -1, 0, T>;                     /* after Shat_x, read linearly */
+  static constexpr int X0 = DIM == 3 ? VPMax(G::PS, 2 * W::PS) : VPMax(VPMax(G::PS, R1::PS), U5::PS);
+  static constexpr int X1 = DIM == 3 ? VPMax(VPMax(VPMax(PQ::PS, R1::PS), VPMax(U2::PS, U3::PS)), VPMax(U4::PS, U5::PS)) : VPMax(PQ::PS, U3::PS);
+  static constexpr int LINES = NP * NPZ;                        /* most lines of a pass, per patch */
+  static constexpr int NB    = 256 / LINES > 64 ? 64 : (256 / LINES > 0 ? 256 / LINES : 1); /* default patches per block */
+  static constexpr int LAM   = 32;                              /* room for lamhat, before X0 */
+  static size_t smem(int nb) { return sizeof(T) * (LAM + (size_t)nb * (X0 + 2 * X1)); }
+};
 
 /* patch number p of this color -> vertex coordinates */
 __device__ __forceinline__ void VPDVertex(int p, int vlo0, int vlo1, int vlo2, int nv0, int nv1, int &vx, int &vy, int &vz)
@@ -36,134 +168,190 @@ enum {
   VP_MODE_SOLVE_GLOBAL   /* local solve of the residual b (a ghosted global residual) */
 };
 
-/* line contractions (VPDContractLines) or linear indexing (VPDContract), by measurement on an H100
-   (bench/RESULTS.md): lines win for Q_1, and in single precision up to Q_3; above, the longer lines lose */
-template <int DIM, int K, typename T> struct VPPatchLines {
-  static constexpr bool value = K == 1 || (sizeof(T) == 4 && K <= 3);
-};
-
 template <int DIM, int K, int MODE, typename T>
-__global__ void __launch_bounds__(512)
-    VPPatchKernel(VPGrid g, const PetscReal *__restrict__ d_op, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *d, PetscScalar *__restrict__ scratch, const int NB)
+__global__ void __launch_bounds__(VP_PATCH_THREADS)
+  VPPatchKernel(VPGrid g, T c0, T c1, T c2, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *d, PetscScalar *__restrict__ scratch, const int NB)
 {
-  constexpr int  NP = 2 * K + 1, NI = 2 * K - 1, NPZ = DIM == 3 ? NP : 1, NIZ = DIM == 3 ? NI : 1;
-  constexpr int  NPT = NP * NP * NPZ, NIT = NI * NI * NIZ, OPN = DIM * (2 * NP * NP + NI * NI + NI);
-  constexpr bool LINES = VPPatchLines<DIM, K, T>::value;
-  VP_DYNAMIC_SHARED(T, smem); /* the patch operator, then four buffers of NB patch tensors */
-  T  *op = smem;
-  T  *A = smem + OPN, *B = A + NB * NPT, *C = B + NB * NPT, *D = C + NB * NPT;
+  using S  = VPPatchShape<DIM, K, T>;
+  using H  = VPHatK<K, T>;
+  using G  = typename S::G;
+  using PQ = typename S::PQ;
+  using W  = typename S::W;
+  using R1 = typename S::R1;
+  using U2 = typename S::U2;
+  using U3 = typename S::U3;
+  using U4 = typename S::U4;
+  using U5 = typename S::U5;
+  constexpr int NP = S::NP, NI = S::NI, NPZ = S::NPZ, NIZ = S::NIZ, NPT = S::NPT, NIT = S::NIT;
+  VP_DYNAMIC_SHARED(T, smem);
+  T *lam = smem, *X0 = smem + S::LAM, *X1a = X0 + NB * S::X0, *X1b = X1a + NB * S::X1;
+  T *Rb = DIM == 3 ? X1a : X0; /* the residual (2D: the x pass reads P and Q from X1) */
   int vx, vy, vz;
 
-  for (int i = threadIdx.x; i < OPN; i += blockDim.x) op[i] = (T)d_op[i];
-  const T *Mp0 = op, *Kp0 = op + NP * NP, *Mp1 = op + 2 * NP * NP, *Kp1 = op + 3 * NP * NP, *Mp2 = op + 4 * NP * NP, *Kp2 = op + 5 * NP * NP;
-  const T *S0 = op + DIM * 2 * NP * NP, *S1 = S0 + NI * NI, *S2 = S1 + NI * NI;
-  const T *L0 = op + DIM * (2 * NP * NP + NI * NI), *L1 = L0 + NI, *L2 = L1 + NI;
+  if (threadIdx.x < NI) lam[threadIdx.x] = H::lam(threadIdx.x);
   if (MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) {
-    for (int t = threadIdx.x; t < NB * NPT; t += blockDim.x) {
-      const int q = t / NPT, e = t - q * NPT, p = blockIdx.x * NB + q;
-      A[t] = 0;
-      if (p >= npatch) continue;
-      VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
-      const int px = vx * K - K + e % NP, py = vy * K - K + (e / NP) % NP, pz = DIM == 3 ? vz * K - K + e / (NP * NP) : 0;
-      if (!VPDIsBoundary(g, px, py, pz)) A[t] = (T)x[VPDLocalIndex(g, px, py, pz)];
+    for (int t = threadIdx.x; t < NB * NPT; t += blockDim.x) { /* gather the patch: G */
+      const int q = t / NPT, e = t - q * NPT, p = blockIdx.x * NB + q, ex = e % NP, ey = (e / NP) % NP, ez = e / (NP * NP);
+      T         v = 0;
+      if (p < npatch) {
+        VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
+        const int px = vx * K - K + ex, py = vy * K - K + ey, pz = DIM == 3 ? vz * K - K + ez : 0;
+        if (!VPDIsBoundary(g, px, py, pz)) v = (T)x[VPDLocalIndex(g, px, py, pz)];
+      }
+      X0[G::at(q, ex, ey, ez)] = v;
     }
     __syncthreads();
-    /* v = A_patch x over the whole patch, ending in B */
-    VPDContractSel2<LINES, NP, NP, NPZ, 0, NP, false>(Mp0, Kp0, A, B, C, NB);
+    /* y pass: P = Mhat_y G, Q = Khat_y G on the interior y rows */
+    VPForLines<1, NP, NP, NPZ>(NB, [&](int q, int a0, int a1) {
+      T         v[NP];
+      const int o = G::template line<1>(q, a0, a1), w = PQ::template line<1>(q, a0, a1);
+#pragma unroll
+      for (int j = 0; j < NP; j++) v[j] = X0[o + j * G::template stride<1>()];
+#pragma unroll
+      for (int i = 0; i < NI; i++) {
+        X1a[w + i * PQ::template stride<1>()] = H::template row<0>(v, i);
+        X1b[w + i * PQ::template stride<1>()] = H::template row<1>(v, i);
+      }
+    });
     __syncthreads();
-    if (DIM == 2) {
-      VPDContractSel<LINES, NP, NP, NPZ, 1, NP, false>(Kp1, B, D, NB);
-      VPDContractSel<LINES, NP, NP, NPZ, 1, NP, false>(Mp1, C, A, NB);
+    if constexpr (DIM == 3) { /* z pass: W1 = Mhat_z P, W2 = c1 Mhat_z Q + c2 Khat_z P */
+      T *W1 = X0, *W2 = X0 + NB * W::PS;
+      VPForLines<2, NP, NI, NP>(NB, [&](int q, int a0, int a1) {
+        T         vp[NP], vq[NP];
+        const int o = PQ::template line<2>(q, a0, a1), w = W::template line<2>(q, a0, a1);
+#pragma unroll
+        for (int j = 0; j < NP; j++) {
+          vp[j] = X1a[o + j * PQ::template stride<2>()];
+          vq[j] = X1b[o + j * PQ::template stride<2>()];
+        }
+#pragma unroll
+        for (int i = 0; i < NI; i++) {
+          W1[w + i * W::template stride<2>()] = H::template row<0>(vp, i);
+          W2[w + i * W::template stride<2>()] = c1 * H::template row<0>(vq, i) + c2 * H::template row<1>(vp, i);
+        }
+      });
       __syncthreads();
-      for (int t = threadIdx.x; t < NB * NPT; t += blockDim.x) B[t] = D[t] + A[t];
-    } else {
-      VPDContractSel<LINES, NP, NP, NPZ, 1, NP, false>(Mp1, C, D, NB);
-      VPDContractSel<LINES, NP, NP, NPZ, 1, NP, false>(Kp1, B, A, NB);
-      __syncthreads();
-      for (int t = threadIdx.x; t < NB * NPT; t += blockDim.x) D[t] += A[t];
-      VPDContractSel<LINES, NP, NP, NPZ, 1, NP, false>(Mp1, B, C, NB);
-      __syncthreads();
-      VPDContractSel<LINES, NP, NP, NPZ, 2, NP, false>(Mp2, D, A, NB);
-      VPDContractSel<LINES, NP, NP, NPZ, 2, NP, false>(Kp2, C, B, NB);
-      __syncthreads();
-      for (int t = threadIdx.x; t < NB * NPT; t += blockDim.x) B[t] += A[t];
     }
-    __syncthreads();
-    /* localized residual on the interior, linear indexing over the (2k-1)^d unknowns: C = b_I - v_I */
-    for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
-      const int q = t / NIT, e = t - q * NIT, p = blockIdx.x * NB + q;
-      C[t] = 0;
-      if (p >= npatch) continue;
-      VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
-      const int ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
-      const int px = vx * K - K + 1 + ix, py = vy * K - K + 1 + iy, pz = DIM == 3 ? vz * K - K + 1 + iz : 0;
-      C[t] = (T)b[VPDLocalIndex(g, px, py, pz)] - B[q * NPT + ((DIM == 3 ? iz + 1 : 0) * NP + iy + 1) * NP + ix + 1];
-      if (MODE == VP_MODE_RESIDUAL) scratch[(PetscInt)p * NIT + e] = C[t];
-    }
-    if (MODE == VP_MODE_RESIDUAL) return;
-  } else { /* the residual comes from scratch or from the global residual */
-    for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
-      const int q = t / NIT, e = t - q * NIT, p = blockIdx.x * NB + q;
-      C[t] = 0;
-      if (p >= npatch) continue;
-      if (MODE == VP_MODE_SOLVE_SCRATCH)
-        C[t] = (T)scratch[(PetscInt)p * NIT + e];
+  }
+  /* the right-hand side of the patch problems (b on the interior, or the residuals): Rb */
+  for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
+    const int q = t / NIT, e = t - q * NIT, p = blockIdx.x * NB + q, ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
+    T         v = 0;
+    if (p < npatch) {
+      if (MODE == VP_MODE_SOLVE_SCRATCH) v = (T)scratch[(PetscInt)p * NIT + e];
       else {
         VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
-        const int ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
-        C[t] = (T)b[VPDLocalIndex(g, vx * K - K + 1 + ix, vy * K - K + 1 + iy, DIM == 3 ? vz * K - K + 1 + iz : 0)];
+        v = (T)b[VPDLocalIndex(g, vx * K - K + 1 + ix, vy * K - K + 1 + iy, DIM == 3 ? vz * K - K + 1 + iz : 0)];
       }
     }
+    Rb[R1::at(q, ix, iy, iz)] = v;
   }
   __syncthreads();
-  /* fast diagonalization: u = S diag(1/(sum lam)) S^T r */
-  VPDContractSel<LINES, NI, NI, NIZ, 0, NI, true>(S0, C, A, NB);
+  /* x pass: r = b - A x on the interior x rows (fused, residual), then Shat_x^T r (fused, solve), in place in Rb */
+  VPForLines<0, NI, NI, NIZ>(NB, [&](int q, int a0, int a1) {
+    T         r[NI];
+    const int o = R1::template line<0>(q, a0, a1);
+#pragma unroll
+    for (int i = 0; i < NI; i++) r[i] = Rb[o + i];
+    if constexpr (MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) {
+      T          w1[NP], w2[NP];
+      const T   *V1 = DIM == 3 ? X0 : X1a, *V2 = DIM == 3 ? X0 + NB * W::PS : X1b;
+      const T    a = c0, bb = DIM == 3 ? (T)1 : c1;
+      const int  v = DIM == 3 ? W::template line<0>(q, a0, a1) : PQ::template line<0>(q, a0, a1);
+#pragma unroll
+      for (int j = 0; j < NP; j++) {
+        w1[j] = V1[v + j];
+        w2[j] = V2[v + j];
+      }
+#pragma unroll
+      for (int i = 0; i < NI; i++) r[i] -= a * H::template row<1>(w1, i) + bb * H::template row<0>(w2, i);
+    }
+    if constexpr (MODE == VP_MODE_RESIDUAL) {
+#pragma unroll
+      for (int i = 0; i < NI; i++) Rb[o + i] = r[i];
+    } else {
+#pragma unroll
+      for (int i = 0; i < NI; i++) Rb[o + i] = H::template srow<true>(r, i);
+    }
+  });
   __syncthreads();
-  VPDContractSel<LINES, NI, NI, NIZ, 1, NI, true>(S1, A, B, NB);
-  __syncthreads();
-  T *W = B, *U = A;
-  if (DIM == 3) {
-    VPDContractSel<LINES, NI, NI, NIZ, 2, NI, true>(S2, B, A, NB);
+  if constexpr (MODE == VP_MODE_RESIDUAL) {
+    for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
+      const int q = t / NIT, e = t - q * NIT, p = blockIdx.x * NB + q;
+      if (p < npatch) scratch[(PetscInt)p * NIT + e] = Rb[R1::at(q, e % NI, (e / NI) % NI, e / (NI * NI))];
+    }
+    return;
+  }
+  /* the rest of the solve: (3D: Shat_z^T), Shat_y diag Shat_y^T, (3D: Shat_z), Shat_x */
+  T *Y = Rb; /* input of the scaled y pass */
+  if constexpr (DIM == 3) {
+    VPForLines<2, NI, NI, NI>(NB, [&](int q, int a0, int a1) {
+      T         v[NI];
+      const int o = R1::template line<2>(q, a0, a1), w = U2::template line<2>(q, a0, a1);
+#pragma unroll
+      for (int j = 0; j < NI; j++) v[j] = X1a[o + j * R1::template stride<2>()];
+#pragma unroll
+      for (int i = 0; i < NI; i++) X1b[w + i * U2::template stride<2>()] = H::template srow<true>(v, i);
+    });
     __syncthreads();
-    W = A;
-    U = B;
+    Y = X1b;
   }
+  T *Z = X1a; /* output of the scaled y pass */
+  VPForLines<1, NI, NI, NIZ>(NB, [&](int q, int a0, int a1) {
+    using LI = typename std::conditional<DIM == 3, U2, R1>::type;
+    T         v[NI], u[NI];
+    const int o = LI::template line<1>(q, a0, a1), w = U3::template line<1>(q, a0, a1);
+    const T   base = c0 * lam[a0] + (DIM == 3 ? c2 * lam[a1] : (T)0);
+#pragma unroll
+    for (int j = 0; j < NI; j++) v[j] = Y[o + j * LI::template stride<1>()];
+#pragma unroll
+    for (int i = 0; i < NI; i++) u[i] = H::template srow<true>(v, i) / (base + c1 * H::lam(i));
+#pragma unroll
+    for (int i = 0; i < NI; i++) Z[w + i * U3::template stride<1>()] = H::template srow<false>(u, i);
+  });
+  __syncthreads();
+  T *Xin = Z; /* input of the final x pass */
+  if constexpr (DIM == 3) {
+    VPForLines<2, NI, NI, NI>(NB, [&](int q, int a0, int a1) {
+      T         v[NI];
+      const int o = U3::template line<2>(q, a0, a1), w = U4::template line<2>(q, a0, a1);
+#pragma unroll
+      for (int j = 0; j < NI; j++) v[j] = X1a[o + j * U3::template stride<2>()];
+#pragma unroll
+      for (int i = 0; i < NI; i++) X1b[w + i * U4::template stride<2>()] = H::template srow<false>(v, i);
+    });
+    __syncthreads();
+    Xin = X1b;
+  }
+  T *Out = DIM == 3 ? X1a : X0;
+  VPForLines<0, NI, NI, NIZ>(NB, [&](int q, int a0, int a1) {
+    using LI = typename std::conditional<DIM == 3, U4, U3>::type;
+    T         v[NI];
+    const int o = LI::template line<0>(q, a0, a1), w = U5::template line<0>(q, a0, a1);
+#pragma unroll
+    for (int j = 0; j < NI; j++) v[j] = Xin[o + j];
+#pragma unroll
+    for (int i = 0; i < NI; i++) Out[w + i] = H::template srow<false>(v, i);
+  });
+  __syncthreads();
   for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
-    const int e = t % NIT, ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
-    W[t] /= L0[ix] + L1[iy] + (DIM == 3 ? L2[iz] : (T)0);
-  }
-  __syncthreads();
-  if (DIM == 3) {
-    VPDContractSel<LINES, NI, NI, NIZ, 2, NI, false>(S2, W, U, NB);
-    __syncthreads();
-    VPDContractSel<LINES, NI, NI, NIZ, 1, NI, false>(S1, U, W, NB);
-    __syncthreads();
-    VPDContractSel<LINES, NI, NI, NIZ, 0, NI, false>(S0, W, U, NB);
-  } else {
-    VPDContractSel<LINES, NI, NI, NIZ, 1, NI, false>(S1, W, U, NB);
-    __syncthreads();
-    VPDContractSel<LINES, NI, NI, NIZ, 0, NI, false>(S0, U, W, NB);
-    U = W;
-  }
-  __syncthreads();
-  for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
-    const int q = t / NIT, e = t - q * NIT, p = blockIdx.x * NB + q;
+    const int q = t / NIT, e = t - q * NIT, p = blockIdx.x * NB + q, ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
     if (p >= npatch) continue;
     VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
-    const int ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
-    const int px = vx * K - K + 1 + ix, py = vy * K - K + 1 + iy, pz = DIM == 3 ? vz * K - K + 1 + iz : 0;
-    d[VPDLocalIndex(g, px, py, pz)] += (PetscScalar)U[t];
+    d[VPDLocalIndex(g, vx * K - K + 1 + ix, vy * K - K + 1 + iy, DIM == 3 ? vz * K - K + 1 + iz : 0)] += (PetscScalar)Out[U5::at(q, ix, iy, iz)];
   }
 }
 
 template <int DIM, int K, int MODE, typename T>
-static PetscErrorCode VPPatchLaunch(const VPGrid *g, const PetscReal *d_op, int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int ppb, cudaStream_t stream)
+static PetscErrorCode VPPatchLaunch(const VPGrid *g, int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int ppb, cudaStream_t stream)
 {
-  constexpr int  NP = 2 * K + 1, NPT = NP * NP * (DIM == 3 ? NP : 1);
-  constexpr bool LINES = VPPatchLines<DIM, K, T>::value;
-  /* patches per block: by option, else ~128 lines of work within 48 KB (lines), or ~128 entries (linear indexing) */
-  const int    NB    = ppb > 0 ? ppb : (LINES ? VPLineBatch<NPT, NP, 4, 49152, T>::value : VPBatch<NPT>::value);
-  const size_t shmem = sizeof(T) * (VPDOpSize<DIM>(K) + 4 * (size_t)NB * NPT);
+  using S             = VPPatchShape<DIM, K, T>;
+  const int    NB     = ppb > 0 ? ppb : S::NB;
+  const size_t shmem  = S::smem(NB);
+  const double hprod  = g->h[0] * g->h[1] * (DIM == 3 ? g->h[2] : 1.0);
+  const T      c[3]   = {(T)(hprod / (g->h[0] * g->h[0])), (T)(hprod / (g->h[1] * g->h[1])), (T)(DIM == 3 ? hprod / (g->h[2] * g->h[2]) : 0.0)};
+  const int    lines  = NB * S::LINES;
+  const int    thr    = lines >= VP_PATCH_THREADS ? VP_PATCH_THREADS : ((lines + 31) / 32) * 32;
   int          dev, maxshmem;
 
   PetscFunctionBegin;
@@ -171,13 +359,13 @@ static PetscErrorCode VPPatchLaunch(const VPGrid *g, const PetscReal *d_op, int 
   PetscCallCUDA(cudaDeviceGetAttribute(&maxshmem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   PetscCheck(shmem <= (size_t)maxshmem, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVPATCH: %d patches per block of Q_%d in %dD need %zu bytes of shared memory, the GPU allows %d: lower -pc_vpatch_patches_per_block", NB, K, DIM, shmem, maxshmem);
   PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernel<DIM, K, MODE, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-  VPPatchKernel<DIM, K, MODE, T><<<(npatch + NB - 1) / NB, VPThreads(NB * (LINES ? NPT / NP : NPT)), shmem, stream>>>(*g, d_op, npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB);
+  VPPatchKernel<DIM, K, MODE, T><<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 template <int DIM, int K, typename T> struct VPPatchSmooth {
-  static PetscErrorCode run(const VPGrid *g, const PetscReal *d_op, PetscInt color, PetscInt variant, PetscInt ppb, const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch)
+  static PetscErrorCode run(const VPGrid *g, PetscInt color, PetscInt variant, PetscInt ppb, const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch)
   {
     int          vlo[3] = {0, 0, 0}, nv[3] = {1, 1, 1};
     cudaStream_t stream;
@@ -192,22 +380,45 @@ template <int DIM, int K, typename T> struct VPPatchSmooth {
     if (!nv[0] || !nv[1] || !nv[2]) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(VPGetStream(&stream));
     const int npatch = nv[0] * nv[1] * nv[2];
-    if (variant == VP_PATCH_KERNEL_FUSED)
-      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_FUSED, T>(g, d_op, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream)));
+    if (variant == VP_PATCH_KERNEL_FUSED) PetscCall((VPPatchLaunch<DIM, K, VP_MODE_FUSED, T>(g, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream)));
     else if (variant == VP_PATCH_KERNEL_SEPARATE) {
-      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_RESIDUAL, T>(g, d_op, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
-      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_SCRATCH, T>(g, d_op, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
-    } else
-      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_GLOBAL, T>(g, d_op, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream)));
+      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_RESIDUAL, T>(g, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
+      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_SCRATCH, T>(g, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
+    } else PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_GLOBAL, T>(g, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream)));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 };
 
 VP_PRECISION_ALIASES(VPPatchSmooth);
 
-PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, const PetscReal *d_op, PetscBool single, PetscInt color, PetscInt variant, PetscInt ppb, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch)
+PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, PetscBool single, PetscInt color, PetscInt variant, PetscInt ppb, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch)
 {
   PetscFunctionBegin;
-  VP_DISPATCH_PRECISION(VPPatchSmooth, single, g->dim, g->k, g, d_op, color, variant, ppb, bl, xl, dl, scratch);
+  VP_DISPATCH_PRECISION(VPPatchSmooth, single, g->dim, g->k, g, color, variant, ppb, bl, xl, dl, scratch);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VPPatchSetUp_CUDA(PetscInt k, const PetscReal *Mhat, const PetscReal *Khat, const PetscReal *Shat, const PetscReal *lamhat)
+{
+  const int    np = 2 * (int)k + 1, ni = 2 * (int)k - 1, n = VPHatSize((int)k);
+  double       hd[VPHatSize(VPATCH_MAX_DEGREE)];
+  float        hf[VPHatSize(VPATCH_MAX_DEGREE)];
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  PetscCheck(k >= 1 && k <= VPATCH_MAX_DEGREE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Degree %" PetscInt_FMT " is not in 1..%d", k, VPATCH_MAX_DEGREE);
+  for (int i = 0; i < np * np; i++) {
+    hd[i]           = Mhat[i];
+    hd[np * np + i] = Khat[i];
+  }
+  for (int i = 0; i < ni * ni; i++) hd[2 * np * np + i] = Shat[i];
+  for (int i = 0; i < ni; i++) hd[2 * np * np + ni * ni + i] = lamhat[i];
+  for (int i = 0; i < n; i++) hf[i] = (float)hd[i];
+  /* on PETSc's stream, so the kernels queued after it see the data; the values depend on k only, so rewriting them
+     while another kernel reads them changes nothing */
+  PetscCall(VPGetStream(&stream));
+  PetscCallCUDA(cudaMemcpyToSymbolAsync(vp_hat_d, hd, sizeof(double) * n, sizeof(double) * VPHatOffset((int)k), cudaMemcpyHostToDevice, stream));
+  PetscCallCUDA(cudaMemcpyToSymbolAsync(vp_hat_f, hf, sizeof(float) * n, sizeof(float) * VPHatOffset((int)k), cudaMemcpyHostToDevice, stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream)); /* hd and hf live on this stack */
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,0 +1,20 @@
+#!/bin/bash
+# compute-sanitizer memcheck, racecheck and synccheck over small runs of every GPU kernel (tests/test_gpu: operator,
+# transfer, each smoother variant and sweep; double and single precision). On a machine with an NVIDIA GPU:
+#   bash tests/sanitize.sh BUILD_DIR      (BUILD_DIR: build/<PETSC_ARCH>)
+# Prints each tool's summary line per case; exits non-zero if any run reports an error or hazard.
+set -u
+B=${1:?usage: tests/sanitize.sh BUILD_DIR}
+fail=0
+for tool in memcheck racecheck synccheck; do
+  for args in "-dim 2 -cells 4,6 -degrees 1,3,10" "-dim 3 -cells 4,4,4 -degrees 1,3,8" "-dim 3 -cells 4,6,4 -degrees 2 -single"; do
+    out=$(compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/tests/test_gpu" $args 2>&1)
+    rc=$?
+    echo "$tool [$args]: rc $rc, $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -n 1)"
+    if [ $rc -ne 0 ]; then
+      fail=1
+      echo "$out" | tail -n 20
+    fi
+  done
+done
+exit $fail
