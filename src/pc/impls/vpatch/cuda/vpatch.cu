@@ -131,7 +131,15 @@ template <int DIR, int E0, int E1, int E2, typename F> __device__ __forceinline_
   }
 }
 
-#define VP_PATCH_THREADS 320 /* at most, per block; also the launch bound (204 registers per thread) */
+#define VP_PATCH_THREADS 320 /* threads per block at most */
+
+/* Register cap per thread, chosen by measurement (bench/RESULTS.md, 3D, 20M DoF): 0 is the launch bound of
+   VP_PATCH_THREADS threads, which the compiler reads as "up to 200"; it is the fastest except for 3D Q_7 in double
+   (a cap of 96: 7.9 against 12.8 ms) and Q_8 in single (64: 5.3 against 9.2 ms), where the compiler otherwise takes
+   so many registers that one block runs per SM */
+template <int DIM, int K, typename T> struct VPPatchRegs {
+  static constexpr int value = DIM == 3 && K == 7 && sizeof(T) == 8 ? 96 : (DIM == 3 && K == 8 && sizeof(T) == 4 ? 64 : 0);
+};
 
 /* the tensors of one patch and where they live: X0 (gathered patch, then W1 and W2), X1a and X1b */
 template <int DIM, int K, typename T> struct VPPatchShape {
@@ -150,7 +158,9 @@ template <int DIM, int K, typename T> struct VPPatchShape {
   static constexpr int LINES = NP * NPZ;                        /* most lines of a pass, per patch */
   static constexpr int NB    = 256 / LINES > 64 ? 64 : (256 / LINES > 0 ? 256 / LINES : 1); /* default patches per block */
   static constexpr int LAM   = 32;                              /* room for lamhat, before X0 */
-  static size_t smem(int nb) { return sizeof(T) * (LAM + (size_t)nb * (X0 + 2 * X1)); }
+  static constexpr size_t smem(int nb) { return sizeof(T) * (LAM + (size_t)nb * (X0 + 2 * X1)); }
+  /* threads per block for the default NB */
+  static constexpr int THREADS = ((NB * LINES + 31) / 32) * 32 > VP_PATCH_THREADS ? VP_PATCH_THREADS : ((NB * LINES + 31) / 32) * 32;
 };
 
 /* patch number p of this color -> vertex coordinates */
@@ -168,9 +178,11 @@ enum {
   VP_MODE_SOLVE_GLOBAL   /* local solve of the residual b (a ghosted global residual) */
 };
 
-template <int DIM, int K, int MODE, typename T>
-__global__ void __launch_bounds__(VP_PATCH_THREADS)
-  VPPatchKernel(VPGrid g, T c0, T c1, T c2, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *d, PetscScalar *__restrict__ scratch, const int NB)
+#define VP_PATCH_ARGS_DECL \
+  VPGrid g, T c0, T c1, T c2, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *d, PetscScalar *__restrict__ scratch, const int NB
+#define VP_PATCH_ARGS g, c0, c1, c2, npatch, vlo0, vlo1, vlo2, nv0, nv1, b, x, d, scratch, NB
+
+template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void VPPatchBody(VP_PATCH_ARGS_DECL)
 {
   using S  = VPPatchShape<DIM, K, T>;
   using H  = VPHatK<K, T>;
@@ -217,18 +229,19 @@ __global__ void __launch_bounds__(VP_PATCH_THREADS)
     if constexpr (DIM == 3) { /* z pass: W1 = Mhat_z P, W2 = c1 Mhat_z Q + c2 Khat_z P */
       T *W1 = X0, *W2 = X0 + NB * W::PS;
       VPForLines<2, NP, NI, NP>(NB, [&](int q, int a0, int a1) {
-        T         vp[NP], vq[NP];
+        T         v[NP]; /* one line in registers at a time: P's, then Q's (register pressure at high degree) */
         const int o = PQ::template line<2>(q, a0, a1), w = W::template line<2>(q, a0, a1);
 #pragma unroll
-        for (int j = 0; j < NP; j++) {
-          vp[j] = X1a[o + j * PQ::template stride<2>()];
-          vq[j] = X1b[o + j * PQ::template stride<2>()];
-        }
+        for (int j = 0; j < NP; j++) v[j] = X1a[o + j * PQ::template stride<2>()];
 #pragma unroll
         for (int i = 0; i < NI; i++) {
-          W1[w + i * W::template stride<2>()] = H::template row<0>(vp, i);
-          W2[w + i * W::template stride<2>()] = c1 * H::template row<0>(vq, i) + c2 * H::template row<1>(vp, i);
+          W1[w + i * W::template stride<2>()] = H::template row<0>(v, i);
+          W2[w + i * W::template stride<2>()] = c2 * H::template row<1>(v, i);
         }
+#pragma unroll
+        for (int j = 0; j < NP; j++) v[j] = X1b[o + j * PQ::template stride<2>()];
+#pragma unroll
+        for (int i = 0; i < NI; i++) W2[w + i * W::template stride<2>()] += c1 * H::template row<0>(v, i);
       });
       __syncthreads();
     }
@@ -254,17 +267,18 @@ __global__ void __launch_bounds__(VP_PATCH_THREADS)
 #pragma unroll
     for (int i = 0; i < NI; i++) r[i] = Rb[o + i];
     if constexpr (MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) {
-      T          w1[NP], w2[NP];
-      const T   *V1 = DIM == 3 ? X0 : X1a, *V2 = DIM == 3 ? X0 + NB * W::PS : X1b;
-      const T    a = c0, bb = DIM == 3 ? (T)1 : c1;
-      const int  v = DIM == 3 ? W::template line<0>(q, a0, a1) : PQ::template line<0>(q, a0, a1);
+      T         w[NP]; /* W1's line, then W2's */
+      const T  *V1 = DIM == 3 ? X0 : X1a, *V2 = DIM == 3 ? X0 + NB * W::PS : X1b;
+      const T   a = c0, bb = DIM == 3 ? (T)1 : c1;
+      const int v = DIM == 3 ? W::template line<0>(q, a0, a1) : PQ::template line<0>(q, a0, a1);
 #pragma unroll
-      for (int j = 0; j < NP; j++) {
-        w1[j] = V1[v + j];
-        w2[j] = V2[v + j];
-      }
+      for (int j = 0; j < NP; j++) w[j] = V1[v + j];
 #pragma unroll
-      for (int i = 0; i < NI; i++) r[i] -= a * H::template row<1>(w1, i) + bb * H::template row<0>(w2, i);
+      for (int i = 0; i < NI; i++) r[i] -= a * H::template row<1>(w, i);
+#pragma unroll
+      for (int j = 0; j < NP; j++) w[j] = V2[v + j];
+#pragma unroll
+      for (int i = 0; i < NI; i++) r[i] -= bb * H::template row<0>(w, i);
     }
     if constexpr (MODE == VP_MODE_RESIDUAL) {
 #pragma unroll
@@ -342,6 +356,16 @@ __global__ void __launch_bounds__(VP_PATCH_THREADS)
   }
 }
 
+/* the kernel with the launch bound, or with the register cap of VPPatchRegs */
+template <int DIM, int K, int MODE, typename T> __global__ void __launch_bounds__(VP_PATCH_THREADS) VPPatchKernel(VP_PATCH_ARGS_DECL)
+{
+  VPPatchBody<DIM, K, MODE, T>(VP_PATCH_ARGS);
+}
+template <int DIM, int K, int MODE, typename T> __global__ void __maxnreg__((VPPatchRegs<DIM, K, T>::value)) VPPatchKernelCapped(VP_PATCH_ARGS_DECL)
+{
+  VPPatchBody<DIM, K, MODE, T>(VP_PATCH_ARGS);
+}
+
 template <int DIM, int K, int MODE, typename T>
 static PetscErrorCode VPPatchLaunch(const VPGrid *g, int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int ppb, cudaStream_t stream)
 {
@@ -351,15 +375,20 @@ static PetscErrorCode VPPatchLaunch(const VPGrid *g, int npatch, const int vlo[3
   const double hprod  = g->h[0] * g->h[1] * (DIM == 3 ? g->h[2] : 1.0);
   const T      c[3]   = {(T)(hprod / (g->h[0] * g->h[0])), (T)(hprod / (g->h[1] * g->h[1])), (T)(DIM == 3 ? hprod / (g->h[2] * g->h[2]) : 0.0)};
   const int    lines  = NB * S::LINES;
-  const int    thr    = lines >= VP_PATCH_THREADS ? VP_PATCH_THREADS : ((lines + 31) / 32) * 32;
+  const int    thr    = lines >= S::THREADS ? S::THREADS : ((lines + 31) / 32) * 32;
   int          dev, maxshmem;
 
   PetscFunctionBegin;
   PetscCallCUDA(cudaGetDevice(&dev));
   PetscCallCUDA(cudaDeviceGetAttribute(&maxshmem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   PetscCheck(shmem <= (size_t)maxshmem, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVPATCH: %d patches per block of Q_%d in %dD need %zu bytes of shared memory, the GPU allows %d: lower -pc_vpatch_patches_per_block", NB, K, DIM, shmem, maxshmem);
-  PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernel<DIM, K, MODE, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-  VPPatchKernel<DIM, K, MODE, T><<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB);
+  if constexpr (VPPatchRegs<DIM, K, T>::value == 0) {
+    PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernel<DIM, K, MODE, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+    VPPatchKernel<DIM, K, MODE, T><<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB);
+  } else {
+    PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernelCapped<DIM, K, MODE, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+    VPPatchKernelCapped<DIM, K, MODE, T><<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB);
+  }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
