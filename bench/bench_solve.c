@@ -6,6 +6,9 @@ of -dofs (approximate unknowns), the mesh has n^d cells, n = 2^m or 3 2^m (a dee
 including assembly for gamg) is timed once, the solve after a warm-up solve as the median of -repeats, between\n\
 device synchronizations. A solver that fails (error, e.g. out of memory, or divergence) is reported as failed at\n\
 that size and not run at larger ones; gamg is skipped where the assembled matrix would exceed -max_nnz nonzeros.\n\
+Right-hand side (-rhs): sin (the load vector of the sine solution, and the L2 error), ones (b = 1 on every unknown,\n\
+set on the device, no error: the load vector and the error are computed on the host, minutes at 1e8 unknowns), or\n\
+auto (default: sin up to -rhs_sin_max_dofs unknowns, default 2e7, ones above).\n\
 Prints one JSON line per measurement (bench/report.py makes the tables and plots).\n\n";
 
 #include "vpsolve.h"
@@ -24,7 +27,9 @@ static PetscInt ChooseCells(PetscReal n0)
 int main(int argc, char **argv)
 {
   PetscInt    dim = 3, degrees[16] = {1, 2, 3, 4, 5, 6, 7}, ndeg = 7, repeats = 5, nsol = 16;
-  PetscReal   dofs[16] = {1e6, 8e6}, maxnnz = 2e9;
+  PetscReal   dofs[16] = {1e6, 8e6}, maxnnz = 2e9, sinmax = 2e7;
+  const char *rhsnames[] = {"sin", "ones", "auto", "VPRHS", "VP_RHS_", NULL};
+  PetscEnum   rhs        = (PetscEnum)2;
   PetscInt    ndofs = 2;
   char       *solvers[16], gpu[256] = "unknown", commit[64] = "unknown";
   PetscBool   sflag, failed[16];
@@ -44,6 +49,8 @@ int main(int argc, char **argv)
   if (!sflag) ndofs = 2;
   PetscCall(PetscOptionsStringArray("-solvers", "Solvers to run (default all)", NULL, solvers, &nsol, &sflag));
   PetscCall(PetscOptionsInt("-repeats", "Timed solves per measurement (median)", NULL, repeats, &repeats, NULL));
+  PetscCall(PetscOptionsEnum("-rhs", "Right-hand side", NULL, rhsnames, rhs, &rhs, NULL));
+  PetscCall(PetscOptionsReal("-rhs_sin_max_dofs", "-rhs auto: the sine load vector up to this many unknowns, b = 1 above", NULL, sinmax, &sinmax, NULL));
   PetscCall(PetscOptionsReal("-max_nnz", "gamg: skip when the assembled matrix would have more nonzeros", NULL, maxnnz, &maxnnz, NULL));
   PetscCall(PetscOptionsString("-gpu_name", "GPU name for the results", NULL, gpu, gpu, sizeof(gpu), NULL));
   PetscCall(PetscOptionsString("-commit", "Commit for the results", NULL, commit, commit, sizeof(commit), NULL));
@@ -71,7 +78,7 @@ int main(int argc, char **argv)
         VPSolveResult  res;
         PetscErrorCode ierr;
         char           status[256] = "ok";
-        PetscBool      ok;
+        PetscBool      ok, ones = (PetscBool)(rhs == 1 || (rhs == 2 && N > sinmax));
 
         for (PetscInt m = n; m % 2 == 0; m /= 2) level++;
         if (failed[i])
@@ -80,7 +87,7 @@ int main(int argc, char **argv)
           PetscCall(PetscSNPrintf(status, sizeof(status), "not run: the assembled matrix would have about %.2g nonzeros (-max_nnz %.2g)", (double)nnz, (double)maxnnz));
         else {
           PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-          ierr = VPSolveRun(PETSC_COMM_WORLD, dim, k, n, cfg, repeats, &res);
+          ierr = VPSolveRun(PETSC_COMM_WORLD, dim, k, n, cfg, repeats, ones, &res);
           PetscCall(PetscPopErrorHandler());
           if (ierr) {
             const char *text = NULL;
@@ -98,11 +105,14 @@ int main(int argc, char **argv)
                                 "{\"commit\": \"%s\", \"gpu\": \"%s\", \"ranks\": %d, \"d\": %" PetscInt_FMT ", \"k\": %" PetscInt_FMT ", \"cells\": %" PetscInt_FMT ", \"level\": %" PetscInt_FMT
                                 ", \"dof\": %.0f, \"solver\": \"%s\", \"status\": \"%s\"}\n",
                                 commit, gpu, size, dim, k, n, level, (double)N, cfg->name, status));
-        else
+        else {
+          char l2[32] = "null";
+          if (!ones) PetscCall(PetscSNPrintf(l2, sizeof(l2), "%.6e", (double)res.l2));
           PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                                 "{\"commit\": \"%s\", \"gpu\": \"%s\", \"ranks\": %d, \"d\": %" PetscInt_FMT ", \"k\": %" PetscInt_FMT ", \"cells\": %" PetscInt_FMT ", \"level\": %" PetscInt_FMT ", \"dof\": %" PetscInt_FMT
-                                ", \"solver\": \"%s\", \"precision\": \"%s\", \"iterations\": %" PetscInt_FMT ", \"setup_s\": %.6e, \"solve_s\": %.6e, \"rel_residual\": %.3e, \"l2_error\": %.6e, \"repeats\": %" PetscInt_FMT ", \"status\": \"ok\"}\n",
-                                commit, gpu, size, dim, k, n, level, res.dofs, cfg->name, cfg->mgprec == VP_PRECISION_SINGLE ? "mixed" : "double", res.its, (double)res.setup, (double)res.solve, (double)res.rrel, (double)res.l2, repeats));
+                                ", \"solver\": \"%s\", \"precision\": \"%s\", \"rhs\": \"%s\", \"iterations\": %" PetscInt_FMT ", \"setup_s\": %.6e, \"solve_s\": %.6e, \"rel_residual\": %.3e, \"l2_error\": %s, \"repeats\": %" PetscInt_FMT ", \"status\": \"ok\"}\n",
+                                commit, gpu, size, dim, k, n, level, res.dofs, cfg->name, cfg->mgprec == VP_PRECISION_SINGLE ? "mixed" : "double", ones ? "ones" : "sin", res.its, (double)res.setup, (double)res.solve, (double)res.rrel, l2, repeats));
+        }
       }
     }
   }

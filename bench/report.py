@@ -92,8 +92,9 @@ def main():
                     print('| %d | %d | %d | %.3g M | %s | %s |  |  |  |  |  |  |' % (r['d'], r['k'], r['cells'], r['dof'] / 1e6, r['solver'], r['status']))
                     continue
                 tot = r['setup_s'] + r['solve_s']
-                print('| %d | %d | %d | %.3g M | %s | %d | %.3f | %.3f | %.3f | %.2f | %.2e | %s |' % (
-                    r['d'], r['k'], r['cells'], r['dof'] / 1e6, r['solver'], r['iterations'], r['setup_s'], r['solve_s'], tot, r['solve_s'] / r['dof'] * 1e9, r['l2_error'],
+                l2 = '%.2e' % r['l2_error'] if r.get('l2_error') is not None else 'b = 1'
+                print('| %d | %d | %d | %.3g M | %s | %d | %.3f | %.3f | %.3f | %.2f | %s | %s |' % (
+                    r['d'], r['k'], r['cells'], r['dof'] / 1e6, r['solver'], r['iterations'], r['setup_s'], r['solve_s'], tot, r['solve_s'] / r['dof'] * 1e9, l2,
                     ('%.1fx' % (tot / best)) if best else '-'))
         print()
     if a.plots:

@@ -170,9 +170,11 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
     }
     if (jac->kernel == PC_VPATCH_KERNEL_GLOBAL) PetscCall(DMCreateGlobalVector(dm, &jac->w));
   }
-  PetscCall(DMCreateLocalVector(dm, &jac->bl));
-  PetscCall(VecDuplicate(jac->bl, &jac->xl));
-  PetscCall(VecDuplicate(jac->bl, &jac->dl));
+  if (!(jac->cuda && jac->kernel != PC_VPATCH_KERNEL_GLOBAL && q->samelayout)) { /* else the sweep works in place on the global arrays */
+    PetscCall(DMCreateLocalVector(dm, &jac->bl));
+    PetscCall(VecDuplicate(jac->bl, &jac->xl));
+    PetscCall(VecDuplicate(jac->bl, &jac->dl));
+  }
   PetscCall(PetscLogEventEnd(VPATCH_PatchSetUp, pc, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
