@@ -13,8 +13,8 @@ metrics=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_ban
 : > "$out/ncu_fused.csv"
 for dk in "2 1" "2 3" "2 7" "3 1" "3 3" "3 5" "3 7" "3 8"; do
   set -- $dk
-  # the fused kernel is VPPatchKernel<d, k, 0, double> or VPPatchKernelCapped<...> (VP_MODE_FUSED is the first mode)
-  ncu --kernel-name-base demangled --kernel-name "regex:VPPatchKernel(Capped)?<$1, $2, 0," --launch-count 1 --csv --metrics $metrics \
+  # the fused kernel is VPPatchKernel<(int)d, (int)k, (int)0, double> or VPPatchKernelCapped<...> (VP_MODE_FUSED is the first mode)
+  ncu --kernel-name-base demangled --kernel-name "regex:VPPatchKernel(Capped)?<\(int\)$1, \(int\)$2, \(int\)0," --launch-count 1 --csv --metrics $metrics \
     $B/bench/bench_kernels -dim $1 -degrees $2 -dofs 8e6 -repeats 1 -dm_vec_type cuda -use_gpu_aware_mpi 0 "${extra[@]}" > "$out/ncu_last.log" 2>&1
   grep '^"' "$out/ncu_last.log" | sed "s/^/\"$1\",\"$2\",/" >> "$out/ncu_fused.csv"
   grep -q '^"' "$out/ncu_last.log" || { echo "ncu gave no figures for d = $1, k = $2:"; tail -n 5 "$out/ncu_last.log"; }
