@@ -4,12 +4,15 @@
 usage: python3 bench/report.py [--sms 132 --clock-ghz 1.98 --fp64-tflops 33.5 --fp32-tflops 66.9] [--plots DIR] FILES...
 
 Kernel metrics (per kernel, documented in bench/RESULTS.md):
-  MatMult, per cell (N = k+1): 2D 4 contractions of N^3 multiply-adds, 3D 7 contractions of N^4, plus the sums.
-  One smoothing step (fused), per vertex patch (NP = 2k+1, NI = 2k-1; (cells-1)^d patches over all colors):
-  residual 2D 4 NP^3, 3D 7 NP^4 multiply-adds; fast diagonalization 2D 4 NI^3, 3D 6 NI^4 multiply-adds, NI^d divisions.
-  A multiply-add is 2 flops and reads 2 words from shared memory (matrix entry, tensor entry); every output
-  entry is one shared-memory write. The shared-memory bound is 128 B/clock/SM x SMs x clock; "% bound" is the
-  time that traffic needs at that bandwidth over the measured time.
+  MatMult, per cell (N = k+1): 2D 4 contractions of N^3 multiply-adds, 3D 7 contractions of N^4, plus the sums; a
+  multiply-add reads 2 words from shared memory (linear indexing), every output entry is one write.
+  One smoothing step (fused), per vertex patch (NP = 2k+1, NI = 2k-1; (cells-1)^d patches over all colors), as the
+  kernel does it (register lines, matrices in constant memory, interior rows only; s = 2k^2+2k-1 is the number of
+  structural nonzeros in the interior rows of a 1D patch matrix):
+    multiply-adds 3D s (2 NP^2 + 3 NP NI + 2 NI^2) + 6 NI^4, 2D s (2 NP + 2 NI) + 4 NI^3; NI^d divisions;
+    shared-memory words read and written 3D 2 NP^3 + 4 NP^2 NI + 6 NP NI^2 + 12 NI^3, 2D 2 NP^2 + 4 NP NI + 8 NI^2.
+  The shared-memory bound is 128 B/clock/SM x SMs x clock; "% bound" is the time that traffic needs at that
+  bandwidth over the measured time.
 Solver table: per (d, k, size) every solver's iterations, setup, solve, total time, solve seconds per 10^9 unknowns,
 and the ratio of its time to solution to the best vertex-patch solver's.
 """
@@ -18,14 +21,15 @@ from collections import defaultdict
 
 
 def contractions(d, k, kernel):
-    """(multiply-adds, outputs) of one application per cell (matmult) or per patch (smoother)"""
+    """(multiply-adds, shared-memory words) of one application per cell (matmult) or per patch (smoother)"""
     if kernel == 'matmult':
         n = k + 1
-        return (4 * n**3, 4 * n**2) if d == 2 else (7 * n**4, 7 * n**3)
-    np_, ni = 2 * k + 1, 2 * k - 1
+        fma, outs = (4 * n**3, 4 * n**2) if d == 2 else (7 * n**4, 7 * n**3)
+        return fma, 2 * fma + outs
+    np_, ni, s = 2 * k + 1, 2 * k - 1, 2 * k * k + 2 * k - 1
     if d == 2:
-        return 4 * np_**3 + 4 * ni**3, 4 * np_**2 + 4 * ni**2 + 2 * ni**2
-    return 7 * np_**4 + 6 * ni**4, 7 * np_**3 + 6 * ni**3 + 2 * ni**3
+        return s * (2 * np_ + 2 * ni) + 4 * ni**3, 2 * np_**2 + 4 * np_ * ni + 8 * ni**2
+    return s * (2 * np_**2 + 3 * np_ * ni + 2 * ni**2) + 6 * ni**4, 2 * np_**3 + 4 * np_**2 * ni + 6 * np_ * ni**2 + 12 * ni**3
 
 
 def kernel_rows(recs, a):
@@ -38,8 +42,8 @@ def kernel_rows(recs, a):
         peak = (a.fp32_tflops if prec == 'single' else a.fp64_tflops) * 1e12
         out = {'d': d, 'k': k, 'precision': prec, 'dof': r['dof']}
         for name, units, t in (('matmult', n**d, r['matmult_s']), ('fused', (n - 1)**d, r['smooth_fused_s'])):
-            fma, outs = contractions(d, k, name)
-            flops, bytes_ = 2.0 * fma * units, (2.0 * fma + outs) * w * units
+            fma, words = contractions(d, k, name)
+            flops, bytes_ = 2.0 * fma * units, float(words) * w * units
             out[name] = dict(gdofs=r['dof'] / t / 1e9, gflops=flops / t / 1e9, peak=100 * flops / t / peak, bound=100 * bytes_ / bw / t)
         out['fused_vs_global'] = r['smooth_global_s'] / r['smooth_fused_s']
         rows.append(out)

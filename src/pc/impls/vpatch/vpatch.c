@@ -620,7 +620,7 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
 . -pc_vpatch_damping <w>                        - damping of the additive variant (default 1/2^d)
 . -pc_vpatch_kernel <global,separate,fused>     - GPU kernel variant (default fused)
 . -pc_vpatch_precision <double,single>           - GPU arithmetic of the patch kernels (single: mixed precision multigrid, see `VPPrecision`)
-. -pc_vpatch_patches_per_block <n>              - GPU: patches per thread block (default 0: enough patches for about 128 threads, chosen per dimension and degree)
+. -pc_vpatch_patches_per_block <n>              - GPU: patches per thread block (default 0: enough patches for about 256 threads, one per 1D line, at most 64)
 - -pc_vpatch_local_solver <fdm,dense>           - fast diagonalization (default) or a stored dense LU (verification)
 
   Level: beginner
@@ -636,6 +636,10 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
 
   The sweep is exactly multiplicative on any number of MPI ranks (ghost values are updated between
   colors), so iterates and iteration counts do not depend on the partition.
+
+  On CUDA vectors one kernel per color does a patch's localized residual and solve in shared memory, one thread per
+  1D line with the line in registers; the 1D reference matrices of the degree sit in constant memory and are scaled
+  by the cell sizes of the level (the `DMQBOX` mesh is uniform per direction). See src/pc/impls/vpatch/cuda/vpatch.cu.
 
 .seealso: `PCMG`, `DMQBOX`, `PCVPatchSetSweep()`, `PCVPatchSetType()`, `PCPATCH`
 M*/
