@@ -106,8 +106,10 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   PetscCall(VecDuplicate(x, &b));
   PetscCall(VecDuplicate(x, &r));
   PetscCall(VecGetSize(x, &res->dofs));
-  if (ones) PetscCall(VecSet(b, 1.0));
-  else PetscCall(DMQBoxComputeRHS(dm, VPTestSourceSin, NULL, NULL, b));
+  if (ones)
+    PetscCall(VecSet(b, 1.0));
+  else
+    PetscCall(DMQBoxComputeRHS(dm, VPTestSourceSin, NULL, NULL, b));
 
   PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "%s_", cfg->name));
   for (size_t i = 0; i < sizeof(prefix); i++)
@@ -157,7 +159,7 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   PetscCall(VecNorm(r, NORM_2, &rnorm));
   PetscCall(VecNorm(b, NORM_2, &bnorm));
   res->rrel = rnorm / bnorm;
-  res->l2 = -1;
+  res->l2   = -1;
   if (!ones) PetscCall(DMQBoxComputeError(dm, x, VPTestExactSin, NULL, &res->l2, NULL)); /* L2 only: the gradients would double the host time */
 
   PetscCall(VecDestroy(&x));

@@ -58,7 +58,7 @@ __constant__ float  vp_hat_f[VP_HAT_TOTAL];
 
 /* entry i of the reference data as T; with i known at compile time this is a constant-bank operand */
 template <typename T> __device__ __forceinline__ T VPHat(int i);
-template <> __device__ __forceinline__ double VPHat<double>(int i)
+template <> __device__ __forceinline__ double      VPHat<double>(int i)
 {
   return vp_hat_d[i];
 }
@@ -70,7 +70,10 @@ template <> __device__ __forceinline__ float VPHat<float>(int i)
 template <int K, typename T> struct VPHatK {
   static constexpr int NP = 2 * K + 1, NI = 2 * K - 1, OFF = VPHatOffset(K);
   /* patch row r has nonzeros in the columns of the cells it belongs to */
-  static __host__ __device__ constexpr bool nz(int r, int j) { return (r <= K && j <= K) || (r >= K && j >= K); }
+  static __host__ __device__ constexpr bool nz(int r, int j)
+  {
+    return (r <= K && j <= K) || (r >= K && j >= K);
+  }
   /* interior row i (patch row i + 1) of Mhat (MAT 0) or Khat (MAT 1) times the line v[NP] */
   template <int MAT> static __device__ __forceinline__ T row(const T *v, int i)
   {
@@ -88,7 +91,10 @@ template <int K, typename T> struct VPHatK {
     for (int j = 0; j < NI; j++) s += VPHat<T>(OFF + 2 * NP * NP + (TRANS ? j * NI + i : i * NI + j)) * v[j];
     return s;
   }
-  static __device__ __forceinline__ T lam(int i) { return VPHat<T>(OFF + 2 * NP * NP + NI * NI + i); }
+  static __device__ __forceinline__ T lam(int i)
+  {
+    return VPHat<T>(OFF + 2 * NP * NP + NI * NI + i);
+  }
 };
 
 /* ------------------------------------------------------------------------------------------------------------ */
@@ -110,15 +116,24 @@ __host__ __device__ constexpr int VPMax(int a, int b)
    continues the sequence (congruences below). The pass order never asks for both x and y. */
 template <int E0_, int E1_, int E2_, int RD, int WR, typename T> struct VPLay {
   static constexpr int  E0 = E0_, E1 = E1_, E2 = E2_, B = 128 / (int)sizeof(T);
-  static constexpr bool Y  = E2 > 1 && (RD == 1 || WR == 1);
-  static constexpr int  D  = RD >= 0 ? RD : WR;
+  static constexpr bool Y = E2 > 1 && (RD == 1 || WR == 1);
+  static constexpr int  D = RD >= 0 ? RD : WR;
   static constexpr int  R = E0, P = Y ? VPPadTo(E0 * E1, E0, B) : E0 * E1;
   static constexpr int  PS = VPPadTo(P * E2, D == 1 ? E0 * E2 : (D == 2 ? E0 * E1 : P * E2), B);
   static_assert(!((RD == 0 && WR == 1) || (RD == 1 && WR == 0)) || E2 == 1, "a 3D tensor read and written along x and y");
   /* start of line (a0, a1) along DIR of tensor q, and the stride along the line */
-  template <int DIR> static __device__ __forceinline__ int line(int q, int a0, int a1) { return q * PS + (DIR == 0 ? a0 * R + a1 * P : (DIR == 1 ? a0 + a1 * P : a0 + a1 * R)); }
-  template <int DIR> static __host__ __device__ constexpr int stride() { return DIR == 0 ? 1 : (DIR == 1 ? R : P); }
-  static __device__ __forceinline__ int at(int q, int x, int y, int z) { return q * PS + x + y * R + z * P; }
+  template <int DIR> static __device__ __forceinline__ int line(int q, int a0, int a1)
+  {
+    return q * PS + (DIR == 0 ? a0 * R + a1 * P : (DIR == 1 ? a0 + a1 * P : a0 + a1 * R));
+  }
+  template <int DIR> static __host__ __device__ constexpr int stride()
+  {
+    return DIR == 0 ? 1 : (DIR == 1 ? R : P);
+  }
+  static __device__ __forceinline__ int at(int q, int x, int y, int z)
+  {
+    return q * PS + x + y * R + z * P;
+  }
 };
 
 /* calls f(q, a0, a1) for every line along DIR of NB tensors of extents E0 x E1 x E2, one thread per line */
@@ -145,20 +160,23 @@ template <int DIM, int K, typename T> struct VPPatchRegs {
 template <int DIM, int K, typename T> struct VPPatchShape {
   static constexpr int NP = 2 * K + 1, NI = 2 * K - 1, NPZ = DIM == 3 ? NP : 1, NIZ = DIM == 3 ? NI : 1;
   static constexpr int NPT = NP * NP * NPZ, NIT = NI * NI * NIZ;
-  using G  = VPLay<NP, NP, NPZ, 1, -1, T>;                     /* gathered patch, read along y */
-  using PQ = VPLay<NP, NI, NPZ, DIM == 3 ? 2 : 0, 1, T>;       /* Mhat_y G, Khat_y G */
-  using W  = VPLay<NP, NI, NI, 0, 2, T>;                       /* 3D: after the z pass */
-  using R1 = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 1, 0, T>;       /* b, then Shat_x^T r */
-  using U2 = VPLay<NI, NI, NI, 1, 2, T>;                       /* 3D: after Shat_z^T */
-  using U3 = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 0, 1, T>;       /* after the scaled y pass */
-  using U4 = VPLay<NI, NI, NI, 0, 2, T>;                       /* 3D: after Shat_z */
-  using U5 = VPLay<NI, NI, NIZ, -1, 0, T>;                     /* after Shat_x, read linearly */
-  static constexpr int X0 = DIM == 3 ? VPMax(G::PS, 2 * W::PS) : VPMax(VPMax(G::PS, R1::PS), U5::PS);
-  static constexpr int X1 = DIM == 3 ? VPMax(VPMax(VPMax(PQ::PS, R1::PS), VPMax(U2::PS, U3::PS)), VPMax(U4::PS, U5::PS)) : VPMax(PQ::PS, U3::PS);
-  static constexpr int LINES = NP * NPZ;                        /* most lines of a pass, per patch */
-  static constexpr int NB    = 256 / LINES > 64 ? 64 : (256 / LINES > 0 ? 256 / LINES : 1); /* default patches per block */
-  static constexpr int LAM   = 32;                              /* room for lamhat, before X0 */
-  static constexpr size_t smem(int nb) { return sizeof(T) * (LAM + (size_t)nb * (X0 + 2 * X1)); }
+  using G                       = VPLay<NP, NP, NPZ, 1, -1, T>;               /* gathered patch, read along y */
+  using PQ                      = VPLay<NP, NI, NPZ, DIM == 3 ? 2 : 0, 1, T>; /* Mhat_y G, Khat_y G */
+  using W                       = VPLay<NP, NI, NI, 0, 2, T>;                 /* 3D: after the z pass */
+  using R1                      = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 1, 0, T>; /* b, then Shat_x^T r */
+  using U2                      = VPLay<NI, NI, NI, 1, 2, T>;                 /* 3D: after Shat_z^T */
+  using U3                      = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 0, 1, T>; /* after the scaled y pass */
+  using U4                      = VPLay<NI, NI, NI, 0, 2, T>;                 /* 3D: after Shat_z */
+  using U5                      = VPLay<NI, NI, NIZ, -1, 0, T>;               /* after Shat_x, read linearly */
+  static constexpr int    X0    = DIM == 3 ? VPMax(G::PS, 2 * W::PS) : VPMax(VPMax(G::PS, R1::PS), U5::PS);
+  static constexpr int    X1    = DIM == 3 ? VPMax(VPMax(VPMax(PQ::PS, R1::PS), VPMax(U2::PS, U3::PS)), VPMax(U4::PS, U5::PS)) : VPMax(PQ::PS, U3::PS);
+  static constexpr int    LINES = NP * NPZ;                                                    /* most lines of a pass, per patch */
+  static constexpr int    NB    = 256 / LINES > 64 ? 64 : (256 / LINES > 0 ? 256 / LINES : 1); /* default patches per block */
+  static constexpr int    LAM   = 32;                                                          /* room for lamhat, before X0 */
+  static constexpr size_t smem(int nb)
+  {
+    return sizeof(T) * (LAM + (size_t)nb * (X0 + 2 * X1));
+  }
   /* threads per block for the default NB */
   static constexpr int THREADS = ((NB * LINES + 31) / 32) * 32 > VP_PATCH_THREADS ? VP_PATCH_THREADS : ((NB * LINES + 31) / 32) * 32;
 };
@@ -178,26 +196,25 @@ enum {
   VP_MODE_SOLVE_GLOBAL   /* local solve of the residual b (a ghosted global residual) */
 };
 
-#define VP_PATCH_ARGS_DECL \
-  VPGrid g, T c0, T c1, T c2, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *d, PetscScalar *__restrict__ scratch, const int NB
-#define VP_PATCH_ARGS g, c0, c1, c2, npatch, vlo0, vlo1, vlo2, nv0, nv1, b, x, d, scratch, NB
+#define VP_PATCH_ARGS_DECL VPGrid g, T c0, T c1, T c2, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *d, PetscScalar *__restrict__ scratch, const int NB
+#define VP_PATCH_ARGS      g, c0, c1, c2, npatch, vlo0, vlo1, vlo2, nv0, nv1, b, x, d, scratch, NB
 
 template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void VPPatchBody(VP_PATCH_ARGS_DECL)
 {
-  using S  = VPPatchShape<DIM, K, T>;
-  using H  = VPHatK<K, T>;
-  using G  = typename S::G;
-  using PQ = typename S::PQ;
-  using W  = typename S::W;
-  using R1 = typename S::R1;
-  using U2 = typename S::U2;
-  using U3 = typename S::U3;
-  using U4 = typename S::U4;
-  using U5 = typename S::U5;
+  using S          = VPPatchShape<DIM, K, T>;
+  using H          = VPHatK<K, T>;
+  using G          = typename S::G;
+  using PQ         = typename S::PQ;
+  using W          = typename S::W;
+  using R1         = typename S::R1;
+  using U2         = typename S::U2;
+  using U3         = typename S::U3;
+  using U4         = typename S::U4;
+  using U5         = typename S::U5;
   constexpr int NP = S::NP, NI = S::NI, NPZ = S::NPZ, NIZ = S::NIZ, NPT = S::NPT, NIT = S::NIT;
   VP_DYNAMIC_SHARED(T, smem);
-  T *lam = smem, *X0 = smem + S::LAM, *X1a = X0 + NB * S::X0, *X1b = X1a + NB * S::X1;
-  T *Rb = DIM == 3 ? X1a : X0; /* the residual (2D: the x pass reads P and Q from X1) */
+  T  *lam = smem, *X0 = smem + S::LAM, *X1a = X0 + NB * S::X0, *X1b = X1a + NB * S::X1;
+  T  *Rb = DIM == 3 ? X1a : X0; /* the residual (2D: the x pass reads P and Q from X1) */
   int vx, vy, vz;
 
   if (threadIdx.x < NI) lam[threadIdx.x] = H::lam(threadIdx.x);
@@ -251,7 +268,8 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     const int q = t / NIT, e = t - q * NIT, p = blockIdx.x * NB + q, ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
     T         v = 0;
     if (p < npatch) {
-      if (MODE == VP_MODE_SOLVE_SCRATCH) v = (T)scratch[(PetscInt)p * NIT + e];
+      if (MODE == VP_MODE_SOLVE_SCRATCH)
+        v = (T)scratch[(PetscInt)p * NIT + e];
       else {
         VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
         v = (T)b[VPDLocalIndex(g, vx * K - K + 1 + ix, vy * K - K + 1 + iy, DIM == 3 ? vz * K - K + 1 + iz : 0)];
@@ -369,13 +387,13 @@ template <int DIM, int K, int MODE, typename T> __global__ void __maxnreg__((VPP
 template <int DIM, int K, int MODE, typename T>
 static PetscErrorCode VPPatchLaunch(const VPGrid *g, int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int ppb, cudaStream_t stream)
 {
-  using S             = VPPatchShape<DIM, K, T>;
-  const int    NB     = ppb > 0 ? ppb : S::NB;
-  const size_t shmem  = S::smem(NB);
-  const double hprod  = g->h[0] * g->h[1] * (DIM == 3 ? g->h[2] : 1.0);
-  const T      c[3]   = {(T)(hprod / (g->h[0] * g->h[0])), (T)(hprod / (g->h[1] * g->h[1])), (T)(DIM == 3 ? hprod / (g->h[2] * g->h[2]) : 0.0)};
-  const int    lines  = NB * S::LINES;
-  const int    thr    = lines >= S::THREADS ? S::THREADS : ((lines + 31) / 32) * 32;
+  using S            = VPPatchShape<DIM, K, T>;
+  const int    NB    = ppb > 0 ? ppb : S::NB;
+  const size_t shmem = S::smem(NB);
+  const double hprod = g->h[0] * g->h[1] * (DIM == 3 ? g->h[2] : 1.0);
+  const T      c[3]  = {(T)(hprod / (g->h[0] * g->h[0])), (T)(hprod / (g->h[1] * g->h[1])), (T)(DIM == 3 ? hprod / (g->h[2] * g->h[2]) : 0.0)};
+  const int    lines = NB * S::LINES;
+  const int    thr   = lines >= S::THREADS ? S::THREADS : ((lines + 31) / 32) * 32;
   int          dev, maxshmem;
 
   PetscFunctionBegin;
@@ -409,11 +427,13 @@ template <int DIM, int K, typename T> struct VPPatchSmooth {
     if (!nv[0] || !nv[1] || !nv[2]) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(VPGetStream(&stream));
     const int npatch = nv[0] * nv[1] * nv[2];
-    if (variant == VP_PATCH_KERNEL_FUSED) PetscCall((VPPatchLaunch<DIM, K, VP_MODE_FUSED, T>(g, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream)));
+    if (variant == VP_PATCH_KERNEL_FUSED)
+      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_FUSED, T>(g, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream)));
     else if (variant == VP_PATCH_KERNEL_SEPARATE) {
       PetscCall((VPPatchLaunch<DIM, K, VP_MODE_RESIDUAL, T>(g, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
       PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_SCRATCH, T>(g, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
-    } else PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_GLOBAL, T>(g, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream)));
+    } else
+      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_GLOBAL, T>(g, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream)));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 };
