@@ -146,6 +146,20 @@ template <int DIR, int E0, int E1, int E2, typename F> __device__ __forceinline_
   }
 }
 
+/* out = Shat (Shat^T when TRANS) along DIR of NB tensors of (2K-1)^2 x NIZ entries: input layout LI, output layout LO */
+template <int DIR, bool TRANS, class LI, class LO, int K, int NIZ, typename T> __device__ __forceinline__ void VPShatPass(int NB, const T *in, T *out)
+{
+  constexpr int NI = 2 * K - 1;
+  VPForLines<DIR, NI, NI, NIZ>(NB, [&](int q, int a0, int a1) {
+    T         v[NI];
+    const int o = LI::template line<DIR>(q, a0, a1), w = LO::template line<DIR>(q, a0, a1);
+#pragma unroll
+    for (int j = 0; j < NI; j++) v[j] = in[o + j * LI::template stride<DIR>()];
+#pragma unroll
+    for (int i = 0; i < NI; i++) out[w + i * LO::template stride<DIR>()] = VPHatK<K, T>::template srow<TRANS>(v, i);
+  });
+}
+
 #define VP_PATCH_THREADS 320 /* threads per block at most */
 
 /* Register cap per thread, chosen by measurement (bench/RESULTS.md, 3D, 20M DoF): 0 is the launch bound of
@@ -317,14 +331,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   /* the rest of the solve: (3D: Shat_z^T), Shat_y diag Shat_y^T, (3D: Shat_z), Shat_x */
   T *Y = Rb; /* input of the scaled y pass */
   if constexpr (DIM == 3) {
-    VPForLines<2, NI, NI, NI>(NB, [&](int q, int a0, int a1) {
-      T         v[NI];
-      const int o = R1::template line<2>(q, a0, a1), w = U2::template line<2>(q, a0, a1);
-#pragma unroll
-      for (int j = 0; j < NI; j++) v[j] = X1a[o + j * R1::template stride<2>()];
-#pragma unroll
-      for (int i = 0; i < NI; i++) X1b[w + i * U2::template stride<2>()] = H::template srow<true>(v, i);
-    });
+    VPShatPass<2, true, R1, U2, K, NI>(NB, X1a, X1b);
     __syncthreads();
     Y = X1b;
   }
@@ -344,27 +351,12 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   __syncthreads();
   T *Xin = Z; /* input of the final x pass */
   if constexpr (DIM == 3) {
-    VPForLines<2, NI, NI, NI>(NB, [&](int q, int a0, int a1) {
-      T         v[NI];
-      const int o = U3::template line<2>(q, a0, a1), w = U4::template line<2>(q, a0, a1);
-#pragma unroll
-      for (int j = 0; j < NI; j++) v[j] = X1a[o + j * U3::template stride<2>()];
-#pragma unroll
-      for (int i = 0; i < NI; i++) X1b[w + i * U4::template stride<2>()] = H::template srow<false>(v, i);
-    });
+    VPShatPass<2, false, U3, U4, K, NI>(NB, X1a, X1b);
     __syncthreads();
     Xin = X1b;
   }
   T *Out = DIM == 3 ? X1a : X0;
-  VPForLines<0, NI, NI, NIZ>(NB, [&](int q, int a0, int a1) {
-    using LI = typename std::conditional<DIM == 3, U4, U3>::type;
-    T         v[NI];
-    const int o = LI::template line<0>(q, a0, a1), w = U5::template line<0>(q, a0, a1);
-#pragma unroll
-    for (int j = 0; j < NI; j++) v[j] = Xin[o + j];
-#pragma unroll
-    for (int i = 0; i < NI; i++) Out[w + i] = H::template srow<false>(v, i);
-  });
+  VPShatPass<0, false, typename std::conditional<DIM == 3, U4, U3>::type, U5, K, NIZ>(NB, Xin, Out);
   __syncthreads();
   for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
     const int q = t / NIT, e = t - q * NIT, p = blockIdx.x * NB + q, ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
