@@ -89,7 +89,17 @@ int main(int argc, char **argv)
           PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
           ierr = VPSolveRun(PETSC_COMM_WORLD, dim, k, n, cfg, repeats, ones, &res);
           PetscCall(PetscPopErrorHandler());
-          if (ierr) {
+          if (ierr) { /* leave the benchmark's -log_view stages that the failed run left open */
+            PetscLogState state;
+            PetscLogStage cur = -1, main = -1;
+
+            PetscCall(PetscLogGetState(&state));
+            PetscCall(PetscLogStageGetId("Main Stage", &main));
+            if (state) PetscCall(PetscLogStateGetCurrentStage(state, &cur));
+            while (state && cur >= 0 && cur != main) {
+              PetscCall(PetscLogStagePop());
+              PetscCall(PetscLogStateGetCurrentStage(state, &cur));
+            }
             const char *text = NULL;
             PetscCall(PetscErrorMessage(ierr, &text, NULL));
             PetscCall(PetscSNPrintf(status, sizeof(status), "failed: PETSc error %d (%s)", (int)ierr, text ? text : "?"));

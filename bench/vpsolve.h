@@ -91,8 +91,16 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   VecType   vt;
   PetscBool device, set;
 
+  static PetscLogStage stage[3] = {-1, -1, -1}; /* -log_view: the DM, KSPSetUp and KSPSolve apart */
+
   PetscFunctionBeginUser;
   PetscCheck(repeats >= 1 && repeats <= 100, comm, PETSC_ERR_ARG_OUTOFRANGE, "repeats must be in 1..100");
+  if (stage[0] < 0) {
+    PetscCall(PetscLogStageRegister("VP DM", &stage[0]));
+    PetscCall(PetscLogStageRegister("VP KSPSetUp", &stage[1]));
+    PetscCall(PetscLogStageRegister("VP KSPSolve", &stage[2]));
+  }
+  PetscCall(PetscLogStagePush(stage[0]));
   PetscCall(DMQBoxCreate(comm, dim, cells, k, NULL, NULL, &dm));
   PetscCall(DMSetFromOptions(dm));
   PetscCall(DMGetVecType(dm, &vt));
@@ -110,6 +118,7 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
     PetscCall(VecSet(b, 1.0));
   else
     PetscCall(DMQBoxComputeRHS(dm, VPTestSourceSin, NULL, NULL, b));
+  PetscCall(PetscLogStagePop());
 
   PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "%s_", cfg->name));
   for (size_t i = 0; i < sizeof(prefix); i++)
@@ -135,11 +144,14 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   PetscCall(KSPSetFromOptions(ksp));
 
   PetscCall(VPSolveSync(device));
+  PetscCall(PetscLogStagePush(stage[1]));
   PetscCall(PetscTime(&t0));
   PetscCall(KSPSetUp(ksp));
   PetscCall(VPSolveSync(device));
   PetscCall(PetscTime(&t1));
+  PetscCall(PetscLogStagePop());
   res->setup = t1 - t0;
+  PetscCall(PetscLogStagePush(stage[2]));
   for (PetscInt i = -1; i < repeats; i++) { /* i = -1: warm-up */
     PetscCall(VecSet(x, 0.0));
     PetscCall(VPSolveSync(device));
@@ -149,6 +161,7 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
     PetscCall(PetscTime(&t1));
     if (i >= 0) ts[i] = t1 - t0;
   }
+  PetscCall(PetscLogStagePop());
   qsort(ts, (size_t)repeats, sizeof(PetscReal), VPSolveCmpReal);
   res->solve = ts[repeats / 2];
   PetscCall(KSPGetIterationNumber(ksp, &res->its));

@@ -13,7 +13,7 @@ typedef struct {
   PetscInt    procs[3];      /* process grid */
   PetscInt   *lc[3];         /* cells owned by each process column, per direction */
   PetscInt    cellstart[3];  /* first cell owned by this rank per direction */
-  DM          da;            /* node-level DMDA (ghost width k, box stencil): layout and ghost exchange */
+  DM          da;            /* node-level DMDA (ghost width k, box stencil): ghost exchange on several ranks; made on first use */
   VPGrid      grid;          /* plain description of this rank's part, for the kernels */
   VPBasis1D   basis;         /* 1D reference matrices */
   PetscReal  *coords1d[3];   /* global node coordinates per direction */
@@ -40,6 +40,7 @@ PETSC_INTERN PetscErrorCode DMCreateInterpolation_QBox(DM, DM, Mat *, Vec *);
 PETSC_INTERN PetscErrorCode DMQBoxCreateTransfer_Private(DM, DM, PetscBool, Mat *);
 PETSC_INTERN PetscErrorCode DMView_QBox(DM, PetscViewer);
 PETSC_INTERN PetscErrorCode DMQBoxCheck_Private(DM, const char[]);
+PETSC_INTERN PetscErrorCode DMQBoxGetNodeDA_Private(DM, DM *);
 PETSC_INTERN PetscErrorCode DMQBoxCheckVecType_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxIsCUDA_Private(DM, PetscBool *);
 PETSC_INTERN PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM, const PetscReal **, const PetscReal **);

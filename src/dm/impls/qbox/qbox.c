@@ -4,7 +4,10 @@
   Nodes are numbered lexicographically over the whole box, boundary nodes included (Dirichlet rows
   act as identity). Each rank owns a box of cells; the node layout and the ghost exchange are those
   of an inner DMDA (node grid k*n_i+1 per direction, ownership boundaries on multiples of k, box
-  stencil of width k), so vectors of any PETSc type, CUDA included, are exchanged by PETSc.
+  stencil of width k), so vectors of any PETSc type, CUDA included, are exchanged by PETSc. The DMDA
+  is made on first use (DMQBoxGetNodeDA_Private()): its set-up builds index sets and star forests
+  over all nodes on the host (about 77 s for 455M nodes on one rank), and one rank needs none of it,
+  since its local box is its owned box (qboxvec.c copies instead).
 
   This file: creation, options, set-up (partition), view, accessors. Vectors: qboxvec.c;
   finite-element helpers: qboxfe.c; hierarchy: qboxhier.c; operators: src/mat/impls/.
@@ -53,7 +56,7 @@ PetscErrorCode DMQBoxCheck_Private(DM dm, const char caller[])
 . -dm_qbox_degree <k>         - polynomial degree
 . -dm_qbox_lower <a1,a2[,a3]> - lower corner
 . -dm_qbox_upper <b1,b2[,b3]> - upper corner
-. -dm_qbox_coordinates <bool> - store the node coordinates in the `DM` (`DMGetCoordinates()`); off saves memory on very large meshes
+. -dm_qbox_coordinates <bool> - store the node coordinates in the `DM` (`DMGetCoordinates()`; default false: they cost dim reals per node on the host and the set-up of a node `DMDA`, which take minutes at 1e9 nodes; `DMQBoxGetNodeCoordinates1D()` gives them per direction at no cost)
 . -dm_qbox_deterministic <bool> - CUDA operator: scatter-add by 2^d colors of cells instead of atomics, bitwise reproducible
 . -dm_vec_type <standard,cuda> - vector type
 - -dm_mat_type <shell,aij,aijcusparse> - `DMCreateMatrix()` gives the matrix-free operator (shell, default) or the same operator assembled
@@ -422,15 +425,30 @@ static PetscErrorCode DMQBoxPartition(DM dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* node ownership of each process column per direction: cells owned times k, and the last node on the last column */
+static PetscErrorCode DMQBoxNodeOwnership(DM dm, PetscInt *ln[3])
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < 3; d++) ln[d] = NULL;
+  for (PetscInt d = 0; d < q->dim; d++) {
+    PetscCall(PetscMalloc1(q->procs[d], &ln[d]));
+    for (PetscInt i = 0; i < q->procs[d]; i++) ln[d][i] = q->lc[d][i] * q->degree + (i == q->procs[d] - 1 ? 1 : 0);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A node-level DMDA with the partition of the DMQBOX: dof values per node, box stencil of width k.
    Its options prefix keeps the user's -dm_* options (meant for the DMQBOX) away from it. */
-static PetscErrorCode DMQBoxCreateNodeDA(DM dm, PetscInt *ln[3], PetscInt dof, DM *da)
+static PetscErrorCode DMQBoxCreateNodeDA(DM dm, PetscInt dof, DM *da)
 {
   DM_QBox *q   = (DM_QBox *)dm->data;
-  PetscInt dim = q->dim, M[3] = {1, 1, 1};
+  PetscInt dim = q->dim, M[3] = {1, 1, 1}, *ln[3];
 
   PetscFunctionBegin;
   for (PetscInt d = 0; d < dim; d++) M[d] = q->cells[d] * q->degree + 1;
+  PetscCall(DMQBoxNodeOwnership(dm, ln));
   PetscCall(DMDACreate(PetscObjectComm((PetscObject)dm), da));
   PetscCall(PetscObjectSetOptionsPrefix((PetscObject)*da, "dm_qbox_internal_"));
   PetscCall(DMSetDimension(*da, dim));
@@ -442,10 +460,31 @@ static PetscErrorCode DMQBoxCreateNodeDA(DM dm, PetscInt *ln[3], PetscInt dof, D
   PetscCall(DMDASetStencilType(*da, DMDA_STENCIL_BOX));
   PetscCall(DMDASetStencilWidth(*da, q->degree));
   PetscCall(DMSetUp(*da));
+  for (PetscInt d = 0; d < 3; d++) PetscCall(PetscFree(ln[d]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode DMQBoxSetUpCoordinates(DM dm, PetscInt *ln[3])
+/* The inner node-level DMDA (ghost exchange on several ranks, local-to-global mapping, natural ordering), made on
+   first use: collective, like every caller. Checks that its boxes are those of the DMQBOX grid. */
+PetscErrorCode DMQBoxGetNodeDA_Private(DM dm, DM *da)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  if (!q->da) {
+    PetscInt c[3][4]; /* xs, xm, gxs, gxm per direction */
+
+    PetscCall(DMQBoxCreateNodeDA(dm, 1, &q->da));
+    PetscCall(DMDAGetCorners(q->da, &c[0][0], &c[1][0], &c[2][0], &c[0][1], &c[1][1], &c[2][1]));
+    PetscCall(DMDAGetGhostCorners(q->da, &c[0][2], &c[1][2], &c[2][2], &c[0][3], &c[1][3], &c[2][3]));
+    for (PetscInt d = 0; d < q->dim; d++)
+      PetscCheck(c[d][0] == q->grid.xs[d] && c[d][1] == q->grid.xm[d] && c[d][2] == q->grid.gxs[d] && c[d][3] == q->grid.gxm[d], PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX: the node DMDA's boxes differ from the DMQBOX grid in direction %" PetscInt_FMT, d);
+  }
+  *da = q->da;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DMQBoxSetUpCoordinates(DM dm)
 {
   DM_QBox     *q = (DM_QBox *)dm->data;
   DM           cdm;
@@ -454,7 +493,7 @@ static PetscErrorCode DMQBoxSetUpCoordinates(DM dm, PetscInt *ln[3])
   PetscInt     zs = q->dim == 3 ? q->grid.xs[2] : 0, zm = q->dim == 3 ? q->grid.xm[2] : 1, i = 0;
 
   PetscFunctionBegin;
-  PetscCall(DMQBoxCreateNodeDA(dm, ln, q->dim, &cdm));
+  PetscCall(DMQBoxCreateNodeDA(dm, q->dim, &cdm));
   PetscCall(DMSetCoordinateDM(dm, cdm));
   PetscCall(DMCreateGlobalVector(cdm, &c));
   PetscCall(PetscObjectSetName((PetscObject)c, "coordinates"));
@@ -478,7 +517,7 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
   DM_QBox    *q    = (DM_QBox *)dm->data;
   MPI_Comm    comm = PetscObjectComm((PetscObject)dm);
   PetscInt    k = q->degree, dim = q->dim, maxk = dim == 3 ? VPATCH_MAX_DEGREE_3D : VPATCH_MAX_DEGREE;
-  PetscInt   *ln[3] = {NULL, NULL, NULL}, M[3] = {1, 1, 1}, rankc[3];
+  PetscInt    M[3] = {1, 1, 1}, rankc[3];
   PetscMPIInt rank;
 
   PetscFunctionBegin;
@@ -496,44 +535,34 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
   }
   PetscCall(VPBasis1DSetUp(k, &q->basis));
 
-  /* node-level DMDA with ownership on multiples of k */
+  /* this rank's boxes of nodes: owned (ownership on multiples of k, the last node to the last process column) and
+     ghosted (box stencil of width k, no periodicity), as the inner DMDA would make them */
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   rankc[0] = rank % q->procs[0];
   rankc[1] = (rank / q->procs[0]) % q->procs[1];
   rankc[2] = rank / (q->procs[0] * q->procs[1]);
-  for (PetscInt d = 0; d < dim; d++) {
-    PetscInt sum = 0;
-    M[d]         = q->cells[d] * k + 1;
-    PetscCall(PetscMalloc1(q->procs[d], &ln[d]));
-    for (PetscInt i = 0; i < q->procs[d]; i++) {
-      ln[d][i] = q->lc[d][i] * k + (i == q->procs[d] - 1 ? 1 : 0);
-      if (i < rankc[d]) sum += q->lc[d][i];
-    }
-    q->cellstart[d] = sum;
-  }
-  PetscCall(DMQBoxCreateNodeDA(dm, ln, 1, &q->da));
-
-  /* the plain grid description for the kernels */
   {
-    VPGrid  *g = &q->grid;
-    PetscInt xs[3], xm[3], gxs[3], gxm[3];
+    VPGrid *g = &q->grid;
 
     PetscCall(PetscMemzero(g, sizeof(*g)));
-    PetscCall(DMDAGetCorners(q->da, &xs[0], &xs[1], &xs[2], &xm[0], &xm[1], &xm[2]));
-    PetscCall(DMDAGetGhostCorners(q->da, &gxs[0], &gxs[1], &gxs[2], &gxm[0], &gxm[1], &gxm[2]));
     g->dim = dim;
     g->k   = k;
     for (PetscInt d = 0; d < 3; d++) {
       PetscBool act = (PetscBool)(d < dim);
-      g->N[d]       = act ? q->cells[d] : 1;
-      g->cs[d]      = act ? q->cellstart[d] : 0;
-      g->cm[d]      = act ? q->lc[d][rankc[d]] : 1;
-      g->xs[d]      = act ? xs[d] : 0;
-      g->xm[d]      = act ? xm[d] : 1;
-      g->gxs[d]     = act ? gxs[d] : 0;
-      g->gxm[d]     = act ? gxm[d] : 1;
-      g->h[d]       = act ? (q->upper[d] - q->lower[d]) / q->cells[d] : 1.0;
-      PetscCheck(!act || xs[d] == g->cs[d] * k, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX: node ownership does not follow the cell partition");
+      PetscInt  sum = 0;
+
+      if (act)
+        for (PetscInt i = 0; i < rankc[d]; i++) sum += q->lc[d][i];
+      M[d]            = act ? q->cells[d] * k + 1 : 1;
+      q->cellstart[d] = sum;
+      g->N[d]         = act ? q->cells[d] : 1;
+      g->cs[d]        = sum;
+      g->cm[d]        = act ? q->lc[d][rankc[d]] : 1;
+      g->xs[d]        = sum * k;
+      g->xm[d]        = act ? g->cm[d] * k + (rankc[d] == q->procs[d] - 1 ? 1 : 0) : 1;
+      g->gxs[d]       = act ? PetscMax(g->xs[d] - k, 0) : 0;
+      g->gxm[d]       = act ? PetscMin(g->xs[d] + g->xm[d] + k, M[d]) - g->gxs[d] : 1;
+      g->h[d]         = act ? (q->upper[d] - q->lower[d]) / q->cells[d] : 1.0;
     }
     q->samelayout = (PetscBool)(g->gxs[0] == g->xs[0] && g->gxm[0] == g->xm[0] && g->gxs[1] == g->xs[1] && g->gxm[1] == g->xm[1] && g->gxs[2] == g->xs[2] && g->gxm[2] == g->xm[2]);
   }
@@ -543,8 +572,7 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
       for (PetscInt i = 0; i < k; i++) q->coords1d[d][c * k + i] = q->lower[d] + (c + q->basis.nodes[i]) * q->grid.h[d];
     q->coords1d[d][M[d] - 1] = q->upper[d];
   }
-  if (q->storecoords) PetscCall(DMQBoxSetUpCoordinates(dm, ln));
-  for (PetscInt d = 0; d < dim; d++) PetscCall(PetscFree(ln[d]));
+  if (q->storecoords) PetscCall(DMQBoxSetUpCoordinates(dm));
   { /* default KSP operator callback (DMCreateMatrix() gives the whole operator), unless the user set one */
     PetscErrorCode (*func)(KSP, Mat, Mat, void *) = NULL;
     PetscCall(DMKSPGetComputeOperators(dm, &func, NULL));
@@ -632,7 +660,7 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
 . -dm_qbox_degree <k>         - polynomial degree (1..10 in 2D, 1..8 in 3D)
 . -dm_qbox_lower <a1,...>     - lower corner of the box
 . -dm_qbox_upper <b1,...>     - upper corner of the box
-. -dm_qbox_coordinates <bool> - store node coordinates (default true)
+. -dm_qbox_coordinates <bool> - store node coordinates for `DMGetCoordinates()` (default false; levels made by `DMCoarsen()`/`DMRefine()` inherit it)
 . -dm_qbox_deterministic <bool> - CUDA operator without atomics (bitwise reproducible; default false)
 . -dm_qbox_precision <double,single> - CUDA arithmetic of this level's operator and of the transfers to its refinement (default double)
 - -dm_qbox_mg_precision <double,single> - the same for the levels created by `DMCoarsen()` (mixed precision multigrid: single)
@@ -650,7 +678,7 @@ PetscErrorCode DMCreate_QBox(DM dm)
   dm->data       = q;
   q->dim         = 2;
   q->degree      = 1;
-  q->storecoords = PETSC_TRUE;
+  q->storecoords = PETSC_FALSE; /* see -dm_qbox_coordinates */
   for (PetscInt d = 0; d < 3; d++) {
     q->cells[d] = 1;
     q->lower[d] = 0.0;

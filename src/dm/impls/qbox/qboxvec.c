@@ -1,6 +1,6 @@
 /*
   DMQBOX vectors: global vectors (owned nodes, lexicographic within the owned box), local vectors
-  (ghosted box, ghost width k), and their exchange, delegated to the inner node-level DMDA.
+  (ghosted box, ghost width k), and their exchange: on one rank a copy, else by the inner node-level DMDA.
   VecView in natural (rank-independent) order, and legacy VTK output of a solution.
 */
 #include <petscvpatch/private/qboximpl.h>
@@ -100,11 +100,12 @@ PetscErrorCode DMQBoxCheckVecType_Private(DM dm)
 static PetscErrorCode VecView_QBox(Vec, PetscViewer);
 static PetscErrorCode VecDuplicate_QBox(Vec, Vec *);
 
+/* Global vectors carry no local-to-global mapping (that would make the inner DMDA, see qbox.c): for
+   VecSetValuesLocal(), set the one of DMGetLocalToGlobalMapping() on the vector */
 PetscErrorCode DMCreateGlobalVector_QBox(DM dm, Vec *v)
 {
-  DM_QBox               *q = (DM_QBox *)dm->data;
-  ISLocalToGlobalMapping ltog;
-  PetscInt               n = q->grid.xm[0] * q->grid.xm[1] * q->grid.xm[2];
+  DM_QBox *q = (DM_QBox *)dm->data;
+  PetscInt n = q->grid.xm[0] * q->grid.xm[1] * q->grid.xm[2];
 
   PetscFunctionBegin;
   PetscCall(DMQBoxCheckVecType_Private(dm));
@@ -112,8 +113,6 @@ PetscErrorCode DMCreateGlobalVector_QBox(DM dm, Vec *v)
   PetscCall(VecSetSizes(*v, n, PETSC_DETERMINE));
   PetscCall(VecSetBlockSize(*v, 1));
   PetscCall(VecSetType(*v, dm->vectype));
-  PetscCall(DMGetLocalToGlobalMapping(q->da, &ltog));
-  PetscCall(VecSetLocalToGlobalMapping(*v, ltog));
   PetscCall(VecSetDM(*v, dm));
   PetscCall(VecSetOperation(*v, VECOP_VIEW, (PetscErrorCodeFn *)VecView_QBox));
   PetscCall(VecSetOperation(*v, VECOP_DUPLICATE, (PetscErrorCodeFn *)VecDuplicate_QBox));
@@ -147,40 +146,88 @@ PetscErrorCode DMCreateLocalVector_QBox(DM dm, Vec *v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DMGlobalToLocalBegin_QBox(DM dm, Vec g, InsertMode mode, Vec l)
+/* Whether the exchange in this mode is done without the inner DMDA: on one rank the local box is the owned box, so
+   the exchange is a copy (INSERT) or a sum (ADD) on the vectors' own memory, device included; other modes go to
+   the DMDA, which says what it supports */
+static PetscErrorCode DMQBoxExchangeIsSelf(DM dm, InsertMode mode, PetscBool *self)
+{
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+  *self = (PetscBool)(size == 1 && ((DM_QBox *)dm->data)->samelayout);
+  if (*self) *self = (PetscBool)(mode == INSERT_VALUES || mode == INSERT_ALL_VALUES || mode == ADD_VALUES || mode == ADD_ALL_VALUES);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* to <- from (mode) on one rank; see DMQBoxExchangeIsSelf() */
+static PetscErrorCode DMQBoxExchangeSelf(InsertMode mode, Vec from, Vec to)
 {
   PetscFunctionBegin;
-  PetscCall(DMGlobalToLocalBegin(((DM_QBox *)dm->data)->da, g, mode, l));
+  if (mode == INSERT_VALUES || mode == INSERT_ALL_VALUES) {
+    if (from != to) PetscCall(VecCopy(from, to));
+  } else PetscCall(VecAXPY(to, 1.0, from));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMGlobalToLocalBegin_QBox(DM dm, Vec g, InsertMode mode, Vec l)
+{
+  PetscBool self;
+  DM        da;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxExchangeIsSelf(dm, mode, &self));
+  if (self) PetscCall(DMQBoxExchangeSelf(mode, g, l));
+  else {
+    PetscCall(DMQBoxGetNodeDA_Private(dm, &da));
+    PetscCall(DMGlobalToLocalBegin(da, g, mode, l));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode DMGlobalToLocalEnd_QBox(DM dm, Vec g, InsertMode mode, Vec l)
 {
+  PetscBool self;
+
   PetscFunctionBegin;
-  PetscCall(DMGlobalToLocalEnd(((DM_QBox *)dm->data)->da, g, mode, l));
+  PetscCall(DMQBoxExchangeIsSelf(dm, mode, &self));
+  if (!self) PetscCall(DMGlobalToLocalEnd(((DM_QBox *)dm->data)->da, g, mode, l));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode DMLocalToGlobalBegin_QBox(DM dm, Vec l, InsertMode mode, Vec g)
 {
+  PetscBool self;
+  DM        da;
+
   PetscFunctionBegin;
-  PetscCall(DMLocalToGlobalBegin(((DM_QBox *)dm->data)->da, l, mode, g));
+  PetscCall(DMQBoxExchangeIsSelf(dm, mode, &self));
+  if (self) PetscCall(DMQBoxExchangeSelf(mode, l, g));
+  else {
+    PetscCall(DMQBoxGetNodeDA_Private(dm, &da));
+    PetscCall(DMLocalToGlobalBegin(da, l, mode, g));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode DMLocalToGlobalEnd_QBox(DM dm, Vec l, InsertMode mode, Vec g)
 {
+  PetscBool self;
+
   PetscFunctionBegin;
-  PetscCall(DMLocalToGlobalEnd(((DM_QBox *)dm->data)->da, l, mode, g));
+  PetscCall(DMQBoxExchangeIsSelf(dm, mode, &self));
+  if (!self) PetscCall(DMLocalToGlobalEnd(((DM_QBox *)dm->data)->da, l, mode, g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode DMGetLocalToGlobalMapping_QBox(DM dm)
 {
   ISLocalToGlobalMapping ltog;
+  DM                     da;
 
   PetscFunctionBegin;
-  PetscCall(DMGetLocalToGlobalMapping(((DM_QBox *)dm->data)->da, &ltog));
+  PetscCall(DMQBoxGetNodeDA_Private(dm, &da));
+  PetscCall(DMGetLocalToGlobalMapping(da, &ltog));
   PetscCall(PetscObjectReference((PetscObject)ltog));
   PetscCall(ISLocalToGlobalMappingDestroy(&dm->ltogmap));
   dm->ltogmap = ltog;
@@ -190,9 +237,10 @@ PetscErrorCode DMGetLocalToGlobalMapping_QBox(DM dm)
 /* A copy of g in natural (lexicographic over the whole box) order, on the host */
 static PetscErrorCode DMQBoxCreateNaturalVector(DM dm, Vec g, Vec *nat)
 {
-  DM da = ((DM_QBox *)dm->data)->da;
+  DM da;
 
   PetscFunctionBegin;
+  PetscCall(DMQBoxGetNodeDA_Private(dm, &da));
   PetscCall(DMDACreateNaturalVector(da, nat));
   PetscCall(DMDAGlobalToNaturalBegin(da, g, INSERT_VALUES, *nat));
   PetscCall(DMDAGlobalToNaturalEnd(da, g, INSERT_VALUES, *nat));

@@ -1,0 +1,188 @@
+static char help[] = "Checks the DMQBOX vector exchange and layout on any number of ranks: DMGlobalToLocal() fills\n\
+every ghosted node with its global value, DMGlobalToLocal() with ADD, DMLocalToGlobal() with INSERT and ADD, the local-to-global\n\
+mapping, and DMGetCoordinates() (present only with -dm_qbox_coordinates). On one rank the exchange is a copy\n\
+(no inner DMDA); on several ranks it is the DMDA's.\n\n";
+
+#include <petscvpatch.h>
+
+/* distinct values at distinct nodes, >= 1 on the box [0,1]^d */
+static PetscErrorCode Linear(PetscInt dim, const PetscReal x[], PetscScalar *u, PetscScalar du[], void *ctx)
+{
+  PetscFunctionBeginUser;
+  (void)du;
+  (void)ctx;
+  *u = 1.0;
+  for (PetscInt d = 0; d < dim; d++) *u += (PetscScalar)((d + 1) * x[d] + 7 * d * x[d] * x[d]);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt           dim = 3, cells[3] = {3, 4, 2}, ncells = 3, k = 2, ownc[3], cellstart[3], gs[3] = {0, 0, 0}, gm[3] = {1, 1, 1}, os[3] = {0, 0, 0}, om[3] = {1, 1, 1}, nloc, nglob, rstart, idx, gidx, mult = 0, multall, nlall;
+  const PetscReal   *c1[3];
+  PetscInt           n1[3];
+  DM                 dm;
+  Vec                g, g2, l, coords;
+  const PetscScalar *a, *b;
+  PetscMPIInt        size;
+  PetscBool          wantcoords = PETSC_FALSE;
+  ISLocalToGlobalMapping ltog;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscVPatchInitializePackage());
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-k", &k, NULL));
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", cells, &ncells, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-dm_qbox_coordinates", &wantcoords, NULL));
+  PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, dim, cells, k, NULL, NULL, &dm));
+  PetscCall(DMSetFromOptions(dm));
+  PetscCall(DMSetUp(dm));
+  PetscCall(DMQBoxGetOwnedCells(dm, cellstart, ownc));
+  for (PetscInt d = 0; d < dim; d++) {
+    PetscInt M = cells[d] * k + 1;
+
+    PetscCall(DMQBoxGetNodeCoordinates1D(dm, d, &c1[d], &n1[d]));
+    PetscCheck(n1[d] == M, PETSC_COMM_SELF, PETSC_ERR_PLIB, "%" PetscInt_FMT " nodes in direction %" PetscInt_FMT ", expected %" PetscInt_FMT, n1[d], d, M);
+    os[d] = cellstart[d] * k; /* owned nodes: the cells' first k per cell, and the last node of the box */
+    om[d] = ownc[d] * k + (cellstart[d] + ownc[d] == cells[d] ? 1 : 0);
+    gs[d] = PetscMax(os[d] - k, 0); /* ghosted: k more on each side inside the box */
+    gm[d] = PetscMin(os[d] + om[d] + k, M) - gs[d];
+  }
+
+  PetscCall(DMCreateGlobalVector(dm, &g));
+  PetscCall(VecDuplicate(g, &g2));
+  PetscCall(DMCreateLocalVector(dm, &l));
+  PetscCall(VecGetLocalSize(g, &nglob));
+  PetscCall(VecGetLocalSize(l, &nloc));
+  PetscCheck(nglob == om[0] * om[1] * om[2] && nloc == gm[0] * gm[1] * gm[2], PETSC_COMM_SELF, PETSC_ERR_PLIB, "local sizes %" PetscInt_FMT " (global vector), %" PetscInt_FMT " (local vector), expected %" PetscInt_FMT ", %" PetscInt_FMT, nglob, nloc, om[0] * om[1] * om[2], gm[0] * gm[1] * gm[2]);
+  PetscCall(DMQBoxProjectFunction(dm, Linear, NULL, g));
+
+  /* global to local: every ghosted node holds the function at its coordinates */
+  PetscCall(VecSet(l, -1.0));
+  PetscCall(DMGlobalToLocal(dm, g, INSERT_VALUES, l));
+  PetscCall(VecGetArrayRead(l, &a));
+  for (PetscInt kz = 0; kz < gm[2]; kz++)
+    for (PetscInt j = 0; j < gm[1]; j++)
+      for (PetscInt i = 0; i < gm[0]; i++) {
+        PetscReal   x[3] = {c1[0][gs[0] + i], c1[1][gs[1] + j], dim == 3 ? c1[2][gs[2] + kz] : 0};
+        PetscScalar u;
+
+        PetscCall(Linear(dim, x, &u, NULL, NULL));
+        idx = (kz * gm[1] + j) * gm[0] + i;
+        PetscCheck(PetscAbsScalar(a[idx] - u) <= 1e-14 * PetscAbsScalar(u), PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMGlobalToLocal: local node (%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ") holds %g, expected %g", i, j, kz, (double)PetscRealPart(a[idx]), (double)PetscRealPart(u));
+      }
+  PetscCall(VecRestoreArrayRead(l, &a));
+
+  /* global to local, ADD: l + g = 2 l */
+  {
+    Vec       l2;
+    PetscReal err;
+
+    PetscCall(VecDuplicate(l, &l2));
+    PetscCall(VecCopy(l, l2));
+    PetscCall(DMGlobalToLocal(dm, g, ADD_VALUES, l2));
+    PetscCall(VecAXPY(l2, -2.0, l));
+    PetscCall(VecNorm(l2, NORM_INFINITY, &err));
+    PetscCheck(err <= 1e-14, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMGlobalToLocal(ADD_VALUES) differs from twice the local vector by %g", (double)err);
+    PetscCall(VecDestroy(&l2));
+  }
+
+  /* local to global, INSERT: the owned values come back */
+  {
+    PetscReal err;
+
+    PetscCall(VecSet(g2, 0.0));
+    PetscCall(DMLocalToGlobal(dm, l, INSERT_VALUES, g2));
+    PetscCall(VecAXPY(g2, -1.0, g));
+    PetscCall(VecNorm(g2, NORM_INFINITY, &err));
+    PetscCheck(err <= 1e-14, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "DMLocalToGlobal(INSERT_VALUES) differs from the global vector by %g", (double)err);
+  }
+
+  /* local to global, ADD into g: each owned node gets its value times the number of ranks whose ghosted box holds it;
+     those counts are whole, 1 on one rank, at most 2^dim, and sum to the local sizes over all ranks */
+  PetscCall(VecCopy(g, g2));
+  PetscCall(DMLocalToGlobal(dm, l, ADD_VALUES, g2));
+  PetscCall(VecGetArrayRead(g, &a));
+  PetscCall(VecGetArrayRead(g2, &b));
+  for (PetscInt i = 0; i < nglob; i++) {
+    PetscReal r = PetscRealPart(b[i] / a[i]) - 1, rr = PetscFloorReal(r + 0.5);
+
+    PetscCheck(PetscAbsReal(r - rr) < 1e-12 && rr >= 1 && rr <= (1 << dim) && (size > 1 || rr == 1), PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMLocalToGlobal(ADD_VALUES): owned node %" PetscInt_FMT " counted %g times", i, (double)r);
+    mult += (PetscInt)rr;
+  }
+  PetscCall(VecRestoreArrayRead(g2, &b));
+  PetscCall(VecRestoreArrayRead(g, &a));
+  PetscCallMPI(MPIU_Allreduce(&mult, &multall, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCallMPI(MPIU_Allreduce(&nloc, &nlall, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCheck(multall == nlall, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "DMLocalToGlobal(ADD_VALUES) counted %" PetscInt_FMT " local entries, the local vectors have %" PetscInt_FMT, multall, nlall);
+
+  /* local-to-global mapping: the first owned node is the first row of this rank */
+  PetscCall(DMGetLocalToGlobalMapping(dm, &ltog));
+  PetscCall(VecGetOwnershipRange(g, &rstart, NULL));
+  idx = ((os[2] - gs[2]) * gm[1] + (os[1] - gs[1])) * gm[0] + (os[0] - gs[0]);
+  PetscCall(ISLocalToGlobalMappingApply(ltog, 1, &idx, &gidx));
+  PetscCheck(gidx == rstart, PETSC_COMM_SELF, PETSC_ERR_PLIB, "local-to-global mapping: the first owned node maps to %" PetscInt_FMT ", expected %" PetscInt_FMT, gidx, rstart);
+
+  /* coordinates: only when asked for, then (x, y[, z]) per owned node */
+  PetscCall(DMGetCoordinates(dm, &coords));
+  PetscCheck(!coords == !wantcoords, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "DMGetCoordinates() gave %s with -dm_qbox_coordinates %s", coords ? "coordinates" : "none", wantcoords ? "true" : "false");
+  if (coords) {
+    PetscCall(VecGetArrayRead(coords, &a));
+    idx = 0;
+    for (PetscInt kz = 0; kz < om[2]; kz++)
+      for (PetscInt j = 0; j < om[1]; j++)
+        for (PetscInt i = 0; i < om[0]; i++, idx++) {
+          PetscInt p[3] = {os[0] + i, os[1] + j, os[2] + kz};
+
+          for (PetscInt d = 0; d < dim; d++) PetscCheck(a[idx * dim + d] == c1[d][p[d]], PETSC_COMM_SELF, PETSC_ERR_PLIB, "coordinate %" PetscInt_FMT " of owned node %" PetscInt_FMT " is %g, expected %g", d, idx, (double)PetscRealPart(a[idx * dim + d]), (double)c1[d][p[d]]);
+        }
+    PetscCall(VecRestoreArrayRead(coords, &a));
+  }
+
+  PetscCall(VecDestroy(&l));
+  PetscCall(VecDestroy(&g2));
+  PetscCall(VecDestroy(&g));
+  PetscCall(DMDestroy(&dm));
+  PetscCall(PetscFinalize());
+  return 0;
+}
+
+/*TEST
+
+  test:
+    suffix: 3d
+    output_file: none
+
+  test:
+    suffix: 2d_coords
+    args: -dim 2 -cells 5,3 -k 3 -dm_qbox_coordinates
+    output_file: none
+
+  test:
+    suffix: 3d_np4
+    nsize: 4
+    args: -cells 4,4,3 -dm_qbox_coordinates
+    output_file: none
+
+  test:
+    suffix: 2d_np3
+    nsize: 3
+    args: -dim 2 -cells 6,5 -k 4
+    output_file: none
+
+  test:
+    suffix: cuda
+    requires: cuda
+    args: -dm_vec_type cuda -k 3
+    output_file: none
+
+  test:
+    suffix: cuda_np2
+    requires: cuda
+    nsize: 2
+    args: -dm_vec_type cuda -cells 4,3,3
+    output_file: none
+
+TEST*/
