@@ -99,7 +99,9 @@ PETSC_EXTERN PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *, const VPPatch
 /* CUDA kernels (device pointers; d_* arrays hold the 1D matrices on the device, see the .cu files) */
 /* deterministic: cells in 2^d parity colors with plain adds instead of atomics (bitwise reproducible) */
 /* single: float arithmetic in the kernels (vectors stay PetscScalar) */
-PETSC_EXTERN PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *, const PetscReal *d_mats, PetscBool single, PetscBool deterministic, const PetscScalar *xl, PetscScalar *yl);
+/* the reference element matrices Mhat, Khat ((k+1)^2, on the unit interval) of degree k for the operator kernel */
+PETSC_EXTERN PetscErrorCode VPLaplacianSetUp_CUDA(PetscInt k, const PetscReal *Mhat, const PetscReal *Khat);
+PETSC_EXTERN PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *, PetscBool single, PetscBool deterministic, const PetscScalar *xl, PetscScalar *yl);
 PETSC_EXTERN PetscErrorCode VPLaplacianDiagonal_CUDA(const VPGrid *, const PetscReal *d_mats, PetscScalar *dl);
 PETSC_EXTERN PetscErrorCode VPTransferApply_CUDA(const VPGrid *gc, const VPGrid *gf, const PetscReal *d_P, PetscBool single, PetscBool homogeneous, PetscBool restrict_, const PetscScalar *in, PetscScalar *out);
 PETSC_EXTERN PetscErrorCode VPOwnedBoundary_CUDA(const VPGrid *, const PetscScalar *src, PetscScalar *dst, PetscBool local);

@@ -52,7 +52,8 @@ PetscErrorCode VPDeviceFree_Private(PetscReal **d)
 }
 
 /* Device copies of the 1D matrices of this level, made on first use:
-   d_lap = [M_h,0, K_h,0, M_h,1, K_h,1, (M_h,2, K_h,2)], d_P = P ((2k+1) x (k+1)) */
+   d_lap = [M_h,0, K_h,0, M_h,1, K_h,1, (M_h,2, K_h,2)], d_P = P ((2k+1) x (k+1)); and the reference element
+   matrices of degree k in the operator kernel's constant memory */
 PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM dm, const PetscReal **d_lap, const PetscReal **d_P)
 {
   DM_QBox *q = (DM_QBox *)dm->data;
@@ -68,6 +69,9 @@ PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM dm, const PetscReal **d_lap, c
       }
     PetscCall(VPDeviceCopy_Private(h, (size_t)(2 * q->dim * n * n), &q->d_lap));
     PetscCall(VPDeviceCopy_Private(q->basis.P, (size_t)((2 * n - 1) * n), &q->d_P));
+#if defined(PETSC_HAVE_CUDA)
+    PetscCall(VPLaplacianSetUp_CUDA(q->degree, q->basis.M, q->basis.K));
+#endif
   }
   if (d_lap) *d_lap = q->d_lap;
   if (d_P) *d_P = q->d_P;

@@ -37,12 +37,11 @@ static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
   if (!z && q->samelayout) { /* one rank, CUDA: the local box is the global vector, so the kernel works on x and y directly */
     PetscCall(VecGetArrayReadAndMemType(x, &xa, &mt));
     if (PetscMemTypeDevice(mt)) {
-      const PetscReal *d_lap;
       PetscCall(VecSet(y, 0.0));
       PetscCall(VecGetArrayAndMemType(y, &ya, NULL));
-      PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, &d_lap, NULL));
+      PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, NULL, NULL)); /* also the operator kernel's constants */
       PetscCall(PetscLogGpuTimeBegin());
-      PetscCall(VPLaplacianApply_CUDA(&q->grid, d_lap, (PetscBool)(q->precision == VP_PRECISION_SINGLE), q->deterministic, xa, ya));
+      PetscCall(VPLaplacianApply_CUDA(&q->grid, (PetscBool)(q->precision == VP_PRECISION_SINGLE), q->deterministic, xa, ya));
       PetscCall(PetscLogGpuTimeEnd());
       PetscCall(PetscLogGpuFlops(LaplacianFlops(&q->grid)));
       PetscCall(VecRestoreArrayAndMemType(y, &ya));
@@ -58,10 +57,9 @@ static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
   PetscCall(VecGetArrayReadAndMemType(ctx->xl, &xa, &mt));
   PetscCall(VecGetArrayAndMemType(ctx->yl, &ya, NULL));
   if (PetscMemTypeDevice(mt)) {
-    const PetscReal *d_lap;
-    PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, &d_lap, NULL));
+    PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, NULL, NULL)); /* also the operator kernel's constants */
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(VPLaplacianApply_CUDA(&q->grid, d_lap, (PetscBool)(q->precision == VP_PRECISION_SINGLE), q->deterministic, xa, ya));
+    PetscCall(VPLaplacianApply_CUDA(&q->grid, (PetscBool)(q->precision == VP_PRECISION_SINGLE), q->deterministic, xa, ya));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogGpuFlops(LaplacianFlops(&q->grid)));
   } else {

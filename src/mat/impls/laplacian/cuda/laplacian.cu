@@ -1,8 +1,10 @@
 /*
   CUDA kernels of the matrix-free Q_k Laplacian: several owned cells per thread block, the cells'
-  (k+1)^d values and the 1D matrices in shared memory, sum factorization with one thread per 1D line
-  (VPDContractLines) or linear indexing (VPDContract), chosen per degree and precision (VPLapLines), scatter-add with atomics; arithmetic in T (double, or float for single precision). Dirichlet nodes are eliminated as in laplacian_cpu.c.
-  d_mats holds M_h and K_h per direction: [M_0, K_0, M_1, K_1, M_2, K_2], (k+1)^2 each.
+  (k+1)^d values in shared memory, sum factorization with one thread per 1D line (register lines) and the
+  reference element matrices in constant memory (the uniform mesh: M_h = h Mhat, K_h = Khat / h), scatter-add
+  with atomics (or plain adds per color of cells); arithmetic in T (double, or float for single precision).
+  Dirichlet nodes are eliminated as in laplacian_cpu.c. The diagonal kernel reads d_mats: M_h and K_h per
+  direction, [M_0, K_0, M_1, K_1, M_2, K_2], (k+1)^2 each.
 */
 #include <petscvpatch/private/vpcuda.cuh>
 
@@ -19,66 +21,137 @@ __device__ __forceinline__ void VPDCell(const VPCellSet &cs, int c, int &cx, int
   cz = cs.first[2] + cs.step * (c / (cs.n0 * cs.n1));
 }
 
-/* line contractions (VPDContractLines) or linear indexing (VPDContract), by measurement on an H100
-   (bench/RESULTS.md) */
-template <int DIM, int K, typename T> struct VPLapLines {
-  static constexpr bool value = DIM == 3 ? (K <= 4 || (sizeof(T) == 4 && K <= 7)) : (K <= 2 || (sizeof(T) == 4 && K <= 3));
-};
-template <int DIM, int K, typename T> struct VPLapBatch {
-  static constexpr int NT      = (K + 1) * (K + 1) * (DIM == 3 ? K + 1 : 1);
-  static constexpr int value   = VPLapLines<DIM, K, T>::value ? VPLineBatch<NT, K + 1, 4, 40960, T>::value : VPBatch<NT>::value;
-  static constexpr int threads = value * (VPLapLines<DIM, K, T>::value ? NT / (K + 1) : NT);
-};
-
-template <int DIM, int K, typename T> __global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, VPCellSet cset, int ncells, bool atomic, const PetscReal *__restrict__ d_mats, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+/* reference element matrices per degree K = 1..VPATCH_MAX_DEGREE in constant memory: Mhat, Khat ((K+1)^2 each,
+   row-major, on the unit interval; VPLaplacianSetUp_CUDA). Unrolled over compile-time indices, each entry is a
+   constant-bank operand of the multiply-add: the contractions load no matrix entry. */
+__host__ __device__ constexpr int VPLapHatOffset(int K)
 {
-  constexpr int  N = K + 1, NZ = DIM == 3 ? N : 1, NT = N * N * NZ, NB = VPLapBatch<DIM, K, T>::value, NBT = NB * NT;
-  constexpr bool LINES = VPLapLines<DIM, K, T>::value;
-  __shared__ T   mats[6 * N * N];
-  __shared__ T   A[NBT], B[NBT], C[NBT], D[NBT];
+  int o = 0;
+  for (int k = 1; k < K; k++) o += 2 * (k + 1) * (k + 1);
+  return o;
+}
+#define VP_LAP_HAT_TOTAL VPLapHatOffset(VPATCH_MAX_DEGREE + 1)
+__constant__ double vp_lap_d[VP_LAP_HAT_TOTAL];
+__constant__ float  vp_lap_f[VP_LAP_HAT_TOTAL];
 
-  for (int i = threadIdx.x; i < 2 * DIM * N * N; i += blockDim.x) mats[i] = (T)d_mats[i];
-  for (int t = threadIdx.x; t < NBT; t += blockDim.x) {
-    const int b = t / NT, e = t - b * NT, c = blockIdx.x * NB + b;
+template <typename T> __device__ __forceinline__ T VPLapHat(int i);
+template <> __device__ __forceinline__ double      VPLapHat<double>(int i)
+{
+  return vp_lap_d[i];
+}
+template <> __device__ __forceinline__ float VPLapHat<float>(int i)
+{
+  return vp_lap_f[i];
+}
+
+/* row i of Mhat (MAT 0) or Khat (MAT 1) of degree K times the line v[K+1] */
+template <int K, int MAT, typename T> __device__ __forceinline__ T VPLapRow(const T *v, int i)
+{
+  constexpr int N = K + 1;
+  T             s = 0;
+#pragma unroll
+  for (int j = 0; j < N; j++) s += VPLapHat<T>(VPLapHatOffset(K) + MAT * N * N + i * N + j) * v[j];
+  return s;
+}
+
+/* cells per block: about 256 lines per pass, within 40 KB of shared memory (two tensors per cell); rows of the
+   cell tensors padded to an odd length so that the lines along x of a warp start in distinct banks */
+template <int DIM, int K, typename T> struct VPLapShape {
+  static constexpr int N = K + 1, NZ = DIM == 3 ? N : 1, R = N | 1, P = R * N, NT = P * NZ, LINES = N * NZ;
+  static constexpr int want = 256 / LINES > 0 ? 256 / LINES : 1, cap = 40960 / (2 * NT * (int)sizeof(T));
+  static constexpr int NB = want < cap ? want : (cap > 0 ? cap : 1), THREADS = ((NB * LINES + 31) / 32) * 32;
+};
+
+/* y += A x on the cells of cset: NB cells per block, the cell values gathered into shared memory, then one thread per
+   1D line, with c_d = (prod_e h_e) / h_d^2:
+     x pass:  B = Mhat_x u,  C = c_0 Khat_x u                      (B in place of u)
+     y pass:  D = Mhat_y C + c_1 Khat_y B,  E = Mhat_y B           (in place: each thread reads its lines first)
+     z pass:  A u = Mhat_z D + c_2 Khat_z E, added to y (atomics, or plain adds for one color of cells)
+   2D: the y pass gives A u = Mhat_y C + c_1 Khat_y B. Dirichlet nodes: x is read as zero there and their rows are
+   skipped (VPOwnedBoundary_CUDA sets them). */
+template <int DIM, int K, typename T> __global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, VPCellSet cset, int ncells, bool atomic, T c0, T c1, T c2, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+{
+  using S                = VPLapShape<DIM, K, T>;
+  constexpr int N        = S::N, NZ = S::NZ, R = S::R, P = S::P, NT = S::NT, NB = S::NB, LINES = S::LINES;
+  __shared__ T  A[NB * NT], C[NB * NT];
+
+  for (int t = threadIdx.x; t < NB * N * N * NZ; t += blockDim.x) {
+    const int b = t / (N * N * NZ), e = t - b * (N * N * NZ), c = blockIdx.x * NB + b;
+    const int ix = e % N, iy = (e / N) % N, iz = e / (N * N);
     int       cx, cy, cz;
-    A[t] = 0;
-    if (c >= ncells) continue;
-    VPDCell(cset, c, cx, cy, cz);
-    const int px = cx * K + e % N, py = cy * K + (e / N) % N, pz = DIM == 3 ? cz * K + e / (N * N) : 0;
-    if (!VPDIsBoundary(g, px, py, pz)) A[t] = (T)x[VPDLocalIndex(g, px, py, pz)];
+    T         v = 0;
+    if (c < ncells) {
+      VPDCell(cset, c, cx, cy, cz);
+      const int px = cx * K + ix, py = cy * K + iy, pz = DIM == 3 ? cz * K + iz : 0;
+      if (!VPDIsBoundary(g, px, py, pz)) v = (T)x[VPDLocalIndex(g, px, py, pz)];
+    }
+    A[b * NT + iz * P + iy * R + ix] = v;
   }
   __syncthreads();
-  const T *M0 = mats, *K0 = mats + N * N, *M1 = mats + 2 * N * N, *K1 = mats + 3 * N * N, *M2 = mats + 4 * N * N, *K2 = mats + 5 * N * N;
-  VPDContractSel2<LINES, N, N, NZ, 0, N, false>(M0, K0, A, B, C, NB); /* B = M_x u, C = K_x u */
-  __syncthreads();
-  if (DIM == 2) {
-    VPDContractSel<LINES, N, N, NZ, 1, N, false>(K1, B, D, NB); /* K_y M_x u */
-    VPDContractSel<LINES, N, N, NZ, 1, N, false>(M1, C, A, NB); /* M_y K_x u */
-    __syncthreads();
-    for (int t = threadIdx.x; t < NBT; t += blockDim.x) B[t] = D[t] + A[t];
-  } else {
-    VPDContractSel<LINES, N, N, NZ, 1, N, false>(M1, C, D, NB); /* M_y K_x u */
-    VPDContractSel<LINES, N, N, NZ, 1, N, false>(K1, B, A, NB); /* K_y M_x u (u is no longer needed) */
-    __syncthreads();
-    for (int t = threadIdx.x; t < NBT; t += blockDim.x) D[t] += A[t];
-    VPDContractSel<LINES, N, N, NZ, 1, N, false>(M1, B, C, NB); /* M_y M_x u */
-    __syncthreads();
-    VPDContractSel<LINES, N, N, NZ, 2, N, false>(M2, D, A, NB); /* M_z (M_y K_x + K_y M_x) u */
-    VPDContractSel<LINES, N, N, NZ, 2, N, false>(K2, C, B, NB); /* K_z M_y M_x u */
-    __syncthreads();
-    for (int t = threadIdx.x; t < NBT; t += blockDim.x) B[t] += A[t];
+  for (int t = threadIdx.x; t < NB * LINES; t += blockDim.x) { /* x pass: lines (y, z) */
+    const int b = t / LINES, l = t - b * LINES, o = b * NT + (l / N) * P + (l % N) * R;
+    T         v[N];
+#pragma unroll
+    for (int j = 0; j < N; j++) v[j] = A[o + j];
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+      A[o + i] = VPLapRow<K, 0>(v, i);
+      C[o + i] = c0 * VPLapRow<K, 1>(v, i);
+    }
   }
-  for (int t = threadIdx.x; t < NBT; t += blockDim.x) {
-    const int b = t / NT, e = t - b * NT, c = blockIdx.x * NB + b;
+  __syncthreads();
+  for (int t = threadIdx.x; t < NB * LINES; t += blockDim.x) { /* y pass: lines (x, z) */
+    const int b = t / LINES, l = t - b * LINES, ix = l % N, iz = l / N, o = b * NT + iz * P + ix;
+    T         bv[N], cv[N];
+#pragma unroll
+    for (int j = 0; j < N; j++) {
+      bv[j] = A[o + j * R];
+      cv[j] = C[o + j * R];
+    }
+    if (DIM == 2) {
+      int cx, cy, cz;
+      const int c = blockIdx.x * NB + b;
+      if (c >= ncells) continue;
+      VPDCell(cset, c, cx, cy, cz);
+#pragma unroll
+      for (int i = 0; i < N; i++) {
+        const int px = cx * K + ix, py = cy * K + i;
+        if (VPDIsBoundary(g, px, py, 0)) continue;
+        const T   r   = VPLapRow<K, 0>(cv, i) + c1 * VPLapRow<K, 1>(bv, i);
+        const int idx = VPDLocalIndex(g, px, py, 0);
+        if (atomic) atomicAdd(&y[idx], (PetscScalar)r);
+        else y[idx] += (PetscScalar)r;
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < N; i++) {
+        C[o + i * R] = VPLapRow<K, 0>(cv, i) + c1 * VPLapRow<K, 1>(bv, i); /* D */
+        A[o + i * R] = VPLapRow<K, 0>(bv, i);                              /* E */
+      }
+    }
+  }
+  if (DIM == 2) return;
+  __syncthreads();
+  for (int t = threadIdx.x; t < NB * LINES; t += blockDim.x) { /* z pass: lines (x, y) */
+    const int b = t / LINES, l = t - b * LINES, ix = l % N, iy = l / N, o = b * NT + iy * R + ix, c = blockIdx.x * NB + b;
+    T         dv[N], ev[N];
     int       cx, cy, cz;
     if (c >= ncells) continue;
+#pragma unroll
+    for (int j = 0; j < N; j++) {
+      dv[j] = C[o + j * P];
+      ev[j] = A[o + j * P];
+    }
     VPDCell(cset, c, cx, cy, cz);
-    const int px = cx * K + e % N, py = cy * K + (e / N) % N, pz = DIM == 3 ? cz * K + e / (N * N) : 0;
-    if (VPDIsBoundary(g, px, py, pz)) continue;
-    if (atomic)
-      atomicAdd(&y[VPDLocalIndex(g, px, py, pz)], (PetscScalar)B[t]);
-    else
-      y[VPDLocalIndex(g, px, py, pz)] += (PetscScalar)B[t];
+#pragma unroll
+    for (int i = 0; i < N; i++) {
+      const int px = cx * K + ix, py = cy * K + iy, pz = cz * K + i;
+      if (VPDIsBoundary(g, px, py, pz)) continue;
+      const T   r   = VPLapRow<K, 0>(dv, i) + c2 * VPLapRow<K, 1>(ev, i);
+      const int idx = VPDLocalIndex(g, px, py, pz);
+      if (atomic) atomicAdd(&y[idx], (PetscScalar)r);
+      else y[idx] += (PetscScalar)r;
+    }
   }
 }
 
@@ -104,12 +177,15 @@ static inline int VPCells(const VPGrid *g)
 }
 
 template <int DIM, int K, typename T> struct VPLapApply {
-  static PetscErrorCode run(const VPGrid *g, const PetscReal *d_mats, PetscBool deterministic, const PetscScalar *x, PetscScalar *y)
+  static PetscErrorCode run(const VPGrid *g, PetscBool deterministic, const PetscScalar *x, PetscScalar *y)
   {
-    constexpr int NB = VPLapBatch<DIM, K, T>::value;
-    cudaStream_t  stream;
+    using S = VPLapShape<DIM, K, T>;
+    cudaStream_t stream;
+    PetscReal    vol = 1, c[3] = {0, 0, 0};
     PetscFunctionBegin;
     PetscCall(VPGetStream(&stream));
+    for (int d = 0; d < DIM; d++) vol *= g->h[d];
+    for (int d = 0; d < DIM; d++) c[d] = vol / (g->h[d] * g->h[d]);
     for (int color = 0; color < (deterministic ? (1 << DIM) : 1); color++) {
       VPCellSet cset;
       int       n[3] = {1, 1, 1};
@@ -125,7 +201,7 @@ template <int DIM, int K, typename T> struct VPLapApply {
       cset.n1      = n[1];
       const int nc = n[0] * n[1] * n[2];
       if (!nc) continue;
-      VPLapApplyKernel<DIM, K, T><<<(nc + NB - 1) / NB, VPThreads(VPLapBatch<DIM, K, T>::threads), 0, stream>>>(*g, cset, nc, deterministic ? false : true, d_mats, x, y);
+      VPLapApplyKernel<DIM, K, T><<<(nc + S::NB - 1) / S::NB, S::THREADS, 0, stream>>>(*g, cset, nc, deterministic ? false : true, (T)c[0], (T)c[1], (T)c[2], x, y);
       PetscCallCUDA(cudaGetLastError());
     }
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -149,10 +225,29 @@ template <int DIM, int K> struct VPLapDiag {
 
 VP_PRECISION_ALIASES(VPLapApply);
 
-PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *g, const PetscReal *d_mats, PetscBool single, PetscBool deterministic, const PetscScalar *xl, PetscScalar *yl)
+PetscErrorCode VPLaplacianSetUp_CUDA(PetscInt k, const PetscReal *Mhat, const PetscReal *Khat)
+{
+  const int n = (int)((k + 1) * (k + 1)), off = VPLapHatOffset((int)k);
+  double    hd[2 * (VPATCH_MAX_DEGREE + 1) * (VPATCH_MAX_DEGREE + 1)];
+  float     hf[2 * (VPATCH_MAX_DEGREE + 1) * (VPATCH_MAX_DEGREE + 1)];
+
+  PetscFunctionBegin;
+  PetscCheck(k >= 1 && k <= VPATCH_MAX_DEGREE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "No CUDA Laplacian for degree %d", (int)k);
+  for (int i = 0; i < n; i++) {
+    hd[i]     = Mhat[i];
+    hd[n + i] = Khat[i];
+    hf[i]     = (float)Mhat[i];
+    hf[n + i] = (float)Khat[i];
+  }
+  PetscCallCUDA(cudaMemcpyToSymbol(vp_lap_d, hd, 2 * n * sizeof(double), off * sizeof(double)));
+  PetscCallCUDA(cudaMemcpyToSymbol(vp_lap_f, hf, 2 * n * sizeof(float), off * sizeof(float)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *g, PetscBool single, PetscBool deterministic, const PetscScalar *xl, PetscScalar *yl)
 {
   PetscFunctionBegin;
-  VP_DISPATCH_PRECISION(VPLapApply, single, g->dim, g->k, g, d_mats, deterministic, xl, yl);
+  VP_DISPATCH_PRECISION(VPLapApply, single, g->dim, g->k, g, deterministic, xl, yl);
   PetscCall(VPOwnedBoundary_CUDA(g, xl, yl, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
