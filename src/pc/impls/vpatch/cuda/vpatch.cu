@@ -27,10 +27,15 @@
   - Fused passes. The residual's last pass applies Shat^T along x in the same thread, the scaled pass along y
     applies Shat^T, the eigenvalue scaling and Shat in one thread.
   - Bank-conflict-free layouts. Each shared tensor has a layout (VPLay) chosen for the directions of the passes
-    that read and write it: with lines enumerated lexicographically, the start addresses of the lines of a
-    (half-)warp fall in distinct banks if the plane stride is congruent to the row length modulo the bank count
-    (for lines along y) and the patch stride matches the line count. The pass order (residual y, z, x; solve x, z,
-    y, z, x) never pairs x and y on one tensor, so only plane and patch strides are padded.
+    that read and write it. Small patches (a block of at least one bank cycle of patches: 16 in double, 32 in
+    single, VPPatchPF: 3D k = 1, 2D k <= 5 in double, k <= 4 in single) enumerate the lines patch fastest: the lanes of a
+    (half-)warp take the same line of consecutive patches, and an odd patch stride puts them in distinct banks in
+    every pass. Larger patches enumerate lines lexicographically within a patch: the start addresses of the lines
+    of a (half-)warp fall in distinct banks if the plane stride is congruent to the row length modulo the bank
+    count (for lines along y) and the patch stride matches the line count; the pass order (residual y, z, x; solve
+    x, z, y, z, x) never pairs x and y on one tensor, so only plane and patch strides are padded. There the patch
+    stride can suit only one of the two passes on a tensor, so a (half-)warp that straddles two patches in the
+    other pass can conflict.
 
   Residual passes (3D): P = Mhat_y G, Q = Khat_y G (interior y rows); W1 = Mhat_z P, W2 = c1 Mhat_z Q + c2 Khat_z P
   (interior z rows); r = b - (c0 Khat_x W1 + Mhat_x W2) (interior x rows). 2D: P, Q as above, then
@@ -109,18 +114,22 @@ __host__ __device__ constexpr int VPMax(int a, int b)
 }
 
 /* Layout of NB tensors of extents E0 x E1 x E2 (x fastest): entry (x, y, z) of tensor q at q PS + x + y R + z P.
-   RD and WR: the directions of the line passes that read and write the tensor (-1: accessed linearly). Lines along
-   DIR are enumerated lexicographically over the two other coordinates, then the tensor; B entries of T make one
-   bank cycle (16 doubles: a half-warp; 32 floats: a warp). With R = E0 the starts of B consecutive lines are
-   distinct modulo B when: along x, P = E1 R; along y, P = E0; along z, always; across tensors the patch stride PS
-   continues the sequence (congruences below). The pass order never asks for both x and y. */
-template <int E0_, int E1_, int E2_, int RD, int WR, typename T> struct VPLay {
+   RD and WR: the directions of the line passes that read and write the tensor (-1: accessed linearly). B entries of
+   T make one bank cycle (16 doubles: a half-warp; 32 floats: a warp).
+   PF (patch fastest, VPForLines): the lanes of a bank cycle take one line of B consecutive tensors; R = E0,
+   P = E0 E1 and an odd PS make their addresses distinct modulo B in every direction.
+   Otherwise lines along DIR are enumerated lexicographically over the two other coordinates, then the tensor. With
+   R = E0 the starts of B consecutive lines are distinct modulo B when: along x, P = E1 R; along y, P = E0; along z,
+   always; across tensors the patch stride PS continues the sequence (congruences below). The pass order never asks
+   for both x and y. */
+template <int E0_, int E1_, int E2_, int RD, int WR, bool PF_, typename T> struct VPLay {
   static constexpr int  E0 = E0_, E1 = E1_, E2 = E2_, B = 128 / (int)sizeof(T);
-  static constexpr bool Y = E2 > 1 && (RD == 1 || WR == 1);
-  static constexpr int  D = RD >= 0 ? RD : WR;
+  static constexpr bool PF = PF_;
+  static constexpr bool Y  = !PF && E2 > 1 && (RD == 1 || WR == 1);
+  static constexpr int  D  = RD >= 0 ? RD : WR;
   static constexpr int  R = E0, P = Y ? VPPadTo(E0 * E1, E0, B) : E0 * E1;
-  static constexpr int  PS = VPPadTo(P * E2, D == 1 ? E0 * E2 : (D == 2 ? E0 * E1 : P * E2), B);
-  static_assert(!((RD == 0 && WR == 1) || (RD == 1 && WR == 0)) || E2 == 1, "a 3D tensor read and written along x and y");
+  static constexpr int  PS = PF ? (P * E2) | 1 : VPPadTo(P * E2, D == 1 ? E0 * E2 : (D == 2 ? E0 * E1 : P * E2), B);
+  static_assert(PF || !((RD == 0 && WR == 1) || (RD == 1 && WR == 0)) || E2 == 1, "a 3D tensor read and written along x and y");
   /* start of line (a0, a1) along DIR of tensor q, and the stride along the line */
   template <int DIR> static __device__ __forceinline__ int line(int q, int a0, int a1)
   {
@@ -136,12 +145,13 @@ template <int E0_, int E1_, int E2_, int RD, int WR, typename T> struct VPLay {
   }
 };
 
-/* calls f(q, a0, a1) for every line along DIR of NB tensors of extents E0 x E1 x E2, one thread per line */
-template <int DIR, int E0, int E1, int E2, typename F> __device__ __forceinline__ void VPForLines(int NB, F f)
+/* calls f(q, a0, a1) for every line along DIR of NB tensors of extents E0 x E1 x E2, one thread per line; PF: the
+   tensor index runs fastest (see VPLay) */
+template <int DIR, int E0, int E1, int E2, bool PF, typename F> __device__ __forceinline__ void VPForLines(int NB, F f)
 {
   constexpr int L0 = DIR == 0 ? E1 : E0, NL = L0 * (DIR == 2 ? E1 : E2);
   for (int t = threadIdx.x; t < NB * NL; t += blockDim.x) {
-    const int q = t / NL, l = t - q * NL;
+    const int q = PF ? t % NB : t / NL, l = PF ? t / NB : t - q * NL;
     f(q, l % L0, l / L0);
   }
 }
@@ -150,7 +160,8 @@ template <int DIR, int E0, int E1, int E2, typename F> __device__ __forceinline_
 template <int DIR, bool TRANS, class LI, class LO, int K, int NIZ, typename T> __device__ __forceinline__ void VPShatPass(int NB, const T *in, T *out)
 {
   constexpr int NI = 2 * K - 1;
-  VPForLines<DIR, NI, NI, NIZ>(NB, [&](int q, int a0, int a1) {
+  static_assert(LI::PF == LO::PF, "one line order per kernel");
+  VPForLines<DIR, NI, NI, NIZ, LI::PF>(NB, [&](int q, int a0, int a1) {
     T         v[NI];
     const int o = LI::template line<DIR>(q, a0, a1), w = LO::template line<DIR>(q, a0, a1);
 #pragma unroll
@@ -170,27 +181,41 @@ template <int DIM, int K, typename T> struct VPPatchRegs {
   static constexpr int value = DIM == 3 && K == 7 && sizeof(T) == 8 ? 96 : (DIM == 3 && K == 8 && sizeof(T) == 4 ? 64 : 0);
 };
 
-/* the tensors of one patch and where they live: X0 (gathered patch, then W1 and W2), X1a and X1b */
-template <int DIM, int K, typename T> struct VPPatchShape {
-  static constexpr int NP = 2 * K + 1, NI = 2 * K - 1, NPZ = DIM == 3 ? NP : 1, NIZ = DIM == 3 ? NI : 1;
-  static constexpr int NPT = NP * NP * NPZ, NIT = NI * NI * NIZ;
-  using G                       = VPLay<NP, NP, NPZ, 1, -1, T>;               /* gathered patch, read along y */
-  using PQ                      = VPLay<NP, NI, NPZ, DIM == 3 ? 2 : 0, 1, T>; /* Mhat_y G, Khat_y G */
-  using W                       = VPLay<NP, NI, NI, 0, 2, T>;                 /* 3D: after the z pass */
-  using R1                      = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 1, 0, T>; /* b, then Shat_x^T r */
-  using U2                      = VPLay<NI, NI, NI, 1, 2, T>;                 /* 3D: after Shat_z^T */
-  using U3                      = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 0, 1, T>; /* after the scaled y pass */
-  using U4                      = VPLay<NI, NI, NI, 0, 2, T>;                 /* 3D: after Shat_z */
-  using U5                      = VPLay<NI, NI, NIZ, -1, 0, T>;               /* after Shat_x, read linearly */
+/* the tensors of one patch and where they live, for a line order PF (VPLay): X0 (gathered patch, then W1 and W2),
+   X1a and X1b */
+template <int DIM, int K, bool PF_, typename T> struct VPPatchTensors {
+  static constexpr bool PF = PF_;
+  static constexpr int  NP = 2 * K + 1, NI = 2 * K - 1, NPZ = DIM == 3 ? NP : 1, NIZ = DIM == 3 ? NI : 1;
+  static constexpr int  NPT = NP * NP * NPZ, NIT = NI * NI * NIZ;
+  using G                       = VPLay<NP, NP, NPZ, 1, -1, PF, T>;               /* gathered patch, read along y */
+  using PQ                      = VPLay<NP, NI, NPZ, DIM == 3 ? 2 : 0, 1, PF, T>; /* Mhat_y G, Khat_y G */
+  using W                       = VPLay<NP, NI, NI, 0, 2, PF, T>;                 /* 3D: after the z pass */
+  using R1                      = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 1, 0, PF, T>; /* b, then Shat_x^T r */
+  using U2                      = VPLay<NI, NI, NI, 1, 2, PF, T>;                 /* 3D: after Shat_z^T */
+  using U3                      = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 0, 1, PF, T>; /* after the scaled y pass */
+  using U4                      = VPLay<NI, NI, NI, 0, 2, PF, T>;                 /* 3D: after Shat_z */
+  using U5                      = VPLay<NI, NI, NIZ, -1, 0, PF, T>;               /* after Shat_x, read linearly */
   static constexpr int    X0    = DIM == 3 ? VPMax(G::PS, 2 * W::PS) : VPMax(VPMax(G::PS, R1::PS), U5::PS);
   static constexpr int    X1    = DIM == 3 ? VPMax(VPMax(VPMax(PQ::PS, R1::PS), VPMax(U2::PS, U3::PS)), VPMax(U4::PS, U5::PS)) : VPMax(PQ::PS, U3::PS);
-  static constexpr int    LINES = NP * NPZ;                                                    /* most lines of a pass, per patch */
-  static constexpr int    NB    = 256 / LINES > 64 ? 64 : (256 / LINES > 0 ? 256 / LINES : 1); /* default patches per block */
-  static constexpr int    LAM   = 32;                                                          /* room for lamhat, before X0 */
+  static constexpr int    LAM   = 32; /* room for lamhat, before X0 */
   static constexpr size_t smem(int nb)
   {
     return sizeof(T) * (LAM + (size_t)nb * (X0 + 2 * X1));
   }
+};
+
+/* Patches per block (NB): about 256 lines of work, at most 64. Patch fastest (PF) when a bank cycle of patches (BC:
+   16 in double, 32 in single) fits in VP_PATCH_THREADS threads and in 48 KB of shared memory (room for several
+   blocks per SM), with NB a multiple of BC: 3D k = 1, 2D k <= 5 in double and k <= 4 in single */
+template <int DIM, int K, typename T> struct VPPatchPF {
+  static constexpr int  LINES = (2 * K + 1) * (DIM == 3 ? 2 * K + 1 : 1), BC = 128 / (int)sizeof(T);
+  static constexpr bool value = BC * LINES <= VP_PATCH_THREADS && VPPatchTensors<DIM, K, true, T>::smem(BC) <= 49152;
+};
+template <int DIM, int K, typename T> struct VPPatchShape : VPPatchTensors<DIM, K, VPPatchPF<DIM, K, T>::value, T> {
+  using Base                  = VPPatchTensors<DIM, K, VPPatchPF<DIM, K, T>::value, T>;
+  static constexpr int LINES  = Base::NP * Base::NPZ; /* most lines of a pass, per patch */
+  static constexpr int BC     = 128 / (int)sizeof(T), WANT = 256 / LINES > 64 ? 64 : (256 / LINES > 0 ? 256 / LINES : 1);
+  static constexpr int NB     = Base::PF ? (WANT > BC ? WANT / BC * BC : BC) : WANT; /* default patches per block */
   /* threads per block for the default NB */
   static constexpr int THREADS = ((NB * LINES + 31) / 32) * 32 > VP_PATCH_THREADS ? VP_PATCH_THREADS : ((NB * LINES + 31) / 32) * 32;
 };
@@ -245,7 +270,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     }
     __syncthreads();
     /* y pass: P = Mhat_y G, Q = Khat_y G on the interior y rows */
-    VPForLines<1, NP, NP, NPZ>(NB, [&](int q, int a0, int a1) {
+    VPForLines<1, NP, NP, NPZ, S::PF>(NB, [&](int q, int a0, int a1) {
       T         v[NP];
       const int o = G::template line<1>(q, a0, a1), w = PQ::template line<1>(q, a0, a1);
 #pragma unroll
@@ -259,7 +284,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     __syncthreads();
     if constexpr (DIM == 3) { /* z pass: W1 = Mhat_z P, W2 = c1 Mhat_z Q + c2 Khat_z P */
       T *W1 = X0, *W2 = X0 + NB * W::PS;
-      VPForLines<2, NP, NI, NP>(NB, [&](int q, int a0, int a1) {
+      VPForLines<2, NP, NI, NP, S::PF>(NB, [&](int q, int a0, int a1) {
         T         v[NP]; /* one line in registers at a time: P's, then Q's (register pressure at high degree) */
         const int o = PQ::template line<2>(q, a0, a1), w = W::template line<2>(q, a0, a1);
 #pragma unroll
@@ -293,7 +318,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   }
   __syncthreads();
   /* x pass: r = b - A x on the interior x rows (fused, residual), then Shat_x^T r (fused, solve), in place in Rb */
-  VPForLines<0, NI, NI, NIZ>(NB, [&](int q, int a0, int a1) {
+  VPForLines<0, NI, NI, NIZ, S::PF>(NB, [&](int q, int a0, int a1) {
     T         r[NI];
     const int o = R1::template line<0>(q, a0, a1);
 #pragma unroll
@@ -336,7 +361,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     Y = X1b;
   }
   T *Z = X1a; /* output of the scaled y pass */
-  VPForLines<1, NI, NI, NIZ>(NB, [&](int q, int a0, int a1) {
+  VPForLines<1, NI, NI, NIZ, S::PF>(NB, [&](int q, int a0, int a1) {
     using LI = typename std::conditional<DIM == 3, U2, R1>::type;
     T         v[NI], u[NI];
     const int o = LI::template line<1>(q, a0, a1), w = U3::template line<1>(q, a0, a1);
