@@ -147,21 +147,27 @@ template <int E0_, int E1_, int E2_, int RD, int WR, bool PF_, typename T> struc
 
 /* calls f(q, a0, a1) for every line along DIR of NB tensors of extents E0 x E1 x E2, one thread per line; PF: the
    tensor index runs fastest (see VPLay) */
-template <int DIR, int E0, int E1, int E2, bool PF, typename F> __device__ __forceinline__ void VPForLines(int NB, F f)
+template <int DIR, int E0, int E1, int E2, bool PF, int NBDEF, typename F> __device__ __forceinline__ void VPForLines(int NB, F f)
 {
   constexpr int L0 = DIR == 0 ? E1 : E0, NL = L0 * (DIR == 2 ? E1 : E2);
-  for (int t = threadIdx.x; t < NB * NL; t += blockDim.x) {
-    const int q = PF ? t % NB : t / NL, l = PF ? t / NB : t - q * NL;
-    f(q, l % L0, l / L0);
-  }
+  if (PF && NB == NBDEF) { /* the default block: division by a compile-time constant */
+    for (int t = threadIdx.x; t < NBDEF * NL; t += blockDim.x) {
+      const int l = t / NBDEF;
+      f(t - l * NBDEF, l % L0, l / L0);
+    }
+  } else
+    for (int t = threadIdx.x; t < NB * NL; t += blockDim.x) {
+      const int q = PF ? t % NB : t / NL, l = PF ? t / NB : t - q * NL;
+      f(q, l % L0, l / L0);
+    }
 }
 
 /* out = Shat (Shat^T when TRANS) along DIR of NB tensors of (2K-1)^2 x NIZ entries: input layout LI, output layout LO */
-template <int DIR, bool TRANS, class LI, class LO, int K, int NIZ, typename T> __device__ __forceinline__ void VPShatPass(int NB, const T *in, T *out)
+template <int DIR, bool TRANS, class LI, class LO, int K, int NIZ, int NBDEF, typename T> __device__ __forceinline__ void VPShatPass(int NB, const T *in, T *out)
 {
   constexpr int NI = 2 * K - 1;
   static_assert(LI::PF == LO::PF, "one line order per kernel");
-  VPForLines<DIR, NI, NI, NIZ, LI::PF>(NB, [&](int q, int a0, int a1) {
+  VPForLines<DIR, NI, NI, NIZ, LI::PF, NBDEF>(NB, [&](int q, int a0, int a1) {
     T         v[NI];
     const int o = LI::template line<DIR>(q, a0, a1), w = LO::template line<DIR>(q, a0, a1);
 #pragma unroll
@@ -206,7 +212,8 @@ template <int DIM, int K, bool PF_, typename T> struct VPPatchTensors {
 
 /* Patches per block (NB): about 256 lines of work, at most 64. Patch fastest (PF) when a bank cycle of patches (BC:
    16 in double, 32 in single) fits in VP_PATCH_THREADS threads and in 48 KB of shared memory (room for several
-   blocks per SM), with NB a multiple of BC: 3D k = 1, 2D k <= 5 in double and k <= 4 in single */
+   blocks per SM), with NB the multiple of BC nearest to the 256-line choice: 3D k = 1, 2D k <= 5 in double and k <= 4
+   in single */
 template <int DIM, int K, typename T> struct VPPatchPF {
   static constexpr int  LINES = (2 * K + 1) * (DIM == 3 ? 2 * K + 1 : 1), BC = 128 / (int)sizeof(T);
   static constexpr bool value = BC * LINES <= VP_PATCH_THREADS && VPPatchTensors<DIM, K, true, T>::smem(BC) <= 49152;
@@ -215,7 +222,8 @@ template <int DIM, int K, typename T> struct VPPatchShape : VPPatchTensors<DIM, 
   using Base                  = VPPatchTensors<DIM, K, VPPatchPF<DIM, K, T>::value, T>;
   static constexpr int LINES  = Base::NP * Base::NPZ; /* most lines of a pass, per patch */
   static constexpr int BC     = 128 / (int)sizeof(T), WANT = 256 / LINES > 64 ? 64 : (256 / LINES > 0 ? 256 / LINES : 1);
-  static constexpr int NB     = Base::PF ? (WANT > BC ? WANT / BC * BC : BC) : WANT; /* default patches per block */
+  static constexpr int NBR    = (WANT + BC / 2) / BC * BC, NBMAX = VP_PATCH_THREADS / LINES / BC * BC;   /* PF: nearest multiple of BC */
+  static constexpr int NB     = Base::PF ? (NBR < BC ? BC : (NBR > NBMAX ? NBMAX : NBR)) : WANT; /* default patches per block */
   /* threads per block for the default NB */
   static constexpr int THREADS = ((NB * LINES + 31) / 32) * 32 > VP_PATCH_THREADS ? VP_PATCH_THREADS : ((NB * LINES + 31) / 32) * 32;
 };
@@ -270,7 +278,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     }
     __syncthreads();
     /* y pass: P = Mhat_y G, Q = Khat_y G on the interior y rows */
-    VPForLines<1, NP, NP, NPZ, S::PF>(NB, [&](int q, int a0, int a1) {
+    VPForLines<1, NP, NP, NPZ, S::PF, S::NB>(NB, [&](int q, int a0, int a1) {
       T         v[NP];
       const int o = G::template line<1>(q, a0, a1), w = PQ::template line<1>(q, a0, a1);
 #pragma unroll
@@ -284,7 +292,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     __syncthreads();
     if constexpr (DIM == 3) { /* z pass: W1 = Mhat_z P, W2 = c1 Mhat_z Q + c2 Khat_z P */
       T *W1 = X0, *W2 = X0 + NB * W::PS;
-      VPForLines<2, NP, NI, NP, S::PF>(NB, [&](int q, int a0, int a1) {
+      VPForLines<2, NP, NI, NP, S::PF, S::NB>(NB, [&](int q, int a0, int a1) {
         T         v[NP]; /* one line in registers at a time: P's, then Q's (register pressure at high degree) */
         const int o = PQ::template line<2>(q, a0, a1), w = W::template line<2>(q, a0, a1);
 #pragma unroll
@@ -318,7 +326,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   }
   __syncthreads();
   /* x pass: r = b - A x on the interior x rows (fused, residual), then Shat_x^T r (fused, solve), in place in Rb */
-  VPForLines<0, NI, NI, NIZ, S::PF>(NB, [&](int q, int a0, int a1) {
+  VPForLines<0, NI, NI, NIZ, S::PF, S::NB>(NB, [&](int q, int a0, int a1) {
     T         r[NI];
     const int o = R1::template line<0>(q, a0, a1);
 #pragma unroll
@@ -356,12 +364,12 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   /* the rest of the solve: (3D: Shat_z^T), Shat_y diag Shat_y^T, (3D: Shat_z), Shat_x */
   T *Y = Rb; /* input of the scaled y pass */
   if constexpr (DIM == 3) {
-    VPShatPass<2, true, R1, U2, K, NI>(NB, X1a, X1b);
+    VPShatPass<2, true, R1, U2, K, NI, S::NB>(NB, X1a, X1b);
     __syncthreads();
     Y = X1b;
   }
   T *Z = X1a; /* output of the scaled y pass */
-  VPForLines<1, NI, NI, NIZ, S::PF>(NB, [&](int q, int a0, int a1) {
+  VPForLines<1, NI, NI, NIZ, S::PF, S::NB>(NB, [&](int q, int a0, int a1) {
     using LI = typename std::conditional<DIM == 3, U2, R1>::type;
     T         v[NI], u[NI];
     const int o = LI::template line<1>(q, a0, a1), w = U3::template line<1>(q, a0, a1);
@@ -376,12 +384,12 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   __syncthreads();
   T *Xin = Z; /* input of the final x pass */
   if constexpr (DIM == 3) {
-    VPShatPass<2, false, U3, U4, K, NI>(NB, X1a, X1b);
+    VPShatPass<2, false, U3, U4, K, NI, S::NB>(NB, X1a, X1b);
     __syncthreads();
     Xin = X1b;
   }
   T *Out = DIM == 3 ? X1a : X0;
-  VPShatPass<0, false, typename std::conditional<DIM == 3, U4, U3>::type, U5, K, NIZ>(NB, Xin, Out);
+  VPShatPass<0, false, typename std::conditional<DIM == 3, U4, U3>::type, U5, K, NIZ, S::NB>(NB, Xin, Out);
   __syncthreads();
   for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
     const int q = t / NIT, e = t - q * NIT, p = blockIdx.x * NB + q, ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
