@@ -27,15 +27,15 @@
   - Fused passes. The residual's last pass applies Shat^T along x in the same thread, the scaled pass along y
     applies Shat^T, the eigenvalue scaling and Shat in one thread.
   - Bank-conflict-free layouts. Each shared tensor has a layout (VPLay) chosen for the directions of the passes
-    that read and write it. Small patches (a block of at least one bank cycle of patches: 16 in double, 32 in
-    single, VPPatchPF: 3D k = 1, 2D k <= 5 in double, k <= 4 in single) enumerate the lines patch fastest: the lanes of a
-    (half-)warp take the same line of consecutive patches, and an odd patch stride puts them in distinct banks in
-    every pass. Larger patches enumerate lines lexicographically within a patch: the start addresses of the lines
-    of a (half-)warp fall in distinct banks if the plane stride is congruent to the row length modulo the bank
-    count (for lines along y) and the patch stride matches the line count; the pass order (residual y, z, x; solve
-    x, z, y, z, x) never pairs x and y on one tensor, so only plane and patch strides are padded. There the patch
-    stride can suit only one of the two passes on a tensor, so a (half-)warp that straddles two patches in the
-    other pass can conflict.
+    that read and write it, in one of two line orders:
+    patch fastest (PF): the lanes of a (half-)warp take the same line of consecutive patches, and an odd patch
+    stride puts them in distinct banks in every pass; it needs a block of at least one bank cycle of patches (16
+    in double, 32 in single), so small patches only, and is used where it measured faster (VPPatchPF);
+    lexicographic: lines within a patch, then the patch; the start addresses of the lines of a (half-)warp fall in
+    distinct banks if the plane stride is congruent to the row length modulo the bank count (for lines along y)
+    and the patch stride matches the line count; the pass order (residual y, z, x; solve x, z, y, z, x) never
+    pairs x and y on one tensor, so only plane and patch strides are padded. The patch stride can suit only one of
+    the two passes on a tensor, so a (half-)warp that straddles two patches in the other pass can conflict.
 
   Residual passes (3D): P = Mhat_y G, Q = Khat_y G (interior y rows); W1 = Mhat_z P, W2 = c1 Mhat_z Q + c2 Khat_z P
   (interior z rows); r = b - (c0 Khat_x W1 + Mhat_x W2) (interior x rows). 2D: P, Q as above, then
@@ -210,13 +210,17 @@ template <int DIM, int K, bool PF_, typename T> struct VPPatchTensors {
   }
 };
 
-/* Patches per block (NB): about 256 lines of work, at most 64. Patch fastest (PF) when a bank cycle of patches (BC:
-   16 in double, 32 in single) fits in VP_PATCH_THREADS threads and in 48 KB of shared memory (room for several
-   blocks per SM), with NB the multiple of BC nearest to the 256-line choice: 3D k = 1, 2D k <= 5 in double and k <= 4
-   in single */
+/* Patches per block (NB): about 256 lines of work, at most 64. Patch fastest (PF): NB the multiple of the bank cycle
+   (BC: 16 in double, 32 in single) nearest to that. PF takes a bank cycle of patches in VP_PATCH_THREADS threads
+   and, for several blocks per SM, 48 KB of shared memory: possible for 3D k = 1, 2D k <= 5 in double and k <= 4 in
+   single. Chosen by measurement (bench/RESULTS.md, session 4: 64M DoF, H100) where it was faster: 2D k = 3 in
+   double (12.25 against 11.19 GDoF/s) and 2D k = 4 in single (12.93 against 12.34). Elsewhere it removed the bank
+   conflicts (ncu: 0.3-2% of the wavefronts) but ran 2-7% slower (3D k = 1 double: 4.56 against 4.76): the kernel
+   is not bound by the shared-memory pipe (10-25% busy), and the blocks change size. */
 template <int DIM, int K, typename T> struct VPPatchPF {
   static constexpr int  LINES = (2 * K + 1) * (DIM == 3 ? 2 * K + 1 : 1), BC = 128 / (int)sizeof(T);
-  static constexpr bool value = BC * LINES <= VP_PATCH_THREADS && VPPatchTensors<DIM, K, true, T>::smem(BC) <= 49152;
+  static constexpr bool able  = BC * LINES <= VP_PATCH_THREADS && VPPatchTensors<DIM, K, true, T>::smem(BC) <= 49152;
+  static constexpr bool value = able && DIM == 2 && ((K == 3 && sizeof(T) == 8) || (K == 4 && sizeof(T) == 4));
 };
 template <int DIM, int K, typename T> struct VPPatchShape : VPPatchTensors<DIM, K, VPPatchPF<DIM, K, T>::value, T> {
   using Base                  = VPPatchTensors<DIM, K, VPPatchPF<DIM, K, T>::value, T>;
