@@ -160,6 +160,46 @@ static inline PetscErrorCode VPGetStream(cudaStream_t *stream)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Copies n reals v into entries off..off+n-1 of a constant-memory table held in double (symd) and in float (symf), on
+   PETSc's stream, and waits (v may be freed after). Rewriting entries while a kernel reads them is harmless when the
+   values do not change (tables per degree). */
+template <int N> static inline PetscErrorCode VPConstantUpload(const double (&symd)[N], const float (&symf)[N], const PetscReal *v, int n, int off)
+{
+  double      *hd;
+  float       *hf;
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  PetscCheck(off >= 0 && n >= 0 && off + n <= N, PETSC_COMM_SELF, PETSC_ERR_PLIB, "constant table overflow");
+  PetscCall(PetscMalloc2(n, &hd, n, &hf));
+  for (int i = 0; i < n; i++) {
+    hd[i] = (double)v[i];
+    hf[i] = (float)v[i];
+  }
+  PetscCall(VPGetStream(&stream));
+  PetscCallCUDA(cudaMemcpyToSymbolAsync(symd, hd, sizeof(double) * n, sizeof(double) * off, cudaMemcpyHostToDevice, stream));
+  PetscCallCUDA(cudaMemcpyToSymbolAsync(symf, hf, sizeof(float) * n, sizeof(float) * off, cudaMemcpyHostToDevice, stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscCall(PetscFree2(hd, hf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A table of N reals in constant memory, in double (NAME##_d) and float (NAME##_f) (one per translation unit: no
+   relocatable device code): NAME<T>(i) reads entry i as T, an immediate constant-bank operand when i is known at
+   compile time; NAME##Upload(v, n, off) fills entries off..off+n-1 */
+#define VP_CONSTANT_TABLE(NAME, N)                                                     \
+  __constant__ double NAME##_d[N];                                                     \
+  __constant__ float  NAME##_f[N];                                                     \
+  template <typename T> __device__ __forceinline__ T NAME(int i)                       \
+  {                                                                                    \
+    if constexpr (sizeof(T) == sizeof(double)) return NAME##_d[i];                     \
+    else return NAME##_f[i];                                                           \
+  }                                                                                    \
+  static inline PetscErrorCode NAME##Upload(const PetscReal *v, int n, int off)       \
+  {                                                                                    \
+    return VPConstantUpload<N>(NAME##_d, NAME##_f, v, n, off);                         \
+  }
+
 /* launch configuration: threads for a tensor of n entries, a multiple of the warp size, <= 512 */
 static inline int VPThreads(int n)
 {

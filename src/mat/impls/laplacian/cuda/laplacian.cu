@@ -31,18 +31,7 @@ __host__ __device__ constexpr int VPLapHatOffset(int K)
   return o;
 }
 #define VP_LAP_HAT_TOTAL VPLapHatOffset(VPATCH_MAX_DEGREE + 1)
-__constant__ double vp_lap_d[VP_LAP_HAT_TOTAL];
-__constant__ float  vp_lap_f[VP_LAP_HAT_TOTAL];
-
-template <typename T> __device__ __forceinline__ T VPLapHat(int i);
-template <> __device__ __forceinline__ double      VPLapHat<double>(int i)
-{
-  return vp_lap_d[i];
-}
-template <> __device__ __forceinline__ float VPLapHat<float>(int i)
-{
-  return vp_lap_f[i];
-}
+VP_CONSTANT_TABLE(VPLapHat, VP_LAP_HAT_TOTAL);
 
 /* row i of Mhat (MAT 0) or Khat (MAT 1) of degree K times the line v[K+1] */
 template <int K, int MAT, typename T> __device__ __forceinline__ T VPLapRow(const T *v, int i)
@@ -227,20 +216,16 @@ VP_PRECISION_ALIASES(VPLapApply);
 
 PetscErrorCode VPLaplacianSetUp_CUDA(PetscInt k, const PetscReal *Mhat, const PetscReal *Khat)
 {
-  const int n = (int)((k + 1) * (k + 1)), off = VPLapHatOffset((int)k);
-  double    hd[2 * (VPATCH_MAX_DEGREE + 1) * (VPATCH_MAX_DEGREE + 1)];
-  float     hf[2 * (VPATCH_MAX_DEGREE + 1) * (VPATCH_MAX_DEGREE + 1)];
+  const int n = (int)((k + 1) * (k + 1));
+  PetscReal h[2 * (VPATCH_MAX_DEGREE + 1) * (VPATCH_MAX_DEGREE + 1)];
 
   PetscFunctionBegin;
   PetscCheck(k >= 1 && k <= VPATCH_MAX_DEGREE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "No CUDA Laplacian for degree %d", (int)k);
   for (int i = 0; i < n; i++) {
-    hd[i]     = Mhat[i];
-    hd[n + i] = Khat[i];
-    hf[i]     = (float)Mhat[i];
-    hf[n + i] = (float)Khat[i];
+    h[i]     = Mhat[i];
+    h[n + i] = Khat[i];
   }
-  PetscCallCUDA(cudaMemcpyToSymbol(vp_lap_d, hd, 2 * n * sizeof(double), off * sizeof(double)));
-  PetscCallCUDA(cudaMemcpyToSymbol(vp_lap_f, hf, 2 * n * sizeof(float), off * sizeof(float)));
+  PetscCall(VPLapHatUpload(h, 2 * n, VPLapHatOffset((int)k)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -58,19 +58,8 @@ __host__ __device__ constexpr int VPHatOffset(int K)
   return o;
 }
 #define VP_HAT_TOTAL VPHatOffset(VPATCH_MAX_DEGREE + 1)
-__constant__ double vp_hat_d[VP_HAT_TOTAL];
-__constant__ float  vp_hat_f[VP_HAT_TOTAL];
-
-/* entry i of the reference data as T; with i known at compile time this is a constant-bank operand */
-template <typename T> __device__ __forceinline__ T VPHat(int i);
-template <> __device__ __forceinline__ double      VPHat<double>(int i)
-{
-  return vp_hat_d[i];
-}
-template <> __device__ __forceinline__ float VPHat<float>(int i)
-{
-  return vp_hat_f[i];
-}
+/* entry i of the reference data as T: VPHat<T>(i); with i known at compile time a constant-bank operand */
+VP_CONSTANT_TABLE(VPHat, VP_HAT_TOTAL);
 
 template <int K, typename T> struct VPHatK {
   static constexpr int NP = 2 * K + 1, NI = 2 * K - 1, OFF = VPHatOffset(K);
@@ -478,25 +467,17 @@ PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, PetscBool single, PetscI
 
 PetscErrorCode VPPatchSetUp_CUDA(PetscInt k, const PetscReal *Mhat, const PetscReal *Khat, const PetscReal *Shat, const PetscReal *lamhat)
 {
-  const int    np = 2 * (int)k + 1, ni = 2 * (int)k - 1, n = VPHatSize((int)k);
-  double       hd[VPHatSize(VPATCH_MAX_DEGREE)];
-  float        hf[VPHatSize(VPATCH_MAX_DEGREE)];
-  cudaStream_t stream;
+  const int np = 2 * (int)k + 1, ni = 2 * (int)k - 1;
+  PetscReal h[VPHatSize(VPATCH_MAX_DEGREE)];
 
   PetscFunctionBegin;
   PetscCheck(k >= 1 && k <= VPATCH_MAX_DEGREE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Degree %" PetscInt_FMT " is not in 1..%d", k, VPATCH_MAX_DEGREE);
   for (int i = 0; i < np * np; i++) {
-    hd[i]           = Mhat[i];
-    hd[np * np + i] = Khat[i];
+    h[i]           = Mhat[i];
+    h[np * np + i] = Khat[i];
   }
-  for (int i = 0; i < ni * ni; i++) hd[2 * np * np + i] = Shat[i];
-  for (int i = 0; i < ni; i++) hd[2 * np * np + ni * ni + i] = lamhat[i];
-  for (int i = 0; i < n; i++) hf[i] = (float)hd[i];
-  /* on PETSc's stream, so the kernels queued after it see the data; the values depend on k only, so rewriting them
-     while another kernel reads them changes nothing */
-  PetscCall(VPGetStream(&stream));
-  PetscCallCUDA(cudaMemcpyToSymbolAsync(vp_hat_d, hd, sizeof(double) * n, sizeof(double) * VPHatOffset((int)k), cudaMemcpyHostToDevice, stream));
-  PetscCallCUDA(cudaMemcpyToSymbolAsync(vp_hat_f, hf, sizeof(float) * n, sizeof(float) * VPHatOffset((int)k), cudaMemcpyHostToDevice, stream));
-  PetscCallCUDA(cudaStreamSynchronize(stream)); /* hd and hf live on this stack */
+  for (int i = 0; i < ni * ni; i++) h[2 * np * np + i] = Shat[i];
+  for (int i = 0; i < ni; i++) h[2 * np * np + ni * ni + i] = lamhat[i];
+  PetscCall(VPHatUpload(h, VPHatSize((int)k), VPHatOffset((int)k)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
