@@ -6,8 +6,8 @@
   of an inner DMDA (node grid k*n_i+1 per direction, ownership boundaries on multiples of k, box
   stencil of width k), so vectors of any PETSc type, CUDA included, are exchanged by PETSc. The DMDA
   is made on first use (DMQBoxGetNodeDA_Private()): its set-up builds index sets and star forests
-  over all nodes on the host (about 77 s for 455M nodes on one rank), and one rank needs none of it,
-  since its local box is its owned box (qboxvec.c copies instead).
+  over all nodes on the host (with the coordinates' DMDA: 77 s for 455M nodes on one rank, measured),
+  and one rank needs none of it, since its local box is its owned box (qboxvec.c copies instead).
 
   This file: creation, options, set-up (partition), view, accessors. Vectors: qboxvec.c;
   finite-element helpers: qboxfe.c; hierarchy: qboxhier.c; operators: src/mat/impls/.
