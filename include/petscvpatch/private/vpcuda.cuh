@@ -1,9 +1,8 @@
 /*
   Device helpers shared by the CUDA kernels of petsc-vpatch (only .cu files include this).
 
-  Tensors live in shared memory in lexicographic order (x fastest). VPDContract applies a small
-  matrix along one direction with linear thread indexing: thread t computes output entries
-  t, t + blockDim.x, ..., so every thread is busy whatever the tensor's shape.
+  Tensors live in shared memory (x fastest). The kernels contract them one thread per 1D line with the
+  line in registers and the 1D matrices of the reference element in constant memory (VP_CONSTANT_TABLE).
 
   Scalar type: every kernel is a template on the compute type T (double or float). Global vectors
   stay PetscScalar (double); values are converted on load into shared memory and on the final
@@ -13,29 +12,6 @@
 
 #include <petscdevice_cuda.h>
 #include <petscvpatch/private/vpkernels.h>
-
-/* out = A along direction DIR of in (extents I0 x I1 x I2), for NB (run time) tensors stored one after
-   the other (several cells or patches per thread block); A is M x I_DIR (row-major), or its transpose when TRANS
-   (A stored I_DIR x M). Linear thread indexing over all NB outputs. The caller synchronizes. */
-template <int I0, int I1, int I2, int DIR, int M, bool TRANS, typename T> __device__ __forceinline__ void VPDContract(const T *__restrict__ A, const T *__restrict__ in, T *__restrict__ out, const int NB = 1)
-{
-  constexpr int E0 = DIR == 0 ? M : I0, E1 = DIR == 1 ? M : I1, E2 = DIR == 2 ? M : I2;
-  constexpr int ND = DIR == 0 ? I0 : (DIR == 1 ? I1 : I2), EO = E0 * E1 * E2, EI = I0 * I1 * I2;
-  for (int t = threadIdx.x; t < NB * EO; t += blockDim.x) {
-    const int b = t / EO, o = t - b * EO;
-    const int i0 = o % E0, i1 = (o / E0) % E1, i2 = o / (E0 * E1);
-    const int i  = DIR == 0 ? i0 : (DIR == 1 ? i1 : i2);
-    const T  *ib = in + b * EI;
-    T         s  = 0;
-#pragma unroll
-    for (int j = 0; j < ND; j++) {
-      const T   a   = TRANS ? A[j * M + i] : A[i * ND + j];
-      const int idx = DIR == 0 ? (i2 * I1 + i1) * I0 + j : (DIR == 1 ? (i2 * I1 + j) * I0 + i0 : (j * I1 + i1) * I0 + i0);
-      s += a * ib[idx];
-    }
-    out[t] = s;
-  }
-}
 
 /* dynamic shared memory of a kernel template seen as an array of T (one extern declaration for every T) */
 #define VP_DYNAMIC_SHARED(T, name)                                 \

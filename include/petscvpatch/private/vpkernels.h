@@ -103,7 +103,9 @@ PETSC_EXTERN PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *, const VPPatch
 PETSC_EXTERN PetscErrorCode VPLaplacianSetUp_CUDA(PetscInt k, const PetscReal *Mhat, const PetscReal *Khat);
 PETSC_EXTERN PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *, PetscBool single, PetscBool deterministic, const PetscScalar *xl, PetscScalar *yl);
 PETSC_EXTERN PetscErrorCode VPLaplacianDiagonal_CUDA(const VPGrid *, const PetscReal *d_mats, PetscScalar *dl);
-PETSC_EXTERN PetscErrorCode VPTransferApply_CUDA(const VPGrid *gc, const VPGrid *gf, const PetscReal *d_P, PetscBool single, PetscBool homogeneous, PetscBool restrict_, const PetscScalar *in, PetscScalar *out);
+/* the 1D prolongation P ((2k+1) x (k+1), reference) of degree k for the transfer kernels */
+PETSC_EXTERN PetscErrorCode VPTransferSetUp_CUDA(PetscInt k, const PetscReal *P);
+PETSC_EXTERN PetscErrorCode VPTransferApply_CUDA(const VPGrid *gc, const VPGrid *gf, PetscBool single, PetscBool homogeneous, PetscBool restrict_, const PetscScalar *in, PetscScalar *out);
 PETSC_EXTERN PetscErrorCode VPOwnedBoundary_CUDA(const VPGrid *, const PetscScalar *src, PetscScalar *dst, PetscBool local);
 /* the reference data of degree k (the VPPatchOp arrays of direction 0 for h = 1) for the patch kernels */
 PETSC_EXTERN PetscErrorCode VPPatchSetUp_CUDA(PetscInt k, const PetscReal *Mhat, const PetscReal *Khat, const PetscReal *Shat, const PetscReal *lamhat);

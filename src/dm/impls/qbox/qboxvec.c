@@ -53,7 +53,7 @@ PetscErrorCode VPDeviceFree_Private(PetscReal **d)
 
 /* Device copies of the 1D matrices of this level, made on first use:
    d_lap = [M_h,0, K_h,0, M_h,1, K_h,1, (M_h,2, K_h,2)], d_P = P ((2k+1) x (k+1)); and the reference element
-   matrices of degree k in the operator kernel's constant memory */
+   matrices and P of degree k in the operator's and the transfer's constant memory */
 PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM dm, const PetscReal **d_lap, const PetscReal **d_P)
 {
   DM_QBox *q = (DM_QBox *)dm->data;
@@ -71,6 +71,7 @@ PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM dm, const PetscReal **d_lap, c
     PetscCall(VPDeviceCopy_Private(q->basis.P, (size_t)((2 * n - 1) * n), &q->d_P));
 #if defined(PETSC_HAVE_CUDA)
     PetscCall(VPLaplacianSetUp_CUDA(q->degree, q->basis.M, q->basis.K));
+    PetscCall(VPTransferSetUp_CUDA(q->degree, q->basis.P));
 #endif
   }
   if (d_lap) *d_lap = q->d_lap;

@@ -31,16 +31,33 @@ static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool tra
   lin  = transpose ? ctx->fl : ctx->cl;
   lout = transpose ? ctx->cl : ctx->fl;
   PetscCall(PetscLogEventBegin(transpose ? VPATCH_Restrict : VPATCH_Prolong, P, x, y, 0));
+  if (qc->samelayout && qf->samelayout) { /* one rank, CUDA: the local boxes are the global vectors; the kernel adds into y */
+    PetscCall(VecGetArrayReadAndMemType(x, &xa, &mt));
+    PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+    if (PetscMemTypeDevice(mt)) {
+      if (!z) PetscCall(VecSet(y, 0.0));
+      else if (z != y) PetscCall(VecCopy(z, y));
+      PetscCall(VecGetArrayReadAndMemType(x, &xa, NULL));
+      PetscCall(VecGetArrayAndMemType(y, &ya, NULL));
+      PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dmc, NULL, NULL)); /* also the transfer kernel's constants */
+      PetscCall(PetscLogGpuTimeBegin());
+      PetscCall(VPTransferApply_CUDA(&qc->grid, &qf->grid, (PetscBool)(qc->precision == VP_PRECISION_SINGLE), ctx->homogeneous, transpose, xa, ya));
+      PetscCall(PetscLogGpuTimeEnd());
+      PetscCall(VecRestoreArrayAndMemType(y, &ya));
+      PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+      PetscCall(PetscLogEventEnd(transpose ? VPATCH_Restrict : VPATCH_Prolong, P, x, y, 0));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
   PetscCall(DMGlobalToLocalBegin(din, x, INSERT_VALUES, lin));
   PetscCall(DMGlobalToLocalEnd(din, x, INSERT_VALUES, lin));
   PetscCall(VecSet(lout, 0.0));
   PetscCall(VecGetArrayReadAndMemType(lin, &xa, &mt));
   PetscCall(VecGetArrayAndMemType(lout, &ya, NULL));
   if (PetscMemTypeDevice(mt)) {
-    const PetscReal *d_P;
-    PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dmc, NULL, &d_P));
+    PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dmc, NULL, NULL)); /* also the transfer kernel's constants */
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(VPTransferApply_CUDA(&qc->grid, &qf->grid, d_P, (PetscBool)(qc->precision == VP_PRECISION_SINGLE), ctx->homogeneous, transpose, xa, ya));
+    PetscCall(VPTransferApply_CUDA(&qc->grid, &qf->grid, (PetscBool)(qc->precision == VP_PRECISION_SINGLE), ctx->homogeneous, transpose, xa, ya));
     PetscCall(PetscLogGpuTimeEnd());
   } else if (qc->precision != VP_PRECISION_DOUBLE)
     SETERRQ(PetscObjectComm((PetscObject)P), PETSC_ERR_SUP, "DMQBOX single precision (-dm_qbox_mg_precision) runs on the GPU only: use -dm_vec_type cuda, or double precision");

@@ -1,10 +1,44 @@
 /*
-  CUDA kernels of the grid transfer: one thread block per owned coarse cell, the 1D matrix P
-  ((2k+1) x (k+1)) and the cell's coarse / fine values in shared memory, tensor contractions with
-  linear thread indexing, scatter-add with atomics and the same face weights as transfer_cpu.c;
-  arithmetic in T (double, or float for single precision).
+  CUDA kernels of the grid transfer: a block of owned coarse cells, the cells' coarse / fine values in
+  shared memory, tensor contractions with one thread per 1D line (register lines) and the 1D matrix P
+  ((2k+1) x (k+1), the same on every level) in constant memory, scatter-add with atomics and the same
+  face weights as transfer_cpu.c; arithmetic in T (double, or float for single precision).
 */
 #include <petscvpatch/private/vpcuda.cuh>
+
+/* P of degree K = 1..VPATCH_MAX_DEGREE, row-major (2K+1) x (K+1), at VPTrPOffset(K) */
+__host__ __device__ constexpr int VPTrPOffset(int K)
+{
+  int o = 0;
+  for (int k = 1; k < K; k++) o += (2 * k + 1) * (k + 1);
+  return o;
+}
+VP_CONSTANT_TABLE(VPTrP, VPTrPOffset(VPATCH_MAX_DEGREE + 1));
+
+/* out = P (TRANS: P^T) along DIR of NB tensors of extents I0 x I1 x I2, one thread per line, the line in registers */
+template <int K, int I0, int I1, int I2, int DIR, bool TRANS, typename T> __device__ __forceinline__ void VPTrLines(const T *__restrict__ in, T *__restrict__ out, const int NB)
+{
+  constexpr int N = K + 1, M = TRANS ? N : 2 * K + 1, ND = TRANS ? 2 * K + 1 : N;
+  constexpr int E0 = DIR == 0 ? M : I0, E1 = DIR == 1 ? M : I1, E2 = DIR == 2 ? M : I2, EO = E0 * E1 * E2, EI = I0 * I1 * I2;
+  constexpr int L0 = DIR == 0 ? I1 : I0, NL = L0 * (DIR == 2 ? I1 : I2);
+  constexpr int SI = DIR == 0 ? 1 : (DIR == 1 ? I0 : I0 * I1), SO = DIR == 0 ? 1 : (DIR == 1 ? E0 : E0 * E1);
+  (void)E2;
+  for (int t = threadIdx.x; t < NB * NL; t += blockDim.x) {
+    const int b = t / NL, l = t - b * NL, a0 = l % L0, a1 = l / L0;
+    const int bi = DIR == 0 ? (a1 * I1 + a0) * I0 : (DIR == 1 ? a1 * I0 * I1 + a0 : a1 * I0 + a0);
+    const int bo = DIR == 0 ? (a1 * E1 + a0) * E0 : (DIR == 1 ? a1 * E0 * E1 + a0 : a1 * E0 + a0);
+    T         v[ND];
+#pragma unroll
+    for (int j = 0; j < ND; j++) v[j] = in[b * EI + bi + j * SI];
+#pragma unroll
+    for (int i = 0; i < M; i++) {
+      T s = 0;
+#pragma unroll
+      for (int j = 0; j < ND; j++) s += VPTrP<T>(VPTrPOffset(K) + (TRANS ? j * N + i : i * N + j)) * v[j];
+      out[b * EO + bo + i * SO] = s;
+    }
+  }
+}
 
 __device__ __forceinline__ PetscReal VPDFineWeight(const VPGrid &gc, int d, int c, int f)
 {
@@ -13,15 +47,13 @@ __device__ __forceinline__ PetscReal VPDFineWeight(const VPGrid &gc, int d, int 
   return 1.0;
 }
 
-template <int DIM, int K, bool RESTRICT, typename T> __global__ void VPTransferKernel(VPGrid gc, VPGrid gf, int ncells, const PetscReal *__restrict__ d_P, bool homogeneous, const PetscScalar *__restrict__ in, PetscScalar *__restrict__ out)
+template <int DIM, int K, bool RESTRICT, typename T> __global__ void VPTransferKernel(VPGrid gc, VPGrid gf, int ncells, bool homogeneous, const PetscScalar *__restrict__ in, PetscScalar *__restrict__ out)
 {
   constexpr int N = K + 1, NF = 2 * K + 1, NZ = DIM == 3 ? N : 1, NFZ = DIM == 3 ? NF : 1;
   constexpr int NC = N * N * NZ, NFT = NF * NF * NFZ, NB = VPBatch<NFT>::value;
-  VP_DYNAMIC_SHARED(T, smem); /* P (NF x N), then three buffers of NB tensors of NF^d */
-  T *P = smem;
-  T *U = smem + NF * N, *T1 = U + NB * NFT, *T2 = T1 + NB * NFT;
+  VP_DYNAMIC_SHARED(T, smem); /* three buffers of NB tensors of NF^d */
+  T *U = smem, *T1 = U + NB * NFT, *T2 = T1 + NB * NFT;
 
-  for (int i = threadIdx.x; i < NF * N; i += blockDim.x) P[i] = (T)d_P[i];
   if (!RESTRICT) {
     for (int t = threadIdx.x; t < NB * NC; t += blockDim.x) {
       const int b = t / NC, e = t - b * NC, c = blockIdx.x * NB + b;
@@ -32,13 +64,13 @@ template <int DIM, int K, bool RESTRICT, typename T> __global__ void VPTransferK
       if (!(homogeneous && VPDIsBoundary(gc, px, py, pz))) U[t] = (T)in[VPDLocalIndex(gc, px, py, pz)];
     }
     __syncthreads();
-    VPDContract<N, N, NZ, 0, NF, false>(P, U, T1, NB);
+    VPTrLines<K, N, N, NZ, 0, false>(U, T1, NB);
     __syncthreads();
-    VPDContract<NF, N, NZ, 1, NF, false>(P, T1, T2, NB);
+    VPTrLines<K, NF, N, NZ, 1, false>(T1, T2, NB);
     __syncthreads();
     T *R = T2;
     if (DIM == 3) {
-      VPDContract<NF, NF, NZ, 2, NF, false>(P, T2, U, NB);
+      VPTrLines<K, NF, NF, NZ, 2, false>(T2, U, NB);
       __syncthreads();
       R = U;
     }
@@ -63,13 +95,13 @@ template <int DIM, int K, bool RESTRICT, typename T> __global__ void VPTransferK
       if (!(homogeneous && VPDIsBoundary(gf, px, py, pz))) U[t] = (T)(VPDFineWeight(gc, 0, cx, fx) * VPDFineWeight(gc, 1, cy, fy) * (DIM == 3 ? VPDFineWeight(gc, 2, cz, fz) : 1.0) * in[VPDLocalIndex(gf, px, py, pz)]);
     }
     __syncthreads();
-    VPDContract<NF, NF, NFZ, 0, N, true>(P, U, T1, NB);
+    VPTrLines<K, NF, NF, NFZ, 0, true>(U, T1, NB);
     __syncthreads();
-    VPDContract<N, NF, NFZ, 1, N, true>(P, T1, T2, NB);
+    VPTrLines<K, N, NF, NFZ, 1, true>(T1, T2, NB);
     __syncthreads();
     T *R = T2;
     if (DIM == 3) {
-      VPDContract<N, N, NFZ, 2, N, true>(P, T2, U, NB);
+      VPTrLines<K, N, N, NFZ, 2, true>(T2, U, NB);
       __syncthreads();
       R = U;
     }
@@ -85,21 +117,21 @@ template <int DIM, int K, bool RESTRICT, typename T> __global__ void VPTransferK
 }
 
 template <int DIM, int K, typename T> struct VPTransfer {
-  static PetscErrorCode run(const VPGrid *gc, const VPGrid *gf, const PetscReal *d_P, PetscBool homogeneous, PetscBool restrict_, const PetscScalar *in, PetscScalar *out)
+  static PetscErrorCode run(const VPGrid *gc, const VPGrid *gf, PetscBool homogeneous, PetscBool restrict_, const PetscScalar *in, PetscScalar *out)
   {
     constexpr int NF = 2 * K + 1, NFT = NF * NF * (DIM == 3 ? NF : 1), NB = VPBatch<NFT>::value;
     const int     ncells = gc->cm[0] * gc->cm[1] * (DIM == 3 ? gc->cm[2] : 1);
-    const size_t  shmem  = sizeof(T) * (NF * (K + 1) + 3 * NB * NFT);
+    const size_t  shmem  = sizeof(T) * (3 * NB * NFT);
     cudaStream_t  stream;
     PetscFunctionBegin;
     PetscCall(VPGetStream(&stream));
     if (ncells) {
       if (restrict_) {
         PetscCallCUDA(cudaFuncSetAttribute(VPTransferKernel<DIM, K, true, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-        VPTransferKernel<DIM, K, true, T><<<(ncells + NB - 1) / NB, VPThreads(NB * NFT), shmem, stream>>>(*gc, *gf, ncells, d_P, homogeneous ? true : false, in, out);
+        VPTransferKernel<DIM, K, true, T><<<(ncells + NB - 1) / NB, VPThreads(NB * NFT), shmem, stream>>>(*gc, *gf, ncells, homogeneous ? true : false, in, out);
       } else {
         PetscCallCUDA(cudaFuncSetAttribute(VPTransferKernel<DIM, K, false, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-        VPTransferKernel<DIM, K, false, T><<<(ncells + NB - 1) / NB, VPThreads(NB * NFT), shmem, stream>>>(*gc, *gf, ncells, d_P, homogeneous ? true : false, in, out);
+        VPTransferKernel<DIM, K, false, T><<<(ncells + NB - 1) / NB, VPThreads(NB * NFT), shmem, stream>>>(*gc, *gf, ncells, homogeneous ? true : false, in, out);
       }
       PetscCallCUDA(cudaGetLastError());
     }
@@ -109,9 +141,17 @@ template <int DIM, int K, typename T> struct VPTransfer {
 
 VP_PRECISION_ALIASES(VPTransfer);
 
-PetscErrorCode VPTransferApply_CUDA(const VPGrid *gc, const VPGrid *gf, const PetscReal *d_P, PetscBool single, PetscBool homogeneous, PetscBool restrict_, const PetscScalar *in, PetscScalar *out)
+PetscErrorCode VPTransferSetUp_CUDA(PetscInt k, const PetscReal *P)
 {
   PetscFunctionBegin;
-  VP_DISPATCH_PRECISION(VPTransfer, single, gc->dim, gc->k, gc, gf, d_P, homogeneous, restrict_, in, out);
+  PetscCheck(k >= 1 && k <= VPATCH_MAX_DEGREE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "No CUDA transfer for degree %d", (int)k);
+  PetscCall(VPTrPUpload(P, (int)((2 * k + 1) * (k + 1)), VPTrPOffset((int)k)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VPTransferApply_CUDA(const VPGrid *gc, const VPGrid *gf, PetscBool single, PetscBool homogeneous, PetscBool restrict_, const PetscScalar *in, PetscScalar *out)
+{
+  PetscFunctionBegin;
+  VP_DISPATCH_PRECISION(VPTransfer, single, gc->dim, gc->k, gc, gf, homogeneous, restrict_, in, out);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
