@@ -120,9 +120,10 @@ int main(int argc, char **argv)
           if (!ones) PetscCall(PetscSNPrintf(l2, sizeof(l2), "%.6e", (double)res.l2));
           PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                                 "{\"commit\": \"%s\", \"gpu\": \"%s\", \"ranks\": %d, \"d\": %" PetscInt_FMT ", \"k\": %" PetscInt_FMT ", \"cells\": %" PetscInt_FMT ", \"level\": %" PetscInt_FMT ", \"dof\": %" PetscInt_FMT
-                                ", \"solver\": \"%s\", \"precision\": \"%s\", \"rhs\": \"%s\", \"iterations\": %" PetscInt_FMT ", \"dm_s\": %.6e, \"setup_s\": %.6e, \"solve_s\": %.6e, \"rel_residual\": %.3e, \"l2_error\": %s, \"repeats\": %" PetscInt_FMT
-                                ", \"status\": \"ok\"}\n",
-                                commit, gpu, size, dim, k, n, level, res.dofs, cfg->name, cfg->mgprec == VP_PRECISION_SINGLE ? "mixed" : "double", ones ? "ones" : "sin", res.its, (double)res.dm, (double)res.setup, (double)res.solve, (double)res.rrel, l2, repeats));
+                                ", \"solver\": \"%s\", \"precision\": \"%s\", \"rhs\": \"%s\", \"iterations\": %" PetscInt_FMT
+                                ", \"dm_s\": %.6e, \"setup_s\": %.6e, \"solve_s\": %.6e, \"rel_residual\": %.3e, \"l2_error\": %s, \"repeats\": %" PetscInt_FMT ", \"status\": \"ok\"}\n",
+                                commit, gpu, size, dim, k, n, level, res.dofs, cfg->name, cfg->mgprec == VP_PRECISION_SINGLE ? "mixed" : "double", ones ? "ones" : "sin", res.its, (double)res.dm, (double)res.setup, (double)res.solve, (double)res.rrel,
+                                l2, repeats));
         }
       }
     }

@@ -34,7 +34,7 @@ typedef struct {
   PetscInt           its;
   PetscInt           dofs;
   PetscReal          dm, setup, solve; /* seconds: DM set-up and three global vectors, KSPSetUp, median KSPSolve */
-  PetscReal          rrel, l2;     /* ||b - A x|| / ||b|| (double operator), L2 error */
+  PetscReal          rrel, l2;         /* ||b - A x|| / ||b|| (double operator), L2 error */
   KSPConvergedReason reason;
 } VPSolveResult;
 

@@ -18,14 +18,14 @@ static PetscErrorCode Linear(PetscInt dim, const PetscReal x[], PetscScalar *u, 
 
 int main(int argc, char **argv)
 {
-  PetscInt           dim = 3, cells[3] = {3, 4, 2}, ncells = 3, k = 2, ownc[3], cellstart[3], gs[3] = {0, 0, 0}, gm[3] = {1, 1, 1}, os[3] = {0, 0, 0}, om[3] = {1, 1, 1}, nloc, nglob, rstart, idx, gidx, mult = 0, multall, nlall;
-  const PetscReal   *c1[3];
-  PetscInt           n1[3];
-  DM                 dm;
-  Vec                g, g2, l, coords;
-  const PetscScalar *a, *b;
-  PetscMPIInt        size;
-  PetscBool          wantcoords = PETSC_FALSE;
+  PetscInt               dim = 3, cells[3] = {3, 4, 2}, ncells = 3, k = 2, ownc[3], cellstart[3], gs[3] = {0, 0, 0}, gm[3] = {1, 1, 1}, os[3] = {0, 0, 0}, om[3] = {1, 1, 1}, nloc, nglob, rstart, idx, gidx, mult = 0, multall, nlall;
+  const PetscReal       *c1[3];
+  PetscInt               n1[3];
+  DM                     dm;
+  Vec                    g, g2, l, coords;
+  const PetscScalar     *a, *b;
+  PetscMPIInt            size;
+  PetscBool              wantcoords = PETSC_FALSE;
   ISLocalToGlobalMapping ltog;
 
   PetscFunctionBeginUser;
@@ -56,7 +56,8 @@ int main(int argc, char **argv)
   PetscCall(DMCreateLocalVector(dm, &l));
   PetscCall(VecGetLocalSize(g, &nglob));
   PetscCall(VecGetLocalSize(l, &nloc));
-  PetscCheck(nglob == om[0] * om[1] * om[2] && nloc == gm[0] * gm[1] * gm[2], PETSC_COMM_SELF, PETSC_ERR_PLIB, "local sizes %" PetscInt_FMT " (global vector), %" PetscInt_FMT " (local vector), expected %" PetscInt_FMT ", %" PetscInt_FMT, nglob, nloc, om[0] * om[1] * om[2], gm[0] * gm[1] * gm[2]);
+  PetscCheck(nglob == om[0] * om[1] * om[2] && nloc == gm[0] * gm[1] * gm[2], PETSC_COMM_SELF, PETSC_ERR_PLIB, "local sizes %" PetscInt_FMT " (global vector), %" PetscInt_FMT " (local vector), expected %" PetscInt_FMT ", %" PetscInt_FMT, nglob, nloc,
+             om[0] * om[1] * om[2], gm[0] * gm[1] * gm[2]);
   PetscCall(DMQBoxProjectFunction(dm, Linear, NULL, g));
 
   /* global to local: every ghosted node holds the function at its coordinates */
@@ -71,7 +72,8 @@ int main(int argc, char **argv)
 
         PetscCall(Linear(dim, x, &u, NULL, NULL));
         idx = (kz * gm[1] + j) * gm[0] + i;
-        PetscCheck(PetscAbsScalar(a[idx] - u) <= 1e-14 * PetscAbsScalar(u), PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMGlobalToLocal: local node (%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ") holds %g, expected %g", i, j, kz, (double)PetscRealPart(a[idx]), (double)PetscRealPart(u));
+        PetscCheck(PetscAbsScalar(a[idx] - u) <= 1e-14 * PetscAbsScalar(u), PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMGlobalToLocal: local node (%" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT ") holds %g, expected %g", i, j, kz,
+                   (double)PetscRealPart(a[idx]), (double)PetscRealPart(u));
       }
   PetscCall(VecRestoreArrayRead(l, &a));
 
@@ -136,7 +138,8 @@ int main(int argc, char **argv)
         for (PetscInt i = 0; i < om[0]; i++, idx++) {
           PetscInt p[3] = {os[0] + i, os[1] + j, os[2] + kz};
 
-          for (PetscInt d = 0; d < dim; d++) PetscCheck(a[idx * dim + d] == c1[d][p[d]], PETSC_COMM_SELF, PETSC_ERR_PLIB, "coordinate %" PetscInt_FMT " of owned node %" PetscInt_FMT " is %g, expected %g", d, idx, (double)PetscRealPart(a[idx * dim + d]), (double)c1[d][p[d]]);
+          for (PetscInt d = 0; d < dim; d++)
+            PetscCheck(a[idx * dim + d] == c1[d][p[d]], PETSC_COMM_SELF, PETSC_ERR_PLIB, "coordinate %" PetscInt_FMT " of owned node %" PetscInt_FMT " is %g, expected %g", d, idx, (double)PetscRealPart(a[idx * dim + d]), (double)c1[d][p[d]]);
         }
     PetscCall(VecRestoreArrayRead(coords, &a));
   }

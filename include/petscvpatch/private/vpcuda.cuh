@@ -163,17 +163,19 @@ template <int N> static inline PetscErrorCode VPConstantUpload(const double (&sy
 /* A table of N reals in constant memory, in double (NAME##_d) and float (NAME##_f) (one per translation unit: no
    relocatable device code): NAME<T>(i) reads entry i as T, an immediate constant-bank operand when i is known at
    compile time; NAME##Upload(v, n, off) fills entries off..off+n-1 */
-#define VP_CONSTANT_TABLE(NAME, N)                                                     \
-  __constant__ double NAME##_d[N];                                                     \
-  __constant__ float  NAME##_f[N];                                                     \
-  template <typename T> __device__ __forceinline__ T NAME(int i)                       \
-  {                                                                                    \
-    if constexpr (sizeof(T) == sizeof(double)) return NAME##_d[i];                     \
-    else return NAME##_f[i];                                                           \
-  }                                                                                    \
-  static inline PetscErrorCode NAME##Upload(const PetscReal *v, int n, int off)       \
-  {                                                                                    \
-    return VPConstantUpload<N>(NAME##_d, NAME##_f, v, n, off);                         \
+#define VP_CONSTANT_TABLE(NAME, N)                                              \
+  __constant__ double                                NAME##_d[N];               \
+  __constant__ float                                 NAME##_f[N];               \
+  template <typename T> __device__ __forceinline__ T NAME(int i)                \
+  {                                                                             \
+    if constexpr (sizeof(T) == sizeof(double))                                  \
+      return NAME##_d[i];                                                       \
+    else                                                                        \
+      return NAME##_f[i];                                                       \
+  }                                                                             \
+  static inline PetscErrorCode NAME##Upload(const PetscReal *v, int n, int off) \
+  {                                                                             \
+    return VPConstantUpload<N>(NAME##_d, NAME##_f, v, n, off);                  \
   }
 
 /* launch configuration: threads for a tensor of n entries, a multiple of the warp size, <= 512 */

@@ -478,7 +478,8 @@ PetscErrorCode DMQBoxGetNodeDA_Private(DM dm, DM *da)
     PetscCall(DMDAGetCorners(q->da, &c[0][0], &c[1][0], &c[2][0], &c[0][1], &c[1][1], &c[2][1]));
     PetscCall(DMDAGetGhostCorners(q->da, &c[0][2], &c[1][2], &c[2][2], &c[0][3], &c[1][3], &c[2][3]));
     for (PetscInt d = 0; d < q->dim; d++)
-      PetscCheck(c[d][0] == q->grid.xs[d] && c[d][1] == q->grid.xm[d] && c[d][2] == q->grid.gxs[d] && c[d][3] == q->grid.gxm[d], PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX: the node DMDA's boxes differ from the DMQBOX grid in direction %" PetscInt_FMT, d);
+      PetscCheck(c[d][0] == q->grid.xs[d] && c[d][1] == q->grid.xm[d] && c[d][2] == q->grid.gxs[d] && c[d][3] == q->grid.gxm[d], PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX: the node DMDA's boxes differ from the DMQBOX grid in direction %" PetscInt_FMT,
+                 d);
   }
   *da = q->da;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -171,7 +171,8 @@ static PetscErrorCode DMQBoxExchangeSelf(InsertMode mode, Vec from, Vec to)
   PetscFunctionBegin;
   if (mode == INSERT_VALUES || mode == INSERT_ALL_VALUES) {
     if (from != to) PetscCall(VecCopy(from, to));
-  } else PetscCall(VecAXPY(to, 1.0, from));
+  } else
+    PetscCall(VecAXPY(to, 1.0, from));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -182,7 +183,8 @@ PetscErrorCode DMGlobalToLocalBegin_QBox(DM dm, Vec g, InsertMode mode, Vec l)
 
   PetscFunctionBegin;
   PetscCall(DMQBoxExchangeIsSelf(dm, mode, &self));
-  if (self) PetscCall(DMQBoxExchangeSelf(mode, g, l));
+  if (self)
+    PetscCall(DMQBoxExchangeSelf(mode, g, l));
   else {
     PetscCall(DMQBoxGetNodeDA_Private(dm, &da));
     PetscCall(DMGlobalToLocalBegin(da, g, mode, l));
@@ -207,7 +209,8 @@ PetscErrorCode DMLocalToGlobalBegin_QBox(DM dm, Vec l, InsertMode mode, Vec g)
 
   PetscFunctionBegin;
   PetscCall(DMQBoxExchangeIsSelf(dm, mode, &self));
-  if (self) PetscCall(DMQBoxExchangeSelf(mode, l, g));
+  if (self)
+    PetscCall(DMQBoxExchangeSelf(mode, l, g));
   else {
     PetscCall(DMQBoxGetNodeDA_Private(dm, &da));
     PetscCall(DMLocalToGlobalBegin(da, l, mode, g));

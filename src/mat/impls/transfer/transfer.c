@@ -33,11 +33,11 @@ static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool tra
   PetscCall(PetscLogEventBegin(transpose ? VPATCH_Restrict : VPATCH_Prolong, P, x, y, 0));
   if (qc->samelayout && qf->samelayout) { /* one rank, CUDA: the local boxes are the global vectors; the kernel adds into y */
     PetscCall(VecGetArrayReadAndMemType(x, &xa, &mt));
-    PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
     if (PetscMemTypeDevice(mt)) {
-      if (!z) PetscCall(VecSet(y, 0.0));
-      else if (z != y) PetscCall(VecCopy(z, y));
-      PetscCall(VecGetArrayReadAndMemType(x, &xa, NULL));
+      if (!z)
+        PetscCall(VecSet(y, 0.0));
+      else if (z != y)
+        PetscCall(VecCopy(z, y));
       PetscCall(VecGetArrayAndMemType(y, &ya, NULL));
       PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dmc, NULL, NULL)); /* also the transfer kernel's constants */
       PetscCall(PetscLogGpuTimeBegin());
@@ -48,6 +48,7 @@ static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool tra
       PetscCall(PetscLogEventEnd(transpose ? VPATCH_Restrict : VPATCH_Prolong, P, x, y, 0));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
+    PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
   }
   PetscCall(DMGlobalToLocalBegin(din, x, INSERT_VALUES, lin));
   PetscCall(DMGlobalToLocalEnd(din, x, INSERT_VALUES, lin));

@@ -60,8 +60,8 @@ template <int DIM, int K, typename T> struct VPLapShape {
    skipped (VPOwnedBoundary_CUDA sets them). */
 template <int DIM, int K, typename T> __global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, VPCellSet cset, int ncells, bool atomic, T c0, T c1, T c2, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
-  using S                = VPLapShape<DIM, K, T>;
-  constexpr int N        = S::N, NZ = S::NZ, R = S::R, P = S::P, NT = S::NT, NB = S::NB, LINES = S::LINES;
+  using S         = VPLapShape<DIM, K, T>;
+  constexpr int N = S::N, NZ = S::NZ, R = S::R, P = S::P, NT = S::NT, NB = S::NB, LINES = S::LINES;
   __shared__ T  A[NB * NT], C[NB * NT];
 
   for (int t = threadIdx.x; t < NB * N * N * NZ; t += blockDim.x) {
@@ -98,7 +98,7 @@ template <int DIM, int K, typename T> __global__ void __launch_bounds__(512) VPL
       cv[j] = C[o + j * R];
     }
     if (DIM == 2) {
-      int cx, cy, cz;
+      int       cx, cy, cz;
       const int c = blockIdx.x * NB + b;
       if (c >= ncells) continue;
       VPDCell(cset, c, cx, cy, cz);
@@ -108,8 +108,10 @@ template <int DIM, int K, typename T> __global__ void __launch_bounds__(512) VPL
         if (VPDIsBoundary(g, px, py, 0)) continue;
         const T   r   = VPLapRow<K, 0>(cv, i) + c1 * VPLapRow<K, 1>(bv, i);
         const int idx = VPDLocalIndex(g, px, py, 0);
-        if (atomic) atomicAdd(&y[idx], (PetscScalar)r);
-        else y[idx] += (PetscScalar)r;
+        if (atomic)
+          atomicAdd(&y[idx], (PetscScalar)r);
+        else
+          y[idx] += (PetscScalar)r;
       }
     } else {
 #pragma unroll
@@ -138,8 +140,10 @@ template <int DIM, int K, typename T> __global__ void __launch_bounds__(512) VPL
       if (VPDIsBoundary(g, px, py, pz)) continue;
       const T   r   = VPLapRow<K, 0>(dv, i) + c2 * VPLapRow<K, 1>(ev, i);
       const int idx = VPDLocalIndex(g, px, py, pz);
-      if (atomic) atomicAdd(&y[idx], (PetscScalar)r);
-      else y[idx] += (PetscScalar)r;
+      if (atomic)
+        atomicAdd(&y[idx], (PetscScalar)r);
+      else
+        y[idx] += (PetscScalar)r;
     }
   }
 }

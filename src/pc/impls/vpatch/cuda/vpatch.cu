@@ -182,17 +182,17 @@ template <int DIM, int K, bool PF_, typename T> struct VPPatchTensors {
   static constexpr bool PF = PF_;
   static constexpr int  NP = 2 * K + 1, NI = 2 * K - 1, NPZ = DIM == 3 ? NP : 1, NIZ = DIM == 3 ? NI : 1;
   static constexpr int  NPT = NP * NP * NPZ, NIT = NI * NI * NIZ;
-  using G                       = VPLay<NP, NP, NPZ, 1, -1, PF, T>;               /* gathered patch, read along y */
-  using PQ                      = VPLay<NP, NI, NPZ, DIM == 3 ? 2 : 0, 1, PF, T>; /* Mhat_y G, Khat_y G */
-  using W                       = VPLay<NP, NI, NI, 0, 2, PF, T>;                 /* 3D: after the z pass */
-  using R1                      = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 1, 0, PF, T>; /* b, then Shat_x^T r */
-  using U2                      = VPLay<NI, NI, NI, 1, 2, PF, T>;                 /* 3D: after Shat_z^T */
-  using U3                      = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 0, 1, PF, T>; /* after the scaled y pass */
-  using U4                      = VPLay<NI, NI, NI, 0, 2, PF, T>;                 /* 3D: after Shat_z */
-  using U5                      = VPLay<NI, NI, NIZ, -1, 0, PF, T>;               /* after Shat_x, read linearly */
-  static constexpr int    X0    = DIM == 3 ? VPMax(G::PS, 2 * W::PS) : VPMax(VPMax(G::PS, R1::PS), U5::PS);
-  static constexpr int    X1    = DIM == 3 ? VPMax(VPMax(VPMax(PQ::PS, R1::PS), VPMax(U2::PS, U3::PS)), VPMax(U4::PS, U5::PS)) : VPMax(PQ::PS, U3::PS);
-  static constexpr int    LAM   = 32; /* room for lamhat, before X0 */
+  using G                     = VPLay<NP, NP, NPZ, 1, -1, PF, T>;               /* gathered patch, read along y */
+  using PQ                    = VPLay<NP, NI, NPZ, DIM == 3 ? 2 : 0, 1, PF, T>; /* Mhat_y G, Khat_y G */
+  using W                     = VPLay<NP, NI, NI, 0, 2, PF, T>;                 /* 3D: after the z pass */
+  using R1                    = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 1, 0, PF, T>; /* b, then Shat_x^T r */
+  using U2                    = VPLay<NI, NI, NI, 1, 2, PF, T>;                 /* 3D: after Shat_z^T */
+  using U3                    = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 0, 1, PF, T>; /* after the scaled y pass */
+  using U4                    = VPLay<NI, NI, NI, 0, 2, PF, T>;                 /* 3D: after Shat_z */
+  using U5                    = VPLay<NI, NI, NIZ, -1, 0, PF, T>;               /* after Shat_x, read linearly */
+  static constexpr int    X0  = DIM == 3 ? VPMax(G::PS, 2 * W::PS) : VPMax(VPMax(G::PS, R1::PS), U5::PS);
+  static constexpr int    X1  = DIM == 3 ? VPMax(VPMax(VPMax(PQ::PS, R1::PS), VPMax(U2::PS, U3::PS)), VPMax(U4::PS, U5::PS)) : VPMax(PQ::PS, U3::PS);
+  static constexpr int    LAM = 32; /* room for lamhat, before X0 */
   static constexpr size_t smem(int nb)
   {
     return sizeof(T) * (LAM + (size_t)nb * (X0 + 2 * X1));
@@ -212,11 +212,11 @@ template <int DIM, int K, typename T> struct VPPatchPF {
   static constexpr bool value = able && DIM == 2 && ((K == 3 && sizeof(T) == 8) || (K == 4 && sizeof(T) == 4));
 };
 template <int DIM, int K, typename T> struct VPPatchShape : VPPatchTensors<DIM, K, VPPatchPF<DIM, K, T>::value, T> {
-  using Base                  = VPPatchTensors<DIM, K, VPPatchPF<DIM, K, T>::value, T>;
-  static constexpr int LINES  = Base::NP * Base::NPZ; /* most lines of a pass, per patch */
-  static constexpr int BC     = 128 / (int)sizeof(T), WANT = 256 / LINES > 64 ? 64 : (256 / LINES > 0 ? 256 / LINES : 1);
-  static constexpr int NBR    = (WANT + BC / 2) / BC * BC, NBMAX = VP_PATCH_THREADS / LINES / BC * BC;   /* PF: nearest multiple of BC */
-  static constexpr int NB     = Base::PF ? (NBR < BC ? BC : (NBR > NBMAX ? NBMAX : NBR)) : WANT; /* default patches per block */
+  using Base                 = VPPatchTensors<DIM, K, VPPatchPF<DIM, K, T>::value, T>;
+  static constexpr int LINES = Base::NP * Base::NPZ; /* most lines of a pass, per patch */
+  static constexpr int BC = 128 / (int)sizeof(T), WANT = 256 / LINES > 64 ? 64 : (256 / LINES > 0 ? 256 / LINES : 1);
+  static constexpr int NBR = (WANT + BC / 2) / BC * BC, NBMAX = VP_PATCH_THREADS / LINES / BC * BC; /* PF: nearest multiple of BC */
+  static constexpr int NB = Base::PF ? (NBR < BC ? BC : (NBR > NBMAX ? NBMAX : NBR)) : WANT;        /* default patches per block */
   /* threads per block for the default NB */
   static constexpr int THREADS = ((NB * LINES + 31) / 32) * 32 > VP_PATCH_THREADS ? VP_PATCH_THREADS : ((NB * LINES + 31) / 32) * 32;
 };
