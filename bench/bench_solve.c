@@ -2,7 +2,8 @@ static char help[] = "Time to solution of petsc-vpatch against PETSc's own solve
 -Laplace u = f, u = prod sin(pi x), Q_k on the unit square/cube, ||b - A x|| <= 1e-8 ||b||. Solvers (see bench/vpsolve.h):\n\
 gamg, mg-chebyshev, vpatch-v, vpatch-fmg, vpatch-v-mixed, vpatch-fmg-mixed (-solvers to choose; options of solver s\n\
 with the prefix s_, dashes as underscores, e.g. -vpatch_v_ksp_monitor). For each degree of -degrees and each size\n\
-of -dofs (approximate unknowns), the mesh has n^d cells, n = 2^m or 3 2^m (a deep hierarchy). Setup (KSPSetUp,\n\
+of -dofs (approximate unknowns), the mesh has n^d cells, n = 2^m or 3 2^m (a deep hierarchy); -cells n1,n2,...\n\
+gives n instead (e.g. 272 = 17 2^4). Setup (KSPSetUp,\n\
 including assembly for gamg) is timed once, the solve after a warm-up solve as the median of -repeats, between\n\
 device synchronizations. A solver that fails (error, e.g. out of memory, or divergence) is reported as failed at\n\
 that size and not run at larger ones; gamg is skipped where the assembled matrix would exceed -max_nnz nonzeros.\n\
@@ -30,7 +31,7 @@ int main(int argc, char **argv)
   PetscReal   dofs[16] = {1e6, 8e6}, maxnnz = 2e9, sinmax = 2e7;
   const char *rhsnames[] = {"sin", "ones", "auto", "VPRHS", "VP_RHS_", NULL};
   PetscEnum   rhs        = (PetscEnum)2;
-  PetscInt    ndofs      = 2;
+  PetscInt    ndofs = 2, cellsopt[16], ncells = 0;
   char       *solvers[16], gpu[256] = "unknown", commit[64] = "unknown";
   PetscBool   sflag, failed[16];
   PetscMPIInt size;
@@ -47,6 +48,10 @@ int main(int argc, char **argv)
   ndofs = 16;
   PetscCall(PetscOptionsRealArray("-dofs", "Approximate numbers of unknowns", NULL, dofs, &ndofs, &sflag));
   if (!sflag) ndofs = 2;
+  ncells = 16;
+  PetscCall(PetscOptionsIntArray("-cells", "Cells per direction (instead of -dofs)", NULL, cellsopt, &ncells, &sflag));
+  if (!sflag) ncells = 0;
+  for (PetscInt j = 0; j < ncells; j++) PetscCheck(cellsopt[j] >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-cells: every entry must be at least 2, not %" PetscInt_FMT, cellsopt[j]);
   PetscCall(PetscOptionsStringArray("-solvers", "Solvers to run (default all)", NULL, solvers, &nsol, &sflag));
   PetscCall(PetscOptionsInt("-repeats", "Timed solves per measurement (median)", NULL, repeats, &repeats, NULL));
   PetscCall(PetscOptionsEnum("-rhs", "Right-hand side", NULL, rhsnames, rhs, &rhs, NULL));
@@ -72,8 +77,8 @@ int main(int argc, char **argv)
       PetscInt k = degrees[i];
 
       failed[i] = PETSC_FALSE;
-      for (PetscInt j = 0; j < ndofs; j++) {
-        PetscInt       n = ChooseCells(PetscPowReal(dofs[j], 1.0 / dim) / k), level = 0;
+      for (PetscInt j = 0; j < (ncells ? ncells : ndofs); j++) {
+        PetscInt       n = ncells ? cellsopt[j] : ChooseCells(PetscPowReal(dofs[j], 1.0 / dim) / k), level = 0;
         PetscReal      N = PetscPowReal((PetscReal)(n * k + 1), (PetscReal)dim), nnz = N * PetscPowReal(2.0 * k + 1, (PetscReal)dim);
         VPSolveResult  res;
         PetscErrorCode ierr;
@@ -120,10 +125,10 @@ int main(int argc, char **argv)
           if (!ones) PetscCall(PetscSNPrintf(l2, sizeof(l2), "%.6e", (double)res.l2));
           PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                                 "{\"commit\": \"%s\", \"gpu\": \"%s\", \"ranks\": %d, \"d\": %" PetscInt_FMT ", \"k\": %" PetscInt_FMT ", \"cells\": %" PetscInt_FMT ", \"level\": %" PetscInt_FMT ", \"dof\": %" PetscInt_FMT
-                                ", \"solver\": \"%s\", \"precision\": \"%s\", \"rhs\": \"%s\", \"iterations\": %" PetscInt_FMT
-                                ", \"dm_s\": %.6e, \"setup_s\": %.6e, \"solve_s\": %.6e, \"rel_residual\": %.3e, \"l2_error\": %s, \"repeats\": %" PetscInt_FMT ", \"status\": \"ok\"}\n",
-                                commit, gpu, size, dim, k, n, level, res.dofs, cfg->name, cfg->mgprec == VP_PRECISION_SINGLE ? "mixed" : "double", ones ? "ones" : "sin", res.its, (double)res.dm, (double)res.setup, (double)res.solve, (double)res.rrel,
-                                l2, repeats));
+                                ", \"solver\": \"%s\", \"ksp\": \"%s\", \"precision\": \"%s\", \"rhs\": \"%s\", \"iterations\": %" PetscInt_FMT
+                                ", \"dm_s\": %.6e, \"setup_s\": %.6e, \"solve_s\": %.6e, \"rel_residual\": %.3e, \"l2_error\": %s, \"device_mem_gb\": %.2f, \"repeats\": %" PetscInt_FMT ", \"status\": \"ok\"}\n",
+                                commit, gpu, size, dim, k, n, level, res.dofs, cfg->name, res.ksptype, cfg->mgprec == VP_PRECISION_SINGLE ? "mixed" : "double", ones ? "ones" : "sin", res.its, (double)res.dm, (double)res.setup, (double)res.solve,
+                                (double)res.rrel, l2, (double)res.devmem, repeats));
         }
       }
     }

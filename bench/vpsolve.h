@@ -20,6 +20,9 @@
 
 #include <petscvpatch.h>
 #include <petscdevice.h>
+#if defined(PETSC_HAVE_CUDA)
+#include <petscdevice_cuda.h>
+#endif
 #include "../tests/vptest.h" /* VPTestExactSin, VPTestSourceSin */
 
 typedef struct {
@@ -35,6 +38,8 @@ typedef struct {
   PetscInt           dofs;
   PetscReal          dm, setup, solve; /* seconds: DM set-up and three global vectors, KSPSetUp, median KSPSolve */
   PetscReal          rrel, l2;         /* ||b - A x|| / ||b|| (double operator), L2 error */
+  PetscReal          devmem;           /* GB of device memory in use after the solves (cudaMemGetInfo; -1 without a device) */
+  char               ksptype[32];      /* the outer Krylov method (the configuration's, or an option's) */
   KSPConvergedReason reason;
 } VPSolveResult;
 
@@ -84,7 +89,7 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   DM        dm;
   KSP       ksp;
   Mat       A;
-  Vec       x, b, r;
+  Vec       x, b, r = NULL;
   PetscInt  cells[3] = {n, n, n}, levels;
   PetscReal t0, t1, ts[100], bnorm, rnorm;
   char      prefix[64], name[128];
@@ -113,7 +118,6 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   PetscCall(DMSetUp(dm));
   PetscCall(DMCreateGlobalVector(dm, &x));
   PetscCall(VecDuplicate(x, &b));
-  PetscCall(VecDuplicate(x, &r));
   PetscCall(VecGetSize(x, &res->dofs));
   PetscCall(VPSolveSync(device));
   PetscCall(PetscTime(&t1));
@@ -170,8 +174,26 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   res->solve = ts[repeats / 2];
   PetscCall(KSPGetIterationNumber(ksp, &res->its));
   PetscCall(KSPGetConvergedReason(ksp, &res->reason));
+  {
+    KSPType type;
+    PetscCall(KSPGetType(ksp, &type));
+    PetscCall(PetscStrncpy(res->ksptype, type, sizeof(res->ksptype)));
+  }
+  res->devmem = -1;
+#if defined(PETSC_HAVE_CUDA)
+  if (device) { /* everything the solver allocated is still there */
+    size_t mfree, mtotal;
+    PetscCallCUDA(cudaMemGetInfo(&mfree, &mtotal));
+    res->devmem = (PetscReal)(mtotal - mfree) / 1e9;
+  }
+#endif
+  /* the residual vector is made after the solver is gone: at the largest sizes it would not fit beside it */
   PetscCall(KSPGetOperators(ksp, &A, NULL));
+  PetscCall(PetscObjectReference((PetscObject)A));
+  PetscCall(KSPDestroy(&ksp));
+  PetscCall(VecDuplicate(x, &r));
   PetscCall(MatMult(A, x, r));
+  PetscCall(MatDestroy(&A));
   PetscCall(VecAYPX(r, -1.0, b));
   PetscCall(VecNorm(r, NORM_2, &rnorm));
   PetscCall(VecNorm(b, NORM_2, &bnorm));
@@ -182,7 +204,6 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&r));
-  PetscCall(KSPDestroy(&ksp));
   PetscCall(DMDestroy(&dm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -36,6 +36,21 @@ __device__ __forceinline__ PetscInt VPDLocalIndex(const VPGrid &g, int px, int p
   return ((PetscInt)(pz - g.gxs[2]) * g.gxm[1] + (py - g.gxs[1])) * g.gxm[0] + (px - g.gxs[0]);
 }
 
+/* A box of E^dim nodes (a cell: E = k + 1; a vertex patch: E = 2k + 1) with lower corner node (px, py, pz): bit 2 d
+   (2 d + 1) of the result says its first (last) layer along d lies on the lower (upper) Dirichlet boundary. Computed
+   once per box, it replaces VPDIsBoundary per node (VPDBoxOnBoundary) */
+__device__ __forceinline__ int VPDBoxFlags(const VPGrid &g, int E, int px, int py, int pz)
+{
+  const int n0 = (int)(g.N[0] * g.k), n1 = (int)(g.N[1] * g.k), n2 = (int)(g.N[2] * g.k);
+  int       f = (px == 0 ? 1 : 0) | (px + E - 1 == n0 ? 2 : 0) | (py == 0 ? 4 : 0) | (py + E - 1 == n1 ? 8 : 0);
+  if (g.dim == 3) f |= (pz == 0 ? 16 : 0) | (pz + E - 1 == n2 ? 32 : 0);
+  return f;
+}
+/* is node (ex, ey, ez) of a box of E^dim nodes with flags f (VPDBoxFlags) a Dirichlet node */
+template <int E> __device__ __forceinline__ bool VPDBoxOnBoundary(int f, int ex, int ey, int ez)
+{
+  return f && (((f & 1) && ex == 0) || ((f & 2) && ex == E - 1) || ((f & 4) && ey == 0) || ((f & 8) && ey == E - 1) || ((f & 16) && ez == 0) || ((f & 32) && ez == E - 1));
+}
 /* Calls F<DIM, K>::run(args...) for the runtime (dim, k): the dispatch table of the templates */
 #define VP_DISPATCH_2D(F, k, ...)                                                            \
   switch (k) {                                                                               \

@@ -60,20 +60,30 @@ template <int DIM, int K, typename T> struct VPLapShape {
    skipped (VPOwnedBoundary_CUDA sets them). */
 template <int DIM, int K, typename T> __global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, VPCellSet cset, int ncells, bool atomic, T c0, T c1, T c2, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
-  using S         = VPLapShape<DIM, K, T>;
-  constexpr int N = S::N, NZ = S::NZ, R = S::R, P = S::P, NT = S::NT, NB = S::NB, LINES = S::LINES;
-  __shared__ T  A[NB * NT], C[NB * NT];
+  using S               = VPLapShape<DIM, K, T>;
+  constexpr int       N = S::N, NZ = S::NZ, R = S::R, P = S::P, NT = S::NT, NB = S::NB, LINES = S::LINES;
+  __shared__ T        A[NB * NT], C[NB * NT];
+  __shared__ PetscInt cbase[NB]; /* local index of each cell's first node */
+  __shared__ int      cflag[NB]; /* VPDBoxFlags of each cell, -1: no cell */
+  const int           sy = (int)g.gxm[0], sz = (int)(g.gxm[0] * g.gxm[1]);
 
-  for (int t = threadIdx.x; t < NB * N * N * NZ; t += blockDim.x) {
-    const int b = t / (N * N * NZ), e = t - b * (N * N * NZ), c = blockIdx.x * NB + b;
-    const int ix = e % N, iy = (e / N) % N, iz = e / (N * N);
-    int       cx, cy, cz;
-    T         v = 0;
+  for (int b = threadIdx.x; b < NB; b += blockDim.x) { /* once per cell: the runtime divisions and 64-bit index arithmetic */
+    const int c = blockIdx.x * NB + b;
+    int       cx, cy, cz, f = -1;
+    PetscInt  o = 0;
     if (c < ncells) {
       VPDCell(cset, c, cx, cy, cz);
-      const int px = cx * K + ix, py = cy * K + iy, pz = DIM == 3 ? cz * K + iz : 0;
-      if (!VPDIsBoundary(g, px, py, pz)) v = (T)x[VPDLocalIndex(g, px, py, pz)];
+      o = VPDLocalIndex(g, cx * K, cy * K, DIM == 3 ? cz * K : 0);
+      f = VPDBoxFlags(g, N, cx * K, cy * K, DIM == 3 ? cz * K : 0);
     }
+    cbase[b] = o;
+    cflag[b] = f;
+  }
+  __syncthreads();
+  for (int t = threadIdx.x; t < NB * N * N * NZ; t += blockDim.x) {
+    const int b = t / (N * N * NZ), e = t - b * (N * N * NZ), ix = e % N, iy = (e / N) % N, iz = e / (N * N), f = cflag[b];
+    T         v = 0;
+    if (f >= 0 && !VPDBoxOnBoundary<N>(f, ix, iy, iz)) v = (T)x[cbase[b] + (ix + iy * sy + iz * sz)];
     A[b * NT + iz * P + iy * R + ix] = v;
   }
   __syncthreads();
@@ -98,16 +108,13 @@ template <int DIM, int K, typename T> __global__ void __launch_bounds__(512) VPL
       cv[j] = C[o + j * R];
     }
     if (DIM == 2) {
-      int       cx, cy, cz;
-      const int c = blockIdx.x * NB + b;
-      if (c >= ncells) continue;
-      VPDCell(cset, c, cx, cy, cz);
+      const int f = cflag[b];
+      if (f < 0) continue;
 #pragma unroll
       for (int i = 0; i < N; i++) {
-        const int px = cx * K + ix, py = cy * K + i;
-        if (VPDIsBoundary(g, px, py, 0)) continue;
-        const T   r   = VPLapRow<K, 0>(cv, i) + c1 * VPLapRow<K, 1>(bv, i);
-        const int idx = VPDLocalIndex(g, px, py, 0);
+        if (VPDBoxOnBoundary<N>(f, ix, i, 0)) continue;
+        const T        r   = VPLapRow<K, 0>(cv, i) + c1 * VPLapRow<K, 1>(bv, i);
+        const PetscInt idx = cbase[b] + (ix + i * sy);
         if (atomic)
           atomicAdd(&y[idx], (PetscScalar)r);
         else
@@ -124,22 +131,19 @@ template <int DIM, int K, typename T> __global__ void __launch_bounds__(512) VPL
   if (DIM == 2) return;
   __syncthreads();
   for (int t = threadIdx.x; t < NB * LINES; t += blockDim.x) { /* z pass: lines (x, y) */
-    const int b = t / LINES, l = t - b * LINES, ix = l % N, iy = l / N, o = b * NT + iy * R + ix, c = blockIdx.x * NB + b;
+    const int b = t / LINES, l = t - b * LINES, ix = l % N, iy = l / N, o = b * NT + iy * R + ix, f = cflag[b];
     T         dv[N], ev[N];
-    int       cx, cy, cz;
-    if (c >= ncells) continue;
+    if (f < 0) continue;
 #pragma unroll
     for (int j = 0; j < N; j++) {
       dv[j] = C[o + j * P];
       ev[j] = A[o + j * P];
     }
-    VPDCell(cset, c, cx, cy, cz);
 #pragma unroll
     for (int i = 0; i < N; i++) {
-      const int px = cx * K + ix, py = cy * K + iy, pz = cz * K + i;
-      if (VPDIsBoundary(g, px, py, pz)) continue;
-      const T   r   = VPLapRow<K, 0>(dv, i) + c2 * VPLapRow<K, 1>(ev, i);
-      const int idx = VPDLocalIndex(g, px, py, pz);
+      if (VPDBoxOnBoundary<N>(f, ix, iy, i)) continue;
+      const T        r   = VPLapRow<K, 0>(dv, i) + c2 * VPLapRow<K, 1>(ev, i);
+      const PetscInt idx = cbase[b] + (ix + iy * sy + i * sz);
       if (atomic)
         atomicAdd(&y[idx], (PetscScalar)r);
       else

@@ -182,20 +182,25 @@ template <int DIM, int K, bool PF_, typename T> struct VPPatchTensors {
   static constexpr bool PF = PF_;
   static constexpr int  NP = 2 * K + 1, NI = 2 * K - 1, NPZ = DIM == 3 ? NP : 1, NIZ = DIM == 3 ? NI : 1;
   static constexpr int  NPT = NP * NP * NPZ, NIT = NI * NI * NIZ;
-  using G                     = VPLay<NP, NP, NPZ, 1, -1, PF, T>;               /* gathered patch, read along y */
-  using PQ                    = VPLay<NP, NI, NPZ, DIM == 3 ? 2 : 0, 1, PF, T>; /* Mhat_y G, Khat_y G */
-  using W                     = VPLay<NP, NI, NI, 0, 2, PF, T>;                 /* 3D: after the z pass */
-  using R1                    = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 1, 0, PF, T>; /* b, then Shat_x^T r */
-  using U2                    = VPLay<NI, NI, NI, 1, 2, PF, T>;                 /* 3D: after Shat_z^T */
-  using U3                    = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 0, 1, PF, T>; /* after the scaled y pass */
-  using U4                    = VPLay<NI, NI, NI, 0, 2, PF, T>;                 /* 3D: after Shat_z */
-  using U5                    = VPLay<NI, NI, NIZ, -1, 0, PF, T>;               /* after Shat_x, read linearly */
-  static constexpr int    X0  = DIM == 3 ? VPMax(G::PS, 2 * W::PS) : VPMax(VPMax(G::PS, R1::PS), U5::PS);
-  static constexpr int    X1  = DIM == 3 ? VPMax(VPMax(VPMax(PQ::PS, R1::PS), VPMax(U2::PS, U3::PS)), VPMax(U4::PS, U5::PS)) : VPMax(PQ::PS, U3::PS);
-  static constexpr int    LAM = 32; /* room for lamhat, before X0 */
+  using G                  = VPLay<NP, NP, NPZ, 1, -1, PF, T>;               /* gathered patch, read along y */
+  using PQ                 = VPLay<NP, NI, NPZ, DIM == 3 ? 2 : 0, 1, PF, T>; /* Mhat_y G, Khat_y G */
+  using W                  = VPLay<NP, NI, NI, 0, 2, PF, T>;                 /* 3D: after the z pass */
+  using R1                 = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 1, 0, PF, T>; /* b, then Shat_x^T r */
+  using U2                 = VPLay<NI, NI, NI, 1, 2, PF, T>;                 /* 3D: after Shat_z^T */
+  using U3                 = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 0, 1, PF, T>; /* after the scaled y pass */
+  using U4                 = VPLay<NI, NI, NI, 0, 2, PF, T>;                 /* 3D: after Shat_z */
+  using U5                 = VPLay<NI, NI, NIZ, -1, 0, PF, T>;               /* after Shat_x, read linearly */
+  static constexpr int X0  = DIM == 3 ? VPMax(G::PS, 2 * W::PS) : VPMax(VPMax(G::PS, R1::PS), U5::PS);
+  static constexpr int X1  = DIM == 3 ? VPMax(VPMax(VPMax(PQ::PS, R1::PS), VPMax(U2::PS, U3::PS)), VPMax(U4::PS, U5::PS)) : VPMax(PQ::PS, U3::PS);
+  static constexpr int LAM = 32; /* room for lamhat, before X0 */
+  /* bytes before lamhat: each patch's first local index and boundary flags (VPPatchInfo) */
+  static __host__ __device__ constexpr size_t info(int nb)
+  {
+    return ((size_t)nb * (sizeof(PetscInt) + sizeof(int)) + 15) / 16 * 16;
+  }
   static constexpr size_t smem(int nb)
   {
-    return sizeof(T) * (LAM + (size_t)nb * (X0 + 2 * X1));
+    return info(nb) + sizeof(T) * (LAM + (size_t)nb * (X0 + 2 * X1));
   }
 };
 
@@ -229,6 +234,26 @@ __device__ __forceinline__ void VPDVertex(int p, int vlo0, int vlo1, int vlo2, i
   vz = vlo2 + 2 * (p / (nv0 * nv1));
 }
 
+/* Per patch of a block, computed once by one thread (runtime divisions and 64-bit index arithmetic per node were
+   most of the integer work: ncu, 3D k = 3 single, found the integer pipe the busiest): base, the local index of the
+   patch's first node (its lower corner); flags, VPDBoxFlags of the patch, or -1: no patch (past the color's last). */
+template <int DIM, int K> __device__ __forceinline__ void VPPatchInfo(const VPGrid &g, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, int NB, PetscInt *base, int *flags)
+{
+  for (int q = threadIdx.x; q < NB; q += blockDim.x) {
+    const int p = blockIdx.x * NB + q;
+    int       vx, vy, vz, f = -1;
+    PetscInt  o = 0;
+    if (p < npatch) {
+      VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
+      const int px = vx * K - K, py = vy * K - K, pz = DIM == 3 ? vz * K - K : 0;
+      o = VPDLocalIndex(g, px, py, pz);
+      f = VPDBoxFlags(g, 2 * K + 1, px, py, pz);
+    }
+    base[q]  = o;
+    flags[q] = f;
+  }
+}
+
 enum {
   VP_MODE_FUSED,         /* localized residual and local solve */
   VP_MODE_RESIDUAL,      /* localized residual only, into scratch */
@@ -241,32 +266,33 @@ enum {
 
 template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void VPPatchBody(VP_PATCH_ARGS_DECL)
 {
-  using S          = VPPatchShape<DIM, K, T>;
-  using H          = VPHatK<K, T>;
-  using G          = typename S::G;
-  using PQ         = typename S::PQ;
-  using W          = typename S::W;
-  using R1         = typename S::R1;
-  using U2         = typename S::U2;
-  using U3         = typename S::U3;
-  using U4         = typename S::U4;
-  using U5         = typename S::U5;
-  constexpr int NP = S::NP, NI = S::NI, NPZ = S::NPZ, NIZ = S::NIZ, NPT = S::NPT, NIT = S::NIT;
-  VP_DYNAMIC_SHARED(T, smem);
-  T  *lam = smem, *X0 = smem + S::LAM, *X1a = X0 + NB * S::X0, *X1b = X1a + NB * S::X1;
-  T  *Rb = DIM == 3 ? X1a : X0; /* the residual (2D: the x pass reads P and Q from X1) */
-  int vx, vy, vz;
+  using S              = VPPatchShape<DIM, K, T>;
+  using H              = VPHatK<K, T>;
+  using G              = typename S::G;
+  using PQ             = typename S::PQ;
+  using W              = typename S::W;
+  using R1             = typename S::R1;
+  using U2             = typename S::U2;
+  using U3             = typename S::U3;
+  using U4             = typename S::U4;
+  using U5             = typename S::U5;
+  constexpr int     NP = S::NP, NI = S::NI, NPZ = S::NPZ, NIZ = S::NIZ, NPT = S::NPT, NIT = S::NIT;
+  extern __shared__ __align__(16) unsigned char vp_dynamic_smem[];
+  PetscInt                                     *pbase  = reinterpret_cast<PetscInt *>(vp_dynamic_smem);
+  int                                          *pflags = reinterpret_cast<int *>(pbase + NB);
+  T                                            *lam = reinterpret_cast<T *>(vp_dynamic_smem + S::info(NB)), *X0 = lam + S::LAM, *X1a = X0 + NB * S::X0, *X1b = X1a + NB * S::X1;
+  T                                            *Rb = DIM == 3 ? X1a : X0;                            /* the residual (2D: the x pass reads P and Q from X1) */
+  const int                                     sy = (int)g.gxm[0], sz = (int)(g.gxm[0] * g.gxm[1]); /* local index strides */
+  const int                                     in = 1 + sy + (DIM == 3 ? sz : 0);                   /* offset of the first interior node from the base */
 
   if (threadIdx.x < NI) lam[threadIdx.x] = H::lam(threadIdx.x);
+  VPPatchInfo<DIM, K>(g, npatch, vlo0, vlo1, vlo2, nv0, nv1, NB, pbase, pflags);
+  __syncthreads();
   if (MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) {
     for (int t = threadIdx.x; t < NB * NPT; t += blockDim.x) { /* gather the patch: G */
-      const int q = t / NPT, e = t - q * NPT, p = blockIdx.x * NB + q, ex = e % NP, ey = (e / NP) % NP, ez = e / (NP * NP);
+      const int q = t / NPT, e = t - q * NPT, ex = e % NP, ey = (e / NP) % NP, ez = e / (NP * NP), f = pflags[q];
       T         v = 0;
-      if (p < npatch) {
-        VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
-        const int px = vx * K - K + ex, py = vy * K - K + ey, pz = DIM == 3 ? vz * K - K + ez : 0;
-        if (!VPDIsBoundary(g, px, py, pz)) v = (T)x[VPDLocalIndex(g, px, py, pz)];
-      }
+      if (f >= 0 && !VPDBoxOnBoundary<NP>(f, ex, ey, ez)) v = (T)x[pbase[q] + (ex + ey * sy + ez * sz)];
       X0[G::at(q, ex, ey, ez)] = v;
     }
     __syncthreads();
@@ -305,15 +331,13 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   }
   /* the right-hand side of the patch problems (b on the interior, or the residuals): Rb */
   for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
-    const int q = t / NIT, e = t - q * NIT, p = blockIdx.x * NB + q, ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
+    const int q = t / NIT, e = t - q * NIT, ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
     T         v = 0;
-    if (p < npatch) {
+    if (pflags[q] >= 0) {
       if (MODE == VP_MODE_SOLVE_SCRATCH)
-        v = (T)scratch[(PetscInt)p * NIT + e];
-      else {
-        VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
-        v = (T)b[VPDLocalIndex(g, vx * K - K + 1 + ix, vy * K - K + 1 + iy, DIM == 3 ? vz * K - K + 1 + iz : 0)];
-      }
+        v = (T)scratch[(PetscInt)(blockIdx.x * NB + q) * NIT + e];
+      else
+        v = (T)b[pbase[q] + (in + ix + iy * sy + iz * sz)];
     }
     Rb[R1::at(q, ix, iy, iz)] = v;
   }
@@ -349,8 +373,8 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   __syncthreads();
   if constexpr (MODE == VP_MODE_RESIDUAL) {
     for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
-      const int q = t / NIT, e = t - q * NIT, p = blockIdx.x * NB + q;
-      if (p < npatch) scratch[(PetscInt)p * NIT + e] = Rb[R1::at(q, e % NI, (e / NI) % NI, e / (NI * NI))];
+      const int q = t / NIT, e = t - q * NIT;
+      if (pflags[q] >= 0) scratch[(PetscInt)(blockIdx.x * NB + q) * NIT + e] = Rb[R1::at(q, e % NI, (e / NI) % NI, e / (NI * NI))];
     }
     return;
   }
@@ -385,10 +409,9 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   VPShatPass<0, false, typename std::conditional<DIM == 3, U4, U3>::type, U5, K, NIZ, S::NB>(NB, Xin, Out);
   __syncthreads();
   for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
-    const int q = t / NIT, e = t - q * NIT, p = blockIdx.x * NB + q, ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
-    if (p >= npatch) continue;
-    VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
-    d[VPDLocalIndex(g, vx * K - K + 1 + ix, vy * K - K + 1 + iy, DIM == 3 ? vz * K - K + 1 + iz : 0)] += (PetscScalar)Out[U5::at(q, ix, iy, iz)];
+    const int q = t / NIT, e = t - q * NIT, ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
+    if (pflags[q] < 0) continue;
+    d[pbase[q] + (in + ix + iy * sy + iz * sz)] += (PetscScalar)Out[U5::at(q, ix, iy, iz)];
   }
 }
 
