@@ -40,11 +40,16 @@ template <int K, int I0, int I1, int I2, int DIR, bool TRANS, typename T> __devi
   }
 }
 
-__device__ __forceinline__ PetscReal VPDFineWeight(const VPGrid &gc, int d, int c, int f)
+/* the weight of fine node (fx, fy, fz) of a coarse cell with shared-face bits wf (bit 2 d: the cell has a neighbour below
+   along d, bit 2 d + 1: above): 1/2 per shared face the node lies on, so that the sum over cells counts it once (as in
+   transfer_cpu.c) */
+template <int NF> __device__ __forceinline__ PetscReal VPDFineWeight(int wf, int fx, int fy, int fz)
 {
-  if (f == 0 && c > 0) return 0.5;
-  if (f == 2 * gc.k && c < gc.N[d] - 1) return 0.5;
-  return 1.0;
+  PetscReal w = 1.0;
+  if (((wf & 1) && fx == 0) || ((wf & 2) && fx == NF - 1)) w *= 0.5;
+  if (((wf & 4) && fy == 0) || ((wf & 8) && fy == NF - 1)) w *= 0.5;
+  if (((wf & 16) && fz == 0) || ((wf & 32) && fz == NF - 1)) w *= 0.5;
+  return w;
 }
 
 template <int DIM, int K, bool RESTRICT, typename T> __global__ void VPTransferKernel(VPGrid gc, VPGrid gf, int ncells, bool homogeneous, const PetscScalar *__restrict__ in, PetscScalar *__restrict__ out)
@@ -52,16 +57,37 @@ template <int DIM, int K, bool RESTRICT, typename T> __global__ void VPTransferK
   constexpr int N = K + 1, NF = 2 * K + 1, NZ = DIM == 3 ? N : 1, NFZ = DIM == 3 ? NF : 1;
   constexpr int NC = N * N * NZ, NFT = NF * NF * NFZ, NB = VPBatch<NFT>::value;
   VP_DYNAMIC_SHARED(T, smem); /* three buffers of NB tensors of NF^d */
-  T *U = smem, *T1 = U + NB * NFT, *T2 = T1 + NB * NFT;
+  T                  *U = smem, *T1 = U + NB * NFT, *T2 = T1 + NB * NFT;
+  __shared__ PetscInt cbase[NB], fbase[NB];            /* local index of the cell's first coarse and first fine node */
+  __shared__ int      cflag[NB], fflag[NB], wflag[NB]; /* VPDBoxFlags (0 if not homogeneous; -1: no cell), VPDFineWeight bits */
+  const int           csy = (int)gc.gxm[0], csz = (int)(gc.gxm[0] * gc.gxm[1]), fsy = (int)gf.gxm[0], fsz = (int)(gf.gxm[0] * gf.gxm[1]);
 
+  for (int b = threadIdx.x; b < NB; b += blockDim.x) { /* once per cell: runtime divisions, 64-bit index arithmetic */
+    const int c  = blockIdx.x * NB + b;
+    int       cf = -1, ff = -1, wf = 0;
+    PetscInt  co = 0, fo = 0;
+    if (c < ncells) {
+      const int cx = (int)gc.cs[0] + c % (int)gc.cm[0], cy = (int)gc.cs[1] + (c / (int)gc.cm[0]) % (int)gc.cm[1], cz = DIM == 3 ? (int)gc.cs[2] + c / (int)(gc.cm[0] * gc.cm[1]) : 0;
+      co = VPDLocalIndex(gc, cx * K, cy * K, cz * K);
+      fo = VPDLocalIndex(gf, 2 * cx * K, 2 * cy * K, 2 * cz * K);
+      cf = homogeneous ? VPDBoxFlags(gc, N, cx * K, cy * K, cz * K) : 0;
+      ff = homogeneous ? VPDBoxFlags(gf, NF, 2 * cx * K, 2 * cy * K, 2 * cz * K) : 0;
+      wf = (cx > 0 ? 1 : 0) | (cx < gc.N[0] - 1 ? 2 : 0) | (cy > 0 ? 4 : 0) | (cy < gc.N[1] - 1 ? 8 : 0);
+      if (DIM == 3) wf |= (cz > 0 ? 16 : 0) | (cz < gc.N[2] - 1 ? 32 : 0);
+    }
+    cbase[b] = co;
+    fbase[b] = fo;
+    cflag[b] = cf;
+    fflag[b] = ff;
+    wflag[b] = wf;
+  }
+  __syncthreads();
   if (!RESTRICT) {
     for (int t = threadIdx.x; t < NB * NC; t += blockDim.x) {
-      const int b = t / NC, e = t - b * NC, c = blockIdx.x * NB + b;
-      U[t] = 0;
-      if (c >= ncells) continue;
-      const int cx = gc.cs[0] + c % gc.cm[0], cy = gc.cs[1] + (c / gc.cm[0]) % gc.cm[1], cz = DIM == 3 ? gc.cs[2] + c / (gc.cm[0] * gc.cm[1]) : 0;
-      const int px = cx * K + e % N, py = cy * K + (e / N) % N, pz = DIM == 3 ? cz * K + e / (N * N) : 0;
-      if (!(homogeneous && VPDIsBoundary(gc, px, py, pz))) U[t] = (T)in[VPDLocalIndex(gc, px, py, pz)];
+      const int b = t / NC, e = t - b * NC, ex = e % N, ey = (e / N) % N, ez = e / (N * N), f = cflag[b];
+      T         v = 0;
+      if (f >= 0 && !VPDBoxOnBoundary<N>(f, ex, ey, ez)) v = (T)in[cbase[b] + (ex + ey * csy + ez * csz)];
+      U[t] = v;
     }
     __syncthreads();
     VPTrLines<K, N, N, NZ, 0, false>(U, T1, NB);
@@ -75,24 +101,16 @@ template <int DIM, int K, bool RESTRICT, typename T> __global__ void VPTransferK
       R = U;
     }
     for (int t = threadIdx.x; t < NB * NFT; t += blockDim.x) {
-      const int b = t / NFT, e = t - b * NFT, c = blockIdx.x * NB + b;
-      if (c >= ncells) continue;
-      const int cx = gc.cs[0] + c % gc.cm[0], cy = gc.cs[1] + (c / gc.cm[0]) % gc.cm[1], cz = DIM == 3 ? gc.cs[2] + c / (gc.cm[0] * gc.cm[1]) : 0;
-      const int fx = e % NF, fy = (e / NF) % NF, fz = e / (NF * NF);
-      const int px = 2 * cx * K + fx, py = 2 * cy * K + fy, pz = DIM == 3 ? 2 * cz * K + fz : 0;
-      if (homogeneous && VPDIsBoundary(gf, px, py, pz)) continue;
-      const PetscReal w = VPDFineWeight(gc, 0, cx, fx) * VPDFineWeight(gc, 1, cy, fy) * (DIM == 3 ? VPDFineWeight(gc, 2, cz, fz) : 1.0);
-      atomicAdd(&out[VPDLocalIndex(gf, px, py, pz)], w * (PetscScalar)R[t]);
+      const int b = t / NFT, e = t - b * NFT, fx = e % NF, fy = (e / NF) % NF, fz = e / (NF * NF), f = fflag[b];
+      if (f < 0 || VPDBoxOnBoundary<NF>(f, fx, fy, fz)) continue;
+      atomicAdd(&out[fbase[b] + (fx + fy * fsy + fz * fsz)], VPDFineWeight<NF>(wflag[b], fx, fy, fz) * (PetscScalar)R[t]);
     }
   } else {
     for (int t = threadIdx.x; t < NB * NFT; t += blockDim.x) {
-      const int b = t / NFT, e = t - b * NFT, c = blockIdx.x * NB + b;
-      U[t] = 0;
-      if (c >= ncells) continue;
-      const int cx = gc.cs[0] + c % gc.cm[0], cy = gc.cs[1] + (c / gc.cm[0]) % gc.cm[1], cz = DIM == 3 ? gc.cs[2] + c / (gc.cm[0] * gc.cm[1]) : 0;
-      const int fx = e % NF, fy = (e / NF) % NF, fz = e / (NF * NF);
-      const int px = 2 * cx * K + fx, py = 2 * cy * K + fy, pz = DIM == 3 ? 2 * cz * K + fz : 0;
-      if (!(homogeneous && VPDIsBoundary(gf, px, py, pz))) U[t] = (T)(VPDFineWeight(gc, 0, cx, fx) * VPDFineWeight(gc, 1, cy, fy) * (DIM == 3 ? VPDFineWeight(gc, 2, cz, fz) : 1.0) * in[VPDLocalIndex(gf, px, py, pz)]);
+      const int b = t / NFT, e = t - b * NFT, fx = e % NF, fy = (e / NF) % NF, fz = e / (NF * NF), f = fflag[b];
+      T         v = 0;
+      if (f >= 0 && !VPDBoxOnBoundary<NF>(f, fx, fy, fz)) v = (T)(VPDFineWeight<NF>(wflag[b], fx, fy, fz) * in[fbase[b] + (fx + fy * fsy + fz * fsz)]);
+      U[t] = v;
     }
     __syncthreads();
     VPTrLines<K, NF, NF, NFZ, 0, true>(U, T1, NB);
@@ -106,12 +124,9 @@ template <int DIM, int K, bool RESTRICT, typename T> __global__ void VPTransferK
       R = U;
     }
     for (int t = threadIdx.x; t < NB * NC; t += blockDim.x) {
-      const int b = t / NC, e = t - b * NC, c = blockIdx.x * NB + b;
-      if (c >= ncells) continue;
-      const int cx = gc.cs[0] + c % gc.cm[0], cy = gc.cs[1] + (c / gc.cm[0]) % gc.cm[1], cz = DIM == 3 ? gc.cs[2] + c / (gc.cm[0] * gc.cm[1]) : 0;
-      const int px = cx * K + e % N, py = cy * K + (e / N) % N, pz = DIM == 3 ? cz * K + e / (N * N) : 0;
-      if (homogeneous && VPDIsBoundary(gc, px, py, pz)) continue;
-      atomicAdd(&out[VPDLocalIndex(gc, px, py, pz)], (PetscScalar)R[t]);
+      const int b = t / NC, e = t - b * NC, ex = e % N, ey = (e / N) % N, ez = e / (N * N), f = cflag[b];
+      if (f < 0 || VPDBoxOnBoundary<N>(f, ex, ey, ez)) continue;
+      atomicAdd(&out[cbase[b] + (ex + ey * csy + ez * csz)], (PetscScalar)R[t]);
     }
   }
 }
