@@ -288,6 +288,22 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   if (threadIdx.x < NI) lam[threadIdx.x] = H::lam(threadIdx.x);
   VPPatchInfo<DIM, K>(g, npatch, vlo0, vlo1, vlo2, nv0, nv1, NB, pbase, pflags);
   __syncthreads();
+  /* Prefetch of b: where a thread's share of the block's right-hand side is a few values (PRE, for the default block),
+     they are loaded into registers here and stored into Rb after the residual's first passes, so that the loads'
+     latency hides behind the gather and the y and z passes (ncu: long-scoreboard stalls, waits on global loads, led
+     the stall reasons of 3D k = 3) */
+  constexpr int  PRE    = (S::NB * NIT + S::THREADS - 1) / S::THREADS;
+  constexpr bool CANPRE = MODE != VP_MODE_SOLVE_SCRATCH && PRE <= 4;
+  const bool     pre    = CANPRE && NB * NIT <= PRE * (int)blockDim.x;
+  T              bpre[CANPRE ? PRE : 1];
+  if (CANPRE && pre) {
+#pragma unroll
+    for (int j = 0; j < PRE; j++) {
+      const int t = threadIdx.x + j * blockDim.x, q = t / NIT, e = t - q * NIT;
+      bpre[j] = 0;
+      if (t < NB * NIT && pflags[q] >= 0) bpre[j] = (T)b[pbase[q] + (in + e % NI + ((e / NI) % NI) * sy + (e / (NI * NI)) * sz)];
+    }
+  }
   if (MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) {
     for (int t = threadIdx.x; t < NB * NPT; t += blockDim.x) { /* gather the patch: G */
       const int q = t / NPT, e = t - q * NPT, ex = e % NP, ey = (e / NP) % NP, ez = e / (NP * NP), f = pflags[q];
@@ -330,17 +346,24 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     }
   }
   /* the right-hand side of the patch problems (b on the interior, or the residuals): Rb */
-  for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
-    const int q = t / NIT, e = t - q * NIT, ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
-    T         v = 0;
-    if (pflags[q] >= 0) {
-      if (MODE == VP_MODE_SOLVE_SCRATCH)
-        v = (T)scratch[(PetscInt)(blockIdx.x * NB + q) * NIT + e];
-      else
-        v = (T)b[pbase[q] + (in + ix + iy * sy + iz * sz)];
+  if (CANPRE && pre) {
+#pragma unroll
+    for (int j = 0; j < PRE; j++) {
+      const int t = threadIdx.x + j * blockDim.x, q = t / NIT, e = t - q * NIT;
+      if (t < NB * NIT) Rb[R1::at(q, e % NI, (e / NI) % NI, e / (NI * NI))] = bpre[j];
     }
-    Rb[R1::at(q, ix, iy, iz)] = v;
-  }
+  } else
+    for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
+      const int q = t / NIT, e = t - q * NIT, ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
+      T         v = 0;
+      if (pflags[q] >= 0) {
+        if (MODE == VP_MODE_SOLVE_SCRATCH)
+          v = (T)scratch[(PetscInt)(blockIdx.x * NB + q) * NIT + e];
+        else
+          v = (T)b[pbase[q] + (in + ix + iy * sy + iz * sz)];
+      }
+      Rb[R1::at(q, ix, iy, iz)] = v;
+    }
   __syncthreads();
   /* x pass: r = b - A x on the interior x rows (fused, residual), then Shat_x^T r (fused, solve), in place in Rb */
   VPForLines<0, NI, NI, NIZ, S::PF, S::NB>(NB, [&](int q, int a0, int a1) {
