@@ -291,9 +291,11 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   /* Prefetch of b: where a thread's share of the block's right-hand side is a few values (PRE, for the default block),
      they are loaded into registers here and stored into Rb after the residual's first passes, so that the loads'
      latency hides behind the gather and the y and z passes (ncu: long-scoreboard stalls, waits on global loads, led
-     the stall reasons of 3D k = 3) */
+     the stall reasons of 3D k = 3). Used where it measured faster (bench/RESULTS.md, session 5, 64M DoF): k = 1
+     (2D and 3D, +2% to +8%) and 3D k = 2, 3 in double (+3%); in single precision and in 2D for k = 2, 3 it was 2-10%
+     slower (the registers it holds lower the occupancy), and k >= 4 needs more than 4 values per thread */
   constexpr int  PRE    = (S::NB * NIT + S::THREADS - 1) / S::THREADS;
-  constexpr bool CANPRE = MODE != VP_MODE_SOLVE_SCRATCH && PRE <= 4;
+  constexpr bool CANPRE = MODE != VP_MODE_SOLVE_SCRATCH && PRE <= 4 && (K == 1 || (DIM == 3 && sizeof(T) == 8 && K <= 3));
   const bool     pre    = CANPRE && NB * NIT <= PRE * (int)blockDim.x;
   T              bpre[CANPRE ? PRE : 1];
   if (CANPRE && pre) {
