@@ -20,6 +20,7 @@ typedef struct {
   PetscBool   storecoords;   /* set DM coordinates at set-up (-dm_qbox_coordinates) */
   PetscBool   deterministic; /* CUDA operator: colored cells instead of atomics (-dm_qbox_deterministic) */
   PetscBool   samelayout;    /* the ghosted local box is the owned box (one rank): kernels may work on global arrays */
+  PetscBool   vecmdot;       /* CUDA global vectors: VecMDot by our kernel (-dm_qbox_vec_mdot, qboxvec.c) */
   VPPrecision precision;     /* CUDA arithmetic of this level's operator and of the transfers to its refinement */
   VPPrecision mgprecision;   /* precision given to the levels created by DMCoarsen() */
   PetscReal  *d_lap;         /* device copy of M_h, K_h per direction (CUDA kernels), or NULL */

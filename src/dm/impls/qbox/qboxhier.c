@@ -15,6 +15,7 @@ static PetscErrorCode DMQBoxCreateRelative(DM dm, MPI_Comm comm, PetscBool coars
   qn                = (DM_QBox *)(*dmn)->data;
   qn->storecoords   = q->storecoords;
   qn->deterministic = q->deterministic;
+  qn->vecmdot       = q->vecmdot;
   qn->mgprecision   = q->mgprecision;
   qn->precision     = coarsen ? q->mgprecision : q->precision;
   for (PetscInt d = 0; d < 3; d++) qn->procs[d] = q->procs[d];

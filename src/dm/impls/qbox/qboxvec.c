@@ -7,6 +7,7 @@
 #include <petscdmda.h>
 #if defined(PETSC_HAVE_CUDA)
 #include <petscdevice_cuda.h>
+#include <petsc/private/vecimpl.h>
 #endif
 
 /* a device copy of n host reals (CUDA builds only) */
@@ -105,6 +106,42 @@ PetscErrorCode DMQBoxCheckVecType_Private(DM dm)
 static PetscErrorCode VecView_QBox(Vec, PetscViewer);
 static PetscErrorCode VecDuplicate_QBox(Vec, Vec *);
 
+#if defined(PETSC_HAVE_CUDA) && !defined(PETSC_USE_COMPLEX)
+/* VecMDot of the CUDA global vectors (-dm_qbox_vec_mdot): the local products by VPMDot_CUDA (src/sys/cuda/vecmdot.cu says
+   why), then one reduction over the ranks. Vectors of another type than x: VecDot one by one. */
+static PetscErrorCode VecMDot_QBox(Vec x, PetscInt nv, const Vec y[], PetscScalar z[])
+{
+  const PetscScalar *xa, **ya;
+  PetscInt           n;
+  PetscBool          same = PETSC_TRUE;
+  MPI_Comm           comm = PetscObjectComm((PetscObject)x);
+  PetscMPIInt        size;
+  const char        *type;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectGetType((PetscObject)x, &type));
+  for (PetscInt j = 0; j < nv && same; j++) PetscCall(PetscObjectTypeCompare((PetscObject)y[j], type, &same));
+  if (!same) {
+    for (PetscInt j = 0; j < nv; j++) PetscCall(VecDot(x, y[j], &z[j]));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(VecGetLocalSize(x, &n));
+  PetscCall(PetscMalloc1(nv, &ya));
+  PetscCall(VecCUDAGetArrayRead(x, &xa));
+  for (PetscInt j = 0; j < nv; j++) PetscCall(VecCUDAGetArrayRead(y[j], &ya[j]));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(VPMDot_CUDA(xa, n, nv, ya, z));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(nv * (2.0 * n - 1)));
+  for (PetscInt j = 0; j < nv; j++) PetscCall(VecCUDARestoreArrayRead(y[j], &ya[j]));
+  PetscCall(VecCUDARestoreArrayRead(x, &xa));
+  PetscCall(PetscFree(ya));
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  if (size > 1) PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, z, (PetscMPIInt)nv, MPIU_SCALAR, MPIU_SUM, comm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 /* Global vectors carry no local-to-global mapping (that would make the inner DMDA, see qbox.c): for
    VecSetValuesLocal(), set the one of DMGetLocalToGlobalMapping() on the vector */
 PetscErrorCode DMCreateGlobalVector_QBox(DM dm, Vec *v)
@@ -121,6 +158,13 @@ PetscErrorCode DMCreateGlobalVector_QBox(DM dm, Vec *v)
   PetscCall(VecSetDM(*v, dm));
   PetscCall(VecSetOperation(*v, VECOP_VIEW, (PetscErrorCodeFn *)VecView_QBox));
   PetscCall(VecSetOperation(*v, VECOP_DUPLICATE, (PetscErrorCodeFn *)VecDuplicate_QBox));
+#if defined(PETSC_HAVE_CUDA) && !defined(PETSC_USE_COMPLEX)
+  {
+    PetscBool cuda;
+    PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
+    if (cuda && ((DM_QBox *)dm->data)->vecmdot) (*v)->ops->mdot = VecMDot_QBox; /* no VECOP_ value for it */
+  }
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

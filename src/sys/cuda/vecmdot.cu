@@ -1,0 +1,142 @@
+/*
+  Multiple dot products z_j = y_j^T x of real CUDA vectors at memory bandwidth (VecMDot of the vectors DMQBOX creates,
+  qboxvec.c).
+
+  Why: PETSc 3.26's CUDA VecMDot launches 128 blocks of 128 threads (MDOT_WORKGROUP_NUM in vecseqcupm_impl.hpp),
+  about 4 warps per SM of an H100, too few loads in flight to cover the memory latency: it reads at about 0.7 TB/s
+  (bench/RESULTS.md, session 6), a fifth of the HBM bandwidth, and was 0.075 s of a 0.79 s FGMRES solve. Here every
+  SM gets full occupancy (a grid of 8 blocks of 256 threads per SM, grid-stride loop, two elements per iteration).
+
+  Deterministic: a fixed grid for a given GPU and length, partial sums per block in a fixed order (warp shuffles,
+  then the warps in order), and one final block that sums the blocks' partials in a fixed order.
+*/
+#include <petscvpatch/private/vpcuda.cuh>
+
+#define VP_MDOT_THREADS 256
+#define VP_MDOT_BATCH   8 /* vectors per pass over x */
+
+template <int N> struct VPMDotPtrs {
+  const PetscScalar *p[N];
+};
+
+/* the sum of v over the block (thread 0 has it); red: VP_MDOT_THREADS / 32 entries of shared memory */
+__device__ __forceinline__ PetscScalar VPBlockSum(PetscScalar v, PetscScalar *red)
+{
+  for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+  __syncthreads(); /* red may still be read by the previous call */
+  if (threadIdx.x % 32 == 0) red[threadIdx.x / 32] = v;
+  __syncthreads();
+  if (threadIdx.x == 0)
+    for (int w = 1; w < VP_MDOT_THREADS / 32; w++) v += red[w];
+  return v;
+}
+
+/* part[j * gridDim.x + block] = the block's part of y_j^H x */
+template <int N> __global__ void __launch_bounds__(VP_MDOT_THREADS) VPMDotKernel(const PetscScalar *__restrict__ x, PetscInt n, VPMDotPtrs<N> y, PetscScalar *__restrict__ part)
+{
+  __shared__ PetscScalar red[VP_MDOT_THREADS / 32];
+  PetscScalar            s[N];
+  const PetscInt         stride = (PetscInt)gridDim.x * VP_MDOT_THREADS;
+  PetscInt               i      = (PetscInt)blockIdx.x * VP_MDOT_THREADS + threadIdx.x;
+
+#pragma unroll
+  for (int j = 0; j < N; j++) s[j] = 0;
+  for (; i + stride < n; i += 2 * stride) { /* two independent elements per iteration: more loads in flight */
+    const PetscScalar x0 = x[i], x1 = x[i + stride];
+#pragma unroll
+    for (int j = 0; j < N; j++) s[j] += y.p[j][i] * x0 + y.p[j][i + stride] * x1;
+  }
+  if (i < n) {
+    const PetscScalar x0 = x[i];
+#pragma unroll
+    for (int j = 0; j < N; j++) s[j] += y.p[j][i] * x0;
+  }
+#pragma unroll
+  for (int j = 0; j < N; j++) {
+    const PetscScalar t = VPBlockSum(s[j], red);
+    if (threadIdx.x == 0) part[j * gridDim.x + blockIdx.x] = t;
+  }
+}
+
+/* z[j] = sum of the nblocks partials of vector j; one block per vector */
+__global__ void __launch_bounds__(VP_MDOT_THREADS) VPMDotFinalKernel(const PetscScalar *__restrict__ part, int nblocks, PetscScalar *__restrict__ z)
+{
+  __shared__ PetscScalar red[VP_MDOT_THREADS / 32];
+  PetscScalar            s = 0;
+  for (int b = threadIdx.x; b < nblocks; b += VP_MDOT_THREADS) s += part[blockIdx.x * nblocks + b];
+  s = VPBlockSum(s, red);
+  if (threadIdx.x == 0) z[blockIdx.x] = s;
+}
+
+template <int N> static PetscErrorCode VPMDotLaunch(const PetscScalar *x, PetscInt n, const PetscScalar *const *y, int nblocks, PetscScalar *part, PetscScalar *dz, cudaStream_t stream)
+{
+  VPMDotPtrs<N> p;
+
+  PetscFunctionBegin;
+  for (int j = 0; j < N; j++) p.p[j] = y[j];
+  VPMDotKernel<N><<<nblocks, VP_MDOT_THREADS, 0, stream>>>(x, n, p, part);
+  PetscCallCUDA(cudaGetLastError());
+  VPMDotFinalKernel<<<N, VP_MDOT_THREADS, 0, stream>>>(part, nblocks, dz);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VPMDot_CUDA(const PetscScalar *x, PetscInt n, PetscInt nv, const PetscScalar *const *y, PetscScalar *z)
+{
+  static int         nsm = 0;
+  cudaStream_t       stream;
+  PetscDeviceContext dctx;
+  PetscScalar       *part, *dz;
+  int                nblocks;
+
+  PetscFunctionBegin;
+  if (nv <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!n) {
+    for (PetscInt j = 0; j < nv; j++) z[j] = 0;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!nsm) {
+    int dev;
+    PetscCallCUDA(cudaGetDevice(&dev));
+    PetscCallCUDA(cudaDeviceGetAttribute(&nsm, cudaDevAttrMultiProcessorCount, dev));
+  }
+  nblocks = (int)PetscMin((n + VP_MDOT_THREADS - 1) / VP_MDOT_THREADS, (PetscInt)8 * nsm);
+  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  PetscCall(VPGetStream(&stream));
+  PetscCall(PetscDeviceMalloc(dctx, PETSC_MEMTYPE_CUDA, (size_t)VP_MDOT_BATCH * nblocks + nv, &part));
+  dz = part + (size_t)VP_MDOT_BATCH * nblocks;
+  for (PetscInt j0 = 0; j0 < nv; j0 += VP_MDOT_BATCH) {
+    const PetscScalar *const *yj = y + j0;
+    PetscScalar              *zj = dz + j0;
+    switch ((int)PetscMin(nv - j0, VP_MDOT_BATCH)) {
+    case 1:
+      PetscCall(VPMDotLaunch<1>(x, n, yj, nblocks, part, zj, stream));
+      break;
+    case 2:
+      PetscCall(VPMDotLaunch<2>(x, n, yj, nblocks, part, zj, stream));
+      break;
+    case 3:
+      PetscCall(VPMDotLaunch<3>(x, n, yj, nblocks, part, zj, stream));
+      break;
+    case 4:
+      PetscCall(VPMDotLaunch<4>(x, n, yj, nblocks, part, zj, stream));
+      break;
+    case 5:
+      PetscCall(VPMDotLaunch<5>(x, n, yj, nblocks, part, zj, stream));
+      break;
+    case 6:
+      PetscCall(VPMDotLaunch<6>(x, n, yj, nblocks, part, zj, stream));
+      break;
+    case 7:
+      PetscCall(VPMDotLaunch<7>(x, n, yj, nblocks, part, zj, stream));
+      break;
+    default:
+      PetscCall(VPMDotLaunch<8>(x, n, yj, nblocks, part, zj, stream));
+      break;
+    }
+  }
+  PetscCallCUDA(cudaMemcpyAsync(z, dz, sizeof(PetscScalar) * nv, cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  PetscCall(PetscDeviceFree(dctx, part));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
