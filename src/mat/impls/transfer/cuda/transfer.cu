@@ -1,8 +1,9 @@
 /*
   CUDA kernels of the grid transfer: a block of owned coarse cells, the cells' coarse / fine values in
   shared memory, tensor contractions with one thread per 1D line (register lines) and the 1D matrix P
-  ((2k+1) x (k+1), the same on every level) in constant memory, scatter-add with atomics and the same
-  face weights as transfer_cpu.c; arithmetic in T (double, or float for single precision).
+  ((2k+1) x (k+1), the same on every level) in constant memory; arithmetic in T (double, or float for single
+  precision). Prolongation: each fine node is written by the one coarse cell that owns it (VPDFineOwned), no
+  atomics; restriction: each fine value is read in its owner cell, the coarse sums by atomics.
 */
 #include <petscvpatch/private/vpcuda.cuh>
 
@@ -40,16 +41,15 @@ template <int K, int I0, int I1, int I2, int DIR, bool TRANS, typename T> __devi
   }
 }
 
-/* the weight of fine node (fx, fy, fz) of a coarse cell with shared-face bits wf (bit 2 d: the cell has a neighbour below
-   along d, bit 2 d + 1: above): 1/2 per shared face the node lies on, so that the sum over cells counts it once (as in
-   transfer_cpu.c) */
-template <int NF> __device__ __forceinline__ PetscReal VPDFineWeight(int wf, int fx, int fy, int fz)
+/* Is fine node (fx, fy, fz) of a coarse cell with neighbour bits wf (bit 2 d + 1: the cell has a neighbour above along d)
+   owned by this cell: a fine node on a face shared with the cell above belongs to that cell. Every fine node has one
+   owner. The prolongation of a continuous coarse function is continuous, so both cells compute the same value at a
+   shared fine node (up to rounding), and the owner alone writes it: no atomics. The restriction P^T reads a fine
+   value in its owner cell only: the coarse basis functions not on a shared face vanish there, so the other cell would
+   add the same terms again (transfer_cpu.c weighs each by 1/2 instead). */
+template <int NF> __device__ __forceinline__ bool VPDFineOwned(int wf, int fx, int fy, int fz)
 {
-  PetscReal w = 1.0;
-  if (((wf & 1) && fx == 0) || ((wf & 2) && fx == NF - 1)) w *= 0.5;
-  if (((wf & 4) && fy == 0) || ((wf & 8) && fy == NF - 1)) w *= 0.5;
-  if (((wf & 16) && fz == 0) || ((wf & 32) && fz == NF - 1)) w *= 0.5;
-  return w;
+  return !(((wf & 2) && fx == NF - 1) || ((wf & 8) && fy == NF - 1) || ((wf & 32) && fz == NF - 1));
 }
 
 template <int DIM, int K, bool RESTRICT, typename T> __global__ void VPTransferKernel(VPGrid gc, VPGrid gf, int ncells, bool homogeneous, const PetscScalar *__restrict__ in, PetscScalar *__restrict__ out)
@@ -59,7 +59,7 @@ template <int DIM, int K, bool RESTRICT, typename T> __global__ void VPTransferK
   VP_DYNAMIC_SHARED(T, smem); /* three buffers of NB tensors of NF^d */
   T                  *U = smem, *T1 = U + NB * NFT, *T2 = T1 + NB * NFT;
   __shared__ PetscInt cbase[NB], fbase[NB];            /* local index of the cell's first coarse and first fine node */
-  __shared__ int      cflag[NB], fflag[NB], wflag[NB]; /* VPDBoxFlags (0 if not homogeneous; -1: no cell), VPDFineWeight bits */
+  __shared__ int      cflag[NB], fflag[NB], wflag[NB]; /* VPDBoxFlags (0 if not homogeneous; -1: no cell), neighbour bits (VPDFineOwned) */
   const int           csy = (int)gc.gxm[0], csz = (int)(gc.gxm[0] * gc.gxm[1]), fsy = (int)gf.gxm[0], fsz = (int)(gf.gxm[0] * gf.gxm[1]);
 
   for (int b = threadIdx.x; b < NB; b += blockDim.x) { /* once per cell: runtime divisions, 64-bit index arithmetic */
@@ -102,14 +102,14 @@ template <int DIM, int K, bool RESTRICT, typename T> __global__ void VPTransferK
     }
     for (int t = threadIdx.x; t < NB * NFT; t += blockDim.x) {
       const int b = t / NFT, e = t - b * NFT, fx = e % NF, fy = (e / NF) % NF, fz = e / (NF * NF), f = fflag[b];
-      if (f < 0 || VPDBoxOnBoundary<NF>(f, fx, fy, fz)) continue;
-      atomicAdd(&out[fbase[b] + (fx + fy * fsy + fz * fsz)], VPDFineWeight<NF>(wflag[b], fx, fy, fz) * (PetscScalar)R[t]);
+      if (f < 0 || VPDBoxOnBoundary<NF>(f, fx, fy, fz) || !VPDFineOwned<NF>(wflag[b], fx, fy, fz)) continue;
+      out[fbase[b] + (fx + fy * fsy + fz * fsz)] += (PetscScalar)R[t]; /* the owner cell only: no other thread writes this node */
     }
   } else {
     for (int t = threadIdx.x; t < NB * NFT; t += blockDim.x) {
       const int b = t / NFT, e = t - b * NFT, fx = e % NF, fy = (e / NF) % NF, fz = e / (NF * NF), f = fflag[b];
       T         v = 0;
-      if (f >= 0 && !VPDBoxOnBoundary<NF>(f, fx, fy, fz)) v = (T)(VPDFineWeight<NF>(wflag[b], fx, fy, fz) * in[fbase[b] + (fx + fy * fsy + fz * fsz)]);
+      if (f >= 0 && !VPDBoxOnBoundary<NF>(f, fx, fy, fz) && VPDFineOwned<NF>(wflag[b], fx, fy, fz)) v = (T)in[fbase[b] + (fx + fy * fsy + fz * fsz)];
       U[t] = v;
     }
     __syncthreads();
