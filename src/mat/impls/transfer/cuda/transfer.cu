@@ -52,6 +52,7 @@ template <int NF> __device__ __forceinline__ bool VPDFineOwned(int wf, int fx, i
   return !(((wf & 2) && fx == NF - 1) || ((wf & 8) && fy == NF - 1) || ((wf & 32) && fz == NF - 1));
 }
 
+/* 2D (3D: VPTransferBoxKernel below): NB coarse cells per block */
 template <int DIM, int K, bool RESTRICT, typename T> __global__ void VPTransferKernel(VPGrid gc, VPGrid gf, int ncells, bool homogeneous, const PetscScalar *__restrict__ in, PetscScalar *__restrict__ out)
 {
   constexpr int N = K + 1, NF = 2 * K + 1, NZ = DIM == 3 ? N : 1, NFZ = DIM == 3 ? NF : 1;
@@ -131,6 +132,160 @@ template <int DIM, int K, bool RESTRICT, typename T> __global__ void VPTransferK
   }
 }
 
+/* 3D: boxes of B^3 owned coarse cells per thread block (VPTrBoxShape), as the Laplacian's VPLapBoxKernel. On the box
+   the transfer is a tensor product of the assembled 1D P of the box's coarse cells; since P's first and last rows are
+   the unit vectors of the cell's end nodes (a fine node there is the coarse node), a line is done cell by cell:
+   prolongation writes the shared end node once; restriction reads it in one cell only and carries the coarse sum at
+   the shared coarse node in a register. Ownership as VPDFineOwned, for the box: a fine node on the box's upper face
+   belongs to the box above, if there is one. Prolongation: no atomics; restriction: atomics only for the coarse
+   nodes on the box's faces. ncu (H100, session 6): the one-cell blocks of VPTransferKernel ran 16 to 49 lines of a
+   pass in 352 threads. */
+template <int K> struct VPTrBoxShape {
+  static constexpr int B = K == 1 ? 4 : (K <= 3 ? 2 : 1), EC = B * K + 1, EF = 2 * B * K + 1;
+  static constexpr int THREADS = ((EF * EF + 31) / 32) * 32 > 512 ? 512 : ((EF * EF + 31) / 32) * 32;
+  /* entries of shared memory: the gathered box and the two intermediate tensors (restriction: the fine box first) */
+  static constexpr int NU = EF * EF * EF, N1 = EC * EF * EF, N2 = EC * EC * EF;
+};
+
+/* prolongation of one line of nc <= B coarse cells: out[oo + f SO] (f <= 2 nc K) from in[oi + c SI] (c <= nc K) */
+template <int K, int B, typename T> __device__ __forceinline__ void VPTrBoxProlongLine(const T *in, T *out, int oi, int SI, int oo, int SO, int nc)
+{
+  constexpr int N = K + 1;
+#pragma unroll
+  for (int c = 0; c < B; c++) {
+    if (c < nc) {
+      T v[N];
+#pragma unroll
+      for (int j = 0; j < N; j++) v[j] = in[oi + (c * K + j) * SI];
+#pragma unroll
+      for (int i = 0; i <= 2 * K; i++) {
+        if (i == 2 * K && c != nc - 1) continue; /* the next cell's first node */
+        T s = 0;
+#pragma unroll
+        for (int j = 0; j < N; j++) s += VPTrP<T>(VPTrPOffset(K) + i * N + j) * v[j];
+        out[oo + (2 * c * K + i) * SO] = s;
+      }
+    }
+  }
+}
+
+/* restriction of one line: r_c (c <= nc K) = the assembled P^T of the line times in[oi + f SI] (f <= 2 nc K), given
+   node by node to store(c, r_c) once complete */
+template <int K, int B, typename T, typename ST> __device__ __forceinline__ void VPTrBoxRestrictLine(const T *in, int oi, int SI, int nc, ST store)
+{
+  constexpr int N = K + 1, NF = 2 * K + 1;
+  T             carry = 0;
+#pragma unroll
+  for (int c = 0; c < B; c++) {
+    if (c < nc) {
+      T v[NF];
+#pragma unroll
+      for (int i = 0; i < NF; i++) v[i] = (i == 0 && c > 0) ? (T)0 : in[oi + (2 * c * K + i) * SI]; /* the shared node: in the previous cell */
+#pragma unroll
+      for (int j = 0; j < N; j++) {
+        T r = j == 0 ? carry : (T)0;
+#pragma unroll
+        for (int i = 0; i < NF; i++) r += VPTrP<T>(VPTrPOffset(K) + i * N + j) * v[i];
+        if (j < K)
+          store(c * K + j, r);
+        else
+          carry = r;
+      }
+    }
+  }
+  store(nc * K, carry);
+}
+
+template <int K, bool RESTRICT, typename T> __global__ void __launch_bounds__(512) VPTransferBoxKernel(VPGrid gc, VPGrid gf, int nb0, int nb1, bool homogeneous, const PetscScalar *__restrict__ in, PetscScalar *__restrict__ out)
+{
+  using S          = VPTrBoxShape<K>;
+  constexpr int EC = S::EC, EF = S::EF;
+  VP_DYNAMIC_SHARED(T, smem);
+  T                  *U = smem, *T1 = U + (RESTRICT ? S::NU : EC * EC * EC), *T2 = T1 + (RESTRICT ? S::N1 : S::N2);
+  __shared__ PetscInt cbase, fbase; /* local index of the box's first coarse and first fine node */
+  __shared__ int      info[4];      /* coarse cells of the box per direction; bit 2 d (2 d + 1): its lower (upper) face is on the boundary */
+  const int           csy = (int)gc.gxm[0], csz = (int)(gc.gxm[0] * gc.gxm[1]), fsy = (int)gf.gxm[0], fsz = (int)(gf.gxm[0] * gf.gxm[1]);
+
+  if (threadIdx.x == 0) { /* once per box: runtime divisions, 64-bit index arithmetic */
+    const int b = blockIdx.x, bi[3] = {b % nb0, (b / nb0) % nb1, b / (nb0 * nb1)};
+    int       c[3], f               = 0;
+    for (int d = 0; d < 3; d++) {
+      c[d]    = (int)gc.cs[d] + S::B * bi[d];
+      info[d] = min(S::B, (int)(gc.cs[d] + gc.cm[d]) - c[d]);
+      if (c[d] == 0) f |= 1 << (2 * d);
+      if (c[d] + info[d] == (int)gc.N[d]) f |= 2 << (2 * d);
+    }
+    info[3] = f;
+    cbase   = VPDLocalIndex(gc, c[0] * K, c[1] * K, c[2] * K);
+    fbase   = VPDLocalIndex(gf, 2 * c[0] * K, 2 * c[1] * K, 2 * c[2] * K);
+  }
+  __syncthreads();
+  const int nx = info[0] * K, ny = info[1] * K, nz = info[2] * K, f = info[3], fm = homogeneous ? f : 0; /* fm: Dirichlet faces */
+  /* is node (x, y, z) of a box with last node (lx, ly, lz) on a face in the bits m */
+  auto onface = [](int m, int x, int y, int z, int lx, int ly, int lz) { return m && (((m & 1) && x == 0) || ((m & 2) && x == lx) || ((m & 4) && y == 0) || ((m & 8) && y == ly) || ((m & 16) && z == 0) || ((m & 32) && z == lz)); };
+  /* a fine node on the box's upper face belongs to the box above, where there is one (the bits 2 d + 1 not in f) */
+  auto owned = [&](int x, int y, int z) { return !((x == 2 * nx && !(f & 2)) || (y == 2 * ny && !(f & 8)) || (z == 2 * nz && !(f & 32))); };
+  if (!RESTRICT) {
+    for (int t = threadIdx.x; t < EC * EC * EC; t += blockDim.x) {
+      const int ex = t % EC, ey = (t / EC) % EC, ez = t / (EC * EC);
+      T         v = 0;
+      if (ex <= nx && ey <= ny && ez <= nz && !onface(fm, ex, ey, ez, nx, ny, nz)) v = (T)in[cbase + (ex + ey * csy + ez * csz)];
+      U[t] = v;
+    }
+    __syncthreads();
+    for (int t = threadIdx.x; t < EC * EC; t += blockDim.x) { /* x: U[cz][cy][cx] -> T1[cz][cy][fx] */
+      const int a = t % EC, z = t / EC;
+      if (a <= ny && z <= nz) VPTrBoxProlongLine<K, S::B>(U, T1, (z * EC + a) * EC, 1, (z * EC + a) * EF, 1, info[0]);
+    }
+    __syncthreads();
+    for (int t = threadIdx.x; t < EF * EC; t += blockDim.x) { /* y: T1[cz][cy][fx] -> T2[cz][fy][fx] */
+      const int a = t % EF, z = t / EF;
+      if (a <= 2 * nx && z <= nz) VPTrBoxProlongLine<K, S::B>(T1, T2, z * EC * EF + a, EF, z * EF * EF + a, EF, info[1]);
+    }
+    __syncthreads();
+    for (int t = threadIdx.x; t < EF * EF; t += blockDim.x) { /* z: T2[cz][fy][fx] -> out, fine node by fine node */
+      const int a = t % EF, y = t / EF;
+      if (a > 2 * nx || y > 2 * ny) continue;
+      T v[EF];
+      VPTrBoxProlongLine<K, S::B>(T2, v, y * EF + a, EF * EF, 0, 1, info[2]);
+#pragma unroll
+      for (int z = 0; z < EF; z++)
+        if (z <= 2 * nz && owned(a, y, z) && !onface(fm, a, y, z, 2 * nx, 2 * ny, 2 * nz)) out[fbase + (a + y * fsy + z * fsz)] += (PetscScalar)v[z];
+    }
+  } else {
+    for (int t = threadIdx.x; t < EF * EF * EF; t += blockDim.x) {
+      const int ex = t % EF, ey = (t / EF) % EF, ez = t / (EF * EF);
+      T         v = 0;
+      if (ex <= 2 * nx && ey <= 2 * ny && ez <= 2 * nz && owned(ex, ey, ez) && !onface(fm, ex, ey, ez, 2 * nx, 2 * ny, 2 * nz)) v = (T)in[fbase + (ex + ey * fsy + ez * fsz)];
+      U[t] = v;
+    }
+    __syncthreads();
+    for (int t = threadIdx.x; t < EF * EF; t += blockDim.x) { /* z: U[fz][fy][fx] -> T1[cz][fy][fx] */
+      const int a = t % EF, y = t / EF;
+      if (a <= 2 * nx && y <= 2 * ny) VPTrBoxRestrictLine<K, S::B>(U, y * EF + a, EF * EF, info[2], [&](int c, T r) { T1[c * EF * EF + y * EF + a] = r; });
+    }
+    __syncthreads();
+    for (int t = threadIdx.x; t < EF * EC; t += blockDim.x) { /* y: T1[cz][fy][fx] -> T2[cz][cy][fx] */
+      const int a = t % EF, z = t / EF;
+      if (a <= 2 * nx && z <= nz) VPTrBoxRestrictLine<K, S::B>(T1, z * EF * EF + a, EF, info[1], [&](int c, T r) { T2[(z * EC + c) * EF + a] = r; });
+    }
+    __syncthreads();
+    for (int t = threadIdx.x; t < EC * EC; t += blockDim.x) { /* x: T2[cz][cy][fx] -> out */
+      const int y = t % EC, z = t / EC;
+      if (y > ny || z > nz) continue;
+      const bool inyz = y > 0 && y < ny && z > 0 && z < nz;
+      VPTrBoxRestrictLine<K, S::B>(T2, (z * EC + y) * EF, 1, info[0], [&](int c, T r) {
+        if (onface(fm, c, y, z, nx, ny, nz)) return;
+        PetscScalar *o = &out[cbase + (c + y * csy + z * csz)];
+        if (inyz && c > 0 && c < nx)
+          *o += (PetscScalar)r; /* inside the box: no other box adds here */
+        else
+          atomicAdd(o, (PetscScalar)r);
+      });
+    }
+  }
+}
+
 template <int DIM, int K, typename T> struct VPTransfer {
   static PetscErrorCode run(const VPGrid *gc, const VPGrid *gf, PetscBool homogeneous, PetscBool restrict_, const PetscScalar *in, PetscScalar *out)
   {
@@ -140,7 +295,20 @@ template <int DIM, int K, typename T> struct VPTransfer {
     cudaStream_t  stream;
     PetscFunctionBegin;
     PetscCall(VPGetStream(&stream));
-    if (ncells) {
+    if (!ncells) PetscFunctionReturn(PETSC_SUCCESS);
+    if constexpr (DIM == 3) { /* boxes of coarse cells (VPTransferBoxKernel) */
+      using SB           = VPTrBoxShape<K>;
+      const int    nb[3] = {((int)gc->cm[0] + SB::B - 1) / SB::B, ((int)gc->cm[1] + SB::B - 1) / SB::B, ((int)gc->cm[2] + SB::B - 1) / SB::B};
+      const size_t bytes = sizeof(T) * (restrict_ ? SB::NU + SB::N1 + SB::N2 : SB::EC * SB::EC * SB::EC + SB::N2 + SB::N1);
+      if (restrict_) {
+        PetscCallCUDA(cudaFuncSetAttribute(VPTransferBoxKernel<K, true, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+        VPTransferBoxKernel<K, true, T><<<nb[0] * nb[1] * nb[2], SB::THREADS, bytes, stream>>>(*gc, *gf, nb[0], nb[1], homogeneous ? true : false, in, out);
+      } else {
+        PetscCallCUDA(cudaFuncSetAttribute(VPTransferBoxKernel<K, false, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+        VPTransferBoxKernel<K, false, T><<<nb[0] * nb[1] * nb[2], SB::THREADS, bytes, stream>>>(*gc, *gf, nb[0], nb[1], homogeneous ? true : false, in, out);
+      }
+      PetscCallCUDA(cudaGetLastError());
+    } else {
       if (restrict_) {
         PetscCallCUDA(cudaFuncSetAttribute(VPTransferKernel<DIM, K, true, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
         VPTransferKernel<DIM, K, true, T><<<(ncells + NB - 1) / NB, VPThreads(NB * NFT), shmem, stream>>>(*gc, *gf, ncells, homogeneous ? true : false, in, out);
