@@ -18,7 +18,7 @@ typedef struct {
   VPBasis1D   basis;         /* 1D reference matrices */
   PetscReal  *coords1d[3];   /* global node coordinates per direction */
   PetscBool   storecoords;   /* set DM coordinates at set-up (-dm_qbox_coordinates) */
-  PetscBool   deterministic; /* CUDA operator: colored cells instead of atomics (-dm_qbox_deterministic) */
+  PetscBool   deterministic; /* CUDA operator: colored cells (2D) or boxes of cells (3D) instead of atomics (-dm_qbox_deterministic) */
   PetscBool   samelayout;    /* the ghosted local box is the owned box (one rank): kernels may work on global arrays */
   PetscBool   vecmdot;       /* CUDA global vectors: VecMDot by our kernel (-dm_qbox_vec_mdot, qboxvec.c) */
   VPPrecision precision;     /* CUDA arithmetic of this level's operator and of the transfers to its refinement */

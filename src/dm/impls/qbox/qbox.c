@@ -363,7 +363,7 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
     PetscCheck(n == q->dim, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_SIZ, "-dm_qbox_upper takes %" PetscInt_FMT " values, got %" PetscInt_FMT, q->dim, n);
     for (PetscInt d = 0; d < q->dim; d++) q->upper[d] = box[d];
   }
-  PetscCall(PetscOptionsBool("-dm_qbox_deterministic", "CUDA operator: scatter by cell colors instead of atomics (bitwise reproducible)", "DMQBoxCreate", q->deterministic, &q->deterministic, NULL));
+  PetscCall(PetscOptionsBool("-dm_qbox_deterministic", "CUDA operator: scatter by colors of cells (2D) or boxes of cells (3D) instead of atomics (bitwise reproducible)", "DMQBoxCreate", q->deterministic, &q->deterministic, NULL));
   PetscCall(PetscOptionsBool("-dm_qbox_vec_mdot", "CUDA vectors: VecMDot (GMRES orthogonalization) by petsc-vpatch's kernel, which reads at memory bandwidth, instead of PETSc's", "DMQBOX", q->vecmdot, &q->vecmdot, NULL));
   PetscCall(PetscOptionsEnum("-dm_qbox_precision", "CUDA arithmetic of this level's operator and transfers", "DMQBoxSetPrecision", VPPrecisions, (PetscEnum)q->precision, (PetscEnum *)&q->precision, NULL));
   PetscCall(PetscOptionsEnum("-dm_qbox_mg_precision", "CUDA arithmetic of the coarser levels' operators and transfers (DMCoarsen)", "DMQBoxSetPrecision", VPPrecisions, (PetscEnum)q->mgprecision, (PetscEnum *)&q->mgprecision, NULL));
