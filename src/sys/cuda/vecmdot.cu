@@ -81,6 +81,14 @@ template <int N> static PetscErrorCode VPMDotLaunch(const PetscScalar *x, PetscI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* VPMDotLaunch<m> for the runtime m = 1..N */
+template <int N> static PetscErrorCode VPMDotDispatch(int m, const PetscScalar *x, PetscInt n, const PetscScalar *const *y, int nblocks, PetscScalar *part, PetscScalar *dz, cudaStream_t stream)
+{
+  if constexpr (N > 1)
+    if (m < N) return VPMDotDispatch<N - 1>(m, x, n, y, nblocks, part, dz, stream);
+  return VPMDotLaunch<N>(x, n, y, nblocks, part, dz, stream);
+}
+
 PetscErrorCode VPMDot_CUDA(const PetscScalar *x, PetscInt n, PetscInt nv, const PetscScalar *const *y, PetscScalar *z)
 {
   static int         nsm = 0;
@@ -108,32 +116,7 @@ PetscErrorCode VPMDot_CUDA(const PetscScalar *x, PetscInt n, PetscInt nv, const 
   for (PetscInt j0 = 0; j0 < nv; j0 += VP_MDOT_BATCH) {
     const PetscScalar *const *yj = y + j0;
     PetscScalar              *zj = dz + j0;
-    switch ((int)PetscMin(nv - j0, VP_MDOT_BATCH)) {
-    case 1:
-      PetscCall(VPMDotLaunch<1>(x, n, yj, nblocks, part, zj, stream));
-      break;
-    case 2:
-      PetscCall(VPMDotLaunch<2>(x, n, yj, nblocks, part, zj, stream));
-      break;
-    case 3:
-      PetscCall(VPMDotLaunch<3>(x, n, yj, nblocks, part, zj, stream));
-      break;
-    case 4:
-      PetscCall(VPMDotLaunch<4>(x, n, yj, nblocks, part, zj, stream));
-      break;
-    case 5:
-      PetscCall(VPMDotLaunch<5>(x, n, yj, nblocks, part, zj, stream));
-      break;
-    case 6:
-      PetscCall(VPMDotLaunch<6>(x, n, yj, nblocks, part, zj, stream));
-      break;
-    case 7:
-      PetscCall(VPMDotLaunch<7>(x, n, yj, nblocks, part, zj, stream));
-      break;
-    default:
-      PetscCall(VPMDotLaunch<8>(x, n, yj, nblocks, part, zj, stream));
-      break;
-    }
+    PetscCall(VPMDotDispatch<VP_MDOT_BATCH>((int)PetscMin(nv - j0, VP_MDOT_BATCH), x, n, yj, nblocks, part, zj, stream));
   }
   PetscCallCUDA(cudaMemcpyAsync(z, dz, sizeof(PetscScalar) * nv, cudaMemcpyDeviceToHost, stream));
   PetscCallCUDA(cudaStreamSynchronize(stream));
