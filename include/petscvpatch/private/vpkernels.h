@@ -83,7 +83,7 @@ typedef struct {
   PetscInt           dim, k;
   PetscReal          Mp[3][VPATCH_MAX_NP * VPATCH_MAX_NP]; /* 1D patch mass matrix (2k+1)^2, boundary included */
   PetscReal          Kp[3][VPATCH_MAX_NP * VPATCH_MAX_NP]; /* 1D patch stiffness matrix */
-  PetscReal          S[3][VPATCH_MAX_NI * VPATCH_MAX_NI];  /* generalized eigenvectors of the interior block, S^T M S = I; S[i*n+j]: entry i of vector j */
+  PetscReal          S[3][VPATCH_MAX_NI * VPATCH_MAX_NI];  /* generalized eigenvectors of the interior block, S^T M S = I; S[i*n+j]: entry i of vector j; k even vectors, then k-1 odd */
   PetscReal          lam[3][VPATCH_MAX_NI];                /* generalized eigenvalues */
   const PetscScalar *LU;                                   /* dense LU of the (2k-1)^d patch matrix (local solver "dense"), or NULL */
   const int         *piv;                                  /* its pivots (LAPACK) */
@@ -109,8 +109,9 @@ PETSC_EXTERN PetscErrorCode VPTransferApply_CUDA(const VPGrid *gc, const VPGrid 
 PETSC_EXTERN PetscErrorCode VPOwnedBoundary_CUDA(const VPGrid *, const PetscScalar *src, PetscScalar *dst, PetscBool local);
 /* z[j] = y[j]^T x for j < nv (real scalars): device arrays x, y[j] of length n, host array z; waits for the result */
 PETSC_EXTERN PetscErrorCode VPMDot_CUDA(const PetscScalar *x, PetscInt n, PetscInt nv, const PetscScalar *const *y, PetscScalar *z);
-/* the reference data of degree k (the VPPatchOp arrays of direction 0 for h = 1) for the patch kernels */
-PETSC_EXTERN PetscErrorCode VPPatchSetUp_CUDA(PetscInt k, const PetscReal *Mhat, const PetscReal *Khat, const PetscReal *Shat, const PetscReal *lamhat);
+/* the reference data of degree k for the patch kernels: the 1D cell mass and stiffness matrices on [0,1] ((k+1)^2), and
+   the eigenvectors (k even ones, then k-1 odd ones) and eigenvalues of the VPPatchOp of direction 0 for h = 1 */
+PETSC_EXTERN PetscErrorCode VPPatchSetUp_CUDA(PetscInt k, const PetscReal *Mcell, const PetscReal *Kcell, const PetscReal *Shat, const PetscReal *lamhat);
 /* kernel variants of the patch smoother on the GPU (the reference's Fused, Separate and Global) */
 #define VP_PATCH_KERNEL_GLOBAL   0 /* bl holds the ghosted global residual b - A x of this color; the kernel solves */
 #define VP_PATCH_KERNEL_SEPARATE 1 /* localized-residual kernel into scratch, then a local-solve kernel */

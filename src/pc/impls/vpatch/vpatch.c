@@ -60,13 +60,17 @@ static PetscErrorCode PCVPatchGetDM(PC pc, DM *dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* 1D patch matrices of two cells of size h, and the generalized eigenproblem of the interior block */
+/* 1D patch matrices of two cells of size h, and the generalized eigenproblem of the interior block.
+   The interior block is symmetric under the reflection i -> ni-1-i (the Gauss-Lobatto nodes are), so it maps even
+   vectors to even and odd to odd: the eigenproblem is solved on the even subspace (dimension k) and on the odd one
+   (k-1) apart, and S = [even eigenvectors | odd eigenvectors]. Any eigenvector order gives the same solve; this one
+   lets the CUDA kernels apply S and S^T by even-odd decomposition (about half the multiply-adds, vpatch.cu) */
 static PetscErrorCode PCVPatchSetUpDirection(VPPatchOp *op, const VPBasis1D *b, PetscInt d, PetscReal h)
 {
   PetscInt   k = b->k, n = k + 1, np = 2 * k + 1, ni = 2 * k - 1;
   PetscReal *Mp = op->Mp[d], *Kp = op->Kp[d];
-  PetscReal  Mi[VPATCH_MAX_NI * VPATCH_MAX_NI], Ki[VPATCH_MAX_NI * VPATCH_MAX_NI];
-  lapack_int info;
+  PetscReal  Ms[VPATCH_MAX_NI * VPATCH_MAX_NI], Ks[VPATCH_MAX_NI * VPATCH_MAX_NI], Q[VPATCH_MAX_NI * VPATCH_MAX_NI];
+  const PetscReal r2 = PetscSqrtReal(0.5);
 
   PetscFunctionBegin;
   for (PetscInt i = 0; i < np * np; i++) Mp[i] = Kp[i] = 0.0;
@@ -76,14 +80,41 @@ static PetscErrorCode PCVPatchSetUpDirection(VPPatchOp *op, const VPBasis1D *b, 
         Mp[(c * k + i) * np + c * k + j] += h * b->M[i * n + j];
         Kp[(c * k + i) * np + c * k + j] += b->K[i * n + j] / h;
       }
-  for (PetscInt i = 0; i < ni; i++)
-    for (PetscInt j = 0; j < ni; j++) {
-      Mi[i * ni + j] = Mp[(i + 1) * np + j + 1];
-      Ki[i * ni + j] = Kp[(i + 1) * np + j + 1];
-    }
-  info = LAPACKE_dsygv(LAPACK_ROW_MAJOR, 1, 'V', 'U', (lapack_int)ni, Ki, (lapack_int)ni, Mi, (lapack_int)ni, op->lam[d]);
-  PetscCheck(info == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACKE_dsygv failed for the 1D patch eigenproblem (degree %" PetscInt_FMT ", h %g): info %d", k, (double)h, (int)info);
-  for (PetscInt i = 0; i < ni * ni; i++) op->S[d][i] = Ki[i]; /* eigenvectors in the columns, S^T M S = I */
+  /* orthonormal basis Q (columns): even e_a (a < k-1: (u_a + u_(ni-1-a)) / sqrt 2; a = k-1: the middle u_(k-1)), then
+     odd o_a (a < k-1: (u_a - u_(ni-1-a)) / sqrt 2) */
+  for (PetscInt i = 0; i < ni * ni; i++) Q[i] = 0.0;
+  for (PetscInt a = 0; a < k - 1; a++) {
+    Q[a * ni + a] = Q[(ni - 1 - a) * ni + a] = r2;
+    Q[a * ni + k + a]                        = r2;
+    Q[(ni - 1 - a) * ni + k + a]             = -r2;
+  }
+  Q[(k - 1) * ni + k - 1] = 1.0;
+  for (PetscInt par = 0; par < 2; par++) {
+    const PetscInt m = par ? k - 1 : k, o = par ? k : 0; /* columns o..o+m-1 of this parity */
+    lapack_int     info;
+
+    if (!m) continue;
+    for (PetscInt a = 0; a < m; a++) /* Ks, Ms = Q_p^T (Kp, Mp on the interior) Q_p */
+      for (PetscInt c = 0; c < m; c++) {
+        PetscReal sm = 0, sk = 0;
+        for (PetscInt i = 0; i < ni; i++)
+          for (PetscInt j = 0; j < ni; j++) {
+            const PetscReal w = Q[i * ni + o + a] * Q[j * ni + o + c];
+            sm += w * Mp[(i + 1) * np + j + 1];
+            sk += w * Kp[(i + 1) * np + j + 1];
+          }
+        Ms[a * m + c] = sm;
+        Ks[a * m + c] = sk;
+      }
+    info = LAPACKE_dsygv(LAPACK_ROW_MAJOR, 1, 'V', 'U', (lapack_int)m, Ks, (lapack_int)m, Ms, (lapack_int)m, op->lam[d] + o);
+    PetscCheck(info == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACKE_dsygv failed for the 1D patch eigenproblem (degree %" PetscInt_FMT ", h %g, %s part): info %d", k, (double)h, par ? "odd" : "even", (int)info);
+    for (PetscInt i = 0; i < ni; i++) /* eigenvectors in the columns, S^T M S = I */
+      for (PetscInt j = 0; j < m; j++) {
+        PetscReal s = 0;
+        for (PetscInt a = 0; a < m; a++) s += Q[i * ni + o + a] * Ks[a * m + j];
+        op->S[d][i * ni + o + j] = s;
+      }
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -162,7 +193,7 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
                "PCVPATCH on CUDA vectors runs -pc_vpatch_type multiplicative with -pc_vpatch_local_solver fdm; the %s %s variant runs on the CPU only (-dm_vec_type standard)", PCVPatchTypes[jac->type], PCVPatchLocalSolvers[jac->local]);
     /* the kernels take the reference matrices (h = 1) and scale them by the cell sizes (vpatch.cu) */
     PetscCall(PCVPatchSetUpDirection(&hat, &q->basis, 0, 1.0));
-    PetscCall(VPPatchSetUp_CUDA(q->degree, hat.Mp[0], hat.Kp[0], hat.S[0], hat.lam[0]));
+    PetscCall(VPPatchSetUp_CUDA(q->degree, q->basis.M, q->basis.K, hat.S[0], hat.lam[0]));
     if (jac->kernel == PC_VPATCH_KERNEL_SEPARATE) { /* at most prod_d (cm_d/2 + 1) patches of one color */
       size_t n = 1;
       for (PetscInt d = 0; d < dim; d++) n *= (size_t)(q->grid.cm[d] / 2 + 1) * (size_t)ni;

@@ -45,11 +45,20 @@
 #include <type_traits>
 
 /* ------------------------------------------------------------------------------------------------------------ */
-/* reference data per degree K = 1..VPATCH_MAX_DEGREE in constant memory: Mhat, Khat ((2K+1)^2, row-major),
-   Shat ((2K-1)^2, Shat[i * (2K-1) + j]: entry i of eigenvector j), lamhat (2K-1) */
+/* Reference data per degree K = 1..VPATCH_MAX_DEGREE in constant memory, in even-odd form. The 1D cell matrices C
+   (Mhat, Khat: (K+1)^2) are symmetric under the reflection of the cell, C[K-b][K-a] = C[b][a], and the eigenvectors
+   of the interior patch block come as K even ones, then K-1 odd ones (vpatch.c), so a 1D product splits into an even
+   and an odd half of about half the multiply-adds (the "even-odd decomposition"):
+   - cell matrix C, with H = K/2 + 1 even and HO = (K+1)/2 odd indices: Ce (H x H), Ce[b][a] = (C[b][a] + C[b][K-a])/2
+     for a < HO and C[b][K/2] for a = K/2 (K even), applied to e[a] = v[a] + v[K-a] (e[K/2] = v[K/2]); Co (HO x HO),
+     Co[b][a] = (C[b][a] - C[b][K-a])/2, applied to o[a] = v[a] - v[K-a]; then out[b] = Ce e + Co o and
+     out[K-b] = Ce e - Co o. Mhat's Ce, Co, then Khat's;
+   - eigenvectors S ((2K-1)^2, center row K-1): Se (K x K), Se[i][j] = S[i][j] (rows up to the center, even columns);
+     So ((K-1) x (K-1)), So[i][j] = S[i][K+j] (rows before the center, odd columns);
+   - lamhat (2K-1), in the order of S's columns. */
 __host__ __device__ constexpr int VPHatSize(int K)
 {
-  return 2 * (2 * K + 1) * (2 * K + 1) + (2 * K - 1) * (2 * K - 1) + (2 * K - 1);
+  return 2 * ((K / 2 + 1) * (K / 2 + 1) + ((K + 1) / 2) * ((K + 1) / 2)) + K * K + (K - 1) * (K - 1) + (2 * K - 1);
 }
 __host__ __device__ constexpr int VPHatOffset(int K)
 {
@@ -62,32 +71,90 @@ __host__ __device__ constexpr int VPHatOffset(int K)
 VP_CONSTANT_TABLE(VPHat, VP_HAT_TOTAL);
 
 template <int K, typename T> struct VPHatK {
-  static constexpr int NP = 2 * K + 1, NI = 2 * K - 1, OFF = VPHatOffset(K);
-  /* patch row r has nonzeros in the columns of the cells it belongs to */
-  static __host__ __device__ constexpr bool nz(int r, int j)
+  static constexpr int NP = 2 * K + 1, NI = 2 * K - 1, H = K / 2 + 1, HO = (K + 1) / 2, OFF = VPHatOffset(K);
+  static constexpr int SE = OFF + 2 * (H * H + HO * HO), SO = SE + K * K, LAM = SO + (K - 1) * (K - 1);
+  /* out[0..K] = C v[0..K] for the cell matrix C = Mhat (MAT 0) or Khat (MAT 1), even-odd */
+  template <int MAT> static __device__ __forceinline__ void cell(const T *v, T *out)
   {
-    return (r <= K && j <= K) || (r >= K && j >= K);
-  }
-  /* interior row i (patch row i + 1) of Mhat (MAT 0) or Khat (MAT 1) times the line v[NP] */
-  template <int MAT> static __device__ __forceinline__ T row(const T *v, int i)
-  {
-    T s = 0;
+    constexpr int CE = OFF + MAT * (H * H + HO * HO), CO = CE + H * H;
+    T             e[H], o[HO];
 #pragma unroll
-    for (int j = 0; j < NP; j++)
-      if (nz(i + 1, j)) s += VPHat<T>(OFF + MAT * NP * NP + (i + 1) * NP + j) * v[j];
-    return s;
-  }
-  /* (Shat v)_i, or (Shat^T v)_i when TRANS, for a line v[NI] */
-  template <bool TRANS> static __device__ __forceinline__ T srow(const T *v, int i)
-  {
-    T s = 0;
+    for (int a = 0; a < HO; a++) {
+      e[a] = v[a] + v[K - a];
+      o[a] = v[a] - v[K - a];
+    }
+    if constexpr (K % 2 == 0) e[H - 1] = v[K / 2];
 #pragma unroll
-    for (int j = 0; j < NI; j++) s += VPHat<T>(OFF + 2 * NP * NP + (TRANS ? j * NI + i : i * NI + j)) * v[j];
-    return s;
+    for (int b = 0; b < H; b++) {
+      T se = VPHat<T>(CE + b * H) * e[0];
+#pragma unroll
+      for (int a = 1; a < H; a++) se += VPHat<T>(CE + b * H + a) * e[a];
+      if (b < HO) {
+        T so = VPHat<T>(CO + b * HO) * o[0];
+#pragma unroll
+        for (int a = 1; a < HO; a++) so += VPHat<T>(CO + b * HO + a) * o[a];
+        out[b]     = se + so;
+        out[K - b] = se - so;
+      } else out[b] = se; /* the middle node, K even */
+    }
+  }
+  /* out[i] = row i + 1 of the patch matrix (two cells: nodes 0..K and K..2K) times the patch line v[NP], i < NI */
+  template <int MAT> static __device__ __forceinline__ void rows(const T *v, T *out)
+  {
+    T a[K + 1], b[K + 1];
+    cell<MAT>(v, a);
+    cell<MAT>(v + K, b);
+#pragma unroll
+    for (int i = 0; i < K - 1; i++) {
+      out[i]      = a[i + 1];
+      out[K + i] = b[i + 1];
+    }
+    out[K - 1] = a[K] + b[0];
+  }
+  /* out = Shat^T v (TRANS) or Shat v, for lines of NI entries, even-odd */
+  template <bool TRANS> static __device__ __forceinline__ void shat(const T *v, T *out)
+  {
+    if constexpr (TRANS) {
+      T e[K], o[K > 1 ? K - 1 : 1];
+#pragma unroll
+      for (int i = 0; i < K - 1; i++) {
+        e[i] = v[i] + v[NI - 1 - i];
+        o[i] = v[i] - v[NI - 1 - i];
+      }
+      e[K - 1] = v[K - 1];
+#pragma unroll
+      for (int j = 0; j < K; j++) {
+        T s = VPHat<T>(SE + j) * e[0];
+#pragma unroll
+        for (int i = 1; i < K; i++) s += VPHat<T>(SE + i * K + j) * e[i];
+        out[j] = s;
+      }
+#pragma unroll
+      for (int j = 0; j < K - 1; j++) {
+        T s = VPHat<T>(SO + j) * o[0];
+#pragma unroll
+        for (int i = 1; i < K - 1; i++) s += VPHat<T>(SO + i * (K - 1) + j) * o[i];
+        out[K + j] = s;
+      }
+    } else {
+#pragma unroll
+      for (int i = 0; i < K; i++) {
+        T se = VPHat<T>(SE + i * K) * v[0];
+#pragma unroll
+        for (int j = 1; j < K; j++) se += VPHat<T>(SE + i * K + j) * v[j];
+        if (i < K - 1) {
+          T so = VPHat<T>(SO + i * (K - 1)) * v[K];
+#pragma unroll
+          for (int j = 1; j < K - 1; j++) so += VPHat<T>(SO + i * (K - 1) + j) * v[K + j];
+          out[i]          = se + so;
+          out[NI - 1 - i] = se - so;
+        } else out[i] = se; /* the center */
+      }
+    }
   }
   static __device__ __forceinline__ T lam(int i)
   {
-    return VPHat<T>(OFF + 2 * NP * NP + NI * NI + i);
+    return VPHat<T>(LAM + i);
   }
 };
 
@@ -157,12 +224,13 @@ template <int DIR, bool TRANS, class LI, class LO, int K, int NIZ, int NBDEF, ty
   constexpr int NI = 2 * K - 1;
   static_assert(LI::PF == LO::PF, "one line order per kernel");
   VPForLines<DIR, NI, NI, NIZ, LI::PF, NBDEF>(NB, [&](int q, int a0, int a1) {
-    T         v[NI];
+    T         v[NI], u[NI];
     const int o = LI::template line<DIR>(q, a0, a1), w = LO::template line<DIR>(q, a0, a1);
 #pragma unroll
     for (int j = 0; j < NI; j++) v[j] = in[o + j * LI::template stride<DIR>()];
+    VPHatK<K, T>::template shat<TRANS>(v, u);
 #pragma unroll
-    for (int i = 0; i < NI; i++) out[w + i * LO::template stride<DIR>()] = VPHatK<K, T>::template srow<TRANS>(v, i);
+    for (int i = 0; i < NI; i++) out[w + i * LO::template stride<DIR>()] = u[i];
   });
 }
 
@@ -316,33 +384,36 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     __syncthreads();
     /* y pass: P = Mhat_y G, Q = Khat_y G on the interior y rows */
     VPForLines<1, NP, NP, NPZ, S::PF, S::NB>(NB, [&](int q, int a0, int a1) {
-      T         v[NP];
+      T         v[NP], t[NI];
       const int o = G::template line<1>(q, a0, a1), w = PQ::template line<1>(q, a0, a1);
 #pragma unroll
       for (int j = 0; j < NP; j++) v[j] = X0[o + j * G::template stride<1>()];
+      H::template rows<0>(v, t);
 #pragma unroll
-      for (int i = 0; i < NI; i++) {
-        X1a[w + i * PQ::template stride<1>()] = H::template row<0>(v, i);
-        X1b[w + i * PQ::template stride<1>()] = H::template row<1>(v, i);
-      }
+      for (int i = 0; i < NI; i++) X1a[w + i * PQ::template stride<1>()] = t[i];
+      H::template rows<1>(v, t);
+#pragma unroll
+      for (int i = 0; i < NI; i++) X1b[w + i * PQ::template stride<1>()] = t[i];
     });
     __syncthreads();
     if constexpr (DIM == 3) { /* z pass: W1 = Mhat_z P, W2 = c1 Mhat_z Q + c2 Khat_z P */
       T *W1 = X0, *W2 = X0 + NB * W::PS;
       VPForLines<2, NP, NI, NP, S::PF, S::NB>(NB, [&](int q, int a0, int a1) {
-        T         v[NP]; /* one line in registers at a time: P's, then Q's (register pressure at high degree) */
+        T         v[NP], t[NI]; /* one line in registers at a time: P's, then Q's (register pressure at high degree) */
         const int o = PQ::template line<2>(q, a0, a1), w = W::template line<2>(q, a0, a1);
 #pragma unroll
         for (int j = 0; j < NP; j++) v[j] = X1a[o + j * PQ::template stride<2>()];
+        H::template rows<0>(v, t);
 #pragma unroll
-        for (int i = 0; i < NI; i++) {
-          W1[w + i * W::template stride<2>()] = H::template row<0>(v, i);
-          W2[w + i * W::template stride<2>()] = c2 * H::template row<1>(v, i);
-        }
+        for (int i = 0; i < NI; i++) W1[w + i * W::template stride<2>()] = t[i];
+        H::template rows<1>(v, t);
+#pragma unroll
+        for (int i = 0; i < NI; i++) W2[w + i * W::template stride<2>()] = c2 * t[i];
 #pragma unroll
         for (int j = 0; j < NP; j++) v[j] = X1b[o + j * PQ::template stride<2>()];
+        H::template rows<0>(v, t);
 #pragma unroll
-        for (int i = 0; i < NI; i++) W2[w + i * W::template stride<2>()] += c1 * H::template row<0>(v, i);
+        for (int i = 0; i < NI; i++) W2[w + i * W::template stride<2>()] += c1 * t[i];
       });
       __syncthreads();
     }
@@ -369,7 +440,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   __syncthreads();
   /* x pass: r = b - A x on the interior x rows (fused, residual), then Shat_x^T r (fused, solve), in place in Rb */
   VPForLines<0, NI, NI, NIZ, S::PF, S::NB>(NB, [&](int q, int a0, int a1) {
-    T         r[NI];
+    T         r[NI], t[NI];
     const int o = R1::template line<0>(q, a0, a1);
 #pragma unroll
     for (int i = 0; i < NI; i++) r[i] = Rb[o + i];
@@ -380,19 +451,22 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
       const int v = DIM == 3 ? W::template line<0>(q, a0, a1) : PQ::template line<0>(q, a0, a1);
 #pragma unroll
       for (int j = 0; j < NP; j++) w[j] = V1[v + j];
+      H::template rows<1>(w, t);
 #pragma unroll
-      for (int i = 0; i < NI; i++) r[i] -= a * H::template row<1>(w, i);
+      for (int i = 0; i < NI; i++) r[i] -= a * t[i];
 #pragma unroll
       for (int j = 0; j < NP; j++) w[j] = V2[v + j];
+      H::template rows<0>(w, t);
 #pragma unroll
-      for (int i = 0; i < NI; i++) r[i] -= bb * H::template row<0>(w, i);
+      for (int i = 0; i < NI; i++) r[i] -= bb * t[i];
     }
     if constexpr (MODE == VP_MODE_RESIDUAL) {
 #pragma unroll
       for (int i = 0; i < NI; i++) Rb[o + i] = r[i];
     } else {
+      H::template shat<true>(r, t);
 #pragma unroll
-      for (int i = 0; i < NI; i++) Rb[o + i] = H::template srow<true>(r, i);
+      for (int i = 0; i < NI; i++) Rb[o + i] = t[i];
     }
   });
   __syncthreads();
@@ -418,10 +492,12 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     const T   base = c0 * lam[a0] + (DIM == 3 ? c2 * lam[a1] : (T)0);
 #pragma unroll
     for (int j = 0; j < NI; j++) v[j] = Y[o + j * LI::template stride<1>()];
+    H::template shat<true>(v, u);
 #pragma unroll
-    for (int i = 0; i < NI; i++) u[i] = H::template srow<true>(v, i) / (base + c1 * H::lam(i));
+    for (int i = 0; i < NI; i++) u[i] /= base + c1 * H::lam(i);
+    H::template shat<false>(u, v);
 #pragma unroll
-    for (int i = 0; i < NI; i++) Z[w + i * U3::template stride<1>()] = H::template srow<false>(u, i);
+    for (int i = 0; i < NI; i++) Z[w + i * U3::template stride<1>()] = v[i];
   });
   __syncthreads();
   T *Xin = Z; /* input of the final x pass */
@@ -513,19 +589,35 @@ PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, PetscBool single, PetscI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode VPPatchSetUp_CUDA(PetscInt k, const PetscReal *Mhat, const PetscReal *Khat, const PetscReal *Shat, const PetscReal *lamhat)
+PetscErrorCode VPPatchSetUp_CUDA(PetscInt k, const PetscReal *Mc, const PetscReal *Kc, const PetscReal *Shat, const PetscReal *lamhat)
 {
-  const int np = 2 * (int)k + 1, ni = 2 * (int)k - 1;
-  PetscReal h[VPHatSize(VPATCH_MAX_DEGREE)];
+  const int K = (int)k, n = K + 1, ni = 2 * K - 1, H = K / 2 + 1, HO = (K + 1) / 2;
+  PetscReal h[VPHatSize(VPATCH_MAX_DEGREE)], *p = h, cmax = 0, smax = 0;
 
   PetscFunctionBegin;
   PetscCheck(k >= 1 && k <= VPATCH_MAX_DEGREE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Degree %" PetscInt_FMT " is not in 1..%d", k, VPATCH_MAX_DEGREE);
-  for (int i = 0; i < np * np; i++) {
-    h[i]           = Mhat[i];
-    h[np * np + i] = Khat[i];
+  /* the even-odd forms (see VPHatK) hold only for reflection-symmetric data: check it */
+  for (int i = 0; i < n * n; i++) cmax = PetscMax(cmax, PetscMax(PetscAbsReal(Mc[i]), PetscAbsReal(Kc[i])));
+  for (int i = 0; i < ni * ni; i++) smax = PetscMax(smax, PetscAbsReal(Shat[i]));
+  for (int b = 0; b < n; b++)
+    for (int a = 0; a < n; a++)
+      PetscCheck(PetscAbsReal(Mc[b * n + a] - Mc[(K - b) * n + K - a]) <= 1e-12 * cmax && PetscAbsReal(Kc[b * n + a] - Kc[(K - b) * n + K - a]) <= 1e-12 * cmax, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The 1D cell matrices of degree %d are not symmetric under the reflection of the cell", K);
+  for (int i = 0; i < ni; i++)
+    for (int j = 0; j < ni; j++)
+      PetscCheck(PetscAbsReal(Shat[i * ni + j] - (j < K ? 1 : -1) * Shat[(ni - 1 - i) * ni + j]) <= 1e-12 * smax, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The 1D patch eigenvectors of degree %d are not %d even, then %d odd ones", K, K, K - 1);
+  for (int m = 0; m < 2; m++) {
+    const PetscReal *C = m ? Kc : Mc;
+    for (int b = 0; b < H; b++)
+      for (int a = 0; a < H; a++) *p++ = a < HO ? 0.5 * (C[b * n + a] + C[b * n + K - a]) : C[b * n + a];
+    for (int b = 0; b < HO; b++)
+      for (int a = 0; a < HO; a++) *p++ = 0.5 * (C[b * n + a] - C[b * n + K - a]);
   }
-  for (int i = 0; i < ni * ni; i++) h[2 * np * np + i] = Shat[i];
-  for (int i = 0; i < ni; i++) h[2 * np * np + ni * ni + i] = lamhat[i];
-  PetscCall(VPHatUpload(h, VPHatSize((int)k), VPHatOffset((int)k)));
+  for (int i = 0; i < K; i++)
+    for (int j = 0; j < K; j++) *p++ = Shat[i * ni + j];
+  for (int i = 0; i < K - 1; i++)
+    for (int j = 0; j < K - 1; j++) *p++ = Shat[i * ni + K + j];
+  for (int i = 0; i < ni; i++) *p++ = lamhat[i];
+  PetscCheck(p - h == VPHatSize(K), PETSC_COMM_SELF, PETSC_ERR_PLIB, "Reference data of degree %d: %d entries, expected %d", K, (int)(p - h), VPHatSize(K));
+  PetscCall(VPHatUpload(h, VPHatSize(K), VPHatOffset(K)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
