@@ -45,20 +45,22 @@
 #include <type_traits>
 
 /* ------------------------------------------------------------------------------------------------------------ */
-/* Reference data per degree K = 1..VPATCH_MAX_DEGREE in constant memory, in even-odd form. The 1D cell matrices C
-   (Mhat, Khat: (K+1)^2) are symmetric under the reflection of the cell, C[K-b][K-a] = C[b][a], and the eigenvectors
-   of the interior patch block come as K even ones, then K-1 odd ones (vpatch.c), so a 1D product splits into an even
-   and an odd half of about half the multiply-adds (the "even-odd decomposition"):
-   - cell matrix C, with H = K/2 + 1 even and HO = (K+1)/2 odd indices: Ce (H x H), Ce[b][a] = (C[b][a] + C[b][K-a])/2
-     for a < HO and C[b][K/2] for a = K/2 (K even), applied to e[a] = v[a] + v[K-a] (e[K/2] = v[K/2]); Co (HO x HO),
-     Co[b][a] = (C[b][a] - C[b][K-a])/2, applied to o[a] = v[a] - v[K-a]; then out[b] = Ce e + Co o and
-     out[K-b] = Ce e - Co o. Mhat's Ce, Co, then Khat's;
-   - eigenvectors S ((2K-1)^2, center row K-1): Se (K x K), Se[i][j] = S[i][j] (rows up to the center, even columns);
-     So ((K-1) x (K-1)), So[i][j] = S[i][K+j] (rows before the center, odd columns);
+/* Reference data per degree K = 1..VPATCH_MAX_DEGREE in constant memory. The 1D cell matrices C (Mhat, Khat:
+   (K+1)^2) are symmetric under the reflection of the cell, C[K-b][K-a] = C[b][a], and the eigenvectors of the interior
+   patch block come as K even ones, then K-1 odd ones (vpatch.c), so a 1D product can split into an even and an odd
+   half (the "even-odd decomposition"): fewer multiply-adds, some more additions, and fewer constants.
+   - Patch matrices Mhat, Khat ((2K+1)^2, row-major, two cells of size 1), for the plain products (VPHatK::EOROWS).
+   - Cell matrices C in even-odd form, with H = K/2 + 1 even and HO = (K+1)/2 odd indices: Ce (H x H),
+     Ce[b][a] = (C[b][a] + C[b][K-a])/2 for a < HO and C[b][K/2] for a = K/2 (K even), applied to e[a] = v[a] + v[K-a]
+     (e[K/2] = v[K/2]); Co (HO x HO), Co[b][a] = (C[b][a] - C[b][K-a])/2, applied to o[a] = v[a] - v[K-a]; then
+     out[b] = Ce e + Co o and out[K-b] = Ce e - Co o. Mhat's Ce, Co, then Khat's.
+   - Eigenvectors S ((2K-1)^2, center row K-1): Se (K x K), Se[i][j] = S[i][j] (rows up to the center, even columns);
+     So ((K-1) x (K-1)), So[i][j] = S[i][K+j] (rows before the center, odd columns). (2K-1)^2 multiply-adds become
+     K^2 + (K-1)^2 and 2(K-1) additions.
    - lamhat (2K-1), in the order of S's columns. */
 __host__ __device__ constexpr int VPHatSize(int K)
 {
-  return 2 * ((K / 2 + 1) * (K / 2 + 1) + ((K + 1) / 2) * ((K + 1) / 2)) + K * K + (K - 1) * (K - 1) + (2 * K - 1);
+  return 2 * (2 * K + 1) * (2 * K + 1) + 2 * ((K / 2 + 1) * (K / 2 + 1) + ((K + 1) / 2) * ((K + 1) / 2)) + K * K + (K - 1) * (K - 1) + (2 * K - 1);
 }
 __host__ __device__ constexpr int VPHatOffset(int K)
 {
@@ -72,11 +74,21 @@ VP_CONSTANT_TABLE(VPHat, VP_HAT_TOTAL);
 
 template <int K, typename T> struct VPHatK {
   static constexpr int NP = 2 * K + 1, NI = 2 * K - 1, H = K / 2 + 1, HO = (K + 1) / 2, OFF = VPHatOffset(K);
-  static constexpr int SE = OFF + 2 * (H * H + HO * HO), SO = SE + K * K, LAM = SO + (K - 1) * (K - 1);
+  static constexpr int CELL = OFF + 2 * NP * NP, SE = CELL + 2 * (H * H + HO * HO), SO = SE + K * K, LAM = SO + (K - 1) * (K - 1);
+  /* Per line, the patch products by cells in even-odd form take 2 (H^2 + HO^2) multiply-adds and 8 HO + 1 additions,
+     the plain ones (structural zeros skipped) 2 K^2 + 2 K - 1 multiply-adds: fewer instructions from K = 6 on, fewer
+     constant operands from K = 4 on. Even-odd measured faster from K = 4 on (bench/RESULTS.md, session 7; 3D Q_5
+     double 5.67 against 5.18 GDoF/s, Q_7 single 6.61 against 5.40), plain faster at K = 3 in double (8.15 against 7.26) */
+  static constexpr bool EOROWS = K >= 4;
+  /* patch row r has nonzeros in the columns of the cells it belongs to */
+  static __host__ __device__ constexpr bool nz(int r, int j)
+  {
+    return (r <= K && j <= K) || (r >= K && j >= K);
+  }
   /* out[0..K] = C v[0..K] for the cell matrix C = Mhat (MAT 0) or Khat (MAT 1), even-odd */
   template <int MAT> static __device__ __forceinline__ void cell(const T *v, T *out)
   {
-    constexpr int CE = OFF + MAT * (H * H + HO * HO), CO = CE + H * H;
+    constexpr int CE = CELL + MAT * (H * H + HO * HO), CO = CE + H * H;
     T             e[H], o[HO];
 #pragma unroll
     for (int a = 0; a < HO; a++) {
@@ -98,18 +110,30 @@ template <int K, typename T> struct VPHatK {
       } else out[b] = se; /* the middle node, K even */
     }
   }
-  /* out[i] = row i + 1 of the patch matrix (two cells: nodes 0..K and K..2K) times the patch line v[NP], i < NI */
+  /* out[i] = row i + 1 of the patch matrix Mhat (MAT 0) or Khat (MAT 1) times the patch line v[NP], i < NI: by cells
+     (nodes 0..K and K..2K) in even-odd form, or plain */
   template <int MAT> static __device__ __forceinline__ void rows(const T *v, T *out)
   {
-    T a[K + 1], b[K + 1];
-    cell<MAT>(v, a);
-    cell<MAT>(v + K, b);
+    if constexpr (EOROWS) {
+      T a[K + 1], b[K + 1];
+      cell<MAT>(v, a);
+      cell<MAT>(v + K, b);
 #pragma unroll
-    for (int i = 0; i < K - 1; i++) {
-      out[i]      = a[i + 1];
-      out[K + i] = b[i + 1];
+      for (int i = 0; i < K - 1; i++) {
+        out[i]     = a[i + 1];
+        out[K + i] = b[i + 1];
+      }
+      out[K - 1] = a[K] + b[0];
+    } else {
+#pragma unroll
+      for (int i = 0; i < NI; i++) {
+        T s = 0;
+#pragma unroll
+        for (int j = 0; j < NP; j++)
+          if (nz(i + 1, j)) s += VPHat<T>(OFF + MAT * NP * NP + (i + 1) * NP + j) * v[j];
+        out[i] = s;
+      }
     }
-    out[K - 1] = a[K] + b[0];
   }
   /* out = Shat^T v (TRANS) or Shat v, for lines of NI entries, even-odd */
   template <bool TRANS> static __device__ __forceinline__ void shat(const T *v, T *out)
@@ -236,14 +260,6 @@ template <int DIR, bool TRANS, class LI, class LO, int K, int NIZ, int NBDEF, ty
 
 #define VP_PATCH_THREADS 320 /* threads per block at most */
 
-/* Register cap per thread, chosen by measurement (bench/RESULTS.md, 3D, 20M DoF): 0 is the launch bound of
-   VP_PATCH_THREADS threads, which the compiler reads as "up to 200"; it is the fastest except for 3D Q_7 in double
-   (a cap of 96: 7.9 against 12.8 ms) and Q_8 in single (64: 5.3 against 9.2 ms), where the compiler otherwise takes
-   so many registers that one block runs per SM */
-template <int DIM, int K, typename T> struct VPPatchRegs {
-  static constexpr int value = DIM == 3 && K == 7 && sizeof(T) == 8 ? 96 : (DIM == 3 && K == 8 && sizeof(T) == 4 ? 64 : 0);
-};
-
 /* the tensors of one patch and where they live, for a line order PF (VPLay): X0 (gathered patch, then W1 and W2),
    X1a and X1b */
 template <int DIM, int K, bool PF_, typename T> struct VPPatchTensors {
@@ -292,6 +308,23 @@ template <int DIM, int K, typename T> struct VPPatchShape : VPPatchTensors<DIM, 
   static constexpr int NB = Base::PF ? (NBR < BC ? BC : (NBR > NBMAX ? NBMAX : NBR)) : WANT;        /* default patches per block */
   /* threads per block for the default NB */
   static constexpr int THREADS = ((NB * LINES + 31) / 32) * 32 > VP_PATCH_THREADS ? VP_PATCH_THREADS : ((NB * LINES + 31) / 32) * 32;
+};
+
+/* Register cap per thread. By default the registers that let as many blocks run per SM as shared memory and threads
+   allow (the occupancy bound), or, where that is 200 or more, the launch bound of VP_PATCH_THREADS threads. Without a
+   cap the compiler can take so many registers that registers bound the occupancy below it: 3D Q_6 double (100
+   registers, 2 blocks against 3 with 91), 2D Q_6 double (102, 2 against 3). Chosen by measurement (bench/RESULTS.md,
+   session 7, 64M DoF): the cap is faster or the same everywhere (3D Q_6 double 4.46 against 3.18 GDoF/s, 2D Q_6 double
+   10.94 against 8.24, 2D Q_2 double 18.7 against 16.0) except where it forces spills: 2D single k = 4..7 (Q_5: 9.61
+   against 15.72 GDoF/s) and 3D double k = 3 (7.99 against 8.15), which keep the launch bound */
+template <int DIM, int K, typename T> struct VPPatchRegs {
+  using S                        = VPPatchShape<DIM, K, T>;
+  static constexpr size_t SMEM   = S::smem(S::NB) + 1024;                          /* per block, with the system's share */
+  static constexpr int    BSMEM  = (int)(233472 / SMEM), BTHR = 2048 / S::THREADS; /* blocks per SM that shared memory and threads allow */
+  static constexpr int    BLOCKS = BSMEM < BTHR ? BSMEM : BTHR;
+  static constexpr int    CAP    = 65536 / (BLOCKS * S::THREADS) / 8 * 8; /* the registers that still allow BLOCKS */
+  static constexpr bool   LB     = (DIM == 2 && sizeof(T) == 4 && K >= 4 && K <= 7) || (DIM == 3 && sizeof(T) == 8 && K == 3);
+  static constexpr int    value  = LB || CAP >= 200 ? 0 : CAP;
 };
 
 /* patch number p of this color -> vertex coordinates */
@@ -591,7 +624,7 @@ PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, PetscBool single, PetscI
 
 PetscErrorCode VPPatchSetUp_CUDA(PetscInt k, const PetscReal *Mc, const PetscReal *Kc, const PetscReal *Shat, const PetscReal *lamhat)
 {
-  const int K = (int)k, n = K + 1, ni = 2 * K - 1, H = K / 2 + 1, HO = (K + 1) / 2;
+  const int K = (int)k, n = K + 1, np = 2 * K + 1, ni = 2 * K - 1, H = K / 2 + 1, HO = (K + 1) / 2;
   PetscReal h[VPHatSize(VPATCH_MAX_DEGREE)], *p = h, cmax = 0, smax = 0;
 
   PetscFunctionBegin;
@@ -605,6 +638,13 @@ PetscErrorCode VPPatchSetUp_CUDA(PetscInt k, const PetscReal *Mc, const PetscRea
   for (int i = 0; i < ni; i++)
     for (int j = 0; j < ni; j++)
       PetscCheck(PetscAbsReal(Shat[i * ni + j] - (j < K ? 1 : -1) * Shat[(ni - 1 - i) * ni + j]) <= 1e-12 * smax, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The 1D patch eigenvectors of degree %d are not %d even, then %d odd ones", K, K, K - 1);
+  for (int m = 0; m < 2; m++, p += np * np) { /* the patch matrices */
+    const PetscReal *C = m ? Kc : Mc;
+    for (int i = 0; i < np * np; i++) p[i] = 0;
+    for (int c = 0; c < 2; c++)
+      for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) p[(c * K + i) * np + c * K + j] += C[i * n + j];
+  }
   for (int m = 0; m < 2; m++) {
     const PetscReal *C = m ? Kc : Mc;
     for (int b = 0; b < H; b++)
