@@ -651,7 +651,7 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
 . -pc_vpatch_damping <w>                        - damping of the additive variant (default 1/2^d)
 . -pc_vpatch_kernel <global,separate,fused>     - GPU kernel variant (default fused)
 . -pc_vpatch_precision <double,single>           - GPU arithmetic of the patch kernels (single: mixed precision multigrid, see `VPPrecision`)
-. -pc_vpatch_patches_per_block <n>              - GPU: patches per thread block (default 0: enough patches for about 256 threads, one per 1D line, at most 64)
+. -pc_vpatch_patches_per_block <n>              - GPU: patches per thread block (default 0: enough patches for about 256 threads, one per 1D line, at most 64, fewer where such a block would take more than half of an SM's shared memory)
 - -pc_vpatch_local_solver <fdm,dense>           - fast diagonalization (default) or a stored dense LU (verification)
 
   Level: beginner
