@@ -4,13 +4,17 @@
 usage: python3 bench/report.py [--sms 132 --clock-ghz 1.98 --fp64-tflops 33.5 --fp32-tflops 66.9] [--plots DIR] FILES...
 
 Kernel metrics (per kernel, documented in bench/RESULTS.md):
-  MatMult, per cell (N = k+1), as the kernel does it (register lines, element matrices in constant memory):
-  multiply-adds 2D 4 N^3, 3D 7 N^4; shared-memory words (the gather, then each line pass reads its input tensors once
+  MatMult, per cell (N = k+1), as the cell kernel does it (register lines, element matrices in constant memory; the 3D
+  box kernel of session 6 does about the same work):
+  flops 2D 8 N^3, 3D 14 N^4; shared-memory words (the gather, then each line pass reads its input tensors once
   and writes its outputs once; the last pass adds into global memory) 2D 6 N^2, 3D 10 N^3.
   One smoothing step (fused), per vertex patch (NP = 2k+1, NI = 2k-1; (cells-1)^d patches over all colors), as the
-  kernel does it (register lines, matrices in constant memory, interior rows only; s = 2k^2+2k-1 is the number of
-  structural nonzeros in the interior rows of a 1D patch matrix):
-    multiply-adds 3D s (2 NP^2 + 3 NP NI + 2 NI^2) + 6 NI^4, 2D s (2 NP + 2 NI) + 4 NI^3; NI^d divisions;
+  kernel does it (register lines, matrices in constant memory, interior rows only, even-odd decomposition):
+    flops of one 1D product on a line: R = patch matrix rows (k >= 4: by cells, even-odd, with H = k/2+1, HO = (k+1)/2:
+    4 (H^2 + HO^2) + 8 HO + 1; k <= 3: plain, 2 s with s = 2k^2+2k-1 the structural nonzeros of the interior rows),
+    E = eigenvectors (even-odd: 2 (k^2 + (k-1)^2) + 2 (k-1));
+    flops 3D R (2 NP^2 + 3 NP NI + 2 NI^2) + 6 NI^2 E, 2D R (2 NP + 2 NI) + 4 NI E (the scalings by the cell sizes and
+    the NI^d divisions not counted);
     shared-memory words read and written 3D 2 NP^3 + 4 NP^2 NI + 6 NP NI^2 + 12 NI^3, 2D 2 NP^2 + 4 NP NI + 8 NI^2.
   The shared-memory bound is 128 B/clock/SM x SMs x clock; "% bound" is the time that traffic needs at that
   bandwidth over the measured time.
@@ -22,14 +26,17 @@ from collections import defaultdict
 
 
 def contractions(d, k, kernel):
-    """(multiply-adds, shared-memory words) of one application per cell (matmult) or per patch (smoother)"""
+    """(flops, shared-memory words) of one application per cell (matmult) or per patch (smoother)"""
     if kernel == 'matmult':
         n = k + 1
-        return (4 * n**3, 6 * n**2) if d == 2 else (7 * n**4, 10 * n**3)
-    np_, ni, s = 2 * k + 1, 2 * k - 1, 2 * k * k + 2 * k - 1
+        return (8 * n**3, 6 * n**2) if d == 2 else (14 * n**4, 10 * n**3)
+    np_, ni = 2 * k + 1, 2 * k - 1
+    h, ho = k // 2 + 1, (k + 1) // 2
+    rows = 4 * (h * h + ho * ho) + 8 * ho + 1 if k >= 4 else 2 * (2 * k * k + 2 * k - 1)
+    eig = 2 * (k * k + (k - 1)**2) + 2 * (k - 1)
     if d == 2:
-        return s * (2 * np_ + 2 * ni) + 4 * ni**3, 2 * np_**2 + 4 * np_ * ni + 8 * ni**2
-    return s * (2 * np_**2 + 3 * np_ * ni + 2 * ni**2) + 6 * ni**4, 2 * np_**3 + 4 * np_**2 * ni + 6 * np_ * ni**2 + 12 * ni**3
+        return rows * (2 * np_ + 2 * ni) + 4 * ni * eig, 2 * np_**2 + 4 * np_ * ni + 8 * ni**2
+    return rows * (2 * np_**2 + 3 * np_ * ni + 2 * ni**2) + 6 * ni**2 * eig, 2 * np_**3 + 4 * np_**2 * ni + 6 * np_ * ni**2 + 12 * ni**3
 
 
 def kernel_rows(recs, a):
@@ -42,8 +49,8 @@ def kernel_rows(recs, a):
         peak = (a.fp32_tflops if prec == 'single' else a.fp64_tflops) * 1e12
         out = {'d': d, 'k': k, 'precision': prec, 'dof': r['dof']}
         for name, units, t in (('matmult', n**d, r['matmult_s']), ('fused', (n - 1)**d, r['smooth_fused_s'])):
-            fma, words = contractions(d, k, name)
-            flops, bytes_ = 2.0 * fma * units, float(words) * w * units
+            fl, words = contractions(d, k, name)
+            flops, bytes_ = float(fl) * units, float(words) * w * units
             out[name] = dict(gdofs=r['dof'] / t / 1e9, gflops=flops / t / 1e9, peak=100 * flops / t / peak, bound=100 * bytes_ / bw / t)
         out['fused_vs_global'] = r['smooth_global_s'] / r['smooth_fused_s']
         rows.append(out)
