@@ -67,9 +67,9 @@ static PetscErrorCode PCVPatchGetDM(PC pc, DM *dm)
    lets the CUDA kernels apply S and S^T by even-odd decomposition (about half the multiply-adds, vpatch.cu) */
 static PetscErrorCode PCVPatchSetUpDirection(VPPatchOp *op, const VPBasis1D *b, PetscInt d, PetscReal h)
 {
-  PetscInt   k = b->k, n = k + 1, np = 2 * k + 1, ni = 2 * k - 1;
-  PetscReal *Mp = op->Mp[d], *Kp = op->Kp[d];
-  PetscReal  Ms[VPATCH_MAX_NI * VPATCH_MAX_NI], Ks[VPATCH_MAX_NI * VPATCH_MAX_NI], Q[VPATCH_MAX_NI * VPATCH_MAX_NI];
+  PetscInt        k = b->k, n = k + 1, np = 2 * k + 1, ni = 2 * k - 1;
+  PetscReal      *Mp = op->Mp[d], *Kp = op->Kp[d];
+  PetscReal       Ms[VPATCH_MAX_NI * VPATCH_MAX_NI], Ks[VPATCH_MAX_NI * VPATCH_MAX_NI], Q[VPATCH_MAX_NI * VPATCH_MAX_NI];
   const PetscReal r2 = PetscSqrtReal(0.5);
 
   PetscFunctionBegin;

@@ -77,7 +77,7 @@ template <int K, typename T> struct VPHatK {
   static constexpr int CELL = OFF + 2 * NP * NP, SE = CELL + 2 * (H * H + HO * HO), SO = SE + K * K, LAM = SO + (K - 1) * (K - 1);
   /* Per line, the patch products by cells in even-odd form take 2 (H^2 + HO^2) multiply-adds and 8 HO + 1 additions,
      the plain ones (structural zeros skipped) 2 K^2 + 2 K - 1 multiply-adds: fewer instructions from K = 6 on, fewer
-     constant operands from K = 4 on. Even-odd measured faster from K = 4 on (bench/RESULTS.md, session 7; 3D Q_5
+     constant operands for every K >= 2. Even-odd measured faster from K = 4 on (bench/RESULTS.md, session 7; 3D Q_5
      double 5.67 against 5.18 GDoF/s, Q_7 single 6.61 against 5.40), plain faster at K = 3 in double (8.15 against 7.26) */
   static constexpr bool EOROWS = K >= 4;
   /* patch row r has nonzeros in the columns of the cells it belongs to */
@@ -107,7 +107,8 @@ template <int K, typename T> struct VPHatK {
         for (int a = 1; a < HO; a++) so += VPHat<T>(CO + b * HO + a) * o[a];
         out[b]     = se + so;
         out[K - b] = se - so;
-      } else out[b] = se; /* the middle node, K even */
+      } else
+        out[b] = se; /* the middle node, K even */
     }
   }
   /* out[i] = row i + 1 of the patch matrix Mhat (MAT 0) or Khat (MAT 1) times the patch line v[NP], i < NI: by cells
@@ -172,7 +173,8 @@ template <int K, typename T> struct VPHatK {
           for (int j = 1; j < K - 1; j++) so += VPHat<T>(SO + i * (K - 1) + j) * v[K + j];
           out[i]          = se + so;
           out[NI - 1 - i] = se - so;
-        } else out[i] = se; /* the center */
+        } else
+          out[i] = se; /* the center */
       }
     }
   }
@@ -300,7 +302,7 @@ template <int DIM, int K, typename T> struct VPPatchPF {
   static constexpr bool able  = BC * LINES <= VP_PATCH_THREADS && VPPatchTensors<DIM, K, true, T>::smem(BC) <= 49152;
   static constexpr bool value = able && DIM == 2 && ((K == 3 && sizeof(T) == 8) || (K == 4 && sizeof(T) == 4));
 };
-#define VP_SM_SHARED 233472 /* bytes of shared memory per SM (H100); each block also takes 1 KB of it */
+#define VP_SM_SHARED 233472 /* bytes of shared memory per SM (H100, H200; elsewhere only the defaults below change); each block also takes 1 KB of it */
 /* the most patches, up to want, whose block leaves room for `blocks` blocks per SM */
 template <class B> constexpr int VPPatchFit(int want, int blocks)
 {
@@ -323,15 +325,16 @@ template <int DIM, int K, typename T> struct VPPatchShape : VPPatchTensors<DIM, 
 
 /* Register cap per thread. By default the registers that let as many blocks run per SM as shared memory and threads
    allow (the occupancy bound), or, where that is 200 or more, the launch bound of VP_PATCH_THREADS threads. Without a
-   cap the compiler can take so many registers that registers bound the occupancy below it: 3D Q_6 double (100
-   registers, 2 blocks against 3 with 91), 2D Q_6 double (102, 2 against 3). Chosen by measurement (bench/RESULTS.md,
-   session 7, 64M DoF): the cap is faster or the same everywhere (3D Q_6 double 4.46 against 3.18 GDoF/s, 2D Q_6 double
-   10.94 against 8.24, 2D Q_2 double 18.7 against 16.0) except where it forces spills: 2D single k = 4..7 (Q_5: 9.61
-   against 15.72 GDoF/s) and 3D double k = 3 (7.99 against 8.15), which keep the launch bound */
+   cap the compiler can take so many registers that registers bound the occupancy below it (2D Q_6 double: 102
+   registers, 2 blocks per SM against 3 with the cap of 80). Chosen by measurement (bench/RESULTS.md, session 7, 64M
+   DoF): the cap is faster or the same everywhere (2D Q_6 double 10.94 against 8.24 GDoF/s, 2D Q_2 double 18.7 against
+   16.0; 3D Q_6 double 4.46 against 3.18, where both allow 3 blocks: the cause is not profiled) except where it forces
+   spills: 2D single k = 4..7 (Q_5: 9.61 against 15.72 GDoF/s) and 3D double k = 3 (7.99 against 8.15), which keep the
+   launch bound */
 template <int DIM, int K, typename T> struct VPPatchRegs {
-  using S                        = VPPatchShape<DIM, K, T>;
-  static constexpr size_t SMEM   = S::smem(S::NB) + 1024;                          /* per block, with the system's share */
-  static constexpr int    BSMEM  = (int)(VP_SM_SHARED / SMEM), BTHR = 2048 / S::THREADS; /* blocks per SM that shared memory and threads allow */
+  using S                       = VPPatchShape<DIM, K, T>;
+  static constexpr size_t SMEM  = S::smem(S::NB) + 1024;                                /* per block, with the system's share */
+  static constexpr int    BSMEM = (int)(VP_SM_SHARED / SMEM), BTHR = 2048 / S::THREADS; /* blocks per SM that shared memory and threads allow */
   static constexpr int    BLOCKS = BSMEM < BTHR ? BSMEM : BTHR;
   static constexpr int    CAP    = 65536 / (BLOCKS * S::THREADS) / 8 * 8; /* the registers that still allow BLOCKS */
   static constexpr bool   LB     = (DIM == 2 && sizeof(T) == 4 && K >= 4 && K <= 7) || (DIM == 3 && sizeof(T) == 8 && K == 3);
@@ -645,7 +648,8 @@ PetscErrorCode VPPatchSetUp_CUDA(PetscInt k, const PetscReal *Mc, const PetscRea
   for (int i = 0; i < ni * ni; i++) smax = PetscMax(smax, PetscAbsReal(Shat[i]));
   for (int b = 0; b < n; b++)
     for (int a = 0; a < n; a++)
-      PetscCheck(PetscAbsReal(Mc[b * n + a] - Mc[(K - b) * n + K - a]) <= 1e-12 * cmax && PetscAbsReal(Kc[b * n + a] - Kc[(K - b) * n + K - a]) <= 1e-12 * cmax, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The 1D cell matrices of degree %d are not symmetric under the reflection of the cell", K);
+      PetscCheck(PetscAbsReal(Mc[b * n + a] - Mc[(K - b) * n + K - a]) <= 1e-12 * cmax && PetscAbsReal(Kc[b * n + a] - Kc[(K - b) * n + K - a]) <= 1e-12 * cmax, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "The 1D cell matrices of degree %d are not symmetric under the reflection of the cell", K);
   for (int i = 0; i < ni; i++)
     for (int j = 0; j < ni; j++)
       PetscCheck(PetscAbsReal(Shat[i * ni + j] - (j < K ? 1 : -1) * Shat[(ni - 1 - i) * ni + j]) <= 1e-12 * smax, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The 1D patch eigenvectors of degree %d are not %d even, then %d odd ones", K, K, K - 1);
