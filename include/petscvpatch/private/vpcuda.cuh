@@ -46,10 +46,29 @@ __device__ __forceinline__ int VPDBoxFlags(const VPGrid &g, int E, int px, int p
   if (g.dim == 3) f |= (pz == 0 ? 16 : 0) | (pz + E - 1 == n2 ? 32 : 0);
   return f;
 }
+/* is node (x, y, z) of a box whose last node is (lx, ly, lz) on one of the faces in the bits m (as VPDBoxFlags) */
+__device__ __forceinline__ bool VPDBoxOnFace(int m, int x, int y, int z, int lx, int ly, int lz)
+{
+  return m && (((m & 1) && x == 0) || ((m & 2) && x == lx) || ((m & 4) && y == 0) || ((m & 8) && y == ly) || ((m & 16) && z == 0) || ((m & 32) && z == lz));
+}
 /* is node (ex, ey, ez) of a box of E^dim nodes with flags f (VPDBoxFlags) a Dirichlet node */
 template <int E> __device__ __forceinline__ bool VPDBoxOnBoundary(int f, int ex, int ey, int ez)
 {
-  return f && (((f & 1) && ex == 0) || ((f & 2) && ex == E - 1) || ((f & 4) && ey == 0) || ((f & 8) && ey == E - 1) || ((f & 16) && ez == 0) || ((f & 32) && ez == E - 1));
+  return VPDBoxOnFace(f, ex, ey, ez, E - 1, E - 1, E - 1);
+}
+/* 3D box of up to B[d] owned cells along d, box number bi[d] of a set that starts at box first[d] and takes every
+   step-th box: its first cell c[d] and its number of cells n[d] (fewer at the end of the owned range); the result has
+   bit 2 d (2 d + 1) set when its lower (upper) face lies on the domain boundary */
+__device__ __forceinline__ int VPDCellBox(const VPGrid &g, const int bi[3], const int B[3], const int first[3], int step, int c[3], int n[3])
+{
+  int f = 0;
+  for (int d = 0; d < 3; d++) {
+    c[d] = (int)g.cs[d] + B[d] * (first[d] + step * bi[d]);
+    n[d] = min(B[d], (int)(g.cs[d] + g.cm[d]) - c[d]);
+    if (c[d] == 0) f |= 1 << (2 * d);
+    if (c[d] + n[d] == (int)g.N[d]) f |= 2 << (2 * d);
+  }
+  return f;
 }
 /* Calls F<DIM, K>::run(args...) for the runtime (dim, k): the dispatch table of the templates */
 #define VP_DISPATCH_2D(F, k, ...)                                                            \

@@ -189,20 +189,14 @@ template <int K, typename T> __global__ void __launch_bounds__(512) VPLapBoxKern
 
   if (threadIdx.x == 0) { /* once per box: runtime divisions, 64-bit index */
     const int b = blockIdx.x, bi[3] = {b % bset.n0, (b / bset.n0) % bset.n1, b / (bset.n0 * bset.n1)}, B[3] = {S::BX, S::BY, S::BZ};
-    int       c[3], f = 0;
-    for (int d = 0; d < 3; d++) {
-      c[d]    = (int)g.cs[d] + B[d] * (bset.first[d] + bset.step * bi[d]);
-      info[d] = min(B[d], (int)(g.cs[d] + g.cm[d]) - c[d]);
-      if (c[d] == 0) f |= 1 << (2 * d);
-      if (c[d] + info[d] == (int)g.N[d]) f |= 2 << (2 * d);
-    }
-    info[3] = f;
+    int       c[3];
+    info[3] = VPDCellBox(g, bi, B, bset.first, bset.step, c, info);
     base    = VPDLocalIndex(g, c[0] * K, c[1] * K, c[2] * K);
   }
   __syncthreads();
   const int      nx = info[0] * K, ny = info[1] * K, nz = info[2] * K, f = info[3]; /* last node of the box per direction */
   const PetscInt b0        = base;
-  auto           dirichlet = [&](int ex, int ey, int ez) { return f && (((f & 1) && ex == 0) || ((f & 2) && ex == nx) || ((f & 4) && ey == 0) || ((f & 8) && ey == ny) || ((f & 16) && ez == 0) || ((f & 32) && ez == nz)); };
+  auto           dirichlet = [&](int ex, int ey, int ez) { return VPDBoxOnFace(f, ex, ey, ez, nx, ny, nz); };
   for (int t = threadIdx.x; t < EX * EY * EZ; t += blockDim.x) { /* gather u, zero on Dirichlet nodes and past the box */
     const int ex = t % EX, ey = (t / EX) % EY, ez = t / (EX * EY);
     T         v = 0;

@@ -207,29 +207,21 @@ template <int K, bool RESTRICT, typename T> __global__ void __launch_bounds__(51
   const int           csy = (int)gc.gxm[0], csz = (int)(gc.gxm[0] * gc.gxm[1]), fsy = (int)gf.gxm[0], fsz = (int)(gf.gxm[0] * gf.gxm[1]);
 
   if (threadIdx.x == 0) { /* once per box: runtime divisions, 64-bit index arithmetic */
-    const int b = blockIdx.x, bi[3] = {b % nb0, (b / nb0) % nb1, b / (nb0 * nb1)};
-    int       c[3], f               = 0;
-    for (int d = 0; d < 3; d++) {
-      c[d]    = (int)gc.cs[d] + S::B * bi[d];
-      info[d] = min(S::B, (int)(gc.cs[d] + gc.cm[d]) - c[d]);
-      if (c[d] == 0) f |= 1 << (2 * d);
-      if (c[d] + info[d] == (int)gc.N[d]) f |= 2 << (2 * d);
-    }
-    info[3] = f;
+    const int b = blockIdx.x, bi[3] = {b % nb0, (b / nb0) % nb1, b / (nb0 * nb1)}, B[3] = {S::B, S::B, S::B}, first[3] = {0, 0, 0};
+    int       c[3];
+    info[3] = VPDCellBox(gc, bi, B, first, 1, c, info);
     cbase   = VPDLocalIndex(gc, c[0] * K, c[1] * K, c[2] * K);
     fbase   = VPDLocalIndex(gf, 2 * c[0] * K, 2 * c[1] * K, 2 * c[2] * K);
   }
   __syncthreads();
   const int nx = info[0] * K, ny = info[1] * K, nz = info[2] * K, f = info[3], fm = homogeneous ? f : 0; /* fm: Dirichlet faces */
-  /* is node (x, y, z) of a box with last node (lx, ly, lz) on a face in the bits m */
-  auto onface = [](int m, int x, int y, int z, int lx, int ly, int lz) { return m && (((m & 1) && x == 0) || ((m & 2) && x == lx) || ((m & 4) && y == 0) || ((m & 8) && y == ly) || ((m & 16) && z == 0) || ((m & 32) && z == lz)); };
   /* a fine node on the box's upper face belongs to the box above, where there is one (the bits 2 d + 1 not in f) */
   auto owned = [&](int x, int y, int z) { return !((x == 2 * nx && !(f & 2)) || (y == 2 * ny && !(f & 8)) || (z == 2 * nz && !(f & 32))); };
   if (!RESTRICT) {
     for (int t = threadIdx.x; t < EC * EC * EC; t += blockDim.x) {
       const int ex = t % EC, ey = (t / EC) % EC, ez = t / (EC * EC);
       T         v = 0;
-      if (ex <= nx && ey <= ny && ez <= nz && !onface(fm, ex, ey, ez, nx, ny, nz)) v = (T)in[cbase + (ex + ey * csy + ez * csz)];
+      if (ex <= nx && ey <= ny && ez <= nz && !VPDBoxOnFace(fm, ex, ey, ez, nx, ny, nz)) v = (T)in[cbase + (ex + ey * csy + ez * csz)];
       U[t] = v;
     }
     __syncthreads();
@@ -250,13 +242,13 @@ template <int K, bool RESTRICT, typename T> __global__ void __launch_bounds__(51
       VPTrBoxProlongLine<K, S::B>(T2, v, y * EF + a, EF * EF, 0, 1, info[2]);
 #pragma unroll
       for (int z = 0; z < EF; z++)
-        if (z <= 2 * nz && owned(a, y, z) && !onface(fm, a, y, z, 2 * nx, 2 * ny, 2 * nz)) out[fbase + (a + y * fsy + z * fsz)] += (PetscScalar)v[z];
+        if (z <= 2 * nz && owned(a, y, z) && !VPDBoxOnFace(fm, a, y, z, 2 * nx, 2 * ny, 2 * nz)) out[fbase + (a + y * fsy + z * fsz)] += (PetscScalar)v[z];
     }
   } else {
     for (int t = threadIdx.x; t < EF * EF * EF; t += blockDim.x) {
       const int ex = t % EF, ey = (t / EF) % EF, ez = t / (EF * EF);
       T         v = 0;
-      if (ex <= 2 * nx && ey <= 2 * ny && ez <= 2 * nz && owned(ex, ey, ez) && !onface(fm, ex, ey, ez, 2 * nx, 2 * ny, 2 * nz)) v = (T)in[fbase + (ex + ey * fsy + ez * fsz)];
+      if (ex <= 2 * nx && ey <= 2 * ny && ez <= 2 * nz && owned(ex, ey, ez) && !VPDBoxOnFace(fm, ex, ey, ez, 2 * nx, 2 * ny, 2 * nz)) v = (T)in[fbase + (ex + ey * fsy + ez * fsz)];
       U[t] = v;
     }
     __syncthreads();
@@ -275,7 +267,7 @@ template <int K, bool RESTRICT, typename T> __global__ void __launch_bounds__(51
       if (y > ny || z > nz) continue;
       const bool inyz = y > 0 && y < ny && z > 0 && z < nz;
       VPTrBoxRestrictLine<K, S::B>(T2, (z * EC + y) * EF, 1, info[0], [&](int c, T r) {
-        if (onface(fm, c, y, z, nx, ny, nz)) return;
+        if (VPDBoxOnFace(fm, c, y, z, nx, ny, nz)) return;
         PetscScalar *o = &out[cbase + (c + y * csy + z * csz)];
         if (inyz && c > 0 && c < nx)
           *o += (PetscScalar)r; /* inside the box: no other box adds here */
