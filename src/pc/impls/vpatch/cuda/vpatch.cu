@@ -27,10 +27,12 @@
   - Fused passes. The residual's last pass applies Shat^T along x in the same thread, the scaled pass along y
     applies Shat^T, the eigenvalue scaling and Shat in one thread.
   - Bank-conflict-free layouts. Each shared tensor has a layout (VPLay) chosen for the directions of the passes
-    that read and write it, in one of two line orders:
-    patch fastest (PF): the lanes of a (half-)warp take the same line of consecutive patches, and an odd patch
-    stride puts them in distinct banks in every pass; it needs a block of at least one bank cycle of patches (16
-    in double, 32 in single), so small patches only, and is used where it measured faster (VPPatchPF);
+    that read and write it, and for the line order of the kernel (VPOrder: which thread takes which line of which
+    patch):
+    grouped (LG = 1, 2, 4, ...): the lanes of a bank cycle (16 doubles, 32 floats) take LG consecutive lines of each
+    of BC / LG consecutive patches; a patch stride of LG times an odd number puts the patches in distinct banks, and
+    LG consecutive lines of a patch start in distinct banks modulo LG: conflict-free in every pass. LG = 1 is patch
+    fastest. The padding to whole groups leaves idle slots, so it is used where it measured faster (VPPatchOrder);
     lexicographic: lines within a patch, then the patch; the start addresses of the lines of a (half-)warp fall in
     distinct banks if the plane stride is congruent to the row length modulo the bank count (for lines along y)
     and the patch stride matches the line count; the pass order (residual y, z, x; solve x, z, y, z, x) never
@@ -195,23 +197,62 @@ __host__ __device__ constexpr int VPMax(int a, int b)
   return a > b ? a : b;
 }
 
-/* Layout of NB tensors of extents E0 x E1 x E2 (x fastest): entry (x, y, z) of tensor q at q PS + x + y R + z P.
-   RD and WR: the directions of the line passes that read and write the tensor (-1: accessed linearly). B entries of
-   T make one bank cycle (16 doubles: a half-warp; 32 floats: a warp).
-   PF (patch fastest, VPForLines): the lanes of a bank cycle take one line of B consecutive tensors; R = E0,
-   P = E0 E1 and an odd PS make their addresses distinct modulo B in every direction.
-   Otherwise lines along DIR are enumerated lexicographically over the two other coordinates, then the tensor. With
-   R = E0 the starts of B consecutive lines are distinct modulo B when: along x, P = E1 R; along y, P = E0; along z,
-   always; across tensors the patch stride PS continues the sequence (congruences below). The pass order never asks
-   for both x and y. */
-template <int E0_, int E1_, int E2_, int RD, int WR, bool PF_, typename T> struct VPLay {
-  static constexpr int  E0 = E0_, E1 = E1_, E2 = E2_, B = 128 / (int)sizeof(T);
-  static constexpr bool PF = PF_;
-  static constexpr bool Y  = !PF && E2 > 1 && (RD == 1 || WR == 1);
-  static constexpr int  D  = RD >= 0 ? RD : WR;
-  static constexpr int  R = E0, P = Y ? VPPadTo(E0 * E1, E0, B) : E0 * E1;
-  static constexpr int  PS = PF ? (P * E2) | 1 : VPPadTo(P * E2, D == 1 ? E0 * E2 : (D == 2 ? E0 * E1 : P * E2), B);
-  static_assert(PF || !((RD == 0 && WR == 1) || (RD == 1 && WR == 0)) || E2 == 1, "a 3D tensor read and written along x and y");
+/* Line orders: which thread of a pass takes which line (or entry) of which patch. LG, a compile-time choice per
+   dimension, degree and precision (VPPatchOrder):
+   LG = 0, lexicographic: the lines of a patch, then the next patch.
+   LG >= 1, grouped: the lanes of a bank cycle (BC: 16 doubles, a half-warp; 32 floats, a warp) take LG consecutive
+   lines of each of QP = BC / LG consecutive patches (lane i + LG q'); LG = 1 is patch fastest. The lines of a patch are
+   padded to a multiple of LG, the patches to a multiple of QP (idle slots). */
+template <int LG, typename T> struct VPOrder {
+  static constexpr int BC = 128 / (int)sizeof(T), QP = LG ? BC / LG : 1;
+  static_assert(LG == 0 || (LG <= BC && BC % (LG ? LG : 1) == 0), "LG: a power of two up to the bank cycle");
+  /* slots of a pass over NB patches of N items (lines or entries) each */
+  static __host__ __device__ constexpr int slots(int NB, int N)
+  {
+    return LG ? (NB + QP - 1) / QP * ((N + LG - 1) / LG) * BC : NB * N;
+  }
+  /* slot t < slots(NB, N) -> patch q and item n; false for an idle slot. Divisions by compile-time constants only */
+  template <int N> static __device__ __forceinline__ bool item(int t, int NB, int &q, int &n)
+  {
+    if constexpr (LG == 0) {
+      q = t / N;
+      n = t - q * N;
+      return true;
+    } else {
+      constexpr int NG = (N + LG - 1) / LG;
+      const int     r = t / BC, pg = r / NG;
+      q = pg * QP + (t / LG) % QP;
+      n = (r - pg * NG) * LG + t % LG;
+      return n < N && q < NB;
+    }
+  }
+};
+
+/* Layout of NB tensors of extents E0 x E1 x E2 (x fastest): entry (x, y, z) of tensor q at q PS + x + y R + z P, R = E0.
+   RD and WR: the directions of the line passes that read and write the tensor (-1: accessed entry by entry). B entries
+   of T make one bank cycle. The padding makes every access of a pass conflict-free, in the line order LG:
+   - Lexicographic (LG = 0): the starts of B consecutive lines are distinct modulo B when: along x, P = E1 R; along y,
+     P = E0 (mod B); along z, always; across tensors the patch stride PS continues the sequence (congruences below).
+     PS can suit only one of the two passes, so a (half-)warp that straddles two patches in the other pass can
+     conflict; so can the entry-by-entry passes where P is padded.
+   - Grouped (LG >= 1): the starts of LG consecutive lines are distinct modulo LG when P = E0 (mod LG) for lines along
+     y (along x and z with R = E0 and P = E1 R, always), and PS = LG times an odd number puts the QP patches of a bank
+     cycle in distinct residues: conflict-free in every direction. The entry-by-entry passes run over the tensor's
+     addresses, padding included (VPForEntries), so they are conflict-free too.
+   The pass order never asks for both x and y on one tensor. */
+__host__ __device__ constexpr int VPGroupStride(int n, int LG)
+{
+  return ((n + LG - 1) / LG) % 2 ? (n + LG - 1) / LG * LG : ((n + LG - 1) / LG + 1) * LG; /* the least m >= n, m / LG odd */
+}
+template <int E0_, int E1_, int E2_, int RD, int WR, int LG_, typename T> struct VPLay {
+  using Type               = T;
+  static constexpr int  E0 = E0_, E1 = E1_, E2 = E2_, B = 128 / (int)sizeof(T), LG = LG_;
+  static constexpr bool Y = E2 > 1 && (RD == 1 || WR == 1);
+  static constexpr int  D = RD >= 0 ? RD : WR;
+  static constexpr int  R = E0, P = Y ? VPPadTo(E0 * E1, E0, LG ? LG : B) : E0 * E1;
+  static constexpr int  PS = LG ? VPGroupStride(P * E2, LG) : VPPadTo(P * E2, D == 1 ? E0 * E2 : (D == 2 ? E0 * E1 : P * E2), B);
+  static constexpr int  NE = LG ? P * E2 : E0 * E1 * E2; /* items of an entry-by-entry pass */
+  static_assert(LG == 1 || !((RD == 0 && WR == 1) || (RD == 1 && WR == 0)) || E2 == 1, "a 3D tensor read and written along x and y");
   /* start of line (a0, a1) along DIR of tensor q, and the stride along the line */
   template <int DIR> static __device__ __forceinline__ int line(int q, int a0, int a1)
   {
@@ -225,31 +266,60 @@ template <int E0_, int E1_, int E2_, int RD, int WR, bool PF_, typename T> struc
   {
     return q * PS + x + y * R + z * P;
   }
+  /* item n of an entry-by-entry pass -> (x, y, z); false on padding */
+  static __device__ __forceinline__ bool entry(int n, int &x, int &y, int &z)
+  {
+    if constexpr (LG) {
+      z           = n / P;
+      const int r = n - z * P;
+      y           = r / R;
+      x           = r - y * R;
+      return y < E1;
+    } else {
+      x = n % E0;
+      y = (n / E0) % E1;
+      z = n / (E0 * E1);
+      return true;
+    }
+  }
 };
 
-/* calls f(q, a0, a1) for every line along DIR of NB tensors of extents E0 x E1 x E2, one thread per line; PF: the
-   tensor index runs fastest (see VPLay) */
-template <int DIR, int E0, int E1, int E2, bool PF, int NBDEF, typename F> __device__ __forceinline__ void VPForLines(int NB, F f)
+/* calls f(q, a0, a1) for every line along DIR of NB tensors of extents E0 x E1 x E2, one thread per line, in line
+   order LG */
+template <int DIR, int E0, int E1, int E2, int LG, typename T, typename F> __device__ __forceinline__ void VPForLines(int NB, F f)
 {
+  using O          = VPOrder<LG, T>;
   constexpr int L0 = DIR == 0 ? E1 : E0, NL = L0 * (DIR == 2 ? E1 : E2);
-  if (PF && NB == NBDEF) { /* the default block: division by a compile-time constant */
-    for (int t = threadIdx.x; t < NBDEF * NL; t += blockDim.x) {
-      const int l = t / NBDEF;
-      f(t - l * NBDEF, l % L0, l / L0);
-    }
-  } else
-    for (int t = threadIdx.x; t < NB * NL; t += blockDim.x) {
-      const int q = PF ? t % NB : t / NL, l = PF ? t / NB : t - q * NL;
-      f(q, l % L0, l / L0);
-    }
+  for (int t = threadIdx.x; t < O::slots(NB, NL); t += blockDim.x) {
+    int q, l;
+    if (O::template item<NL>(t, NB, q, l)) f(q, l % L0, l / L0);
+  }
 }
 
+/* entry-by-entry passes over NB tensors of layout L: slot t < VPEntrySlots<L>(NB) -> (q, x, y, z), false on an idle
+   slot; VPForEntries calls f(q, x, y, z) for every entry */
+template <class L> __device__ __forceinline__ bool VPEntry(int t, int NB, int &q, int &x, int &y, int &z)
+{
+  int n;
+  return VPOrder<L::LG, typename L::Type>::template item<L::NE>(t, NB, q, n) && L::entry(n, x, y, z);
+}
+template <class L> __device__ __forceinline__ int VPEntrySlots(int NB)
+{
+  return VPOrder<L::LG, typename L::Type>::slots(NB, L::NE);
+}
+template <class L, typename F> __device__ __forceinline__ void VPForEntries(int NB, F f)
+{
+  for (int t = threadIdx.x; t < VPEntrySlots<L>(NB); t += blockDim.x) {
+    int q, x, y, z;
+    if (VPEntry<L>(t, NB, q, x, y, z)) f(q, x, y, z);
+  }
+}
 /* out = Shat (Shat^T when TRANS) along DIR of NB tensors of (2K-1)^2 x NIZ entries: input layout LI, output layout LO */
-template <int DIR, bool TRANS, class LI, class LO, int K, int NIZ, int NBDEF, typename T> __device__ __forceinline__ void VPShatPass(int NB, const T *in, T *out)
+template <int DIR, bool TRANS, class LI, class LO, int K, int NIZ, typename T> __device__ __forceinline__ void VPShatPass(int NB, const T *in, T *out)
 {
   constexpr int NI = 2 * K - 1;
-  static_assert(LI::PF == LO::PF, "one line order per kernel");
-  VPForLines<DIR, NI, NI, NIZ, LI::PF, NBDEF>(NB, [&](int q, int a0, int a1) {
+  static_assert(LI::LG == LO::LG, "one line order per kernel");
+  VPForLines<DIR, NI, NI, NIZ, LI::LG, T>(NB, [&](int q, int a0, int a1) {
     T         v[NI], u[NI];
     const int o = LI::template line<DIR>(q, a0, a1), w = LO::template line<DIR>(q, a0, a1);
 #pragma unroll
@@ -262,20 +332,20 @@ template <int DIR, bool TRANS, class LI, class LO, int K, int NIZ, int NBDEF, ty
 
 #define VP_PATCH_THREADS 320 /* threads per block at most */
 
-/* the tensors of one patch and where they live, for a line order PF (VPLay): X0 (gathered patch, then W1 and W2),
-   X1a and X1b */
-template <int DIM, int K, bool PF_, typename T> struct VPPatchTensors {
-  static constexpr bool PF = PF_;
-  static constexpr int  NP = 2 * K + 1, NI = 2 * K - 1, NPZ = DIM == 3 ? NP : 1, NIZ = DIM == 3 ? NI : 1;
-  static constexpr int  NPT = NP * NP * NPZ, NIT = NI * NI * NIZ;
-  using G                  = VPLay<NP, NP, NPZ, 1, -1, PF, T>;               /* gathered patch, read along y */
-  using PQ                 = VPLay<NP, NI, NPZ, DIM == 3 ? 2 : 0, 1, PF, T>; /* Mhat_y G, Khat_y G */
-  using W                  = VPLay<NP, NI, NI, 0, 2, PF, T>;                 /* 3D: after the z pass */
-  using R1                 = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 1, 0, PF, T>; /* b, then Shat_x^T r */
-  using U2                 = VPLay<NI, NI, NI, 1, 2, PF, T>;                 /* 3D: after Shat_z^T */
-  using U3                 = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 0, 1, PF, T>; /* after the scaled y pass */
-  using U4                 = VPLay<NI, NI, NI, 0, 2, PF, T>;                 /* 3D: after Shat_z */
-  using U5                 = VPLay<NI, NI, NIZ, -1, 0, PF, T>;               /* after Shat_x, read linearly */
+/* the tensors of one patch and where they live, for a line order LG (VPOrder, VPLay): X0 (gathered patch, then W1 and
+   W2), X1a and X1b */
+template <int DIM, int K, int LG_, typename T> struct VPPatchTensors {
+  static constexpr int LG = LG_;
+  static constexpr int NP = 2 * K + 1, NI = 2 * K - 1, NPZ = DIM == 3 ? NP : 1, NIZ = DIM == 3 ? NI : 1;
+  static constexpr int NPT = NP * NP * NPZ, NIT = NI * NI * NIZ;
+  using G                  = VPLay<NP, NP, NPZ, 1, -1, LG, T>;               /* gathered patch, read along y */
+  using PQ                 = VPLay<NP, NI, NPZ, DIM == 3 ? 2 : 0, 1, LG, T>; /* Mhat_y G, Khat_y G */
+  using W                  = VPLay<NP, NI, NI, 0, 2, LG, T>;                 /* 3D: after the z pass */
+  using R1                 = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 1, 0, LG, T>; /* b, then Shat_x^T r */
+  using U2                 = VPLay<NI, NI, NI, 1, 2, LG, T>;                 /* 3D: after Shat_z^T */
+  using U3                 = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 0, 1, LG, T>; /* after the scaled y pass */
+  using U4                 = VPLay<NI, NI, NI, 0, 2, LG, T>;                 /* 3D: after Shat_z */
+  using U5                 = VPLay<NI, NI, NIZ, -1, 0, LG, T>;               /* after Shat_x, read entry by entry */
   static constexpr int X0  = DIM == 3 ? VPMax(G::PS, 2 * W::PS) : VPMax(VPMax(G::PS, R1::PS), U5::PS);
   static constexpr int X1  = DIM == 3 ? VPMax(VPMax(VPMax(PQ::PS, R1::PS), VPMax(U2::PS, U3::PS)), VPMax(U4::PS, U5::PS)) : VPMax(PQ::PS, U3::PS);
   static constexpr int LAM = 32; /* room for lamhat, before X0 */
@@ -290,17 +360,28 @@ template <int DIM, int K, bool PF_, typename T> struct VPPatchTensors {
   }
 };
 
-/* Patches per block (NB): about 256 lines of work, at most 64. Patch fastest (PF): NB the multiple of the bank cycle
-   (BC: 16 in double, 32 in single) nearest to that. PF takes a bank cycle of patches in VP_PATCH_THREADS threads
-   and, for several blocks per SM, 48 KB of shared memory: possible for 3D k = 1, 2D k <= 5 in double and k <= 4 in
-   single. Chosen by measurement (bench/RESULTS.md, session 4: 64M DoF, H100) where it was faster: 2D k = 3 in
-   double (12.25 against 11.19 GDoF/s) and 2D k = 4 in single (12.93 against 12.34). Elsewhere it removed the bank
-   conflicts (ncu: 0.3-2% of the wavefronts) but ran 2-7% slower (3D k = 1 double: 4.56 against 4.76): the kernel
-   is not bound by the shared-memory pipe (10-25% busy), and the blocks change size. */
-template <int DIM, int K, typename T> struct VPPatchPF {
-  static constexpr int  LINES = (2 * K + 1) * (DIM == 3 ? 2 * K + 1 : 1), BC = 128 / (int)sizeof(T);
-  static constexpr bool able  = BC * LINES <= VP_PATCH_THREADS && VPPatchTensors<DIM, K, true, T>::smem(BC) <= 49152;
-  static constexpr bool value = able && DIM == 2 && ((K == 3 && sizeof(T) == 8) || (K == 4 && sizeof(T) == 4));
+/* Line order (VPOrder) per dimension, degree and precision, chosen by measurement (bench/RESULTS.md, sessions 4 and 8;
+   fused GDoF/s, 64M DoF, H100). The grouped orders make every line and entry pass conflict-free by construction
+   (ncu: 5-8% of the store wavefronts still conflict, from other accesses, not analysed); the lexicographic order
+   conflicts where a (half-)warp straddles two patches (3D k = 3 single: 37% of the store wavefronts).
+   - Patch fastest (LG = 1) where it was faster: 2D k = 3 double and 2D k = 4 single (session 4: 12.25 against 11.19,
+     12.93 against 12.34; with this enumeration 16.4 and 18.6) and 3D k = 2 double (8.1 against 7.6-7.8; store
+     conflicts 8% of the wavefronts against 41%).
+   - Grouped orders (LG = 2..8) measured slower for 3D k = 2..4 and the same at k = 5. 3D k = 3 single, LG = 4,
+     8 patches: conflicts 5% of the store wavefronts against 37%, 18% fewer shared wavefronts, but 8.5 against 10.2
+     GDoF/s (ncu: 1.13 against 0.87 ms). The kernel is issue-bound: the idle slots and the index arithmetic of the
+     grouped order cost more issue slots than the conflicts cost the shared-memory pipe.
+   - Elsewhere the lexicographic order (LG = 0).
+   VP_PATCH_QP_3D (measurement builds only) forces, on 3D k = 2..5, the grouped order of QP = VP_PATCH_QP_3D patches per
+   bank cycle where QP patches take at most 96 KB of shared memory, or the lexicographic order if negative. */
+#ifndef VP_PATCH_QP_3D
+#define VP_PATCH_QP_3D 0
+#endif
+template <int DIM, int K, typename T> struct VPPatchOrder {
+  static constexpr int  BC = 128 / (int)sizeof(T), QPF = VP_PATCH_QP_3D > 0 && VP_PATCH_QP_3D <= BC ? VP_PATCH_QP_3D : 1;
+  static constexpr bool forced = VP_PATCH_QP_3D != 0 && DIM == 3 && K >= 2 && K <= 5 && VPPatchTensors<DIM, K, BC / QPF, T>::smem(QPF) <= 98304;
+  static constexpr int  defval = (DIM == 2 && ((K == 3 && sizeof(T) == 8) || (K == 4 && sizeof(T) == 4))) || (DIM == 3 && K == 2 && sizeof(T) == 8) ? 1 : 0;
+  static constexpr int  value  = forced ? (VP_PATCH_QP_3D > 0 ? BC / QPF : 0) : defval;
 };
 #define VP_SM_SHARED 233472 /* bytes of shared memory per SM (H100, H200; elsewhere only the defaults below change); each block also takes 1 KB of it */
 /* the most patches, up to want, whose block leaves room for `blocks` blocks per SM */
@@ -310,17 +391,24 @@ template <class B> constexpr int VPPatchFit(int want, int blocks)
   while (nb > 1 && B::smem(nb) + 1024 > (size_t)(VP_SM_SHARED / blocks)) nb--;
   return nb;
 }
-template <int DIM, int K, typename T> struct VPPatchShape : VPPatchTensors<DIM, K, VPPatchPF<DIM, K, T>::value, T> {
-  using Base                 = VPPatchTensors<DIM, K, VPPatchPF<DIM, K, T>::value, T>;
+/* Patches per block (NB): about 256 lines of work, at most 64; in a grouped order (LG >= 1) the multiple of QP
+   nearest to that */
+template <int DIM, int K, typename T> struct VPPatchShape : VPPatchTensors<DIM, K, VPPatchOrder<DIM, K, T>::value, T> {
+  using Base                 = VPPatchTensors<DIM, K, VPPatchOrder<DIM, K, T>::value, T>;
+  using Order                = VPOrder<Base::LG, T>;
   static constexpr int LINES = Base::NP * Base::NPZ; /* most lines of a pass, per patch */
-  static constexpr int BC = 128 / (int)sizeof(T), WANT = 256 / LINES > 64 ? 64 : (256 / LINES > 0 ? 256 / LINES : 1);
-  static constexpr int NBR = (WANT + BC / 2) / BC * BC, NBMAX = VP_PATCH_THREADS / LINES / BC * BC; /* PF: nearest multiple of BC */
+  static constexpr int QP = Order::QP, WANT = 256 / LINES > 64 ? 64 : (256 / LINES > 0 ? 256 / LINES : 1);
+  static constexpr int NBR = (WANT + QP / 2) / QP * QP < QP ? QP : (WANT + QP / 2) / QP * QP;
   /* Where WANT patches need more than half of an SM's shared memory, one block (8 warps) would run per SM: then as
      many as leave room for 4 blocks (only 2D k = 10 in double; 64M DoF: 5 patches 8.19 GDoF/s against 4.69 with 12) */
   static constexpr int NBW = Base::smem(WANT) + 1024 > VP_SM_SHARED / 2 ? VPPatchFit<Base>(WANT, 4) : WANT;
-  static constexpr int NB  = Base::PF ? (NBR < BC ? BC : (NBR > NBMAX ? NBMAX : NBR)) : NBW; /* default patches per block */
-  /* threads per block for the default NB */
-  static constexpr int THREADS = ((NB * LINES + 31) / 32) * 32 > VP_PATCH_THREADS ? VP_PATCH_THREADS : ((NB * LINES + 31) / 32) * 32;
+  static constexpr int NB  = Base::LG ? NBR : NBW; /* default patches per block */
+  /* threads per block for NB patches: one per slot of the pass with the most lines, at most VP_PATCH_THREADS */
+  static __host__ __device__ constexpr int threads(int nb)
+  {
+    return (Order::slots(nb, LINES) + 31) / 32 * 32 > VP_PATCH_THREADS ? VP_PATCH_THREADS : (Order::slots(nb, LINES) + 31) / 32 * 32;
+  }
+  static constexpr int THREADS = threads(NB);
 };
 
 /* Register cap per thread. By default the registers that let as many blocks run per SM as shared memory and threads
@@ -391,7 +479,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   using U3             = typename S::U3;
   using U4             = typename S::U4;
   using U5             = typename S::U5;
-  constexpr int     NP = S::NP, NI = S::NI, NPZ = S::NPZ, NIZ = S::NIZ, NPT = S::NPT, NIT = S::NIT;
+  constexpr int     NP = S::NP, NI = S::NI, NPZ = S::NPZ, NIZ = S::NIZ, NIT = S::NIT;
   extern __shared__ __align__(16) unsigned char vp_dynamic_smem[];
   PetscInt                                     *pbase  = reinterpret_cast<PetscInt *>(vp_dynamic_smem);
   int                                          *pflags = reinterpret_cast<int *>(pbase + NB);
@@ -409,28 +497,29 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
      the stall reasons of 3D k = 3). Used where it measured faster (bench/RESULTS.md, session 5, 64M DoF): k = 1
      (2D and 3D, +2% to +8%) and 3D k = 2, 3 in double (+3%); in single precision and in 2D for k = 2, 3 it was 2-10%
      slower (the registers it holds lower the occupancy), and k >= 4 needs more than 4 values per thread */
-  constexpr int  PRE    = (S::NB * NIT + S::THREADS - 1) / S::THREADS;
+  constexpr int  PRE    = (VPOrder<S::LG, T>::slots(S::NB, R1::NE) + S::THREADS - 1) / S::THREADS;
   constexpr bool CANPRE = MODE != VP_MODE_SOLVE_SCRATCH && PRE <= 4 && (K == 1 || (DIM == 3 && sizeof(T) == 8 && K <= 3));
-  const bool     pre    = CANPRE && NB * NIT <= PRE * (int)blockDim.x;
+  const bool     pre    = CANPRE && VPEntrySlots<R1>(NB) <= PRE * (int)blockDim.x;
   T              bpre[CANPRE ? PRE : 1];
   if (CANPRE && pre) {
 #pragma unroll
     for (int j = 0; j < PRE; j++) {
-      const int t = threadIdx.x + j * blockDim.x, q = t / NIT, e = t - q * NIT;
-      bpre[j] = 0;
-      if (t < NB * NIT && pflags[q] >= 0) bpre[j] = (T)b[pbase[q] + (in + e % NI + ((e / NI) % NI) * sy + (e / (NI * NI)) * sz)];
+      int q, ix, iy, iz;
+      bpre[j]     = 0;
+      const int t = threadIdx.x + j * blockDim.x;
+      if (t < VPEntrySlots<R1>(NB) && VPEntry<R1>(t, NB, q, ix, iy, iz) && pflags[q] >= 0) bpre[j] = (T)b[pbase[q] + (in + ix + iy * sy + iz * sz)];
     }
   }
   if (MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) {
-    for (int t = threadIdx.x; t < NB * NPT; t += blockDim.x) { /* gather the patch: G */
-      const int q = t / NPT, e = t - q * NPT, ex = e % NP, ey = (e / NP) % NP, ez = e / (NP * NP), f = pflags[q];
-      T         v = 0;
-      if (f >= 0 && !VPDBoxOnBoundary<NP>(f, ex, ey, ez)) v = (T)x[pbase[q] + (ex + ey * sy + ez * sz)];
-      X0[G::at(q, ex, ey, ez)] = v;
-    }
+    VPForEntries<G>(NB, [&](int q, int ex, int ey, int ez) { /* gather the patch: G */
+                                                             const int f = pflags[q];
+                                                             T         v = 0;
+                                                             if (f >= 0 && !VPDBoxOnBoundary<NP>(f, ex, ey, ez)) v = (T)x[pbase[q] + (ex + ey * sy + ez * sz)];
+                                                             X0[G::at(q, ex, ey, ez)] = v;
+    });
     __syncthreads();
     /* y pass: P = Mhat_y G, Q = Khat_y G on the interior y rows */
-    VPForLines<1, NP, NP, NPZ, S::PF, S::NB>(NB, [&](int q, int a0, int a1) {
+    VPForLines<1, NP, NP, NPZ, S::LG, T>(NB, [&](int q, int a0, int a1) {
       T         v[NP], t[NI];
       const int o = G::template line<1>(q, a0, a1), w = PQ::template line<1>(q, a0, a1);
 #pragma unroll
@@ -445,7 +534,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     __syncthreads();
     if constexpr (DIM == 3) { /* z pass: W1 = Mhat_z P, W2 = c1 Mhat_z Q + c2 Khat_z P */
       T *W1 = X0, *W2 = X0 + NB * W::PS;
-      VPForLines<2, NP, NI, NP, S::PF, S::NB>(NB, [&](int q, int a0, int a1) {
+      VPForLines<2, NP, NI, NP, S::LG, T>(NB, [&](int q, int a0, int a1) {
         T         v[NP], t[NI]; /* one line in registers at a time: P's, then Q's (register pressure at high degree) */
         const int o = PQ::template line<2>(q, a0, a1), w = W::template line<2>(q, a0, a1);
 #pragma unroll
@@ -469,24 +558,24 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   if (CANPRE && pre) {
 #pragma unroll
     for (int j = 0; j < PRE; j++) {
-      const int t = threadIdx.x + j * blockDim.x, q = t / NIT, e = t - q * NIT;
-      if (t < NB * NIT) Rb[R1::at(q, e % NI, (e / NI) % NI, e / (NI * NI))] = bpre[j];
+      const int t = threadIdx.x + j * blockDim.x;
+      int       q, ix, iy, iz;
+      if (t < VPEntrySlots<R1>(NB) && VPEntry<R1>(t, NB, q, ix, iy, iz)) Rb[R1::at(q, ix, iy, iz)] = bpre[j];
     }
   } else
-    for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
-      const int q = t / NIT, e = t - q * NIT, ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
-      T         v = 0;
+    VPForEntries<R1>(NB, [&](int q, int ix, int iy, int iz) {
+      T v = 0;
       if (pflags[q] >= 0) {
         if (MODE == VP_MODE_SOLVE_SCRATCH)
-          v = (T)scratch[(PetscInt)(blockIdx.x * NB + q) * NIT + e];
+          v = (T)scratch[(PetscInt)(blockIdx.x * NB + q) * NIT + (ix + NI * (iy + NI * iz))];
         else
           v = (T)b[pbase[q] + (in + ix + iy * sy + iz * sz)];
       }
       Rb[R1::at(q, ix, iy, iz)] = v;
-    }
+    });
   __syncthreads();
   /* x pass: r = b - A x on the interior x rows (fused, residual), then Shat_x^T r (fused, solve), in place in Rb */
-  VPForLines<0, NI, NI, NIZ, S::PF, S::NB>(NB, [&](int q, int a0, int a1) {
+  VPForLines<0, NI, NI, NIZ, S::LG, T>(NB, [&](int q, int a0, int a1) {
     T         r[NI], t[NI];
     const int o = R1::template line<0>(q, a0, a1);
 #pragma unroll
@@ -517,7 +606,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     }
   });
   __syncthreads();
-  if constexpr (MODE == VP_MODE_RESIDUAL) {
+  if constexpr (MODE == VP_MODE_RESIDUAL) { /* entry by entry in the order of scratch, for coalesced stores */
     for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
       const int q = t / NIT, e = t - q * NIT;
       if (pflags[q] >= 0) scratch[(PetscInt)(blockIdx.x * NB + q) * NIT + e] = Rb[R1::at(q, e % NI, (e / NI) % NI, e / (NI * NI))];
@@ -527,12 +616,12 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   /* the rest of the solve: (3D: Shat_z^T), Shat_y diag Shat_y^T, (3D: Shat_z), Shat_x */
   T *Y = Rb; /* input of the scaled y pass */
   if constexpr (DIM == 3) {
-    VPShatPass<2, true, R1, U2, K, NI, S::NB>(NB, X1a, X1b);
+    VPShatPass<2, true, R1, U2, K, NI, T>(NB, X1a, X1b);
     __syncthreads();
     Y = X1b;
   }
   T *Z = X1a; /* output of the scaled y pass */
-  VPForLines<1, NI, NI, NIZ, S::PF, S::NB>(NB, [&](int q, int a0, int a1) {
+  VPForLines<1, NI, NI, NIZ, S::LG, T>(NB, [&](int q, int a0, int a1) {
     using LI = typename std::conditional<DIM == 3, U2, R1>::type;
     T         v[NI], u[NI];
     const int o = LI::template line<1>(q, a0, a1), w = U3::template line<1>(q, a0, a1);
@@ -549,18 +638,16 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   __syncthreads();
   T *Xin = Z; /* input of the final x pass */
   if constexpr (DIM == 3) {
-    VPShatPass<2, false, U3, U4, K, NI, S::NB>(NB, X1a, X1b);
+    VPShatPass<2, false, U3, U4, K, NI, T>(NB, X1a, X1b);
     __syncthreads();
     Xin = X1b;
   }
   T *Out = DIM == 3 ? X1a : X0;
-  VPShatPass<0, false, typename std::conditional<DIM == 3, U4, U3>::type, U5, K, NIZ, S::NB>(NB, Xin, Out);
+  VPShatPass<0, false, typename std::conditional<DIM == 3, U4, U3>::type, U5, K, NIZ, T>(NB, Xin, Out);
   __syncthreads();
-  for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
-    const int q = t / NIT, e = t - q * NIT, ix = e % NI, iy = (e / NI) % NI, iz = e / (NI * NI);
-    if (pflags[q] < 0) continue;
-    d[pbase[q] + (in + ix + iy * sy + iz * sz)] += (PetscScalar)Out[U5::at(q, ix, iy, iz)];
-  }
+  VPForEntries<U5>(NB, [&](int q, int ix, int iy, int iz) {
+    if (pflags[q] >= 0) d[pbase[q] + (in + ix + iy * sy + iz * sz)] += (PetscScalar)Out[U5::at(q, ix, iy, iz)];
+  });
 }
 
 /* the kernel with the launch bound, or with the register cap of VPPatchRegs */
@@ -581,8 +668,7 @@ static PetscErrorCode VPPatchLaunch(const VPGrid *g, int npatch, const int vlo[3
   const size_t shmem = S::smem(NB);
   const double hprod = g->h[0] * g->h[1] * (DIM == 3 ? g->h[2] : 1.0);
   const T      c[3]  = {(T)(hprod / (g->h[0] * g->h[0])), (T)(hprod / (g->h[1] * g->h[1])), (T)(DIM == 3 ? hprod / (g->h[2] * g->h[2]) : 0.0)};
-  const int    lines = NB * S::LINES;
-  const int    thr   = lines >= S::THREADS ? S::THREADS : ((lines + 31) / 32) * 32;
+  const int    thr   = S::threads(NB);
   int          dev, maxshmem;
 
   PetscFunctionBegin;
