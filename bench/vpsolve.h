@@ -14,7 +14,10 @@
                      residual at 5e-7 where GMRES saw 1e-8 (measured); FGMRES keeps the preconditioned vectors
     vpatch-fmg-mixed vpatch-fmg in single precision, inside FGMRES
   Every solver stops at ||b - A x|| <= 1e-8 ||b|| (unpreconditioned norm). The coarse problem of PCMG is
-  solved by CG + Jacobi (rtol 1e-12; 1e-6 inside a single-precision cycle, where a tighter one would stall).
+  solved by CG + Jacobi (rtol 1e-12; 1e-6 inside a single-precision cycle, where a tighter one would stall). The
+  vpatch solvers stop the hierarchy instead at a coarsest level of 2 cells per direction where the mesh has one: a
+  single vertex patch covers it, and one sweep (-mg_coarse_ksp_type preonly -mg_coarse_pc_type vpatch) solves it
+  exactly, without a Krylov method's iterations and reductions. -<prefix>pc_mg_levels turns that off.
 */
 #pragma once
 
@@ -31,6 +34,7 @@ typedef struct {
   PetscBool          mg;        /* PCMG over the DMQBOX hierarchy */
   VPPrecision        mgprec;    /* arithmetic of the coarser levels (DMQBoxSetPrecision) */
   const char *const *opts;      /* option name (without prefix), value pairs; NULL-terminated */
+  PetscBool          onepatch;  /* coarsest level of 2 cells per direction solved by one vertex patch, where possible */
 } VPSolverConfig;
 
 typedef struct {
@@ -54,13 +58,13 @@ static const char *const VPOptsFMG[]      = {"ksp_type", "gmres", VP_OPTS_VPATCH
 static const char *const VPOptsVMixed[]   = {"ksp_type", "fgmres", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-6", "mg_levels_pc_vpatch_precision", "single", NULL};
 static const char *const VPOptsFMGMixed[] = {"ksp_type", "fgmres", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-6", "mg_levels_pc_vpatch_precision", "single", "pc_mg_type", "full", NULL};
 
-static const VPSolverConfig VPSolvers[] = {{"gamg", PETSC_TRUE, PETSC_FALSE, VP_PRECISION_DOUBLE, VPOptsGAMG},
-                                           {"mg-chebyshev", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsCheby},
-                                           {"vpatch-v", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsV},
-                                           {"vpatch-fmg", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsFMG},
-                                           {"vpatch-v-mixed", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_SINGLE, VPOptsVMixed},
-                                           {"vpatch-fmg-mixed", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_SINGLE, VPOptsFMGMixed},
-                                           {NULL, PETSC_FALSE, PETSC_FALSE, VP_PRECISION_DOUBLE, NULL}};
+static const VPSolverConfig VPSolvers[] = {{"gamg", PETSC_TRUE, PETSC_FALSE, VP_PRECISION_DOUBLE, VPOptsGAMG, PETSC_FALSE},
+                                           {"mg-chebyshev", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsCheby, PETSC_FALSE},
+                                           {"vpatch-v", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsV, PETSC_TRUE},
+                                           {"vpatch-fmg", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsFMG, PETSC_TRUE},
+                                           {"vpatch-v-mixed", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_SINGLE, VPOptsVMixed, PETSC_TRUE},
+                                           {"vpatch-fmg-mixed", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_SINGLE, VPOptsFMGMixed, PETSC_TRUE},
+                                           {NULL, PETSC_FALSE, PETSC_FALSE, VP_PRECISION_DOUBLE, NULL, PETSC_FALSE}};
 
 static inline PetscErrorCode VPSolveSync(PetscBool device)
 {
@@ -86,15 +90,17 @@ static int VPSolveCmpReal(const void *a, const void *b)
    minutes at 1e8 unknowns; b = 1 is set on the device. */
 static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k, PetscInt n, const VPSolverConfig *cfg, PetscInt repeats, PetscBool ones, VPSolveResult *res)
 {
-  DM        dm;
-  KSP       ksp;
-  Mat       A;
-  Vec       x, b, r = NULL;
-  PetscInt  cells[3] = {n, n, n}, levels;
-  PetscReal t0, t1, ts[100], bnorm, rnorm;
-  char      prefix[64], name[128];
-  VecType   vt;
-  PetscBool device, set;
+  DM          dm;
+  KSP         ksp;
+  Mat         A;
+  Vec         x, b, r = NULL;
+  PetscInt    cells[3] = {n, n, n}, levels;
+  PetscReal   t0, t1, ts[100], bnorm, rnorm;
+  char        prefix[64], name[128];
+  VecType     vt;
+  PetscBool   device, set, two = PETSC_FALSE, mine[32];
+  PetscInt    nopt;
+  const char *ov[64];
 
   static PetscLogStage stage[3] = {-1, -1, -1}; /* -log_view: the DM, KSPSetUp and KSPSolve apart */
 
@@ -131,17 +137,48 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "%s_", cfg->name));
   for (size_t i = 0; i < sizeof(prefix); i++)
     if (prefix[i] == '-') prefix[i] = '_';
-  for (PetscInt i = 0; cfg->opts[i]; i += 2) {
-    PetscCall(PetscSNPrintf(name, sizeof(name), "-%s%s", prefix, cfg->opts[i]));
+  if (cfg->mg) { /* the deepest hierarchy the mesh allows (-<prefix>pc_mg_levels overrides) */
+    PetscCall(DMQBoxGetMaxLevels(dm, &levels));
+    PetscCall(PetscSNPrintf(name, sizeof(name), "-%spc_mg_levels", prefix));
     PetscCall(PetscOptionsHasName(NULL, NULL, name, &set));
-    if (!set) PetscCall(PetscOptionsSetValue(NULL, name, cfg->opts[i + 1]));
+    if (cfg->onepatch && !set) { /* the deepest hierarchy whose coarsest level has 2 cells per direction, if any: one
+                                    vertex patch covers it, so one sweep is an exact coarse solve (no Krylov iterations) */
+      PetscInt c[3];
+      PetscCall(DMQBoxGetInfo(dm, NULL, c, NULL, NULL, NULL));
+      for (PetscInt l = levels; l >= 2 && !two; l--) {
+        two = PETSC_TRUE;
+        for (PetscInt d = 0; d < dim; d++) two = (PetscBool)(two && c[d] == 2 * ((PetscInt)1 << (l - 1)));
+        if (two) levels = l;
+      }
+    }
+  }
+  /* the configuration's options (with the one-patch coarse solve), where not given; cleared after KSPSetUp, which reads
+     them, so that every solve starts from the same options */
+  for (nopt = 0; cfg->opts[2 * nopt]; nopt++) {
+    PetscCheck(nopt < 30, comm, PETSC_ERR_PLIB, "Too many options in configuration %s", cfg->name);
+    ov[2 * nopt]     = cfg->opts[2 * nopt];
+    ov[2 * nopt + 1] = cfg->opts[2 * nopt + 1];
+    PetscCall(PetscStrcmp(ov[2 * nopt], "mg_coarse_ksp_type", &set));
+    if (two && set) ov[2 * nopt + 1] = "preonly";
+    PetscCall(PetscStrcmp(ov[2 * nopt], "mg_coarse_pc_type", &set));
+    if (two && set) ov[2 * nopt + 1] = "vpatch";
+  }
+  if (two) {
+    ov[2 * nopt]     = "mg_coarse_pc_vpatch_precision";
+    ov[2 * nopt + 1] = cfg->mgprec == VP_PRECISION_SINGLE ? "single" : "double";
+    nopt++;
+  }
+  for (PetscInt i = 0; i < nopt; i++) {
+    PetscCall(PetscSNPrintf(name, sizeof(name), "-%s%s", prefix, ov[2 * i]));
+    PetscCall(PetscOptionsHasName(NULL, NULL, name, &set));
+    if (!set) PetscCall(PetscOptionsSetValue(NULL, name, ov[2 * i + 1]));
+    mine[i] = (PetscBool)!set;
   }
   PetscCall(KSPCreate(comm, &ksp));
   PetscCall(KSPSetOptionsPrefix(ksp, prefix));
   PetscCall(KSPSetDM(ksp, dm));
-  if (cfg->mg) { /* the deepest hierarchy the mesh allows (-<prefix>pc_mg_levels overrides) */
+  if (cfg->mg) {
     PC pc;
-    PetscCall(DMQBoxGetMaxLevels(dm, &levels));
     PetscCall(KSPGetPC(ksp, &pc));
     PetscCall(PCSetType(pc, PCMG));
     PetscCall(PCMGSetLevels(pc, levels, NULL));
@@ -159,6 +196,11 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   PetscCall(PetscTime(&t1));
   PetscCall(PetscLogStagePop());
   res->setup = t1 - t0;
+  for (PetscInt i = 0; i < nopt; i++) {
+    if (!mine[i]) continue;
+    PetscCall(PetscSNPrintf(name, sizeof(name), "-%s%s", prefix, ov[2 * i]));
+    PetscCall(PetscOptionsClearValue(NULL, name));
+  }
   PetscCall(PetscLogStagePush(stage[2]));
   for (PetscInt i = -1; i < repeats; i++) { /* i = -1: warm-up */
     PetscCall(VecSet(x, 0.0));

@@ -1,5 +1,6 @@
 static char help[] = "Checks PCVPATCH: one sweep with fast diagonalization equals one sweep with the dense LU local\n\
 solver (1e-12), the symmetric sweep is symmetric (x^T S y = y^T S x), PCApplyTranspose is the adjoint of PCApply,\n\
+one sweep on 2 cells per direction (one patch) is an exact solve,\n\
 and prints rank-independent fingerprints of one PCApply and of a GMRES + V(1,1) solve (compared across 1, 2, 3 ranks).\n\n";
 
 #include <petscvpatch.h>
@@ -70,6 +71,16 @@ int main(int argc, char **argv)
     PetscCall(VecDot(y1, c, &d1));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": |B b| = %.14e, (B b, c) = %.14e\n", dim, k, (double)nrm, (double)PetscRealPart(d1)));
 
+    /* with 2 cells per direction one patch covers the domain: one sweep is an exact solve (a coarse solver for PCMG) */
+    if (cells[0] == 2 && cells[1] == 2 && (dim == 2 || cells[2] == 2)) {
+      PetscReal rn, bn;
+      PetscCall(MatMult(A, y1, y2));
+      PetscCall(VecAYPX(y2, -1.0, b));
+      PetscCall(VecNorm(y2, NORM_2, &rn));
+      PetscCall(VecNorm(b, NORM_2, &bn));
+      PetscCheck(rn <= 1e-10 * bn, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT " on 2 cells per direction: one sweep leaves the residual %g (relative), expected an exact solve", k, (double)(rn / bn));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  one patch: exact solve\n"));
+    }
     /* fast diagonalization = dense LU */
     if (dense) {
       PetscCall(MakePC(dm, A, PC_VPATCH_SWEEP_FORWARD, PC_VPATCH_LOCAL_DENSE, &pcd));
@@ -145,6 +156,10 @@ int main(int argc, char **argv)
   test:
     suffix: 3d_fdm_only
     args: -dim 3 -cells 2,2,2 -degrees 6,7,8 -dense 0
+
+  test:
+    suffix: 2d_one_patch
+    args: -dim 2 -cells 2,2 -degrees 1,2,10
 
   test:
     suffix: ranks_np1
