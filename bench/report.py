@@ -122,15 +122,18 @@ def main():
         for d in sorted({r['d'] for r in solve}):
             ks = sorted({r['k'] for r in solve if r['d'] == d})
             fig, axes = plt.subplots(1, len(ks), figsize=(4 * len(ks), 3.5), squeeze=False)
+            names = sorted({r['solver'] for r in solve if r['d'] == d})
+            color = {name: 'C%d' % i for i, name in enumerate(names)}  # one color per solver in every panel
             for ax, k in zip(axes[0], ks):
-                for name in sorted({r['solver'] for r in solve}):
+                for name in names:
                     pts = sorted((r['dof'], r['solve_s'] / r['dof'] * 1e9) for r in solve if r['d'] == d and r['k'] == k and r['solver'] == name and r['status'] == 'ok')
                     if pts:
-                        ax.loglog([p[0] for p in pts], [p[1] for p in pts], 'o-', label=name)
+                        ax.loglog([p[0] for p in pts], [p[1] for p in pts], 'o-', color=color[name], label=name)
                 ax.set_title('%dD Q_%d' % (d, k))
                 ax.set_xlabel('DoF')
                 ax.set_ylabel('solve s per 1e9 DoF')
-            axes[0][0].legend(fontsize=7)
+            handles = [plt.Line2D([], [], color=color[name], marker='o', label=name) for name in names]
+            axes[0][0].legend(handles=handles, fontsize=7)
             fig.tight_layout()
             fig.savefig(os.path.join(a.plots, 'solve_%dd.png' % d), dpi=100)
         if kern:

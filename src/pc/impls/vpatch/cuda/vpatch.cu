@@ -367,10 +367,11 @@ template <int DIM, int K, int LG_, typename T> struct VPPatchTensors {
    - Patch fastest (LG = 1) where it was faster: 2D k = 3 double and 2D k = 4 single (session 4: 12.25 against 11.19,
      12.93 against 12.34; with this enumeration 16.4 and 18.6) and 3D k = 2 double (8.1 against 7.6-7.8; store
      conflicts 8% of the wavefronts against 41%).
-   - Grouped orders (LG = 2..8) measured slower for 3D k = 2..4 and the same at k = 5. 3D k = 3 single, LG = 4,
-     8 patches: conflicts 5% of the store wavefronts against 37%, 18% fewer shared wavefronts, but 8.5 against 10.2
-     GDoF/s (ncu: 1.13 against 0.87 ms). The kernel is issue-bound: the idle slots and the index arithmetic of the
-     grouped order cost more issue slots than the conflicts cost the shared-memory pipe.
+   - Grouped orders (LG = 2..8) measured slower in every 3D case tried (k = 2..5 single, k = 2..4 double; double
+     k = 5 takes more than 96 KB per block, not tried). 3D k = 5 single, LG = 8: 6.2 against 8.6 GDoF/s. 3D k = 3
+     single, LG = 4, 8 patches: conflicts 5% of the store wavefronts against 37%, 18% fewer shared wavefronts, but
+     8.5 against 10.2 GDoF/s (ncu: 1.13 against 0.87 ms). The kernel is issue-bound: the idle slots and the index
+     arithmetic of the grouped order cost more issue slots than the conflicts cost the shared-memory pipe.
    - Elsewhere the lexicographic order (LG = 0).
    VP_PATCH_QP_3D (measurement builds only) forces, on 3D k = 2..5, the grouped order of QP = VP_PATCH_QP_3D patches per
    bank cycle where QP patches take at most 96 KB of shared memory, or the lexicographic order if negative. */
