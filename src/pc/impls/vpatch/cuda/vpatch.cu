@@ -512,11 +512,12 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     }
   }
   if (MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) {
-    VPForEntries<G>(NB, [&](int q, int ex, int ey, int ez) { /* gather the patch: G */
-                                                             const int f = pflags[q];
-                                                             T         v = 0;
-                                                             if (f >= 0 && !VPDBoxOnBoundary<NP>(f, ex, ey, ez)) v = (T)x[pbase[q] + (ex + ey * sy + ez * sz)];
-                                                             X0[G::at(q, ex, ey, ez)] = v;
+    /* gather the patch: G */
+    VPForEntries<G>(NB, [&](int q, int ex, int ey, int ez) {
+      const int f = pflags[q];
+      T         v = 0;
+      if (f >= 0 && !VPDBoxOnBoundary<NP>(f, ex, ey, ez)) v = (T)x[pbase[q] + (ex + ey * sy + ez * sz)];
+      X0[G::at(q, ex, ey, ez)] = v;
     });
     __syncthreads();
     /* y pass: P = Mhat_y G, Q = Khat_y G on the interior y rows */
