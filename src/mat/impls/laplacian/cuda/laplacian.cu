@@ -178,7 +178,14 @@ template <int K, int B, bool HASW, typename T, typename ST> __device__ __forcein
   store(nc * K, carry1, carry2);
 }
 
-template <int K, typename T> __global__ void __launch_bounds__(512) VPLapBoxKernel(VPGrid g, VPBoxSet bset, bool atomic, T c0, T c1, T c2, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+/* Blocks per SM the register allocation must allow (__launch_bounds__), by measurement (bench/RESULTS.md, session 8;
+   bench_kernels -dim 3, 64M DoF, H100): double k = 6, 7, 8 took 84, 103, 118 registers, 2 blocks of 256 or 320 threads
+   per SM. Asking for 4 / 4 / 3 blocks: MatMult 39.1 -> 45.8, 33.8 -> 42.5, 24.5 -> 34.6 GDoF/s, though the caps spill
+   (0 / 240 / 528 bytes); 3 / 3 / 4 gave 39.9 / 41.8 / 24.8. Single precision (56-64 registers) is left alone. */
+template <int K, typename T> struct VPLapBoxMinBlocks {
+  static constexpr int value = sizeof(T) == 8 && K >= 6 ? (K == 8 ? 3 : 4) : 1;
+};
+template <int K, typename T> __device__ __forceinline__ void VPLapBoxBody(VPGrid g, VPBoxSet bset, bool atomic, T c0, T c1, T c2, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
   using S                = VPLapBoxShape<K, T>;
   constexpr int       EX = S::EX, EY = S::EY, EZ = S::EZ, R = S::R, P = S::P;
@@ -240,6 +247,16 @@ template <int K, typename T> __global__ void __launch_bounds__(512) VPLapBoxKern
     });
   }
 }
+/* the kernel with the launch bound, or with the blocks per SM of VPLapBoxMinBlocks */
+template <int K, typename T> __global__ void __launch_bounds__(512) VPLapBoxKernel(VPGrid g, VPBoxSet bset, bool atomic, T c0, T c1, T c2, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+{
+  VPLapBoxBody<K, T>(g, bset, atomic, c0, c1, c2, x, y);
+}
+template <int K, typename T>
+__global__ void __launch_bounds__(VPLapBoxShape<K, T>::THREADS, VPLapBoxMinBlocks<K, T>::value) VPLapBoxKernelMinB(VPGrid g, VPBoxSet bset, bool atomic, T c0, T c1, T c2, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+{
+  VPLapBoxBody<K, T>(g, bset, atomic, c0, c1, c2, x, y);
+}
 
 template <int DIM, int K> __global__ void VPLapDiagKernel(VPGrid g, const PetscReal *__restrict__ d_mats, PetscScalar *__restrict__ y)
 {
@@ -286,7 +303,10 @@ template <int DIM, int K, typename T> struct VPLapApply {
         bset.n1        = n[1];
         const int nbox = n[0] * n[1] * n[2];
         if (!nbox) continue;
-        VPLapBoxKernel<K, T><<<nbox, SB::THREADS, 0, stream>>>(*g, bset, deterministic ? false : true, (T)c[0], (T)c[1], (T)c[2], x, y);
+        if constexpr (VPLapBoxMinBlocks<K, T>::value > 1)
+          VPLapBoxKernelMinB<K, T><<<nbox, SB::THREADS, 0, stream>>>(*g, bset, deterministic ? false : true, (T)c[0], (T)c[1], (T)c[2], x, y);
+        else
+          VPLapBoxKernel<K, T><<<nbox, SB::THREADS, 0, stream>>>(*g, bset, deterministic ? false : true, (T)c[0], (T)c[1], (T)c[2], x, y);
         PetscCallCUDA(cudaGetLastError());
       }
     } else
