@@ -179,9 +179,10 @@ template <int K, int B, bool HASW, typename T, typename ST> __device__ __forcein
 }
 
 /* Blocks per SM the register allocation must allow (__launch_bounds__), by measurement (bench/RESULTS.md, session 8;
-   bench_kernels -dim 3, 64M DoF, H100): double k = 6, 7, 8 took 84, 103, 118 registers, 2 blocks of 256 or 320 threads
-   per SM. Asking for 4 / 4 / 3 blocks: MatMult 39.1 -> 45.8, 33.8 -> 42.5, 24.5 -> 34.6 GDoF/s, though the caps spill
-   (0 / 240 / 528 bytes); 3 / 3 / 4 gave 39.9 / 41.8 / 24.8. Single precision (56-64 registers) is left alone. */
+   bench_kernels -dim 3, 64M DoF, H100, MatMult GDoF/s): double k = 6, 7, 8 took 84, 103, 118 registers, 2 blocks of
+   256 or 320 threads per SM, and ran at 39.1 / 33.8 / 24.5. Asking for 3 blocks: 39.9 / 41.8 / 34.6 (spills 0 / 32 /
+   528 bytes); for 4 blocks: 45.8 / 42.5 / 24.8 (spills 0 / 240 / 680 bytes). Hence 4 / 4 / 3. Single precision (56-64
+   registers) already runs 4 blocks and is left alone. */
 template <int K, typename T> struct VPLapBoxMinBlocks {
   static constexpr int value = sizeof(T) == 8 && K >= 6 ? (K == 8 ? 3 : 4) : 1;
 };
