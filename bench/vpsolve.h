@@ -158,10 +158,11 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
     PetscCheck(nopt < 30, comm, PETSC_ERR_PLIB, "Too many options in configuration %s", cfg->name);
     ov[2 * nopt]     = cfg->opts[2 * nopt];
     ov[2 * nopt + 1] = cfg->opts[2 * nopt + 1];
-    PetscCall(PetscStrcmp(ov[2 * nopt], "mg_coarse_ksp_type", &set));
-    if (two && set) ov[2 * nopt + 1] = "preonly";
-    PetscCall(PetscStrcmp(ov[2 * nopt], "mg_coarse_pc_type", &set));
-    if (two && set) ov[2 * nopt + 1] = "vpatch";
+    PetscBool isksp, ispc;
+    PetscCall(PetscStrcmp(ov[2 * nopt], "mg_coarse_ksp_type", &isksp));
+    PetscCall(PetscStrcmp(ov[2 * nopt], "mg_coarse_pc_type", &ispc));
+    if (two && isksp) ov[2 * nopt + 1] = "preonly";
+    if (two && ispc) ov[2 * nopt + 1] = "vpatch";
   }
   if (two) {
     ov[2 * nopt]     = "mg_coarse_pc_vpatch_precision";
