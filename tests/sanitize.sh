@@ -7,7 +7,7 @@ set -u
 B=${1:?usage: tests/sanitize.sh BUILD_DIR}
 fail=0
 for tool in memcheck racecheck synccheck; do
-  for args in "-dim 2 -cells 4,6 -degrees 1,3,10" "-dim 3 -cells 4,4,4 -degrees 1,3,8" "-dim 3 -cells 4,6,4 -degrees 2 -single" "-dim 3 -cells 4,6,4 -degrees 2"; do
+  for args in "-dim 2 -cells 4,6 -degrees 1,3,10" "-dim 3 -cells 4,4,4 -degrees 1,3,6,8" "-dim 3 -cells 4,6,4 -degrees 2,6 -single" "-dim 3 -cells 4,6,4 -degrees 2"; do
     out=$(compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/tests/test_gpu" $args -use_gpu_aware_mpi 0 2>&1)
     rc=$?
     echo "$tool [$args]: rc $rc, $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -n 1)"

@@ -332,12 +332,30 @@ template <int DIR, bool TRANS, class LI, class LO, int K, int NIZ, typename T> _
 
 #define VP_PATCH_THREADS 320 /* threads per block at most */
 
+/* W1 and W2 in place of P and Q (3D): the z pass reads a line of Q, then of P, into registers and writes W2, W1 over
+   them, so X0 need not hold W1 and W2 next to each other (2 (2K+1) (2K-1)^2 entries) but only the gathered patch or
+   the residual. The smaller block lets more blocks run per SM; VPPatchRegs lowers the register cap to match.
+   Chosen by measurement (bench/RESULTS.md, session 9; fused GDoF/s, 64M DoF, H100):
+   - 3D Q_8 double: 131.6 -> 109.4 KB per block, 2 blocks per SM instead of 1 (96 registers, 108 B of spills):
+     2.62 -> 4.03 GDoF/s;
+   - 3D Q_6: double 58 -> 51 KB, 4 blocks instead of 3: 4.49 -> 4.92; single 7.46 -> 7.79;
+   - elsewhere no faster, or slower where the extra block forces spills (single Q_5: 8.68 -> 5.96).
+   VP_PATCH_INPLACE_3D (measurement builds only) forces it on every 3D kernel (1) or off (-1). */
+#ifndef VP_PATCH_INPLACE_3D
+#define VP_PATCH_INPLACE_3D 0
+#endif
+template <int DIM, int K, typename T> struct VPPatchInPlace {
+  static constexpr bool defval = K == 6 || (K == 8 && sizeof(T) == 8);
+  static constexpr bool value  = DIM == 3 && (VP_PATCH_INPLACE_3D ? VP_PATCH_INPLACE_3D > 0 : defval);
+};
+
 /* the tensors of one patch and where they live, for a line order LG (VPOrder, VPLay): X0 (gathered patch, then W1 and
-   W2), X1a and X1b */
-template <int DIM, int K, int LG_, typename T> struct VPPatchTensors {
-  static constexpr int LG = LG_;
-  static constexpr int NP = 2 * K + 1, NI = 2 * K - 1, NPZ = DIM == 3 ? NP : 1, NIZ = DIM == 3 ? NI : 1;
-  static constexpr int NPT = NP * NP * NPZ, NIT = NI * NI * NIZ;
+   W2, or with INPLACE the residual), X1a and X1b */
+template <int DIM, int K, int LG_, typename T, bool INPLACE_ = VPPatchInPlace<DIM, K, T>::value> struct VPPatchTensors {
+  static constexpr int  LG      = LG_;
+  static constexpr bool INPLACE = INPLACE_;
+  static constexpr int  NP = 2 * K + 1, NI = 2 * K - 1, NPZ = DIM == 3 ? NP : 1, NIZ = DIM == 3 ? NI : 1;
+  static constexpr int  NPT = NP * NP * NPZ, NIT = NI * NI * NIZ;
   using G                  = VPLay<NP, NP, NPZ, 1, -1, LG, T>;               /* gathered patch, read along y */
   using PQ                 = VPLay<NP, NI, NPZ, DIM == 3 ? 2 : 0, 1, LG, T>; /* Mhat_y G, Khat_y G */
   using W                  = VPLay<NP, NI, NI, 0, 2, LG, T>;                 /* 3D: after the z pass */
@@ -346,8 +364,8 @@ template <int DIM, int K, int LG_, typename T> struct VPPatchTensors {
   using U3                 = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 0, 1, LG, T>; /* after the scaled y pass */
   using U4                 = VPLay<NI, NI, NI, 0, 2, LG, T>;                 /* 3D: after Shat_z */
   using U5                 = VPLay<NI, NI, NIZ, -1, 0, LG, T>;               /* after Shat_x, read entry by entry */
-  static constexpr int X0  = DIM == 3 ? VPMax(G::PS, 2 * W::PS) : VPMax(VPMax(G::PS, R1::PS), U5::PS);
-  static constexpr int X1  = DIM == 3 ? VPMax(VPMax(VPMax(PQ::PS, R1::PS), VPMax(U2::PS, U3::PS)), VPMax(U4::PS, U5::PS)) : VPMax(PQ::PS, U3::PS);
+  static constexpr int X0  = DIM == 3 ? (INPLACE ? VPMax(G::PS, R1::PS) : VPMax(G::PS, 2 * W::PS)) : VPMax(VPMax(G::PS, R1::PS), U5::PS);
+  static constexpr int X1  = DIM == 3 ? VPMax(VPMax(VPMax(PQ::PS, INPLACE ? 0 : R1::PS), VPMax(U2::PS, U3::PS)), VPMax(U4::PS, U5::PS)) : VPMax(PQ::PS, U3::PS);
   static constexpr int LAM = 32; /* room for lamhat, before X0 */
   /* bytes before lamhat: each patch's first local index and boundary flags (VPPatchInfo) */
   static __host__ __device__ constexpr size_t info(int nb)
@@ -485,7 +503,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   PetscInt                                     *pbase  = reinterpret_cast<PetscInt *>(vp_dynamic_smem);
   int                                          *pflags = reinterpret_cast<int *>(pbase + NB);
   T                                            *lam = reinterpret_cast<T *>(vp_dynamic_smem + S::info(NB)), *X0 = lam + S::LAM, *X1a = X0 + NB * S::X0, *X1b = X1a + NB * S::X1;
-  T                                            *Rb = DIM == 3 ? X1a : X0;                            /* the residual (2D: the x pass reads P and Q from X1) */
+  T                                            *Rb = DIM == 3 && !S::INPLACE ? X1a : X0;             /* the residual (2D, INPLACE: the x pass reads from X1) */
   const int                                     sy = (int)g.gxm[0], sz = (int)(g.gxm[0] * g.gxm[1]); /* local index strides */
   const int                                     in = 1 + sy + (DIM == 3 ? sz : 0);                   /* offset of the first interior node from the base */
 
@@ -534,7 +552,26 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
       for (int i = 0; i < NI; i++) X1b[w + i * PQ::template stride<1>()] = t[i];
     });
     __syncthreads();
-    if constexpr (DIM == 3) { /* z pass: W1 = Mhat_z P, W2 = c1 Mhat_z Q + c2 Khat_z P */
+    if constexpr (DIM == 3 && S::INPLACE) { /* z pass, W1 and W2 over P and Q: each thread holds its line in registers */
+      VPForLines<2, NP, NI, NP, S::LG, T>(NB, [&](int q, int a0, int a1) {
+        T         v[NP], t[NI];
+        const int o = PQ::template line<2>(q, a0, a1);
+#pragma unroll
+        for (int j = 0; j < NP; j++) v[j] = X1b[o + j * PQ::template stride<2>()];
+        H::template rows<0>(v, t);
+#pragma unroll
+        for (int i = 0; i < NI; i++) X1b[o + i * PQ::template stride<2>()] = c1 * t[i];
+#pragma unroll
+        for (int j = 0; j < NP; j++) v[j] = X1a[o + j * PQ::template stride<2>()];
+        H::template rows<0>(v, t);
+#pragma unroll
+        for (int i = 0; i < NI; i++) X1a[o + i * PQ::template stride<2>()] = t[i];
+        H::template rows<1>(v, t);
+#pragma unroll
+        for (int i = 0; i < NI; i++) X1b[o + i * PQ::template stride<2>()] += c2 * t[i];
+      });
+      __syncthreads();
+    } else if constexpr (DIM == 3) { /* z pass: W1 = Mhat_z P, W2 = c1 Mhat_z Q + c2 Khat_z P */
       T *W1 = X0, *W2 = X0 + NB * W::PS;
       VPForLines<2, NP, NI, NP, S::LG, T>(NB, [&](int q, int a0, int a1) {
         T         v[NP], t[NI]; /* one line in registers at a time: P's, then Q's (register pressure at high degree) */
@@ -583,10 +620,11 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
 #pragma unroll
     for (int i = 0; i < NI; i++) r[i] = Rb[o + i];
     if constexpr (MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) {
-      T         w[NP]; /* W1's line, then W2's */
-      const T  *V1 = DIM == 3 ? X0 : X1a, *V2 = DIM == 3 ? X0 + NB * W::PS : X1b;
-      const T   a = c0, bb = DIM == 3 ? (T)1 : c1;
-      const int v = DIM == 3 ? W::template line<0>(q, a0, a1) : PQ::template line<0>(q, a0, a1);
+      T              w[NP];                         /* W1's line, then W2's */
+      constexpr bool INW = DIM == 3 && !S::INPLACE; /* W1 and W2 in X0 */
+      const T       *V1 = INW ? X0 : X1a, *V2 = INW ? X0 + NB * W::PS : X1b;
+      const T        a = c0, bb = DIM == 3 ? (T)1 : c1;
+      const int      v = INW ? W::template line<0>(q, a0, a1) : PQ::template line<0>(q, a0, a1);
 #pragma unroll
       for (int j = 0; j < NP; j++) w[j] = V1[v + j];
       H::template rows<1>(w, t);
@@ -616,13 +654,14 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     return;
   }
   /* the rest of the solve: (3D: Shat_z^T), Shat_y diag Shat_y^T, (3D: Shat_z), Shat_x */
-  T *Y = Rb; /* input of the scaled y pass */
+  T *Y = Rb;                                                   /* input of the scaled y pass */
+  T *A = S::INPLACE ? X1a : X1b, *Bf = S::INPLACE ? X1b : X1a; /* 3D: the buffers the solve passes alternate between */
   if constexpr (DIM == 3) {
-    VPShatPass<2, true, R1, U2, K, NI, T>(NB, X1a, X1b);
+    VPShatPass<2, true, R1, U2, K, NI, T>(NB, Rb, A);
     __syncthreads();
-    Y = X1b;
+    Y = A;
   }
-  T *Z = X1a; /* output of the scaled y pass */
+  T *Z = DIM == 3 ? Bf : X1a; /* output of the scaled y pass */
   VPForLines<1, NI, NI, NIZ, S::LG, T>(NB, [&](int q, int a0, int a1) {
     using LI = typename std::conditional<DIM == 3, U2, R1>::type;
     T         v[NI], u[NI];
@@ -640,11 +679,11 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   __syncthreads();
   T *Xin = Z; /* input of the final x pass */
   if constexpr (DIM == 3) {
-    VPShatPass<2, false, U3, U4, K, NI, T>(NB, X1a, X1b);
+    VPShatPass<2, false, U3, U4, K, NI, T>(NB, Bf, A);
     __syncthreads();
-    Xin = X1b;
+    Xin = A;
   }
-  T *Out = DIM == 3 ? X1a : X0;
+  T *Out = DIM == 3 ? Bf : X0;
   VPShatPass<0, false, typename std::conditional<DIM == 3, U4, U3>::type, U5, K, NIZ, T>(NB, Xin, Out);
   __syncthreads();
   VPForEntries<U5>(NB, [&](int q, int ix, int iy, int iz) {
