@@ -338,7 +338,8 @@ template <int DIR, bool TRANS, class LI, class LO, int K, int NIZ, typename T> _
    Chosen by measurement (bench/RESULTS.md, session 9; fused GDoF/s, 64M DoF, H100):
    - 3D Q_8 double: 131.6 -> 109.4 KB per block, 2 blocks per SM instead of 1 (96 registers, 108 B of spills):
      2.62 -> 4.03 GDoF/s;
-   - 3D Q_6: double 58 -> 51 KB, 4 blocks instead of 3: 4.49 -> 4.92; single 7.46 -> 7.79;
+   - 3D Q_6: double 58 -> 51 KB, 4 blocks instead of 3 (80 registers, 24 B of spills): 4.49 -> 4.92; single 30.8 ->
+     27.2 KB, 8 blocks instead of 7 (40 registers, no spills): 7.46 -> 7.79;
    - elsewhere no faster, or slower where the extra block forces spills (single Q_5: 8.68 -> 5.96).
    VP_PATCH_INPLACE_3D (measurement builds only) forces it on every 3D kernel (1) or off (-1). */
 #ifndef VP_PATCH_INPLACE_3D
