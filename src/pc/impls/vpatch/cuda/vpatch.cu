@@ -553,43 +553,25 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
       for (int i = 0; i < NI; i++) X1b[w + i * PQ::template stride<1>()] = t[i];
     });
     __syncthreads();
-    if constexpr (DIM == 3 && S::INPLACE) { /* z pass, W1 and W2 over P and Q: each thread holds its line in registers */
+    if constexpr (DIM == 3) { /* z pass: W1 = Mhat_z P, W2 = c1 Mhat_z Q + c2 Khat_z P, in X0 or (INPLACE) over P and Q */
+      using WL = typename std::conditional<S::INPLACE, PQ, W>::type;
+      T *W1 = S::INPLACE ? X1a : X0, *W2 = S::INPLACE ? X1b : X0 + NB * W::PS;
       VPForLines<2, NP, NI, NP, S::LG, T>(NB, [&](int q, int a0, int a1) {
-        T         v[NP], t[NI];
-        const int o = PQ::template line<2>(q, a0, a1);
+        T         v[NP], t[NI]; /* one line in registers at a time: Q's, then P's (each read before its line is overwritten) */
+        const int o = PQ::template line<2>(q, a0, a1), w = WL::template line<2>(q, a0, a1);
 #pragma unroll
         for (int j = 0; j < NP; j++) v[j] = X1b[o + j * PQ::template stride<2>()];
         H::template rows<0>(v, t);
 #pragma unroll
-        for (int i = 0; i < NI; i++) X1b[o + i * PQ::template stride<2>()] = c1 * t[i];
+        for (int i = 0; i < NI; i++) W2[w + i * WL::template stride<2>()] = c1 * t[i];
 #pragma unroll
         for (int j = 0; j < NP; j++) v[j] = X1a[o + j * PQ::template stride<2>()];
         H::template rows<0>(v, t);
 #pragma unroll
-        for (int i = 0; i < NI; i++) X1a[o + i * PQ::template stride<2>()] = t[i];
+        for (int i = 0; i < NI; i++) W1[w + i * WL::template stride<2>()] = t[i];
         H::template rows<1>(v, t);
 #pragma unroll
-        for (int i = 0; i < NI; i++) X1b[o + i * PQ::template stride<2>()] += c2 * t[i];
-      });
-      __syncthreads();
-    } else if constexpr (DIM == 3) { /* z pass: W1 = Mhat_z P, W2 = c1 Mhat_z Q + c2 Khat_z P */
-      T *W1 = X0, *W2 = X0 + NB * W::PS;
-      VPForLines<2, NP, NI, NP, S::LG, T>(NB, [&](int q, int a0, int a1) {
-        T         v[NP], t[NI]; /* one line in registers at a time: P's, then Q's (register pressure at high degree) */
-        const int o = PQ::template line<2>(q, a0, a1), w = W::template line<2>(q, a0, a1);
-#pragma unroll
-        for (int j = 0; j < NP; j++) v[j] = X1a[o + j * PQ::template stride<2>()];
-        H::template rows<0>(v, t);
-#pragma unroll
-        for (int i = 0; i < NI; i++) W1[w + i * W::template stride<2>()] = t[i];
-        H::template rows<1>(v, t);
-#pragma unroll
-        for (int i = 0; i < NI; i++) W2[w + i * W::template stride<2>()] = c2 * t[i];
-#pragma unroll
-        for (int j = 0; j < NP; j++) v[j] = X1b[o + j * PQ::template stride<2>()];
-        H::template rows<0>(v, t);
-#pragma unroll
-        for (int i = 0; i < NI; i++) W2[w + i * W::template stride<2>()] += c1 * t[i];
+        for (int i = 0; i < NI; i++) W2[w + i * WL::template stride<2>()] += c2 * t[i];
       });
       __syncthreads();
     }
