@@ -334,9 +334,10 @@ template <int DIR, bool TRANS, class LI, class LO, int K, int NIZ, typename T> _
 
 /* W1 and W2 in place of P and Q (3D): the z pass reads a line of Q, then of P, into registers and writes W2, W1 over
    them, so X0 need not hold W1 and W2 next to each other (2 (2K+1) (2K-1)^2 entries) but only the gathered patch or
-   the residual. The smaller block lets more blocks run per SM; VPPatchRegs lowers the register cap to match.
+   the residual. The smaller block lets more blocks run per SM; VPPatchRegs lowers the register cap to match. The x
+   pass then reads W1 and W2 in PQ's layout, which is padded for the y and z passes, not for x.
    Chosen by measurement (bench/RESULTS.md, session 9; fused GDoF/s, 64M DoF, H100):
-   - 3D Q_8 double: 131.6 -> 109.4 KB per block, 2 blocks per SM instead of 1 (96 registers, 108 B of spills):
+   - 3D Q_8 double: 131.6 -> 109.7 KB per block, 2 blocks per SM instead of 1 (96 registers, 108 B of spills):
      2.62 -> 4.03 GDoF/s;
    - 3D Q_6: double 58 -> 51 KB, 4 blocks instead of 3 (80 registers, 24 B of spills): 4.49 -> 4.92; single 30.8 ->
      27.2 KB, 8 blocks instead of 7 (40 registers, no spills): 7.46 -> 7.79;
