@@ -353,9 +353,9 @@ template <int DIM, int K, typename T> struct VPPatchInPlace {
 
 /* the tensors of one patch and where they live, for a line order LG (VPOrder, VPLay): X0 (gathered patch, then W1 and
    W2, or with INPLACE the residual), X1a and X1b */
-template <int DIM, int K, int LG_, typename T, bool INPLACE_ = VPPatchInPlace<DIM, K, T>::value> struct VPPatchTensors {
+template <int DIM, int K, int LG_, typename T> struct VPPatchTensors {
   static constexpr int  LG      = LG_;
-  static constexpr bool INPLACE = INPLACE_;
+  static constexpr bool INPLACE = VPPatchInPlace<DIM, K, T>::value;
   static constexpr int  NP = 2 * K + 1, NI = 2 * K - 1, NPZ = DIM == 3 ? NP : 1, NIZ = DIM == 3 ? NI : 1;
   static constexpr int  NPT = NP * NP * NPZ, NIT = NI * NI * NIZ;
   using G                  = VPLay<NP, NP, NPZ, 1, -1, LG, T>;               /* gathered patch, read along y */
