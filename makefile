@@ -24,6 +24,9 @@ else
 include $(PETSC_DIR)/lib/petsc/conf/variables
 
 PREFIX  ?= /usr/local
+# the MPI compiler wrapper's flags (Open MPI, MPICH), so that a plain C compiler builds with pkg-config alone
+MPI_CFLAGS := $(shell $(PCC) --showme:compile 2>/dev/null || $(PCC) -compile_info 2>/dev/null | cut -d' ' -f2- | tr ' ' '\n' | grep '^-I' | tr '\n' ' ')
+MPI_LIBS   := $(shell $(PCC) --showme:link 2>/dev/null || $(PCC) -link_info 2>/dev/null | cut -d' ' -f2- | tr ' ' '\n' | grep '^-[LlW]' | tr '\n' ' ')
 BUILD   := build/$(or $(PETSC_ARCH),prefix)
 LIBNAME := lib/libpetscvpatch.so
 VP_CFLAGS := $(PCC_FLAGS) -Wall -Iinclude $(PETSC_CC_INCLUDES)
@@ -62,8 +65,11 @@ $(BUILD)/tests/test_dll: tests/test_dll.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CLINKER) $(VP_CFLAGS) -o $@ $< $(PETSC_WITH_EXTERNAL_LIB)
 
+# the vertex-patch multigrid in 3D (about 1M unknowns); on the GPU when PETSc has CUDA and nvidia-smi sees a device
+RUN_GPU  := $(if $(CUDAC),$(shell nvidia-smi -L >/dev/null 2>&1 && echo -dm_vec_type cuda))
+RUN_ARGS ?= -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_cells 32 -dm_qbox_degree 3 -timing $(RUN_GPU)
 run: lib examples
-	$(BUILD)/tutorials/ex1
+	$(BUILD)/tutorials/ex1 $(RUN_ARGS)
 
 check: all
 	$(RUNNER)
@@ -79,8 +85,9 @@ bench: all
 	bash bench/run.sh $(BUILD)
 
 # pack PETSc's library and the runtime libraries for a GPU node without network (see README)
+PACK_DIR ?= .carry
 pack: all
-	bash config/pack.sh $(PETSC_DIR) $(PETSC_ARCH)
+	bash config/pack.sh $(PETSC_DIR) $(PETSC_ARCH) $(PACK_DIR)
 
 install: lib
 	mkdir -p $(PREFIX)/lib/pkgconfig $(PREFIX)/include/petscvpatch/private
@@ -88,7 +95,8 @@ install: lib
 	cp include/petscvpatch.h $(PREFIX)/include/
 	mkdir -p $(PREFIX)/share/petscvpatch && cp share/*.options $(PREFIX)/share/petscvpatch/
 	cp include/petscvpatch/private/*.h $(PREFIX)/include/petscvpatch/private/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PETSC_PC@|$(PETSC_DIR)/$(PETSC_ARCH)/lib/pkgconfig|' config/petscvpatch.pc.in > $(PREFIX)/lib/pkgconfig/petscvpatch.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@PETSC_CFLAGS@|$(PETSC_CC_INCLUDES) $(MPI_CFLAGS)|' \
+	    -e 's|@PETSC_LIBS@|$(PETSC_WITH_EXTERNAL_LIB) $(MPI_LIBS)|' config/petscvpatch.pc.in > $(PREFIX)/lib/pkgconfig/petscvpatch.pc
 
 clean:
 	rm -rf build lib

@@ -54,6 +54,7 @@ int main(int argc, char **argv)
       PetscCall(PCSetOperators(pc, A, A));
       PetscCall(PCSetDM(pc, dm));
       PetscCall(PCVPatchSetKernel(pc, (PCVPatchKernel)kv));
+      PetscCall(PCVPatchSetSweep(pc, PC_VPATCH_SWEEP_FORWARD));
       PetscCall(PCSetFromOptions(pc));
       PetscCall(PCSetUp(pc));
       for (PetscInt r = 0; r < warmup + repeats; r++) {

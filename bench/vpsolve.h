@@ -52,7 +52,7 @@ static const char *const VPOptsCheby[] = {
     "ksp_type", "cg", "pc_type", "mg", "mg_levels_ksp_type", "chebyshev", "mg_levels_ksp_max_it", "2", "mg_levels_pc_type", "jacobi", "mg_coarse_ksp_type", "cg", "mg_coarse_pc_type", "jacobi", "mg_coarse_ksp_rtol", "1e-12", "mg_coarse_ksp_max_it",
     "1000",     NULL};
 #define VP_OPTS_VPATCH \
-  "ksp_gmres_restart", "8", "pc_type", "mg", "mg_levels_ksp_type", "richardson", "mg_levels_ksp_max_it", "1", "mg_levels_pc_type", "vpatch", "mg_coarse_ksp_type", "cg", "mg_coarse_pc_type", "jacobi", "mg_coarse_ksp_max_it", "1000"
+  "ksp_gmres_restart", "8", "pc_type", "mg", "mg_levels_ksp_type", "richardson", "mg_levels_ksp_max_it", "1", "mg_levels_pc_type", "vpatch", "mg_levels_pc_vpatch_sweep", "forward", "mg_coarse_ksp_type", "cg", "mg_coarse_pc_type", "jacobi", "mg_coarse_ksp_max_it", "1000"
 static const char *const VPOptsV[]        = {"ksp_type", "gmres", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-12", NULL};
 static const char *const VPOptsFMG[]      = {"ksp_type", "gmres", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-12", "pc_mg_type", "full", NULL};
 static const char *const VPOptsVMixed[]   = {"ksp_type", "fgmres", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-6", "mg_levels_pc_vpatch_precision", "single", NULL};
@@ -167,6 +167,9 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   if (two) {
     ov[2 * nopt]     = "mg_coarse_pc_vpatch_precision";
     ov[2 * nopt + 1] = cfg->mgprec == VP_PRECISION_SINGLE ? "single" : "double";
+    nopt++;
+    ov[2 * nopt]     = "mg_coarse_pc_vpatch_sweep"; /* one forward sweep solves the one patch exactly */
+    ov[2 * nopt + 1] = "forward";
     nopt++;
   }
   for (PetscInt i = 0; i < nopt; i++) {

@@ -4,7 +4,8 @@
 #   config/bootstrap-petsc.sh            prints "PETSC_DIR PETSC_ARCH" on its last line
 #
 # Environment: VPATCH_CACHE (default ${XDG_CACHE_HOME:-$HOME/.cache}/petsc-vpatch),
-#              PETSC_VERSION (default 3.26.1), CUDA_ARCH (default 90), VPATCH_WITH_CUDA (auto|0|1).
+#              PETSC_VERSION (default 3.26.1), CUDA_ARCH (default 90), VPATCH_WITH_CUDA (auto|0|1),
+#              VPATCH_64BIT_INDICES (default 1: PetscInt is 64-bit; 0: 32-bit).
 # Sources: PETSc's source distribution on PyPI; MPI, BLAS/LAPACK from Debian (config/deps.sh).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,7 +16,10 @@ with_cuda=${VPATCH_WITH_CUDA:-auto}
 if [ "$with_cuda" = auto ]; then
   if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then with_cuda=1; else with_cuda=0; fi
 fi
+# 64-bit PetscInt: a problem on several GPUs passes 2^31 unknowns (VPATCH_64BIT_INDICES=0: 32-bit, for comparison)
+i64=${VPATCH_64BIT_INDICES:-1}
 if [ "$with_cuda" = 1 ]; then arch=arch-vpatch-cuda; else arch=arch-vpatch; fi
+if [ "$i64" = 1 ]; then arch=$arch-int64; fi
 stamp=$dir/$arch/.vpatch-bootstrap-done
 
 if [ -f "$stamp" ]; then
@@ -38,6 +42,7 @@ cd "$dir"
 opts=(PETSC_ARCH="$arch" --with-debugging=0 --with-shared-libraries=1 --with-fc=0
       --with-cc=mpicc --with-cxx=mpicxx --with-blaslapack-lib="-llapack -lblas"
       COPTFLAGS=-O3 CXXOPTFLAGS=-O3 --with-x=0 --with-ssl=0)
+if [ "$i64" = 1 ]; then opts+=(--with-64-bit-indices=1); fi
 if [ "$with_cuda" = 1 ]; then
   cudadir=$(dirname "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")
   opts+=(--with-cuda=1 --with-cuda-dir="$cudadir" --with-cuda-arch="${CUDA_ARCH:-90}" CUDAOPTFLAGS=-O3)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian packages petsc-vpatch needs (MPI, LAPACK/LAPACKE, BLAS) when they are missing.
 set -euo pipefail
-pkgs=(libopenmpi-dev openmpi-bin liblapack-dev liblapacke-dev libblas-dev python3 make)
+pkgs=(libopenmpi-dev openmpi-bin liblapack-dev liblapacke-dev libblas-dev python3 make pkg-config)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,23 +1,30 @@
 #!/usr/bin/env bash
 # Pack what a GPU node without network needs to run this checkout's tests and benchmarks:
-#   .carry/petsc-lib.tar.xz  the bootstrapped PETSc's shared library (stripped)
-#   .carry/syslib/           runtime libraries of this machine that the node may lack (LAPACK(E), BLAS, gfortran)
-# Usage: config/pack.sh PETSC_DIR PETSC_ARCH. On the node, from the checkout's root:
+#   OUT/petsc-lib.tar.xz  the bootstrapped PETSc's shared library (stripped)
+#   OUT/syslib/           runtime libraries of this machine that the node may lack (LAPACK(E), BLAS, gfortran)
+# Usage: config/pack.sh PETSC_DIR PETSC_ARCH [OUT] (OUT defaults to .carry). On the node, from the checkout's root:
 #   P=$PETSC_DIR/$PETSC_ARCH/lib; mkdir -p $P && tar xJf .carry/petsc-lib.tar.xz -C $P
 #   export LD_LIBRARY_PATH=$PWD/lib:$PWD/.carry/syslib:$P PETSC_OPTIONS="-use_gpu_aware_mpi 0"
 set -euo pipefail
-dir=$1 arch=$2
-out=.carry
+dir=$1 arch=$2 out=${3:-.carry}
+shopt -s nullglob
+libs=("$dir/$arch"/lib/libpetsc.so.*)
+[ ${#libs[@]} -gt 0 ] || { echo "pack.sh: no libpetsc.so.* in $dir/$arch/lib: build PETSc first (make lib)" >&2; exit 1; }
 rm -rf "$out" && mkdir -p "$out/syslib"
 tmp=$(mktemp -d)
-cp -L "$dir/$arch"/lib/libpetsc.so.* "$tmp/" 2>/dev/null || true
-for f in "$tmp"/*; do strip --strip-unneeded "$f"; done
-# keep the soname links
-(cd "$tmp" && real=$(ls libpetsc.so.*.*.* | head -n 1) && for f in libpetsc.so.*; do [ "$f" = "$real" ] || ln -sf "$real" "$f"; done && ln -sf "$real" libpetsc.so)
+trap 'rm -rf "$tmp"' EXIT
+real=$(readlink -f "${libs[0]}")
+cp "$real" "$tmp/"
+strip --strip-unneeded "$tmp/$(basename "$real")"
+# the soname links: libpetsc.so.X.Y and libpetsc.so point at the real file
+for f in "${libs[@]}" "$dir/$arch/lib/libpetsc.so"; do
+  b=$(basename "$f")
+  [ "$b" = "$(basename "$real")" ] || ln -sf "$(basename "$real")" "$tmp/$b"
+done
 tar cJf "$out/petsc-lib.tar.xz" -C "$tmp" .
-rm -rf "$tmp"
+# runtime libraries: the first x86-64 match of each in the linker cache (awk reads all its input: no SIGPIPE)
 for l in liblapacke.so.3 liblapack.so.3 libblas.so.3 libgfortran.so.5 libtmglib.so.3 libquadmath.so.0; do
-  p=$(ldconfig -p | awk -v l="$l" '$1 == l && /x86-64/ {print $NF; exit}')
-  [ -n "$p" ] && cp -L "$p" "$out/syslib/$l"
+  p=$(ldconfig -p | awk -v l="$l" '$1 == l && /x86-64/ && !found {print $NF; found = 1}')
+  if [ -n "$p" ]; then cp -L "$p" "$out/syslib/$l"; else echo "pack.sh: $l not found on this machine (skipped)" >&2; fi
 done
 du -sh "$out"/* >&2

@@ -168,20 +168,20 @@ int main(int argc, char **argv)
 
   test:
     suffix: ranks_np1
-    args: -dim 2 -cells 8,8 -degrees 1,3 -dense 0 -solve -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_coarse_ksp_type cg -mg_coarse_pc_type jacobi -mg_coarse_ksp_rtol 1e-14 -pc_mg_levels 2
+    args: -dim 2 -cells 8,8 -degrees 1,3 -dense 0 -solve -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_levels_pc_vpatch_sweep forward -mg_coarse_ksp_type cg -mg_coarse_pc_type jacobi -mg_coarse_ksp_rtol 1e-14 -pc_mg_levels 2
     rtol: 1e-9
 
   test:
     suffix: ranks_np2
     nsize: 2
-    args: -dim 2 -cells 8,8 -degrees 1,3 -dense 0 -solve -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_coarse_ksp_type cg -mg_coarse_pc_type jacobi -mg_coarse_ksp_rtol 1e-14 -pc_mg_levels 2
+    args: -dim 2 -cells 8,8 -degrees 1,3 -dense 0 -solve -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_levels_pc_vpatch_sweep forward -mg_coarse_ksp_type cg -mg_coarse_pc_type jacobi -mg_coarse_ksp_rtol 1e-14 -pc_mg_levels 2
     output_file: test_vpatch_ranks_np1
     rtol: 1e-9
 
   test:
     suffix: ranks_np3
     nsize: 3
-    args: -dim 2 -cells 8,8 -degrees 1,3 -dense 0 -solve -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_coarse_ksp_type cg -mg_coarse_pc_type jacobi -mg_coarse_ksp_rtol 1e-14 -pc_mg_levels 2
+    args: -dim 2 -cells 8,8 -degrees 1,3 -dense 0 -solve -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_levels_pc_vpatch_sweep forward -mg_coarse_ksp_type cg -mg_coarse_pc_type jacobi -mg_coarse_ksp_rtol 1e-14 -pc_mg_levels 2
     output_file: test_vpatch_ranks_np1
     rtol: 1e-9
 

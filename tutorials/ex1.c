@@ -1,8 +1,9 @@
 static char help[] = "Poisson problem -Laplace u = f on the unit square or cube with Q_k elements of a DMQBOX.\n\
 Exact solution u = prod_i sin(pi x_i) (or, with -exact exp, u = exp(x) sin(y) [sin(z)], inhomogeneous Dirichlet data).\n\
-Prints the number of DoFs, the iterations, the final relative residual and the L2 error.\n\
-Default solver: CG with PCMG over the DMQBOX hierarchy and Chebyshev-Jacobi level smoothers;\n\
-everything can be changed by options, e.g. -ksp_type gmres -pc_type mg -mg_levels_pc_type jacobi.\n\n";
+Prints the unknowns, the solver (levels, smoothers), the iterations, the final true relative residual and the\n\
+L2 error (-timing: also the set-up and solve times); exits with status 1 when the solve did not converge.\n\
+Default solver: CG with PCMG over the whole DMQBOX hierarchy and Chebyshev-Jacobi level smoothers; the vertex-patch\n\
+multigrid: -options_file share/vpatch-mg.options (make run). Everything can be changed by options.\n\n";
 
 #include <petscvpatch.h>
 
@@ -63,6 +64,42 @@ static PetscErrorCode SetDefaultOption(const char name[], const char value[])
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* One line on the solver: Krylov method, preconditioner, and for PCMG the levels used and the smoothers */
+static PetscErrorCode PrintSolver(KSP ksp)
+{
+  PC        pc;
+  KSPType   kt;
+  PCType    pt;
+  PetscBool ismg;
+
+  PetscFunctionBeginUser;
+  PetscCall(KSPGetType(ksp, &kt));
+  PetscCall(KSPGetPC(ksp, &pc));
+  PetscCall(PCGetType(pc, &pt));
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCMG, &ismg));
+  if (ismg) {
+    PetscInt levels;
+    KSP      s, c;
+    PC       spc, cpc;
+    KSPType  st, ct;
+    PCType   sp, cp;
+
+    PetscCall(PCMGGetLevels(pc, &levels));
+    PetscCall(PCMGGetCoarseSolve(pc, &c));
+    PetscCall(KSPGetType(c, &ct));
+    PetscCall(KSPGetPC(c, &cpc));
+    PetscCall(PCGetType(cpc, &cp));
+    if (levels > 1) {
+      PetscCall(PCMGGetSmoother(pc, levels - 1, &s));
+      PetscCall(KSPGetType(s, &st));
+      PetscCall(KSPGetPC(s, &spc));
+      PetscCall(PCGetType(spc, &sp));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "solver: %s + %s, %" PetscInt_FMT " levels, smoother %s + %s, coarse solve %s + %s\n", kt, pt, levels, st, sp, ct, cp));
+    } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "solver: %s + %s, 1 level, coarse solve %s + %s\n", kt, pt, ct, cp));
+  } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "solver: %s + %s\n", kt, pt));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   DM        dm;
@@ -70,10 +107,13 @@ int main(int argc, char **argv)
   PC        pc;
   Mat       A;
   Vec       u, b, r;
-  PetscInt  dim = 2, cells[3] = {16, 16, 16}, k = 2, its, levels;
-  PetscReal l2, h1, rnorm, bnorm;
-  ExactType exact       = EXACT_SIN;
-  PetscBool checkcopies = PETSC_FALSE;
+  PetscInt           dim = 2, cells[3] = {16, 16, 16}, k = 2, its;
+  PetscReal          l2, h1, rnorm, bnorm;
+  PetscLogDouble     t0, t1, t2;
+  ExactType          exact       = EXACT_SIN;
+  PetscBool          checkcopies = PETSC_FALSE, timing = PETSC_FALSE;
+  KSPConvergedReason reason;
+  VecType            vtype;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -81,6 +121,7 @@ int main(int argc, char **argv)
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "ex1 options", NULL);
   PetscCall(PetscOptionsEnum("-exact", "Exact solution", NULL, ExactTypes, (PetscEnum)exact, (PetscEnum *)&exact, NULL));
   PetscCall(PetscOptionsBool("-check_gpu_copies", "Fail if KSPSolve copies more than Krylov scalars between host and device", NULL, checkcopies, &checkcopies, NULL));
+  PetscCall(PetscOptionsBool("-timing", "Print the set-up and solve times (KSPSetUp, KSPSolve)", NULL, timing, &timing, NULL));
   PetscOptionsEnd();
 
   PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, dim, cells, k, NULL, NULL, &dm));
@@ -88,8 +129,6 @@ int main(int argc, char **argv)
   PetscCall(DMSetUp(dm));
   PetscCall(DMViewFromOptions(dm, NULL, "-dm_view"));
   PetscCall(DMQBoxGetInfo(dm, &dim, cells, &k, NULL, NULL));
-
-  PetscCall(DMQBoxGetMaxLevels(dm, &levels)); /* the default hierarchy: as deep as the mesh allows */
 
   PetscCall(DMCreateGlobalVector(dm, &u));
   PetscCall(VecDuplicate(u, &b));
@@ -106,15 +145,18 @@ int main(int argc, char **argv)
   PetscCall(KSPSetDM(ksp, dm));
   PetscCall(KSPSetType(ksp, KSPCG));
   PetscCall(KSPGetPC(ksp, &pc));
-  PetscCall(PCSetType(pc, PCMG));
-  PetscCall(PCMGSetLevels(pc, levels, NULL));
+  PetscCall(PCSetType(pc, PCMG)); /* with no -pc_mg_levels, PCMG takes the whole DMQBOX hierarchy (DMGetRefineLevel()) */
   PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_CURRENT, PETSC_CURRENT, PETSC_CURRENT));
   PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
   PetscCall(KSPSetFromOptions(ksp));
   PetscCall(KSPSetDMActive(ksp, KSP_DMACTIVE_RHS, PETSC_FALSE));
   if (checkcopies) PetscCall(PetscLogDefaultBegin());
+  PetscCall(PetscTime(&t0));
   PetscCall(KSPSetUp(ksp)); /* set-up (operators, eigen-estimates, device copies of 1D matrices) stays out of the check */
+  PetscCall(PetscTime(&t1));
   PetscCall(KSPSolve(ksp, b, u));
+  PetscCall(VecNorm(u, NORM_2, &l2)); /* a reduction: the device has finished the solve */
+  PetscCall(PetscTime(&t2));
   if (checkcopies) { /* on the GPU the solve may move Krylov scalars to the host, nothing else */
     PetscLogEvent      ev;
     PetscEventPerfInfo info;
@@ -125,22 +167,26 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "KSPSolve host-device copies: %g to device, %g to host (%g bytes): Krylov scalars only\n", info.CpuToGpuCount, info.GpuToCpuCount, info.GpuToCpuSize));
   }
   PetscCall(KSPGetIterationNumber(ksp, &its));
+  PetscCall(KSPGetConvergedReason(ksp, &reason));
   PetscCall(KSPGetOperators(ksp, &A, NULL));
   PetscCall(MatMult(A, u, r));
   PetscCall(VecAYPX(r, -1.0, b));
   PetscCall(VecNorm(r, NORM_2, &rnorm));
   PetscCall(VecNorm(b, NORM_2, &bnorm));
   PetscCall(DMQBoxComputeError(dm, u, ExactSolution, &exact, &l2, &h1));
+  PetscCall(VecGetType(u, &vtype));
   {
     PetscInt ndof = 1, nunk = 1;
     for (PetscInt d = 0; d < dim; d++) {
       ndof *= cells[d] * k + 1;
       nunk *= cells[d] * k - 1;
     }
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Q_%" PetscInt_FMT " Poisson in %" PetscInt_FMT "D: %" PetscInt_FMT " DoFs (%" PetscInt_FMT " unknowns), %" PetscInt_FMT " levels\n", k, dim, ndof, nunk, levels));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "Q_%" PetscInt_FMT " Poisson in %" PetscInt_FMT "D: %" PetscInt_FMT " unknowns (%" PetscInt_FMT " nodes), vectors %s\n", k, dim, nunk, ndof, vtype));
   }
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "iterations %" PetscInt_FMT ", relative residual %.2e\n", its, (double)(rnorm / bnorm)));
+  PetscCall(PrintSolver(ksp));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "iterations %" PetscInt_FMT " (%s), true relative residual %.2e\n", its, KSPConvergedReasons[reason], (double)(rnorm / bnorm)));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "L2 error %.4e, H1 error %.4e\n", (double)l2, (double)h1));
+  if (timing) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "time: set-up %.3f s, solve %.3f s\n", (double)(t1 - t0), (double)(t2 - t1)));
   PetscCall(VecViewFromOptions(u, NULL, "-sol_view"));
 
   PetscCall(VecDestroy(&u));
@@ -148,8 +194,9 @@ int main(int argc, char **argv)
   PetscCall(VecDestroy(&r));
   PetscCall(KSPDestroy(&ksp));
   PetscCall(DMDestroy(&dm));
+  if (reason < 0) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, PETSC_STDERR, "ex1: the solve did not converge (%s after %" PetscInt_FMT " iterations, relative residual %.2e)\n", KSPConvergedReasons[reason], its, (double)(rnorm / bnorm)));
   PetscCall(PetscFinalize());
-  return 0;
+  return reason < 0 ? 1 : 0;
 }
 
 /*TEST

@@ -27,6 +27,13 @@ static PetscErrorCode SetDefaultOption(const char prefix[], const char name[], c
   PetscFunctionBeginUser;
   PetscCall(PetscSNPrintf(full, sizeof(full), "-%s%s", prefix ? prefix : "", name + 1));
   PetscCall(PetscOptionsHasName(NULL, NULL, full, &set));
+  if (!set && strstr(name, "_pc_vpatch_")) { /* a vpatch option only where the levels take vpatch */
+    char pctype[64] = "vpatch";
+    PetscCall(PetscSNPrintf(full, sizeof(full), "-%smg_levels_pc_type", prefix ? prefix : ""));
+    PetscCall(PetscOptionsGetString(NULL, NULL, full, pctype, sizeof(pctype), NULL));
+    set = (PetscBool)strcmp(pctype, "vpatch");
+    PetscCall(PetscSNPrintf(full, sizeof(full), "-%s%s", prefix ? prefix : "", name + 1));
+  }
   if (!set) PetscCall(PetscOptionsSetValue(NULL, full, value));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -116,7 +123,7 @@ static PetscErrorCode FMGSolve(MPI_Comm comm, const char prefix[], const char *c
 
 /* the vertex-patch smoother, V(1,1), exact coarse solve (overridable by options) */
 static const char *const VPatchDefaults[] = {
-    "-mg_levels_ksp_type", "richardson", "-mg_levels_ksp_max_it", "1", "-mg_levels_pc_type", "vpatch", "-mg_coarse_ksp_type", "cg", "-mg_coarse_pc_type", "jacobi", "-mg_coarse_ksp_rtol", "1e-14", "-mg_coarse_ksp_max_it", "1000", NULL};
+    "-mg_levels_ksp_type", "richardson", "-mg_levels_ksp_max_it", "1", "-mg_levels_pc_type", "vpatch", "-mg_levels_pc_vpatch_sweep", "forward", "-mg_coarse_ksp_type", "cg", "-mg_coarse_pc_type", "jacobi", "-mg_coarse_ksp_rtol", "1e-14", "-mg_coarse_ksp_max_it", "1000", NULL};
 /* PETSc's default level smoother (Chebyshev, 2 iterations, Jacobi) on the same hierarchy, same coarse solve */
 static const char *const ChebyJacobiDefaults[] = {
     "-mg_levels_ksp_type", "chebyshev", "-mg_levels_ksp_max_it", "2", "-mg_levels_pc_type", "jacobi", "-mg_coarse_ksp_type", "cg", "-mg_coarse_pc_type", "jacobi", "-mg_coarse_ksp_rtol", "1e-14", "-mg_coarse_ksp_max_it", "1000", NULL};

@@ -73,6 +73,7 @@ PetscErrorCode DMQBoxCreate(MPI_Comm comm, PetscInt dim, const PetscInt cells[],
 {
   PetscFunctionBegin;
   PetscAssertPointer(dm, 7);
+  PetscCall(PetscVPatchInitializePackage());
   PetscCall(DMCreate(comm, dm));
   PetscCall(DMSetType(*dm, DMQBOX));
   PetscCall(DMQBoxSetDimension(*dm, dim));
@@ -339,7 +340,7 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
   PetscOptionsHeadBegin(PetscOptionsObject, "DMQBOX Options");
   PetscCall(PetscOptionsRangeInt("-dm_qbox_dim", "Spatial dimension", "DMQBoxSetDimension", dim, &dim, &flg, 2, 3));
   if (flg) PetscCall(DMQBoxSetDimension(dm, dim));
-  n = q->dim;
+  n = 3;
   for (PetscInt d = 0; d < 3; d++) cells[d] = q->cells[d];
   PetscCall(PetscOptionsIntArray("-dm_qbox_cells", "Number of cells per direction", "DMQBoxSetCells", cells, &n, &flg));
   if (flg) {
@@ -348,15 +349,15 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
       for (PetscInt d = 1; d < q->dim; d++) cells[d] = cells[0];
     PetscCall(DMQBoxSetCells(dm, cells));
   }
-  PetscCall(PetscOptionsInt("-dm_qbox_degree", "Polynomial degree k of Q_k", "DMQBoxSetDegree", q->degree, &q->degree, NULL));
-  n = q->dim;
+  PetscCall(PetscOptionsRangeInt("-dm_qbox_degree", "Polynomial degree k of Q_k (1..10 in 2D, 1..8 in 3D)", "DMQBoxSetDegree", q->degree, &q->degree, NULL, 1, VPATCH_MAX_DEGREE));
+  n = 3;
   for (PetscInt d = 0; d < 3; d++) box[d] = q->lower[d];
   PetscCall(PetscOptionsRealArray("-dm_qbox_lower", "Lower corner of the box", "DMQBoxSetBox", box, &n, &flg));
   if (flg) {
     PetscCheck(n == q->dim, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_SIZ, "-dm_qbox_lower takes %" PetscInt_FMT " values, got %" PetscInt_FMT, q->dim, n);
     for (PetscInt d = 0; d < q->dim; d++) q->lower[d] = box[d];
   }
-  n = q->dim;
+  n = 3;
   for (PetscInt d = 0; d < 3; d++) box[d] = q->upper[d];
   PetscCall(PetscOptionsRealArray("-dm_qbox_upper", "Upper corner of the box", "DMQBoxSetBox", box, &n, &flg));
   if (flg) {
@@ -531,6 +532,13 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
     PetscCheck(q->upper[d] > q->lower[d], comm, PETSC_ERR_ARG_OUTOFRANGE, "DMQBOX box is empty in direction %" PetscInt_FMT ": lower %g >= upper %g", d, (double)q->lower[d], (double)q->upper[d]);
   }
   PetscCall(DMQBoxCheckVecType_Private(dm));
+  { /* every node count, global and per rank with ghosts, must fit in PetscInt */
+    double nodes = 1;
+    for (PetscInt d = 0; d < dim; d++) nodes *= (double)q->cells[d] * (double)k + 1;
+    PetscCheck(nodes <= (double)PETSC_INT_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "DMQBOX: Q_%" PetscInt_FMT " on %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells has %.4g nodes, more than this PETSc's %d-bit PetscInt holds (%" PetscInt_FMT "): use a PETSc configured with --with-64-bit-indices (the bootstrap's is), or fewer cells",
+               k, q->cells[0], q->cells[1], dim == 3 ? q->cells[2] : 1, nodes, (int)(8 * sizeof(PetscInt)), PETSC_INT_MAX);
+  }
   if (!q->lc[0]) {
     PetscCall(DMQBoxChooseProcessGrid(dm));
     PetscCall(DMQBoxPartition(dm));
@@ -575,6 +583,12 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
     q->coords1d[d][M[d] - 1] = q->upper[d];
   }
   if (q->storecoords) PetscCall(DMQBoxSetUpCoordinates(dm));
+  { /* this mesh is the coarsest one refined levels-1 times: PCMG without -pc_mg_levels takes the whole hierarchy */
+    PetscInt levels, cur;
+    PetscCall(DMGetRefineLevel(dm, &cur));
+    PetscCall(DMQBoxMaxLevels_Private(dm, &levels));
+    if (!cur) PetscCall(DMSetRefineLevel(dm, levels - 1));
+  }
   { /* default KSP operator callback (DMCreateMatrix() gives the whole operator), unless the user set one */
     PetscErrorCode (*func)(KSP, Mat, Mat, void *) = NULL;
     PetscCall(DMKSPGetComputeOperators(dm, &func, NULL));

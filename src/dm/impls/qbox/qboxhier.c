@@ -65,20 +65,28 @@ PetscErrorCode DMRefine_QBox(DM dm, MPI_Comm comm, DM *dmf)
   Level: beginner
 
   Note:
-  Use it for `PCMGSetLevels()` or `-pc_mg_levels`: a 16 x 16 mesh on one process gives 5 levels
-  (16, 8, 4, 2, 1 cells per direction).
+  A 16 x 16 mesh on one process gives 5 levels (16, 8, 4, 2, 1 cells per direction). `DMSetUp()` sets the `DM`'s
+  refinement level (`DMGetRefineLevel()`) to levels - 1, so `PCMG` with `KSPSetDM()` and no `-pc_mg_levels` (or
+  `PCMGSetLevels()`) builds this whole hierarchy.
 
 .seealso: `DMQBOX`, `DMCoarsen()`, `PCMG`
 @*/
 PetscErrorCode DMQBoxGetMaxLevels(DM dm, PetscInt *levels)
 {
-  DM_QBox *q;
-  PetscInt c = PETSC_INT_MAX;
-
   PetscFunctionBegin;
   PetscCall(DMQBoxCheck_Private(dm, "DMQBoxGetMaxLevels"));
   PetscAssertPointer(levels, 2);
-  q = (DM_QBox *)dm->data;
+  PetscCall(DMQBoxMaxLevels_Private(dm, levels));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* DMQBoxGetMaxLevels() once the partition exists (also during DMSetUp()) */
+PetscErrorCode DMQBoxMaxLevels_Private(DM dm, PetscInt *levels)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+  PetscInt c = PETSC_INT_MAX;
+
+  PetscFunctionBegin;
   for (PetscInt d = 0; d < q->dim; d++)
     for (PetscInt i = 0; i < q->procs[d]; i++) {
       PetscInt n = 0;

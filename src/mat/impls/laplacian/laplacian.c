@@ -7,13 +7,18 @@
   columns are zero in the interior rows, so the operator is symmetric positive definite.
 */
 #include <petscvpatch/private/qboximpl.h>
+#include <petsc/private/matimpl.h>
 #include <petscdmda.h>
 
 typedef struct {
-  DM  dm; /* the DMQBOX (referenced) */
-  Vec xl; /* ghosted input */
-  Vec yl; /* ghosted output accumulator */
+  DM               dm;       /* the DMQBOX (referenced) */
+  Vec              xl;       /* ghosted input */
+  Vec              yl;       /* ghosted output accumulator */
+  Mat              aij;      /* the same operator assembled, made on first use by MatSOR(), MatGetFactor(), MatCreateSubMatrices() */
+  PetscObjectState aijstate; /* the state of the shell when aij was assembled (MatScale()/MatShift() change it) */
 } Mat_QBoxLaplacian;
+
+static PetscErrorCode DMQBoxAssembleLaplacian(DM, MatType, Mat *);
 
 /* flops of one application on the owned cells: 2D 4, 3D 7 contractions of 2 (k+1)^(d+1) flops, plus the adds */
 static PetscLogDouble LaplacianFlops(const VPGrid *g)
@@ -138,12 +143,258 @@ static PetscErrorCode MatDestroy_QBoxLaplacian(Mat A)
   PetscCall(MatShellGetContext(A, &ctx));
   PetscCall(VecDestroy(&ctx->xl));
   PetscCall(VecDestroy(&ctx->yl));
+  PetscCall(MatDestroy(&ctx->aij));
   PetscCall(DMDestroy(&ctx->dm));
   PetscCall(PetscFree(ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode DMQBoxCreateLaplacianShell(DM dm, Mat *A)
+/*
+  MatQBoxLaplacianGetInfo_Private - Whether A is the matrix-free Laplacian L of a DMQBOX, and how MATSHELL has changed it
+
+  Output Parameters:
++ dm    - the DMQBOX of the operator, or NULL when A is not such an operator (the other outputs are then unset)
+. scale - A = scale L + shift I, as MATSHELL records MatScale() and MatShift()
+. shift - see scale
+- other - NULL, or the name of a further change that is neither a scale nor a shift
+*/
+PetscErrorCode MatQBoxLaplacianGetInfo_Private(Mat A, DM *dm, PetscScalar *scale, PetscScalar *shift, const char **other)
+{
+  PetscBool          isshell;
+  PetscErrorCodeFn  *mult = NULL;
+  Mat_QBoxLaplacian *ctx;
+  Vec                dshift, left, right;
+  Mat                axpy;
+  IS                 zrows, zcols;
+
+  PetscFunctionBegin;
+  *dm    = NULL;
+  *scale = 1.0;
+  *shift = 0.0;
+  *other = NULL;
+  PetscCall(MatIsShell(A, &isshell));
+  if (!isshell) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatShellGetOperation(A, MATOP_MULT, &mult));
+  if (mult != (PetscErrorCodeFn *)MatMult_QBoxLaplacian) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatShellGetContext(A, &ctx));
+  *dm = ctx->dm;
+  PetscCall(MatShellGetScalingShifts(A, shift, scale, &dshift, &left, &right, &axpy, &zrows, &zcols));
+  if (dshift) *other = "a diagonal added by MatDiagonalSet()";
+  else if (left || right) *other = "a diagonal scaling by MatDiagonalScale()";
+  else if (axpy) *other = "a matrix added by MatAXPY()";
+  else if (zrows || zcols) *other = "rows zeroed by MatZeroRows() or MatZeroRowsColumns()";
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The operator A (the Laplacian, scaled and shifted as MATSHELL records it) assembled as AIJ: made on first use and
+   again after A changed, for PETSc's methods that need matrix entries (MatSOR(), MatGetFactor(), PCREDUNDANT) */
+static PetscErrorCode MatQBoxLaplacianGetAIJ(Mat A, const char caller[], Mat *B)
+{
+  Mat_QBoxLaplacian *ctx;
+  DM                 dm;
+  PetscScalar        scale, shift;
+  const char        *other;
+  PetscObjectState   state;
+
+  PetscFunctionBegin;
+  PetscCall(MatQBoxLaplacianGetInfo_Private(A, &dm, &scale, &shift, &other));
+  PetscCheck(!other, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "%s on the matrix-free DMQBOX operator assembles it, but this operator was changed by %s, which is not reproduced: assemble it yourself (-dm_mat_type aij) instead", caller, other);
+  PetscCall(MatShellGetContext(A, &ctx));
+  PetscCall(PetscObjectStateGet((PetscObject)A, &state));
+  if (!ctx->aij || ctx->aijstate != state) {
+    PetscCall(PetscInfo(A, "%s on the matrix-free DMQBOX operator: assembling it as %s (the vertex-patch smoother, -mg_levels_pc_type vpatch, needs no assembled matrix)\n", caller, MATAIJ));
+    PetscCall(MatDestroy(&ctx->aij));
+    PetscCall(DMQBoxAssembleLaplacian(dm, MATAIJ, &ctx->aij));
+    if (scale != (PetscScalar)1.0) PetscCall(MatScale(ctx->aij, scale));
+    if (shift != (PetscScalar)0.0) PetscCall(MatShift(ctx->aij, shift));
+    ctx->aijstate = state;
+  }
+  *B = ctx->aij;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PETSc's default multigrid smoother (Chebyshev with PCSOR) on the matrix-free operator: SOR of the assembled copy */
+static PetscErrorCode MatSOR_QBoxLaplacian(Mat A, Vec b, PetscReal omega, MatSORType flag, PetscReal fshift, PetscInt its, PetscInt lits, Vec x)
+{
+  Mat B;
+
+  PetscFunctionBegin;
+  PetscCall(MatQBoxLaplacianGetAIJ(A, "MatSOR()", &B));
+  PetscCall(MatSOR(B, b, omega, flag, fshift, its, lits, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PCREDUNDANT (PCMG's default coarse solver on several processes) gathers the operator by MatCreateSubMatrices() */
+static PetscErrorCode MatCreateSubMatrices_QBoxLaplacian(Mat A, PetscInt n, const IS irow[], const IS icol[], MatReuse scall, Mat *submat[])
+{
+  Mat B;
+
+  PetscFunctionBegin;
+  PetscCall(MatQBoxLaplacianGetAIJ(A, "MatCreateSubMatrices()", &B));
+  PetscCall(MatCreateSubMatrices(B, n, irow, icol, scall, submat));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A direct factorization of the matrix-free operator (PCLU, PCCHOLESKY: PCMG's default coarse solver on one process):
+   the factor F is a MATSHELL around PETSc's factor FA of the assembled copy B */
+typedef struct {
+  Mat B;  /* the assembled operator (referenced) */
+  Mat FA; /* its factor */
+  IS  row, col;
+} Mat_QBoxFactor;
+
+static PetscErrorCode MatQBoxFactorUpdate(Mat F, Mat A, Mat_QBoxFactor **fctx)
+{
+  Mat B;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(F, fctx));
+  PetscCall(MatQBoxLaplacianGetAIJ(A, "MatGetFactor()", &B));
+  PetscCall(PetscObjectReference((PetscObject)B));
+  PetscCall(MatDestroy(&(*fctx)->B));
+  (*fctx)->B = B;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatQBoxFactorNumeric(Mat F, Mat A, const MatFactorInfo *info)
+{
+  Mat_QBoxFactor *fctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatQBoxFactorUpdate(F, A, &fctx));
+  if (F->factortype == MAT_FACTOR_LU) PetscCall(MatLUFactorNumeric(fctx->FA, fctx->B, info));
+  else PetscCall(MatCholeskyFactorNumeric(fctx->FA, fctx->B, info));
+  F->factorerrortype = fctx->FA->factorerrortype;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatQBoxFactorLUSymbolic(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
+{
+  Mat_QBoxFactor *fctx;
+
+  PetscFunctionBegin;
+  (void)row;
+  (void)col;
+  PetscCall(MatQBoxFactorUpdate(F, A, &fctx));
+  PetscCall(ISDestroy(&fctx->row));
+  PetscCall(ISDestroy(&fctx->col));
+  PetscCall(MatGetOrdering(fctx->B, MATORDERINGND, &fctx->row, &fctx->col));
+  PetscCall(MatLUFactorSymbolic(fctx->FA, fctx->B, fctx->row, fctx->col, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatQBoxFactorCholeskySymbolic(Mat F, Mat A, IS perm, const MatFactorInfo *info)
+{
+  Mat_QBoxFactor *fctx;
+
+  PetscFunctionBegin;
+  (void)perm;
+  PetscCall(MatQBoxFactorUpdate(F, A, &fctx));
+  PetscCall(ISDestroy(&fctx->row));
+  PetscCall(ISDestroy(&fctx->col));
+  PetscCall(MatGetOrdering(fctx->B, MATORDERINGND, &fctx->row, &fctx->col));
+  PetscCall(MatCholeskyFactorSymbolic(fctx->FA, fctx->B, fctx->row, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatQBoxFactorSolve(Mat F, Vec b, Vec x)
+{
+  Mat_QBoxFactor *fctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(F, &fctx));
+  PetscCall(MatSolve(fctx->FA, b, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatQBoxFactorGetInfo(Mat F, MatInfoType flag, MatInfo *info)
+{
+  Mat_QBoxFactor *fctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(F, &fctx));
+  PetscCall(MatGetInfo(fctx->FA, flag, info));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatQBoxFactorGetSolverType(Mat F, MatSolverType *type)
+{
+  Mat_QBoxFactor *fctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(F, &fctx));
+  PetscCall(MatFactorGetSolverType(fctx->FA, type));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatQBoxFactorDestroy(Mat F)
+{
+  Mat_QBoxFactor *fctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(F, &fctx));
+  PetscCall(MatDestroy(&fctx->FA));
+  PetscCall(MatDestroy(&fctx->B));
+  PetscCall(ISDestroy(&fctx->row));
+  PetscCall(ISDestroy(&fctx->col));
+  PetscCall(PetscFree(fctx));
+  PetscCall(PetscObjectComposeFunction((PetscObject)F, "MatFactorGetSolverType_C", NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatGetFactor_QBoxLaplacian(Mat A, MatSolverType type, MatFactorType ftype, Mat *F)
+{
+  Mat_QBoxFactor *fctx;
+  Mat             B;
+  PetscInt        m, n, M, N;
+
+  PetscFunctionBegin;
+  PetscCheck(ftype == MAT_FACTOR_LU || ftype == MAT_FACTOR_CHOLESKY, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "The matrix-free DMQBOX operator offers LU and Cholesky factorizations (of an assembled copy), not %s: use -dm_mat_type aij for other factorizations",
+             MatFactorTypes[ftype]);
+  PetscCall(MatQBoxLaplacianGetAIJ(A, "MatGetFactor()", &B));
+  PetscCall(PetscNew(&fctx));
+  PetscCall(MatGetFactor(B, type, ftype, &fctx->FA));
+  fctx->B = B;
+  PetscCall(PetscObjectReference((PetscObject)B));
+  PetscCall(MatGetLocalSize(A, &m, &n));
+  PetscCall(MatGetSize(A, &M, &N));
+  PetscCall(MatCreateShell(PetscObjectComm((PetscObject)A), m, n, M, N, fctx, F));
+  PetscCall(MatShellSetOperation(*F, MATOP_DESTROY, (PetscErrorCodeFn *)MatQBoxFactorDestroy));
+  PetscCall(MatShellSetOperation(*F, MATOP_GETINFO, (PetscErrorCodeFn *)MatQBoxFactorGetInfo));
+  PetscCall(MatShellSetOperation(*F, MATOP_SOLVE, (PetscErrorCodeFn *)MatQBoxFactorSolve));
+  PetscCall(MatShellSetOperation(*F, MATOP_SOLVE_TRANSPOSE, (PetscErrorCodeFn *)MatQBoxFactorSolve)); /* symmetric */
+  if (ftype == MAT_FACTOR_LU) {
+    PetscCall(MatShellSetOperation(*F, MATOP_LUFACTOR_SYMBOLIC, (PetscErrorCodeFn *)MatQBoxFactorLUSymbolic));
+    PetscCall(MatShellSetOperation(*F, MATOP_LUFACTOR_NUMERIC, (PetscErrorCodeFn *)MatQBoxFactorNumeric));
+  } else {
+    PetscCall(MatShellSetOperation(*F, MATOP_CHOLESKY_FACTOR_SYMBOLIC, (PetscErrorCodeFn *)MatQBoxFactorCholeskySymbolic));
+    PetscCall(MatShellSetOperation(*F, MATOP_CHOLESKY_FACTOR_NUMERIC, (PetscErrorCodeFn *)MatQBoxFactorNumeric));
+  }
+  PetscCall(PetscObjectComposeFunction((PetscObject)*F, "MatFactorGetSolverType_C", MatQBoxFactorGetSolverType));
+  (*F)->factortype = ftype;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* PCMG -pc_mg_galerkin forms P^T A P: not with matrix-free operators and transfers; say what to do instead */
+static PetscErrorCode MatProductSymbolic_QBoxLaplacian_Galerkin(Mat A, Mat P, Mat C, void **data)
+{
+  PetscFunctionBegin;
+  (void)P;
+  (void)C;
+  (void)data;
+  SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP,
+          "P^T A P of the matrix-free DMQBOX operator (PCMG -pc_mg_galerkin): the DMQBOX operators and transfers are matrix-free, so no Galerkin product is formed. PCMG gets each level's operator from its DMQBOX (the Q_k Laplacian of that mesh, which is the Galerkin operator of the nested spaces on the unknowns): drop -pc_mg_galerkin");
+}
+
+static PetscErrorCode MatProductNumeric_QBoxLaplacian_Galerkin(Mat A, Mat P, Mat C, void *data)
+{
+  PetscFunctionBegin;
+  PetscCall(MatProductSymbolic_QBoxLaplacian_Galerkin(A, P, C, NULL));
+  (void)data;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMQBoxCreateLaplacianShell_Private(DM dm, Mat *A)
 {
   DM_QBox           *q = (DM_QBox *)dm->data;
   Mat_QBoxLaplacian *ctx;
@@ -163,6 +414,10 @@ static PetscErrorCode DMQBoxCreateLaplacianShell(DM dm, Mat *A)
   PetscCall(MatShellSetOperation(*A, MATOP_MULT_TRANSPOSE_ADD, (PetscErrorCodeFn *)MatMultAdd_QBoxLaplacian));
   PetscCall(MatShellSetOperation(*A, MATOP_GET_DIAGONAL, (PetscErrorCodeFn *)MatGetDiagonal_QBoxLaplacian));
   PetscCall(MatShellSetOperation(*A, MATOP_VIEW, (PetscErrorCodeFn *)MatView_QBoxLaplacian));
+  PetscCall(MatShellSetOperation(*A, MATOP_SOR, (PetscErrorCodeFn *)MatSOR_QBoxLaplacian));
+  PetscCall(MatShellSetOperation(*A, MATOP_GET_FACTOR, (PetscErrorCodeFn *)MatGetFactor_QBoxLaplacian));
+  PetscCall(MatShellSetOperation(*A, MATOP_CREATE_SUBMATRICES, (PetscErrorCodeFn *)MatCreateSubMatrices_QBoxLaplacian));
+  PetscCall(MatShellSetMatProductOperation(*A, MATPRODUCT_PtAP, MatProductSymbolic_QBoxLaplacian_Galerkin, MatProductNumeric_QBoxLaplacian_Galerkin, NULL, MATSHELL, MATSHELL));
   PetscCall(MatShellSetOperation(*A, MATOP_DESTROY, (PetscErrorCodeFn *)MatDestroy_QBoxLaplacian));
   PetscCall(PetscObjectChangeTypeName((PetscObject)*A, MATSHELL));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -181,7 +436,7 @@ static void RowCount1D(PetscInt p, PetscInt k, PetscInt nn, PetscInt xs, PetscIn
   *own = PetscMax(hi - lo + 1, 0);
 }
 
-static PetscErrorCode DMQBoxAssembleLaplacian(DM dm, Mat *A)
+static PetscErrorCode DMQBoxAssembleLaplacian(DM dm, MatType type, Mat *A)
 {
   DM_QBox               *q = (DM_QBox *)dm->data;
   const VPGrid          *g = &q->grid;
@@ -194,7 +449,7 @@ static PetscErrorCode DMQBoxAssembleLaplacian(DM dm, Mat *A)
   PetscCall(PetscLogEventBegin(VPATCH_LaplacianAssemble, dm, 0, 0, 0));
   PetscCall(MatCreate(PetscObjectComm((PetscObject)dm), A));
   PetscCall(MatSetSizes(*A, n, n, PETSC_DETERMINE, PETSC_DETERMINE));
-  PetscCall(MatSetType(*A, dm->mattype));
+  PetscCall(MatSetType(*A, type));
   PetscCall(PetscMalloc2(n, &dnnz, n, &onnz));
   for (PetscInt pz = g->xs[2]; pz < g->xs[2] + g->xm[2]; pz++)
     for (PetscInt py = g->xs[1]; py < g->xs[1] + g->xm[1]; py++)
@@ -257,9 +512,9 @@ PetscErrorCode DMCreateMatrix_QBox(DM dm, Mat *A)
   PetscFunctionBegin;
   PetscCall(PetscStrcmp(dm->mattype, MATSHELL, &isshell));
   if (isshell)
-    PetscCall(DMQBoxCreateLaplacianShell(dm, A));
+    PetscCall(DMQBoxCreateLaplacianShell_Private(dm, A));
   else
-    PetscCall(DMQBoxAssembleLaplacian(dm, A));
+    PetscCall(DMQBoxAssembleLaplacian(dm, dm->mattype, A));
   PetscCall(MatSetOption(*A, MAT_SYMMETRIC, PETSC_TRUE));
   PetscCall(MatSetOption(*A, MAT_SYMMETRY_ETERNAL, PETSC_TRUE));
   PetscCall(MatSetOption(*A, MAT_SPD, PETSC_TRUE));

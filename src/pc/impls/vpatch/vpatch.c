@@ -23,7 +23,10 @@ const char *const PCVPatchLocalSolvers[] = {"fdm", "dense", "PCVPatchLocalSolver
 typedef struct {
   PCVPatchSweep       sweep;     /* color order of one smoothing step */
   PCVPatchType        type;      /* multiplicative (colored) or additive */
-  PetscReal           damping;   /* additive: the correction is scaled by this */
+  PetscReal           damping;   /* additive: the correction is scaled by this (0: not set, 1/2^d) */
+  PetscBool           kernelset; /* -pc_vpatch_kernel or -pc_vpatch_patches_per_block given (GPU only: noted when the CPU path runs) */
+  PetscScalar         scale;     /* the preconditioning matrix is scale * (the DMQBOX Laplacian) */
+  Vec                 bs;        /* b / scale, when scale != 1 */
   PCVPatchLocalSolver local;     /* fast diagonalization or stored dense LU */
   DM                  dm;        /* the DMQBOX of the operator (referenced) */
   VPPatchOp           op;        /* 1D patch matrices, eigenvectors and eigenvalues */
@@ -41,22 +44,76 @@ typedef struct {
   PetscReal          *scratch;   /* device buffer of the patch residuals of one color (kernel separate) */
 } PC_VPatch;
 
-static PetscErrorCode PCVPatchGetDM(PC pc, DM *dm)
+/* The DMQBOX whose Laplacian L the preconditioning matrix is, and the scale s > 0 with Pmat = s L.
+   The matrix-free operator of a DMQBOX says so itself (MATSHELL records MatScale() and MatShift()); any other matrix
+   (assembled, or a user's MATSHELL on a DMQBOX) is compared with s L on a random vector. Whatever the patch solves
+   cannot represent is refused, never smoothed as if it were the Laplacian. */
+static PetscErrorCode PCVPatchGetOperator(PC pc, DM *dm, PetscScalar *scale)
 {
-  PetscBool isqbox = PETSC_FALSE;
-  DM        pdm = NULL, mdm = NULL;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)pc);
+  Mat         A    = pc->pmat;
+  DM          mdm = NULL, pdm = NULL;
+  PetscScalar s, t;
+  const char *other;
+  PetscBool   isqbox = PETSC_FALSE;
 
   PetscFunctionBegin;
+  PetscCall(MatQBoxLaplacianGetInfo_Private(A, &mdm, &s, &t, &other));
+  if (mdm) {
+    PetscCheck(!other, comm, PETSC_ERR_SUP, "PCVPATCH: the operator is the DMQBOX Laplacian changed by %s; the vertex-patch solves represent the Laplacian and its positive multiples (MatScale()) only: precondition that operator, or use another preconditioner (e.g. -mg_levels_pc_type jacobi)", other);
+    PetscCheck(t == (PetscScalar)0.0, comm, PETSC_ERR_SUP,
+               "PCVPATCH: the operator is the DMQBOX Laplacian shifted by %g (MatShift()); the fast-diagonalization patch solves are exact for the Laplacian and its positive multiples (MatScale()) only, since the identity does not share the eigenvectors of the 1D patch matrices: use another smoother (e.g. -mg_levels_pc_type jacobi) for a shifted operator",
+               (double)PetscRealPart(t));
+    PetscCheck(PetscRealPart(s) > 0 && PetscImaginaryPart(s) == 0, comm, PETSC_ERR_SUP, "PCVPATCH: the operator is the DMQBOX Laplacian scaled by %g (MatScale()); the vertex-patch smoother needs a positive scale", (double)PetscRealPart(s));
+    *dm    = mdm;
+    *scale = s;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PCGetDM(pc, &pdm));
   if (pdm) PetscCall(PetscObjectTypeCompare((PetscObject)pdm, DMQBOX, &isqbox));
-  if (!isqbox && pc->pmat) {
-    PetscCall(MatGetDM(pc->pmat, &mdm));
-    if (mdm) PetscCall(PetscObjectTypeCompare((PetscObject)mdm, DMQBOX, &isqbox));
-    pdm = mdm;
+  if (!isqbox) {
+    PetscCall(MatGetDM(A, &pdm));
+    if (pdm) PetscCall(PetscObjectTypeCompare((PetscObject)pdm, DMQBOX, &isqbox));
   }
-  PetscCheck(isqbox, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "PCVPATCH needs an operator with tensor-product structure: a matrix from DMCreateMatrix() of a %s, or a KSP with KSPSetDM() of a %s; this %s matrix has %s", DMQBOX, DMQBOX,
-             ((PetscObject)pc->pmat)->type_name, pdm ? "a DM of another type" : "no DM");
-  *dm = pdm;
+  PetscCheck(isqbox, comm, PETSC_ERR_ARG_WRONG, "PCVPATCH needs an operator with tensor-product structure: a matrix from DMCreateMatrix() of a %s, or a KSP with KSPSetDM() of a %s; this %s matrix has %s", DMQBOX, DMQBOX, ((PetscObject)A)->type_name,
+             pdm ? "a DM of another type" : "no DM");
+  {
+    Mat         L;
+    Vec         x, y, z;
+    PetscRandom rnd;
+    PetscScalar yz, zz;
+    PetscReal   diff, nz;
+    PetscInt    m, n;
+
+    PetscCall(DMQBoxCreateLaplacianShell_Private(pdm, &L));
+    PetscCall(MatGetLocalSize(A, &m, NULL));
+    PetscCall(MatGetLocalSize(L, &n, NULL));
+    PetscCheck(m == n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVPATCH: the operator has %" PetscInt_FMT " local rows, but the Laplacian of the PC's DMQBOX has %" PetscInt_FMT ": the operator does not belong to this DM", m, n);
+    PetscCall(MatCreateVecs(L, &x, &z));
+    PetscCall(VecDuplicate(z, &y));
+    PetscCall(PetscRandomCreate(comm, &rnd));
+    PetscCall(PetscRandomSetSeed(rnd, 0x5eed));
+    PetscCall(PetscRandomSeed(rnd));
+    PetscCall(VecSetRandom(x, rnd));
+    PetscCall(MatMult(A, x, y));
+    PetscCall(MatMult(L, x, z));
+    PetscCall(VecDot(y, z, &yz));
+    PetscCall(VecDot(z, z, &zz));
+    s = yz / zz;
+    PetscCall(VecNorm(z, NORM_2, &nz));
+    PetscCall(VecAXPY(y, -s, z));
+    PetscCall(VecNorm(y, NORM_2, &diff));
+    PetscCall(PetscRandomDestroy(&rnd));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&y));
+    PetscCall(VecDestroy(&z));
+    PetscCall(MatDestroy(&L));
+    PetscCheck(PetscRealPart(s) > 0 && diff <= 1e-10 * PetscAbsScalar(s) * nz, comm, PETSC_ERR_ARG_WRONG,
+               "PCVPATCH: this %s operator is not the Laplacian of the DMQBOX up to a positive scale: on a random vector x, |A x - s L x| / |s L x| = %g with the best scale s = %g. The vertex-patch smoother solves the DMQBOX Laplacian: use its matrix from DMCreateMatrix() (MatScale() at most), or another preconditioner",
+               ((PetscObject)A)->type_name, (double)(diff / (PetscAbsScalar(s) * nz)), (double)PetscRealPart(s));
+  }
+  *dm    = pdm;
+  *scale = s;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -156,6 +213,7 @@ static PetscErrorCode PCReset_VPatch(PC pc)
   PetscCall(VecDestroy(&jac->xl));
   PetscCall(VecDestroy(&jac->dl));
   PetscCall(VecDestroy(&jac->w));
+  PetscCall(VecDestroy(&jac->bs));
   PetscCall(PetscFree2(jac->LU, jac->piv));
   PetscCall(VPDeviceFree_Private(&jac->scratch));
   jac->op.LU  = NULL;
@@ -172,18 +230,24 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
 
   PetscFunctionBegin;
   PetscCall(PCReset_VPatch(pc));
-  PetscCall(PCVPatchGetDM(pc, &dm));
   PetscCall(PetscLogEventBegin(VPATCH_PatchSetUp, pc, 0, 0, 0));
+  PetscCall(PCVPatchGetOperator(pc, &dm, &jac->scale));
   q = (DM_QBox *)dm->data;
+  for (PetscInt d = 0; d < q->dim; d++)
+    PetscCheck(q->cells[d] >= 2, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP,
+               "PCVPATCH needs interior vertices, i.e. at least 2 cells per direction, but this DMQBOX level has %" PetscInt_FMT " cell in direction %" PetscInt_FMT ": refine the mesh, or, as the coarse solver of PCMG, use fewer levels (-pc_mg_levels) so that the coarsest level keeps 2 cells per direction, or another coarse solver (-mg_coarse_pc_type lu)",
+               q->cells[d], d);
   PetscCall(PetscObjectReference((PetscObject)dm));
   jac->dm     = dm;
   jac->A      = pc->pmat;
   jac->op.dim = q->dim;
   jac->op.k   = q->degree;
   if (jac->damping <= 0) jac->damping = q->dim == 3 ? 0.125 : 0.25;
+  if (jac->scale != (PetscScalar)1.0) PetscCall(DMCreateGlobalVector(dm, &jac->bs));
   for (PetscInt d = 0; d < q->dim; d++) PetscCall(PCVPatchSetUpDirection(&jac->op, &q->basis, d, q->grid.h[d]));
   if (jac->local == PC_VPATCH_LOCAL_DENSE) PetscCall(PCVPatchSetUpDense(jac));
   PetscCall(DMQBoxIsCUDA_Private(dm, &jac->cuda));
+  if (!jac->cuda && jac->kernelset) PetscCall(PetscInfo(pc, "-pc_vpatch_kernel and -pc_vpatch_patches_per_block choose GPU kernels; the CPU path runs here and ignores them\n"));
   PetscCheck(jac->cuda || jac->precision == VP_PRECISION_DOUBLE, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCVPATCH -pc_vpatch_precision single runs on the GPU only: use -dm_vec_type cuda, or double precision");
   if (jac->cuda) {
     PetscInt  ni = 2 * q->degree - 1, dim = q->dim;
@@ -267,7 +331,8 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
   for (PetscInt i = 0; i < nc; i++) {
     PetscInt c = reverse ? nc - 1 - i : i;
     if (jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL) { /* the residual of the whole level, ghosted */
-      PetscCall(MatMult(jac->A, x, jac->w));
+      PetscCall(MatMult(jac->A, x, jac->w)); /* scale L x */
+      if (jac->scale != (PetscScalar)1.0) PetscCall(VecScale(jac->w, 1.0 / jac->scale));
       PetscCall(VecAYPX(jac->w, -1.0, b));
       PetscCall(DMGlobalToLocal(jac->dm, jac->w, INSERT_VALUES, jac->bl));
     } else
@@ -291,7 +356,7 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* additive: y = damping * sum_v R_v^T A_v^{-1} R_v r (boundary rows: y = r) */
+/* additive: y = damping * sum_v R_v^T A_v^{-1} R_v r (boundary rows: y = r), divided by the operator's scale */
 static PetscErrorCode PCVPatchAdditive(PC_VPatch *jac, Vec r, Vec y)
 {
   const VPGrid      *g = &((DM_QBox *)jac->dm->data)->grid;
@@ -310,10 +375,12 @@ static PetscErrorCode PCVPatchAdditive(PC_VPatch *jac, Vec r, Vec y)
   PetscCall(DMLocalToGlobal(jac->dm, jac->dl, ADD_VALUES, y));
   PetscCall(VecScale(y, jac->damping));
   PetscCall(PCVPatchBoundary(jac, r, y));
+  if (jac->scale != (PetscScalar)1.0) PetscCall(VecScale(y, 1.0 / jac->scale));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* one smoothing step in place from the current x */
+/* one smoothing step in place from the current x. The sweeps solve with the Laplacian L: for the operator scale L they
+   smooth L x = b / scale, which has the same iterates */
 static PetscErrorCode PCVPatchStep(PC pc, Vec b, Vec x, PetscBool transpose)
 {
   PC_VPatch    *jac = (PC_VPatch *)pc->data;
@@ -321,6 +388,11 @@ static PetscErrorCode PCVPatchStep(PC pc, Vec b, Vec x, PetscBool transpose)
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(VPATCH_PatchSmooth, pc, b, x, 0));
+  if (jac->bs) {
+    PetscCall(VecCopy(b, jac->bs));
+    PetscCall(VecScale(jac->bs, 1.0 / jac->scale));
+    b = jac->bs;
+  }
   if (transpose && s != PC_VPATCH_SWEEP_SYMMETRIC) s = s == PC_VPATCH_SWEEP_FORWARD ? PC_VPATCH_SWEEP_BACKWARD : PC_VPATCH_SWEEP_FORWARD;
   if (s == PC_VPATCH_SWEEP_FORWARD || s == PC_VPATCH_SWEEP_SYMMETRIC) PetscCall(PCVPatchSweepColors(jac, b, x, PETSC_FALSE));
   if (s == PC_VPATCH_SWEEP_BACKWARD || s == PC_VPATCH_SWEEP_SYMMETRIC) PetscCall(PCVPatchSweepColors(jac, b, x, PETSC_TRUE));
@@ -358,27 +430,49 @@ static PetscErrorCode PCApplyTranspose_VPatch(PC pc, Vec b, Vec y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* Richardson iteration by in-place sweeps. With its > 1 (a solver) the true residual norm is computed after each sweep
+   (one MatMult and one norm) and rtol, abstol, dtol are honoured; Inf or NaN ends the iteration as KSP_DIVERGED_NANORINF.
+   With its = 1 (a PCMG smoother) no norm is computed: the one sweep is done and reported as done, and the outer
+   Krylov method watches the residual. */
 static PetscErrorCode PCApplyRichardson_VPatch(PC pc, Vec b, Vec y, Vec w, PetscReal rtol, PetscReal abstol, PetscReal dtol, PetscInt its, PetscBool guesszero, PetscInt *outits, PCRichardsonConvergedReason *reason)
 {
-  PC_VPatch *jac = (PC_VPatch *)pc->data;
+  PC_VPatch *jac   = (PC_VPatch *)pc->data;
+  PetscBool  check = (PetscBool)(its > 1);
+  PetscReal  rnorm0 = 0, rnorm, ttol = 0;
+  PetscInt   i;
 
   PetscFunctionBegin;
-  (void)rtol;
-  (void)abstol;
-  (void)dtol;
+  *reason = PCRICHARDSON_NOT_SET;
   if (guesszero) PetscCall(VecSet(y, 0.0));
-  for (PetscInt i = 0; i < its; i++) {
+  if (check) {
+    if (guesszero) PetscCall(VecNorm(b, NORM_2, &rnorm0));
+    else {
+      PetscCall(MatMult(pc->mat, y, w));
+      PetscCall(VecAYPX(w, -1.0, b));
+      PetscCall(VecNorm(w, NORM_2, &rnorm0));
+    }
+    ttol = PetscMax(rtol * rnorm0, abstol);
+    if (PetscIsInfOrNanReal(rnorm0)) *reason = (PCRichardsonConvergedReason)KSP_DIVERGED_NANORINF; /* KSPRICHARDSON takes the reason as a KSPConvergedReason */
+    else if (rnorm0 <= abstol) *reason = PCRICHARDSON_CONVERGED_ATOL;
+  }
+  for (i = 0; i < its && !*reason; i++) {
     if (jac->type == PC_VPATCH_ADDITIVE) {
       if (!jac->w) PetscCall(VecDuplicate(b, &jac->w));
       PetscCall(MatMult(pc->mat, y, w));
       PetscCall(VecAYPX(w, -1.0, b));
       PetscCall(PCVPatchAdditive(jac, w, jac->w));
       PetscCall(VecAXPY(y, 1.0, jac->w));
-    } else
-      PetscCall(PCVPatchStep(pc, b, y, PETSC_FALSE));
+    } else PetscCall(PCVPatchStep(pc, b, y, PETSC_FALSE));
+    if (!check) continue;
+    PetscCall(MatMult(pc->mat, y, w));
+    PetscCall(VecAYPX(w, -1.0, b));
+    PetscCall(VecNorm(w, NORM_2, &rnorm));
+    if (PetscIsInfOrNanReal(rnorm)) *reason = (PCRichardsonConvergedReason)KSP_DIVERGED_NANORINF;
+    else if (rnorm <= ttol) *reason = rnorm <= abstol ? PCRICHARDSON_CONVERGED_ATOL : PCRICHARDSON_CONVERGED_RTOL;
+    else if (dtol > 0 && rnorm >= dtol * rnorm0) *reason = PCRICHARDSON_DIVERGED_DTOL;
   }
-  *outits = its;
-  *reason = PCRICHARDSON_CONVERGED_ITS;
+  *outits = i;
+  if (!*reason) *reason = PCRICHARDSON_CONVERGED_ITS;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -386,14 +480,24 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
 {
   PC_VPatch *jac = (PC_VPatch *)pc->data;
 
+  PetscReal w;
+  PetscInt  dim = 2;
+  PetscBool flg, flg2;
+  DM        dm;
+
   PetscFunctionBegin;
+  PetscCall(PCGetDM(pc, &dm));
+  if (dm) PetscCall(DMGetDimension(dm, &dim));
+  w = jac->damping > 0 ? jac->damping : (dim == 3 ? 0.125 : 0.25); /* the default shown by -help: 1/2^d */
   PetscOptionsHeadBegin(PetscOptionsObject, "Vertex-patch smoother options");
-  PetscCall(PetscOptionsEnum("-pc_vpatch_sweep", "Color order of one smoothing step", "PCVPatchSetSweep", PCVPatchSweeps, (PetscEnum)jac->sweep, (PetscEnum *)&jac->sweep, NULL));
+  PetscCall(PetscOptionsEnum("-pc_vpatch_sweep", "Color order of one smoothing step (symmetric: CG-safe; forward: the PCMG smoother of share/vpatch-mg.options)", "PCVPatchSetSweep", PCVPatchSweeps, (PetscEnum)jac->sweep, (PetscEnum *)&jac->sweep, NULL));
   PetscCall(PetscOptionsEnum("-pc_vpatch_type", "Multiplicative (colored) or additive", "PCVPatchSetType", PCVPatchTypes, (PetscEnum)jac->type, (PetscEnum *)&jac->type, NULL));
-  PetscCall(PetscOptionsReal("-pc_vpatch_damping", "Damping of the additive variant", "PCVPatchSetDamping", jac->damping, &jac->damping, NULL));
-  PetscCall(PetscOptionsEnum("-pc_vpatch_kernel", "GPU kernel variant", "PCVPatchSetKernel", PCVPatchKernels, (PetscEnum)jac->kernel, (PetscEnum *)&jac->kernel, NULL));
-  PetscCall(PetscOptionsEnum("-pc_vpatch_precision", "GPU arithmetic of the patch kernels", "PCVPatchSetPrecision", VPPrecisions, (PetscEnum)jac->precision, (PetscEnum *)&jac->precision, NULL));
-  PetscCall(PetscOptionsRangeInt("-pc_vpatch_patches_per_block", "GPU: patches per thread block (0: chosen per dimension and degree)", "PCVPATCH", jac->ppb, &jac->ppb, NULL, 0, 64));
+  PetscCall(PetscOptionsReal("-pc_vpatch_damping", "Damping of the additive variant (default 1/2^d)", "PCVPatchSetDamping", w, &w, &flg));
+  if (flg) PetscCall(PCVPatchSetDamping(pc, w));
+  PetscCall(PetscOptionsEnum("-pc_vpatch_kernel", "GPU kernel variant (no effect on the CPU path)", "PCVPatchSetKernel", PCVPatchKernels, (PetscEnum)jac->kernel, (PetscEnum *)&jac->kernel, &flg));
+  PetscCall(PetscOptionsEnum("-pc_vpatch_precision", "GPU arithmetic of the patch kernels (the CPU path is double only)", "PCVPatchSetPrecision", VPPrecisions, (PetscEnum)jac->precision, (PetscEnum *)&jac->precision, NULL));
+  PetscCall(PetscOptionsRangeInt("-pc_vpatch_patches_per_block", "GPU: patches per thread block (0: chosen per dimension and degree; no effect on the CPU path)", "PCVPATCH", jac->ppb, &jac->ppb, &flg2, 0, 64));
+  if (flg || flg2) jac->kernelset = PETSC_TRUE;
   PetscCall(PetscOptionsEnum("-pc_vpatch_local_solver", "Exact local solver: fast diagonalization or dense LU", "PCVPatchSetLocalSolver", PCVPatchLocalSolvers, (PetscEnum)jac->local, (PetscEnum *)&jac->local, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -419,6 +523,8 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
                                                       ? "CUDA kernel fused (localized residual and local solve in one kernel per color)"
                                                       : (jac->kernel == PC_VPATCH_KERNEL_SEPARATE ? "CUDA kernels separate (localized residual kernel, then local solve kernel)" : "CUDA kernel global (residual by MatMult, then local solve kernel)"))
                                                : "CPU kernel"));
+    if (jac->scale != (PetscScalar)1.0) PetscCall(PetscViewerASCIIPrintf(viewer, "operator: the DMQBOX Laplacian scaled by %g\n", (double)PetscRealPart(jac->scale)));
+    if (!jac->cuda && jac->kernelset) PetscCall(PetscViewerASCIIPrintf(viewer, "-pc_vpatch_kernel and -pc_vpatch_patches_per_block have no effect on the CPU path\n"));
     if (jac->cuda) {
       PetscCall(PetscViewerASCIIPrintf(viewer, "%s precision arithmetic (-pc_vpatch_precision)\n", VPPrecisions[jac->precision]));
       if (jac->ppb > 0)
@@ -439,7 +545,8 @@ static PetscErrorCode PCVPatchSetSweep_VPatch(PC pc, PCVPatchSweep s)
 static PetscErrorCode PCVPatchSetKernel_VPatch(PC pc, PCVPatchKernel kv)
 {
   PetscFunctionBegin;
-  ((PC_VPatch *)pc->data)->kernel = kv;
+  ((PC_VPatch *)pc->data)->kernel    = kv;
+  ((PC_VPatch *)pc->data)->kernelset = PETSC_TRUE;
   pc->setupcalled                 = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -452,6 +559,7 @@ static PetscErrorCode PCVPatchSetType_VPatch(PC pc, PCVPatchType t)
 static PetscErrorCode PCVPatchSetDamping_VPatch(PC pc, PetscReal w)
 {
   PetscFunctionBegin;
+  PetscCheck(w > 0 && w <= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "PCVPATCH damping (-pc_vpatch_damping) must be in (0, 1], got %g; the default is 1/2^d", (double)w);
   ((PC_VPatch *)pc->data)->damping = w;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -646,7 +754,7 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
   tensor contractions, a diagonal scaling and their transposes. Dirichlet rows are solved exactly.
 
   Options Database Keys:
-+ -pc_vpatch_sweep <forward,backward,symmetric> - color order (backward is the adjoint of forward; symmetric = forward then backward)
++ -pc_vpatch_sweep <symmetric,forward,backward> - color order (default symmetric = forward then backward, a symmetric preconditioner for CG; backward is the adjoint of forward)
 . -pc_vpatch_type <multiplicative,additive>     - colored multiplicative (default) or additive corrections
 . -pc_vpatch_damping <w>                        - damping of the additive variant (default 1/2^d)
 . -pc_vpatch_kernel <global,separate,fused>     - GPU kernel variant (default fused)
@@ -657,9 +765,19 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
   Level: beginner
 
   Notes:
+  The preconditioning matrix must be the Laplacian of a `DMQBOX` (from `DMCreateMatrix()`, matrix-free or assembled),
+  or a positive multiple of it (`MatScale()`); the sweeps then solve with that multiple. Any other operator (shifted
+  by `MatShift()`, changed by `MatDiagonalSet()`, an assembled matrix with other entries) is refused with an error
+  at `PCSetUp()`. Each level needs at least 2 cells per direction (an interior vertex).
+
+  Standalone (`-pc_type vpatch`) the default symmetric sweep makes a symmetric positive definite preconditioner, so
+  the default `KSPCG` works. Inside `KSPRICHARDSON`, with more than one iteration, the true residual norm is computed
+  after each sweep and the tolerances (rtol, atol, dtol) are honoured; Inf or NaN stops the iteration with
+  `KSP_DIVERGED_NANORINF`. With one iteration (the `PCMG` smoother setting) no norm is computed.
+
   As a `PCMG` level smoother use it inside `KSPRICHARDSON`: `-mg_levels_ksp_type richardson
-  -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch`; `PCApplyRichardson()` then sweeps in place
-  from the current iterate, without a separate global residual. For CG outside, the V-cycle must be
+  -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_levels_pc_vpatch_sweep forward` (`share/vpatch-mg.options`);
+  `PCApplyRichardson()` then sweeps in place from the current iterate, without a separate global residual. For CG outside, the V-cycle must be
   symmetric: either `-mg_levels_pc_vpatch_sweep symmetric` (forward and backward in each smoothing
   step), or forward pre- and backward post-smoothing with distinct up-smoothers, which take their own
   options: `-pc_mg_distinct_smoothup -mg_levels_up_ksp_type richardson -mg_levels_up_ksp_max_it 1
@@ -681,9 +799,9 @@ PetscErrorCode PCCreate_VPatch(PC pc)
   PetscFunctionBegin;
   PetscCall(PetscNew(&jac));
   pc->data     = jac;
-  jac->sweep   = PC_VPATCH_SWEEP_FORWARD;
+  jac->sweep   = PC_VPATCH_SWEEP_SYMMETRIC; /* a symmetric preconditioner for CG; share/vpatch-mg.options sets forward for PCMG */
   jac->type    = PC_VPATCH_MULTIPLICATIVE;
-  jac->damping = -1.0;
+  jac->damping = 0.0; /* 1/2^d at set-up */
   jac->local   = PC_VPATCH_LOCAL_FDM;
   jac->kernel  = PC_VPATCH_KERNEL_FUSED;
 
