@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
-  PetscCall(PetscVPatchInitializePackage());
+  /* no PetscVPatchInitializePackage(): DMQBoxCreate() registers the package itself, as PETSc's constructors do */
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-k", &k, NULL));

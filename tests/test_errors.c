@@ -1,6 +1,7 @@
 static char help[] = "Bad input to DMQBOX and its operators: each -case must stop with a PETSc error whose message\n\
 names the problem (the test runner checks the message). Cases: degree0, degree9_3d, degree11_2d, dim4, cells0,\n\
-nanbox, oddcoarsen, vectype, sizes, interp, toomanyprocs.\n\n";
+nanbox, oddcoarsen, vectype, sizes, interp, toomanyprocs, options (the -dm_qbox_* options), vpatch_aij, vpatch_option (the\n\
+-pc_vpatch_* options).\n\n";
 
 #include <petscvpatch.h>
 #include <math.h>
@@ -65,6 +66,10 @@ int main(int argc, char **argv)
   } else if (!strcmp(cs, "toomanyprocs")) {
     cells[0] = cells[1] = 1;
     PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 2, cells, 1, NULL, NULL, &dm));
+    PetscCall(DMSetUp(dm));
+  } else if (!strcmp(cs, "options")) { /* -dm_qbox_* options checked: e.g. 3 cell counts in 2D */
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 2, cells, 2, NULL, NULL, &dm));
+    PetscCall(DMSetFromOptions(dm));
     PetscCall(DMSetUp(dm));
   } else if (!strcmp(cs, "vpatch_aij") || !strcmp(cs, "vpatch_option")) {
     Mat A;
@@ -154,6 +159,26 @@ int main(int argc, char **argv)
     suffix: vpatch_option
     args: -case vpatch_option -pc_vpatch_sweep sideways
     expect_error: Unknown option "sideways" for -pc_vpatch_sweep
+
+  test:
+    suffix: cells_3_values_in_2d
+    args: -case options -dm_qbox_cells 4,4,4
+    expect_error: -dm_qbox_cells takes 1 or 2 values, got 3
+
+  test:
+    suffix: lower_3_values_in_2d
+    args: -case options -dm_qbox_lower 0,0,0
+    expect_error: -dm_qbox_lower takes 2 values, got 3
+
+  test:
+    suffix: vpatch_damping_zero
+    args: -case vpatch_option -pc_vpatch_damping 0
+    expect_error: PCVPATCH damping (-pc_vpatch_damping) must be in (0, 1], got 0.
+
+  test:
+    suffix: vpatch_damping_negative
+    args: -case vpatch_option -pc_vpatch_damping -5
+    expect_error: PCVPATCH damping (-pc_vpatch_damping) must be in (0, 1], got -5.
 
   test:
     suffix: oddcoarsen_options

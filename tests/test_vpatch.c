@@ -4,6 +4,7 @@ one sweep on 2 cells per direction (one patch) is an exact solve,\n\
 and prints rank-independent fingerprints of one PCApply and of a GMRES + V(1,1) solve (compared across 1, 2, 3 ranks).\n\n";
 
 #include <petscvpatch.h>
+#include <unistd.h>
 #include "vptest.h"
 
 /* a deterministic 'random' function of the coordinates: the same vector on any partition */
@@ -34,11 +35,13 @@ static PetscErrorCode MakePC(DM dm, Mat A, PCVPatchSweep sweep, PCVPatchLocalSol
 int main(int argc, char **argv)
 {
   PetscInt  dim = 2, degrees[10], ndeg, cells[3] = {4, 4, 4}, ncells = 3;
-  PetscBool solve = PETSC_FALSE, dense = PETSC_TRUE;
+  PetscBool   solve = PETSC_FALSE, dense = PETSC_TRUE;
+  PetscMPIInt size;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscVPatchInitializePackage());
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
   PetscCall(VPTestGetDegrees(8, degrees, &ndeg));
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", cells, &ncells, NULL)); /* absent: the defaults stay */
@@ -70,6 +73,47 @@ int main(int argc, char **argv)
     PetscCall(VecNorm(y1, NORM_2, &nrm));
     PetscCall(VecDot(y1, c, &d1));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": |B b| = %.14e, (B b, c) = %.14e\n", dim, k, (double)nrm, (double)PetscRealPart(d1)));
+
+    { /* the operator scaled by 3 (MatScale()): the sweep solves with it, so its PCApply is the unscaled one's / 3;
+         and on the CPU path the view says that the GPU kernel option has no effect */
+      Mat         A3;
+      PC          pc3;
+      PetscViewer sv;
+      char        text[4096];
+      PetscReal   r3;
+
+      PetscCall(DMCreateMatrix(dm, &A3));
+      PetscCall(MatScale(A3, 3.0));
+      PetscCall(PCCreate(PETSC_COMM_WORLD, &pc3));
+      PetscCall(PCSetType(pc3, PCVPATCH));
+      PetscCall(PCSetOperators(pc3, A3, A3));
+      PetscCall(PCVPatchSetSweep(pc3, PC_VPATCH_SWEEP_FORWARD));
+      PetscCall(PCVPatchSetKernel(pc3, PC_VPATCH_KERNEL_GLOBAL));
+      PetscCall(PCSetUp(pc3));
+      PetscCall(PCApply(pc3, b, y2));
+      PetscCall(VecScale(y2, 3.0));
+      PetscCall(VecAXPY(y2, -1.0, y1));
+      PetscCall(VecNorm(y2, NORM_2, &r3));
+      PetscCheck(r3 <= 1e-13 * nrm, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT ": PCVPATCH of 3 A is not that of A / 3: relative difference %g", k, (double)(r3 / nrm));
+      if (size == 1) { /* the view, through a file */
+        char   name[PETSC_MAX_PATH_LEN];
+        FILE  *fp;
+        size_t n;
+
+        PetscCall(PetscSNPrintf(name, sizeof(name), "/tmp/test_vpatch_view_%d.txt", (int)getpid()));
+        PetscCall(PetscViewerASCIIOpen(PETSC_COMM_SELF, name, &sv));
+        PetscCall(PCView(pc3, sv));
+        PetscCall(PetscViewerDestroy(&sv));
+        PetscCall(PetscFOpen(PETSC_COMM_SELF, name, "r", &fp));
+        n       = fread(text, 1, sizeof(text) - 1, fp);
+        text[n] = 0;
+        PetscCall(PetscFClose(PETSC_COMM_SELF, fp));
+        (void)remove(name);
+        PetscCheck(strstr(text, "scaled by 3") && strstr(text, "no effect on the CPU path"), PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCView of a scaled operator with a GPU kernel option on the CPU does not say so:\n%s", text);
+      }
+      PetscCall(PCDestroy(&pc3));
+      PetscCall(MatDestroy(&A3));
+    }
 
     /* with 2 cells per direction one patch covers the domain: one sweep is an exact solve (a coarse solver for PCMG) */
     if (cells[0] == 2 && cells[1] == 2 && (dim == 2 || cells[2] == 2)) {

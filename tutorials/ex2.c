@@ -157,7 +157,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-table_chebyshev", "Include the Chebyshev-Jacobi column in the table", NULL, compare, &compare, NULL));
   PetscOptionsEnd();
   PetscCheck(dim == 2 || dim == 3, comm, PETSC_ERR_ARG_OUTOFRANGE, "-dim %" PetscInt_FMT " is not supported: use 2 or 3", dim);
-  PetscCheck(level >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-level %" PetscInt_FMT ": use a level >= 1", level);
+  PetscCheck(level >= 1 && level <= (dim == 2 ? 15 : 10), comm, PETSC_ERR_ARG_OUTOFRANGE, "-level %" PetscInt_FMT ": use 1 <= level <= %d in %" PetscInt_FMT "D (2^level cells per direction)", level, dim == 2 ? 15 : 10, dim);
   PetscCheck(clevel >= 0 && clevel < level, comm, PETSC_ERR_ARG_OUTOFRANGE, "-coarse_level %" PetscInt_FMT ": use 0 <= coarse_level < level (%" PetscInt_FMT ")", clevel, level);
 
   if (!table) {
@@ -168,6 +168,7 @@ int main(int argc, char **argv)
     const PetscBool ref = (PetscBool)(dim == 2 && rtol == 1e-8);
 
     if (kmax < 0) kmax = dim == 2 ? 10 : 6;
+    PetscCheck(kmax >= 1 && kmax <= (dim == 2 ? 10 : 8), comm, PETSC_ERR_ARG_OUTOFRANGE, "-table_kmax %" PetscInt_FMT ": use 1..%d in %" PetscInt_FMT "D", kmax, dim == 2 ? 10 : 8, dim);
     PetscCall(PetscPrintf(comm, "%" PetscInt_FMT "D, level %" PetscInt_FMT " (%d cells per direction), %s, V-cycles after one FMG pass to ||r|| <= %g ||b||\n", dim, level, 1 << level, ones ? "b = 1" : "f = 1", (double)rtol));
     PetscCall(PetscPrintf(comm, "   k  vertex-patch%s%s\n", compare ? "  chebyshev-jacobi" : "", ref ? "  reference(level 4)  reference(level 11)" : ""));
     for (PetscInt q = 1; q <= kmax; q++) {
@@ -306,5 +307,15 @@ int main(int argc, char **argv)
   test:
     suffix: 2d_k3_chebyshev_jacobi
     args: -degree 3 -level 4 -mg_levels_ksp_type chebyshev -mg_levels_ksp_max_it 2 -mg_levels_pc_type jacobi
+
+  test:
+    suffix: level_too_large
+    args: -level 31
+    expect_error: -level 31: use 1 <= level <= 15 in 2D
+
+  test:
+    suffix: table_kmax_too_large
+    args: -table -table_kmax 12
+    expect_error: -table_kmax 12: use 1..10 in 2D
 
 TEST*/
