@@ -35,6 +35,7 @@ int main(int argc, char **argv)
   char       *solvers[16], gpu[256] = "unknown", commit[64] = "unknown";
   PetscBool   sflag, failed[16];
   PetscMPIInt size;
+  int         nfailed = 0;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -109,9 +110,11 @@ int main(int argc, char **argv)
             PetscCall(PetscErrorMessage(ierr, &text, NULL));
             PetscCall(PetscSNPrintf(status, sizeof(status), "failed: PETSc error %d (%s)", (int)ierr, text ? text : "?"));
             failed[i] = PETSC_TRUE;
+            nfailed++;
           } else if (res.reason < 0) {
             PetscCall(PetscSNPrintf(status, sizeof(status), "failed: %s", KSPConvergedReasons[res.reason]));
             failed[i] = PETSC_TRUE;
+            nfailed++;
           }
         }
         PetscCall(PetscStrcmp(status, "ok", &ok));
@@ -126,8 +129,8 @@ int main(int argc, char **argv)
           PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                                 "{\"commit\": \"%s\", \"gpu\": \"%s\", \"ranks\": %d, \"d\": %" PetscInt_FMT ", \"k\": %" PetscInt_FMT ", \"cells\": %" PetscInt_FMT ", \"level\": %" PetscInt_FMT ", \"dof\": %" PetscInt_FMT
                                 ", \"solver\": \"%s\", \"ksp\": \"%s\", \"precision\": \"%s\", \"rhs\": \"%s\", \"iterations\": %" PetscInt_FMT
-                                ", \"dm_s\": %.6e, \"setup_s\": %.6e, \"solve_s\": %.6e, \"rel_residual\": %.3e, \"l2_error\": %s, \"device_mem_gb\": %.2f, \"repeats\": %" PetscInt_FMT ", \"status\": \"ok\"}\n",
-                                commit, gpu, size, dim, k, n, level, res.dofs, cfg->name, res.ksptype, cfg->mgprec == VP_PRECISION_SINGLE ? "mixed" : "double", ones ? "ones" : "sin", res.its, (double)res.dm, (double)res.setup, (double)res.solve,
+                                ", \"dm_s\": %.6e, \"assemble_s\": %.6e, \"setup_s\": %.6e, \"solve_s\": %.6e, \"rel_residual\": %.3e, \"l2_error\": %s, \"device_mem_gb\": %.2f, \"repeats\": %" PetscInt_FMT ", \"status\": \"ok\"}\n",
+                                commit, gpu, size, dim, k, n, level, res.dofs, cfg->name, res.ksptype, cfg->mgprec == VP_PRECISION_SINGLE ? "mixed" : "double", ones ? "ones" : "sin", res.its, (double)res.dm, (double)res.assemble, (double)res.setup, (double)res.solve,
                                 (double)res.rrel, l2, (double)res.devmem, repeats));
         }
       }
@@ -135,6 +138,7 @@ int main(int argc, char **argv)
   }
   if (sflag)
     for (PetscInt j = 0; j < nsol; j++) PetscCall(PetscFree(solvers[j]));
+  if (nfailed) PetscCall(PetscFPrintf(PETSC_COMM_WORLD, PETSC_STDERR, "bench_solve: %d run(s) failed or did not converge (status \"failed\" above)\n", nfailed));
   PetscCall(PetscFinalize());
-  return 0;
+  return nfailed ? 1 : 0;
 }

@@ -136,11 +136,17 @@ int main(int argc, char **argv)
   PetscCall(PetscObjectSetName((PetscObject)u, "u"));
   PetscCall(DMQBoxComputeRHS(dm, Source, exact == EXACT_EXP ? ExactSolution : NULL, &exact, b));
 
-  PetscCall(SetDefaultOption("-mg_levels_pc_type", "jacobi"));
-  PetscCall(SetDefaultOption("-mg_coarse_ksp_type", "cg"));
-  PetscCall(SetDefaultOption("-mg_coarse_pc_type", "jacobi"));
-  PetscCall(SetDefaultOption("-mg_coarse_ksp_rtol", "1e-12"));
-  PetscCall(SetDefaultOption("-mg_coarse_ksp_max_it", "1000"));
+  {
+    char pctype[64] = PCMG;
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-pc_type", pctype, sizeof(pctype), NULL));
+    if (!strcmp(pctype, PCMG)) { /* this example's multigrid defaults, where PCMG runs */
+      PetscCall(SetDefaultOption("-mg_levels_pc_type", "jacobi"));
+      PetscCall(SetDefaultOption("-mg_coarse_ksp_type", "cg"));
+      PetscCall(SetDefaultOption("-mg_coarse_pc_type", "jacobi"));
+      PetscCall(SetDefaultOption("-mg_coarse_ksp_rtol", "1e-12"));
+      PetscCall(SetDefaultOption("-mg_coarse_ksp_max_it", "1000"));
+    }
+  }
   PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
   PetscCall(KSPSetDM(ksp, dm));
   PetscCall(KSPSetType(ksp, KSPCG));
@@ -252,6 +258,19 @@ int main(int argc, char **argv)
     requires: cuda
     args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 3 -dm_qbox_cells 8 -dm_vec_type cuda -check_gpu_copies
     output_file: none
+
+  test:
+    suffix: 2d_vpatch_default_cg
+    args: -pc_type vpatch -ksp_max_it 200
+
+  test:
+    suffix: 3d_mg_levels_3
+    args: -dm_qbox_dim 3 -dm_qbox_degree 2 -dm_qbox_cells 8 -pc_mg_levels 3
+
+  test:
+    suffix: not_converged
+    args: -ksp_max_it 1
+    expect_error: ex1: the solve did not converge (DIVERGED_ITS after 1 iterations
 
   test:
     suffix: 2d_aij_gamg
