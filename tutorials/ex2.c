@@ -2,8 +2,9 @@ static char help[] = "Full multigrid with the vertex-patch smoother (Algorithm 2
 -Laplace u = 1 on the unit square/cube, u = 0 on the boundary, Q_k on level L (2^L cells per direction).\n\
 One FMG pass from the coarsest level (PCMG type full), then V-cycles on the finest level until\n\
 ||b - A x|| <= 1e-8 ||b||; prints the number of those V-cycles. With -table: the counts for k = 1..kmax with the\n\
-vertex-patch smoother and with Chebyshev-Jacobi (PETSc's default level smoother; options prefix cj_), next to\n\
-the reference's Table 1 (2D), checking that the vertex-patch counts are at most the reference's level-4 row. The smoother is set by options\n\
+vertex-patch smoother and with Chebyshev-Jacobi (PETSc's default level smoother; options prefix cj_); in 2D at\n\
+level 4 the vertex-patch counts must equal those of an independent implementation of the same method (k = 1..4),\n\
+and the reference's Table 1 is printed as information (its code counts differently: docs/math.md). The smoother is set by options\n\
 (default: -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch; exact coarse solve).\n\n";
 
 #include <petscvpatch.h>
@@ -128,7 +129,14 @@ static const char *const VPatchDefaults[] = {
 static const char *const ChebyJacobiDefaults[] = {
     "-mg_levels_ksp_type", "chebyshev", "-mg_levels_ksp_max_it", "2", "-mg_levels_pc_type", "jacobi", "-mg_coarse_ksp_type", "cg", "-mg_coarse_pc_type", "jacobi", "-mg_coarse_ksp_rtol", "1e-14", "-mg_coarse_ksp_max_it", "1000", NULL};
 
-/* Table 1 of the reference (2D, f = 1, rtol 1e-8), rows for levels 4 and 11, k = 1..10 */
+/* Counts of an independent implementation of the same method (2D, level 4, one FMG pass then V(1,1) cycles to
+   ||r|| <= 1e-8 ||b||, exact coarse solve on level 0), k = 1..4: the f = 1 load vector, and b = 1 on the unknowns */
+static const PetscInt Independent2DLevel4[2][4] = {
+  {4, 2, 2, 1},
+  {4, 3, 2, 2}
+};
+/* Table 1 of the reference (2D, f = 1, rtol 1e-8), rows for levels 4 and 11, k = 1..10: information only. The
+   reference's code counts from 1, sets b = 1 on the Dirichlet nodes too and adds the residual in its V-cycle */
 static const PetscInt Table1Level4[10]  = {9, 5, 3, 3, 3, 2, 2, 2, 2, 2};
 static const PetscInt Table1Level11[10] = {7, 5, 3, 3, 3, 2, 2, 2, 2, 2};
 
@@ -162,27 +170,37 @@ int main(int argc, char **argv)
 
   if (!table) {
     PetscCall(FMGSolve(comm, NULL, VPatchDefaults, dim, level, clevel, k, ones, rtol, maxit, &res));
-    PetscCheck(res.its >= 0, comm, PETSC_ERR_NOT_CONVERGED, "FMG did not reach rtol %g in %" PetscInt_FMT " V-cycles (relative residual %g)", (double)rtol, maxit, (double)res.rrel);
+    if (res.its < 0) { /* one line, and exit status 1 */
+      PetscCall(PetscFPrintf(comm, PETSC_STDERR, "ex2: FMG did not reach rtol %g in %" PetscInt_FMT " V-cycles (relative residual %.2e)\n", (double)rtol, maxit, (double)res.rrel));
+      PetscCall(PetscFinalize());
+      return 1;
+    }
     PetscCall(PetscPrintf(comm, "%" PetscInt_FMT "D Q_%" PetscInt_FMT " level %" PetscInt_FMT ": FMG residual %.1e, then %" PetscInt_FMT " V-cycles to %.1e\n", dim, k, level, (double)res.rfmg, res.its, (double)res.rrel));
   } else {
-    const PetscBool ref = (PetscBool)(dim == 2 && rtol == 1e-8);
+    const PetscBool ref = (PetscBool)(dim == 2 && rtol == 1e-8), indep = (PetscBool)(ref && level == 4 && clevel == 0);
 
     if (kmax < 0) kmax = dim == 2 ? 10 : 6;
     PetscCheck(kmax >= 1 && kmax <= (dim == 2 ? 10 : 8), comm, PETSC_ERR_ARG_OUTOFRANGE, "-table_kmax %" PetscInt_FMT ": use 1..%d in %" PetscInt_FMT "D", kmax, dim == 2 ? 10 : 8, dim);
     PetscCall(PetscPrintf(comm, "%" PetscInt_FMT "D, level %" PetscInt_FMT " (%d cells per direction), %s, V-cycles after one FMG pass to ||r|| <= %g ||b||\n", dim, level, 1 << level, ones ? "b = 1" : "f = 1", (double)rtol));
-    PetscCall(PetscPrintf(comm, "   k  vertex-patch%s%s\n", compare ? "  chebyshev-jacobi" : "", ref ? "  reference(level 4)  reference(level 11)" : ""));
+    PetscCall(PetscPrintf(comm, "   k  vertex-patch%s%s%s\n", indep ? "  independent" : "", compare ? "  chebyshev-jacobi" : "", ref ? "  reference(level 4)  reference(level 11)" : ""));
     for (PetscInt q = 1; q <= kmax; q++) {
       FMGResult cj = {0, 0, 0};
 
       PetscCall(FMGSolve(comm, NULL, VPatchDefaults, dim, level, clevel, q, ones, rtol, maxit, &res));
       if (compare) PetscCall(FMGSolve(comm, "cj_", ChebyJacobiDefaults, dim, level, clevel, q, ones, rtol, maxit, &cj));
       PetscCall(PetscPrintf(comm, "%4" PetscInt_FMT "  %12" PetscInt_FMT, q, res.its));
+      if (indep && q <= 4) PetscCall(PetscPrintf(comm, "  %11" PetscInt_FMT, Independent2DLevel4[ones][q - 1]));
+      else if (indep) PetscCall(PetscPrintf(comm, "  %11s", "-"));
       if (compare) PetscCall(PetscPrintf(comm, "  %16" PetscInt_FMT, cj.its));
       if (ref && q <= 10) PetscCall(PetscPrintf(comm, "  %19" PetscInt_FMT "  %19" PetscInt_FMT, Table1Level4[q - 1], Table1Level11[q - 1]));
       PetscCall(PetscPrintf(comm, "\n"));
-      PetscCheck(res.its >= 0, comm, PETSC_ERR_NOT_CONVERGED, "Q_%" PetscInt_FMT ": the vertex-patch FMG did not reach rtol %g in %" PetscInt_FMT " V-cycles", q, (double)rtol, maxit);
-      /* our cycle must never need more V-cycles than the reference reports at level 4 (its largest counts) */
-      if (ref && q <= 10) PetscCheck(res.its <= Table1Level4[q - 1], comm, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT ": %" PetscInt_FMT " V-cycles, more than the reference's %" PetscInt_FMT, q, res.its, Table1Level4[q - 1]);
+      if (res.its < 0) {
+        PetscCall(PetscFPrintf(comm, PETSC_STDERR, "ex2: Q_%" PetscInt_FMT ": the vertex-patch FMG did not reach rtol %g in %" PetscInt_FMT " V-cycles\n", q, (double)rtol, maxit));
+        PetscCall(PetscFinalize());
+        return 1;
+      }
+      if (indep && q <= 4)
+        PetscCheck(res.its == Independent2DLevel4[ones][q - 1], comm, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT ": %" PetscInt_FMT " V-cycles, but an independent implementation of the same method takes %" PetscInt_FMT, q, res.its, Independent2DLevel4[ones][q - 1]);
     }
     if (compare) PetscCall(PetscPrintf(comm, "(chebyshev-jacobi -1: not converged in %" PetscInt_FMT " V-cycles)\n", maxit));
   }
@@ -307,6 +325,11 @@ int main(int argc, char **argv)
   test:
     suffix: 2d_k3_chebyshev_jacobi
     args: -degree 3 -level 4 -mg_levels_ksp_type chebyshev -mg_levels_ksp_max_it 2 -mg_levels_pc_type jacobi
+
+  test:
+    suffix: not_converged
+    args: -degree 3 -level 4 -maxit 1 -rtol 1e-14
+    expect_error: ex2: FMG did not reach rtol 1e-14 in 1 V-cycles
 
   test:
     suffix: level_too_large
