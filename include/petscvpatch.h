@@ -155,5 +155,4 @@ PETSC_EXTERN PetscErrorCode DMQBoxProjectFunction(DM, DMQBoxFunction, void *, Ve
 PETSC_EXTERN PetscErrorCode DMQBoxComputeRHS(DM, DMQBoxFunction, DMQBoxFunction, void *, Vec);
 PETSC_EXTERN PetscErrorCode DMQBoxComputeError(DM, Vec, DMQBoxFunction, void *, PetscReal *, PetscReal *);
 PETSC_EXTERN PetscErrorCode DMQBoxInterpolate(DM, Vec, DM, Vec);
-PETSC_EXTERN PetscErrorCode DMQBoxComputeOperators(KSP, Mat, Mat, void *);
 PETSC_EXTERN PetscErrorCode DMQBoxVecViewVTK(DM, Vec, const char[]);

@@ -1,9 +1,10 @@
 static char help[] = "Bad input to DMQBOX and its operators: each -case must stop with a PETSc error whose message\n\
 names the problem (the test runner checks the message). Cases: degree0, degree9_3d, degree11_2d, dim4, cells0,\n\
-nanbox, oddcoarsen, vectype, sizes, interp, toomanyprocs, options (the -dm_qbox_* options), vpatch_aij, vpatch_option (the\n\
+nanbox, oddcoarsen, vectype, sizes, interp, toomanyprocs, setter_on_dmda, options (the -dm_qbox_* options), vpatch_aij, vpatch_option (the\n\
 -pc_vpatch_* options).\n\n";
 
 #include <petscvpatch.h>
+#include <petscdmda.h>
 #include <math.h>
 
 int main(int argc, char **argv)
@@ -67,6 +68,9 @@ int main(int argc, char **argv)
     cells[0] = cells[1] = 1;
     PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 2, cells, 1, NULL, NULL, &dm));
     PetscCall(DMSetUp(dm));
+  } else if (!strcmp(cs, "setter_on_dmda")) { /* a DMQBox setter on a DM of another type must not write into it */
+    PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, 4, 4, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &dm));
+    PetscCall(DMQBoxSetDegree(dm, 3));
   } else if (!strcmp(cs, "options")) { /* -dm_qbox_* options checked: e.g. 3 cell counts in 2D */
     PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 2, cells, 2, NULL, NULL, &dm));
     PetscCall(DMSetFromOptions(dm));
@@ -159,6 +163,11 @@ int main(int argc, char **argv)
     suffix: vpatch_option
     args: -case vpatch_option -pc_vpatch_sweep sideways
     expect_error: Unknown option "sideways" for -pc_vpatch_sweep
+
+  test:
+    suffix: setter_on_dmda
+    args: -case setter_on_dmda
+    expect_error: DMQBoxSetDegree() needs a DM of type qbox, not da
 
   test:
     suffix: cells_3_values_in_2d

@@ -3,6 +3,7 @@
 
 #include <petscvpatch/private/vpatchimpl.h>
 #include <petsc/private/dmimpl.h>
+#include <petscvpatch/private/vpflops.h>
 
 typedef struct {
   PetscInt    dim;           /* spatial dimension, 2 or 3 */
@@ -24,7 +25,6 @@ typedef struct {
   VPPrecision precision;     /* CUDA arithmetic of this level's operator and of the transfers to its refinement */
   VPPrecision mgprecision;   /* precision given to the levels created by DMCoarsen() */
   PetscReal  *d_lap;         /* device copy of M_h, K_h per direction (CUDA kernels), or NULL */
-  PetscReal  *d_P;           /* device copy of the 1D prolongation matrix, or NULL */
 } DM_QBox;
 
 PETSC_INTERN PetscErrorCode DMCreateGlobalVector_QBox(DM, Vec *);
@@ -36,6 +36,8 @@ PETSC_INTERN PetscErrorCode DMLocalToGlobalEnd_QBox(DM, Vec, InsertMode, Vec);
 PETSC_INTERN PetscErrorCode DMGetLocalToGlobalMapping_QBox(DM);
 PETSC_INTERN PetscErrorCode DMCreateMatrix_QBox(DM, Mat *);
 PETSC_INTERN PetscErrorCode DMQBoxCreateLaplacianShell_Private(DM, Mat *);
+PETSC_INTERN PetscErrorCode DMQBoxAssembleLaplacian_Private(DM, MatType, Mat *);
+PETSC_INTERN PetscErrorCode DMQBoxComputeOperators_Private(KSP, Mat, Mat, void *);
 PETSC_INTERN PetscErrorCode MatQBoxLaplacianGetInfo_Private(Mat, DM *, PetscScalar *, PetscScalar *, const char **);
 PETSC_INTERN PetscErrorCode DMCoarsen_QBox(DM, MPI_Comm, DM *);
 PETSC_INTERN PetscErrorCode DMRefine_QBox(DM, MPI_Comm, DM *);
@@ -47,7 +49,8 @@ PETSC_INTERN PetscErrorCode DMQBoxMaxLevels_Private(DM, PetscInt *);
 PETSC_INTERN PetscErrorCode DMQBoxGetNodeDA_Private(DM, DM *);
 PETSC_INTERN PetscErrorCode DMQBoxCheckVecType_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxIsCUDA_Private(DM, PetscBool *);
-PETSC_INTERN PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM, const PetscReal **, const PetscReal **);
+PETSC_INTERN PetscErrorCode DMQBoxUseGlobalArrays_Private(DM, Vec, PetscBool *);
+PETSC_INTERN PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM, const PetscReal **);
 PETSC_INTERN PetscErrorCode VPDeviceCopy_Private(const PetscReal *, size_t, PetscReal **);
 PETSC_INTERN PetscErrorCode VPDeviceFree_Private(PetscReal **);
 PETSC_INTERN PetscErrorCode VPDeviceAlloc_Private(size_t, PetscReal **);

@@ -51,9 +51,14 @@ PETSC_EXTERN PetscErrorCode VPLaplacianCellMatrix_CPU(const VPGrid *, const VPBa
 /* Transfer between a coarse level and its refinement (cells aligned: fine owned cells are the
    children of the coarse owned cells). Prolongation adds into the fine local array with weights
    that make the sum over ranks and cells exact; restriction adds the transpose into the coarse
-   local array. homogeneous: boundary values are zero on input and output (multigrid transfer). */
-PETSC_EXTERN PetscErrorCode VPTransferProlong_CPU(const VPGrid *gc, const VPGrid *gf, const VPBasis1D *, PetscBool homogeneous, const PetscScalar *xcl, PetscScalar *yfl);
-PETSC_EXTERN PetscErrorCode VPTransferRestrict_CPU(const VPGrid *gc, const VPGrid *gf, const VPBasis1D *, PetscBool homogeneous, const PetscScalar *xfl, PetscScalar *ycl);
+   local array. homogeneous: boundary values are zero on input and output (multigrid transfer). work: 4 (2k+1)^d
+   scalars (VPTransferWorkSize()), allocated once by the caller. */
+PETSC_EXTERN PetscErrorCode VPTransferProlong_CPU(const VPGrid *gc, const VPGrid *gf, const VPBasis1D *, PetscBool homogeneous, const PetscScalar *xcl, PetscScalar *yfl, PetscScalar *work);
+PETSC_EXTERN PetscErrorCode VPTransferRestrict_CPU(const VPGrid *gc, const VPGrid *gf, const VPBasis1D *, PetscBool homogeneous, const PetscScalar *xfl, PetscScalar *ycl, PetscScalar *work);
+static inline PetscInt VPTransferWorkSize(PetscInt dim, PetscInt k)
+{
+  return 4 * (2 * k + 1) * (2 * k + 1) * (dim == 3 ? 2 * k + 1 : 1);
+}
 
 /* Helpers shared by the CPU kernels */
 static inline PetscInt VPGridNodes(const VPGrid *g, PetscInt d)
@@ -94,7 +99,12 @@ typedef struct {
    exact local solve; the corrections are added into dl (patches of one color never share an
    interior node). With additive, every patch is processed (color ignored) and the corrections of
    the restricted b are summed. */
-PETSC_EXTERN PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *, const VPPatchOp *, PetscInt color, PetscBool additive, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl);
+PETSC_EXTERN PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *, const VPPatchOp *, PetscInt color, PetscBool additive, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *work);
+/* work: 8 (2k+1)^d scalars, allocated once by the caller */
+static inline PetscInt VPPatchWorkSize(PetscInt dim, PetscInt k)
+{
+  return 8 * (2 * k + 1) * (2 * k + 1) * (dim == 3 ? 2 * k + 1 : 1);
+}
 
 /* CUDA kernels (device pointers; d_* arrays hold the 1D matrices on the device, see the .cu files) */
 /* deterministic: cells in 2^d parity colors with plain adds instead of atomics (bitwise reproducible) */

@@ -10,10 +10,23 @@
   and one rank needs none of it, since its local box is its owned box (qboxvec.c copies instead).
 
   This file: creation, options, set-up (partition), view, accessors. Vectors: qboxvec.c;
-  finite-element helpers: qboxfe.c; hierarchy: qboxhier.c; operators: src/mat/impls/.
+  finite-element helpers: qboxfe.c; hierarchy: qboxhier.c; DMCreateMatrix() and DMCreateInterpolation():
+  qboxmat.c (the matrix-free operators themselves: src/mat/impls/).
 */
 #include <petscvpatch/private/qboximpl.h>
 #include <petscdmda.h>
+
+/* a DMQBOX setter: the DM must be a DMQBOX, checked in every build (PetscValidHeaderSpecificType() checks only with debugging) */
+static PetscErrorCode DMQBoxCheckSetter(DM dm, const char caller[])
+{
+  PetscBool isqbox;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMQBOX, &isqbox));
+  PetscCheck(isqbox, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "%s() needs a DM of type %s, not %s", caller, DMQBOX, ((PetscObject)dm)->type_name ? ((PetscObject)dm)->type_name : "(unset)");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode DMQBoxCheckNotSetUp(DM dm)
 {
@@ -108,7 +121,7 @@ PetscErrorCode DMQBoxSetDimension(DM dm, PetscInt dim)
   DM_QBox *q = (DM_QBox *)dm->data;
 
   PetscFunctionBegin;
-  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscCall(DMQBoxCheckSetter(dm, "DMQBoxSetDimension"));
   PetscCall(DMQBoxCheckNotSetUp(dm));
   PetscCheck(dim == 2 || dim == 3, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "DMQBOX supports dimension 2 or 3, not %" PetscInt_FMT, dim);
   q->dim = dim;
@@ -134,7 +147,7 @@ PetscErrorCode DMQBoxSetCells(DM dm, const PetscInt cells[])
   DM_QBox *q = (DM_QBox *)dm->data;
 
   PetscFunctionBegin;
-  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscCall(DMQBoxCheckSetter(dm, "DMQBoxSetCells"));
   PetscCall(DMQBoxCheckNotSetUp(dm));
   for (PetscInt d = 0; d < q->dim; d++) {
     PetscCheck(cells[d] >= 1, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "DMQBOX needs at least one cell per direction, got %" PetscInt_FMT " in direction %" PetscInt_FMT, cells[d], d);
@@ -161,7 +174,7 @@ PetscErrorCode DMQBoxSetDegree(DM dm, PetscInt degree)
   DM_QBox *q = (DM_QBox *)dm->data;
 
   PetscFunctionBegin;
-  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscCall(DMQBoxCheckSetter(dm, "DMQBoxSetDegree"));
   PetscCall(DMQBoxCheckNotSetUp(dm));
   q->degree = degree;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -196,7 +209,7 @@ PetscErrorCode DMQBoxSetPrecision(DM dm, VPPrecision precision, VPPrecision mgpr
   DM_QBox *q = (DM_QBox *)dm->data;
 
   PetscFunctionBegin;
-  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscCall(DMQBoxCheckSetter(dm, "DMQBoxSetPrecision"));
   PetscValidLogicalCollectiveEnum(dm, precision, 2);
   PetscValidLogicalCollectiveEnum(dm, mgprecision, 3);
   q->precision   = precision;
@@ -223,7 +236,7 @@ PetscErrorCode DMQBoxSetBox(DM dm, const PetscReal lower[], const PetscReal uppe
   DM_QBox *q = (DM_QBox *)dm->data;
 
   PetscFunctionBegin;
-  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscCall(DMQBoxCheckSetter(dm, "DMQBoxSetBox"));
   PetscCall(DMQBoxCheckNotSetUp(dm));
   for (PetscInt d = 0; d < q->dim; d++) {
     q->lower[d] = lower[d];
@@ -592,7 +605,7 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
   { /* default KSP operator callback (DMCreateMatrix() gives the whole operator), unless the user set one */
     PetscErrorCode (*func)(KSP, Mat, Mat, void *) = NULL;
     PetscCall(DMKSPGetComputeOperators(dm, &func, NULL));
-    if (!func) PetscCall(DMKSPSetComputeOperators(dm, DMQBoxComputeOperators, NULL));
+    if (!func) PetscCall(DMKSPSetComputeOperators(dm, DMQBoxComputeOperators_Private, NULL));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -604,7 +617,6 @@ static PetscErrorCode DMDestroy_QBox(DM dm)
   PetscFunctionBegin;
   PetscCall(DMDestroy(&q->da));
   PetscCall(VPDeviceFree_Private(&q->d_lap));
-  PetscCall(VPDeviceFree_Private(&q->d_P));
   for (PetscInt d = 0; d < 3; d++) {
     PetscCall(PetscFree(q->lc[d]));
     PetscCall(PetscFree(q->coords1d[d]));

@@ -53,9 +53,9 @@ PetscErrorCode VPDeviceFree_Private(PetscReal **d)
 }
 
 /* Device copies of the 1D matrices of this level, made on first use:
-   d_lap = [M_h,0, K_h,0, M_h,1, K_h,1, (M_h,2, K_h,2)], d_P = P ((2k+1) x (k+1)); and the reference element
+   d_lap = [M_h,0, K_h,0, M_h,1, K_h,1, (M_h,2, K_h,2)] (the diagonal kernel reads it); and the reference element
    matrices and P of degree k in the operator's and the transfer's constant memory */
-PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM dm, const PetscReal **d_lap, const PetscReal **d_P)
+PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM dm, const PetscReal **d_lap)
 {
   DM_QBox *q = (DM_QBox *)dm->data;
   PetscInt n = q->degree + 1;
@@ -69,14 +69,12 @@ PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM dm, const PetscReal **d_lap, c
         h[(2 * d + 1) * n * n + i] = q->basis.K[i] / q->grid.h[d];
       }
     PetscCall(VPDeviceCopy_Private(h, (size_t)(2 * q->dim * n * n), &q->d_lap));
-    PetscCall(VPDeviceCopy_Private(q->basis.P, (size_t)((2 * n - 1) * n), &q->d_P));
 #if defined(PETSC_HAVE_CUDA)
     PetscCall(VPLaplacianSetUp_CUDA(q->degree, q->basis.M, q->basis.K));
     PetscCall(VPTransferSetUp_CUDA(q->degree, q->basis.P));
 #endif
   }
   if (d_lap) *d_lap = q->d_lap;
-  if (d_P) *d_P = q->d_P;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -86,6 +84,23 @@ PetscErrorCode DMQBoxIsCUDA_Private(DM dm, PetscBool *iscuda)
   PetscCall(PetscStrbeginswith(dm->vectype, VECCUDA, iscuda));
   if (!*iscuda) PetscCall(PetscStrbeginswith(dm->vectype, VECSEQCUDA, iscuda));
   if (!*iscuda) PetscCall(PetscStrbeginswith(dm->vectype, VECMPICUDA, iscuda));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The one-rank fast path of the CUDA kernels: with one rank the ghosted local box is the owned box, so a kernel can
+   work on the global arrays themselves (no ghost exchange, no copies) when they live on the device. Says whether x
+   is such a vector of dm. */
+PetscErrorCode DMQBoxUseGlobalArrays_Private(DM dm, Vec x, PetscBool *yes)
+{
+  const PetscScalar *xa;
+  PetscMemType       mt;
+
+  PetscFunctionBegin;
+  *yes = PETSC_FALSE;
+  if (!((DM_QBox *)dm->data)->samelayout) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecGetArrayReadAndMemType(x, &xa, &mt));
+  PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+  *yes = (PetscBool)PetscMemTypeDevice(mt);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

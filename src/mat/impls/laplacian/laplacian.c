@@ -1,10 +1,11 @@
 /*
-  The Q_k Laplacian of a DMQBOX: host glue. DMCreateMatrix() returns either the matrix-free
-  operator (MATSHELL, default) or the same operator assembled (-dm_mat_type aij, aijcusparse, ...).
+  The matrix-free Q_k Laplacian of a DMQBOX (host glue): the MATSHELL that DMCreateMatrix() returns by default
+  (src/dm/impls/qbox/qboxmat.c makes it; the CPU kernel is laplacian_cpu.c, the CUDA kernels cuda/laplacian.cu).
 
-  Matrix-free: MatMult = global-to-local, cell kernel (sum factorization) on the owned cells,
-  local-to-global with ADD. Dirichlet nodes are eliminated: their rows are the identity and their
-  columns are zero in the interior rows, so the operator is symmetric positive definite.
+  MatMult = global-to-local, cell kernel (sum factorization) on the owned cells, local-to-global with ADD. Dirichlet
+  nodes are eliminated: their rows are the identity and their columns are zero in the interior rows, so the operator
+  is symmetric positive definite. For PETSc's methods that need matrix entries (MatSOR(), MatGetFactor(),
+  PCREDUNDANT's MatCreateSubMatrices()) the shell delegates to an assembled copy made on first use.
 */
 #include <petscvpatch/private/qboximpl.h>
 #include <petsc/private/matimpl.h>
@@ -18,14 +19,6 @@ typedef struct {
   PetscObjectState aijstate; /* the state of the shell when aij was assembled (MatScale()/MatShift() change it) */
 } Mat_QBoxLaplacian;
 
-static PetscErrorCode DMQBoxAssembleLaplacian(DM, MatType, Mat *);
-
-/* flops of one application on the owned cells: 2D 4, 3D 7 contractions of 2 (k+1)^(d+1) flops, plus the adds */
-static PetscLogDouble LaplacianFlops(const VPGrid *g)
-{
-  PetscLogDouble n = g->k + 1, cells = (PetscLogDouble)g->cm[0] * g->cm[1] * g->cm[2];
-  return g->dim == 2 ? cells * (8 * n * n * n + n * n) : cells * (14 * n * n * n * n + 2 * n * n * n);
-}
 
 static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
 {
@@ -34,52 +27,40 @@ static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
   const PetscScalar *xa;
   PetscScalar       *ya;
   PetscMemType       mt;
+  PetscBool          global = PETSC_FALSE;
+  Vec                xin, yout;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
   q = (DM_QBox *)ctx->dm->data;
   PetscCall(PetscLogEventBegin(VPATCH_LaplacianMult, A, x, y, 0));
-  if (!z && q->samelayout) { /* one rank, CUDA: the local box is the global vector, so the kernel works on x and y directly */
-    PetscCall(VecGetArrayReadAndMemType(x, &xa, &mt));
-    if (PetscMemTypeDevice(mt)) {
-      PetscCall(VecSet(y, 0.0));
-      PetscCall(VecGetArrayAndMemType(y, &ya, NULL));
-      PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, NULL, NULL)); /* also the operator kernel's constants */
-      PetscCall(PetscLogGpuTimeBegin());
-      PetscCall(VPLaplacianApply_CUDA(&q->grid, (PetscBool)(q->precision == VP_PRECISION_SINGLE), q->deterministic, xa, ya));
-      PetscCall(PetscLogGpuTimeEnd());
-      PetscCall(PetscLogGpuFlops(LaplacianFlops(&q->grid)));
-      PetscCall(VecRestoreArrayAndMemType(y, &ya));
-      PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
-      PetscCall(PetscLogEventEnd(VPATCH_LaplacianMult, A, x, y, 0));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-    PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
-  }
-  PetscCall(DMGlobalToLocalBegin(ctx->dm, x, INSERT_VALUES, ctx->xl));
-  PetscCall(DMGlobalToLocalEnd(ctx->dm, x, INSERT_VALUES, ctx->xl));
-  PetscCall(VecSet(ctx->yl, 0.0));
-  PetscCall(VecGetArrayReadAndMemType(ctx->xl, &xa, &mt));
-  PetscCall(VecGetArrayAndMemType(ctx->yl, &ya, NULL));
+  if (!z) PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, x, &global));
+  xin  = global ? x : ctx->xl;
+  yout = global ? y : ctx->yl;
+  if (!global) PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
+  PetscCall(VecSet(yout, 0.0));
+  PetscCall(VecGetArrayReadAndMemType(xin, &xa, &mt));
+  PetscCall(VecGetArrayAndMemType(yout, &ya, NULL));
   if (PetscMemTypeDevice(mt)) {
-    PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, NULL, NULL)); /* also the operator kernel's constants */
+    PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, NULL)); /* also the operator kernel's constants */
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(VPLaplacianApply_CUDA(&q->grid, (PetscBool)(q->precision == VP_PRECISION_SINGLE), q->deterministic, xa, ya));
     PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(PetscLogGpuFlops(LaplacianFlops(&q->grid)));
+    PetscCall(PetscLogGpuFlops(VPFlopsLaplacian(&q->grid)));
   } else {
     PetscCheck(q->precision == VP_PRECISION_DOUBLE, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "DMQBOX single precision (-dm_qbox_precision, -dm_qbox_mg_precision) runs on the GPU only: use -dm_vec_type cuda, or double precision");
     PetscCall(VPLaplacianApply_CPU(&q->grid, &q->basis, xa, ya));
-    PetscCall(PetscLogFlops(LaplacianFlops(&q->grid)));
+    PetscCall(PetscLogFlops(VPFlopsLaplacian(&q->grid)));
   }
-  PetscCall(VecRestoreArrayAndMemType(ctx->yl, &ya));
-  PetscCall(VecRestoreArrayReadAndMemType(ctx->xl, &xa));
-  if (z) {
-    if (z != y) PetscCall(VecCopy(z, y));
-  } else
-    PetscCall(VecSet(y, 0.0));
-  PetscCall(DMLocalToGlobalBegin(ctx->dm, ctx->yl, ADD_VALUES, y));
-  PetscCall(DMLocalToGlobalEnd(ctx->dm, ctx->yl, ADD_VALUES, y));
+  PetscCall(VecRestoreArrayAndMemType(yout, &ya));
+  PetscCall(VecRestoreArrayReadAndMemType(xin, &xa));
+  if (!global) {
+    if (z) {
+      if (z != y) PetscCall(VecCopy(z, y));
+    } else
+      PetscCall(VecSet(y, 0.0));
+    PetscCall(DMLocalToGlobal(ctx->dm, ctx->yl, ADD_VALUES, y));
+  }
   PetscCall(PetscLogEventEnd(VPATCH_LaplacianMult, A, x, y, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -106,10 +87,13 @@ static PetscErrorCode MatGetDiagonal_QBoxLaplacian(Mat A, Vec d)
   PetscCall(VecGetArrayAndMemType(ctx->yl, &da, &mt));
   if (PetscMemTypeDevice(mt)) {
     const PetscReal *d_lap;
-    PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, &d_lap, NULL));
+    PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, &d_lap));
     PetscCall(VPLaplacianDiagonal_CUDA(&q->grid, d_lap, da));
-  } else
+    PetscCall(PetscLogGpuFlops(VPFlopsDiagonal(&q->grid)));
+  } else {
     PetscCall(VPLaplacianDiagonal_CPU(&q->grid, &q->basis, da));
+    PetscCall(PetscLogFlops(VPFlopsDiagonal(&q->grid)));
+  }
   PetscCall(VecRestoreArrayAndMemType(ctx->yl, &da));
   PetscCall(VecSet(d, 0.0));
   PetscCall(DMLocalToGlobalBegin(ctx->dm, ctx->yl, ADD_VALUES, d));
@@ -204,7 +188,7 @@ static PetscErrorCode MatQBoxLaplacianGetAIJ(Mat A, const char caller[], Mat *B)
   if (!ctx->aij || ctx->aijstate != state) {
     PetscCall(PetscInfo(A, "%s on the matrix-free DMQBOX operator: assembling it as %s (the vertex-patch smoother, -mg_levels_pc_type vpatch, needs no assembled matrix)\n", caller, MATAIJ));
     PetscCall(MatDestroy(&ctx->aij));
-    PetscCall(DMQBoxAssembleLaplacian(dm, MATAIJ, &ctx->aij));
+    PetscCall(DMQBoxAssembleLaplacian_Private(dm, MATAIJ, &ctx->aij));
     if (scale != (PetscScalar)1.0) PetscCall(MatScale(ctx->aij, scale));
     if (shift != (PetscScalar)0.0) PetscCall(MatShift(ctx->aij, shift));
     ctx->aijstate = state;
@@ -420,135 +404,5 @@ PetscErrorCode DMQBoxCreateLaplacianShell_Private(DM dm, Mat *A)
   PetscCall(MatShellSetMatProductOperation(*A, MATPRODUCT_PtAP, MatProductSymbolic_QBoxLaplacian_Galerkin, MatProductNumeric_QBoxLaplacian_Galerkin, NULL, MATSHELL, MATSHELL));
   PetscCall(MatShellSetOperation(*A, MATOP_DESTROY, (PetscErrorCodeFn *)MatDestroy_QBoxLaplacian));
   PetscCall(PetscObjectChangeTypeName((PetscObject)*A, MATSHELL));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* Nonzeros per row along one direction: the interior nodes of the cells that contain node p,
-   split into those owned by this rank (ownership [xs, xs+xm)) and the rest */
-static void RowCount1D(PetscInt p, PetscInt k, PetscInt nn, PetscInt xs, PetscInt xm, PetscInt *all, PetscInt *own)
-{
-  PetscInt lo = (p % k == 0) ? p - k : (p / k) * k, hi = (p % k == 0) ? p + k : (p / k) * k + k;
-  lo   = PetscMax(lo, 1);
-  hi   = PetscMin(hi, nn - 2);
-  *all = hi - lo + 1;
-  lo   = PetscMax(lo, xs);
-  hi   = PetscMin(hi, xs + xm - 1);
-  *own = PetscMax(hi - lo + 1, 0);
-}
-
-static PetscErrorCode DMQBoxAssembleLaplacian(DM dm, MatType type, Mat *A)
-{
-  DM_QBox               *q = (DM_QBox *)dm->data;
-  const VPGrid          *g = &q->grid;
-  PetscInt               n = g->xm[0] * g->xm[1] * g->xm[2], k = q->degree, n1 = k + 1, nz1 = q->dim == 3 ? n1 : 1, ne = n1 * n1 * nz1;
-  PetscInt              *dnnz, *onnz, *idx, r = 0;
-  PetscScalar           *Ae;
-  ISLocalToGlobalMapping ltog;
-
-  PetscFunctionBegin;
-  PetscCall(PetscLogEventBegin(VPATCH_LaplacianAssemble, dm, 0, 0, 0));
-  PetscCall(MatCreate(PetscObjectComm((PetscObject)dm), A));
-  PetscCall(MatSetSizes(*A, n, n, PETSC_DETERMINE, PETSC_DETERMINE));
-  PetscCall(MatSetType(*A, type));
-  PetscCall(PetscMalloc2(n, &dnnz, n, &onnz));
-  for (PetscInt pz = g->xs[2]; pz < g->xs[2] + g->xm[2]; pz++)
-    for (PetscInt py = g->xs[1]; py < g->xs[1] + g->xm[1]; py++)
-      for (PetscInt px = g->xs[0]; px < g->xs[0] + g->xm[0]; px++, r++) {
-        PetscInt p[3] = {px, py, pz}, all = 1, own = 1;
-        if (VPGridIsBoundary(g, p)) {
-          dnnz[r] = 1;
-          onnz[r] = 0;
-          continue;
-        }
-        for (PetscInt d = 0; d < q->dim; d++) {
-          PetscInt a, o;
-          RowCount1D(p[d], k, VPGridNodes(g, d), g->xs[d], g->xm[d], &a, &o);
-          all *= a;
-          own *= o;
-        }
-        dnnz[r] = own;
-        onnz[r] = all - own;
-      }
-  PetscCall(MatXAIJSetPreallocation(*A, 1, dnnz, onnz, dnnz, onnz));
-  PetscCall(PetscFree2(dnnz, onnz));
-  PetscCall(DMGetLocalToGlobalMapping(dm, &ltog));
-  PetscCall(MatSetLocalToGlobalMapping(*A, ltog, ltog));
-  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
-
-  PetscCall(PetscMalloc2(ne * ne, &Ae, ne, &idx));
-  PetscCall(VPLaplacianCellMatrix_CPU(g, &q->basis, Ae));
-  for (PetscInt cz = g->cs[2]; cz < g->cs[2] + g->cm[2]; cz++)
-    for (PetscInt cy = g->cs[1]; cy < g->cs[1] + g->cm[1]; cy++)
-      for (PetscInt cx = g->cs[0]; cx < g->cs[0] + g->cm[0]; cx++) {
-        PetscInt e = 0;
-        for (PetscInt iz = 0; iz < nz1; iz++)
-          for (PetscInt iy = 0; iy < n1; iy++)
-            for (PetscInt ix = 0; ix < n1; ix++, e++) {
-              PetscInt p[3] = {cx * k + ix, cy * k + iy, q->dim == 3 ? cz * k + iz : 0};
-              idx[e]        = VPGridIsBoundary(g, p) ? -1 : VPGridLocalIndex(g, p); /* negative: eliminated */
-            }
-        PetscCall(MatSetValuesLocal(*A, ne, idx, ne, idx, Ae, ADD_VALUES));
-      }
-  PetscCall(PetscFree2(Ae, idx));
-  for (PetscInt pz = g->xs[2]; pz < g->xs[2] + g->xm[2]; pz++)
-    for (PetscInt py = g->xs[1]; py < g->xs[1] + g->xm[1]; py++)
-      for (PetscInt px = g->xs[0]; px < g->xs[0] + g->xm[0]; px++) {
-        PetscInt    p[3] = {px, py, pz}, i;
-        PetscScalar one  = 1.0;
-        if (!VPGridIsBoundary(g, p)) continue;
-        i = VPGridLocalIndex(g, p);
-        PetscCall(MatSetValuesLocal(*A, 1, &i, 1, &i, &one, ADD_VALUES));
-      }
-  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
-  PetscCall(PetscLogEventEnd(VPATCH_LaplacianAssemble, dm, 0, 0, 0));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode DMCreateMatrix_QBox(DM dm, Mat *A)
-{
-  PetscBool isshell;
-
-  PetscFunctionBegin;
-  PetscCall(PetscStrcmp(dm->mattype, MATSHELL, &isshell));
-  if (isshell)
-    PetscCall(DMQBoxCreateLaplacianShell_Private(dm, A));
-  else
-    PetscCall(DMQBoxAssembleLaplacian(dm, dm->mattype, A));
-  PetscCall(MatSetOption(*A, MAT_SYMMETRIC, PETSC_TRUE));
-  PetscCall(MatSetOption(*A, MAT_SYMMETRY_ETERNAL, PETSC_TRUE));
-  PetscCall(MatSetOption(*A, MAT_SPD, PETSC_TRUE));
-  PetscCall(MatSetOption(*A, MAT_SPD_ETERNAL, PETSC_TRUE));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*@
-  DMQBoxComputeOperators - The `KSP` compute-operators callback of a `DMQBOX`: `DMCreateMatrix()`
-  already returns the complete Laplacian, so there is nothing left to compute
-
-  Collective
-
-  Input Parameters:
-+ ksp - the `KSP`
-. A   - the operator from `DMCreateMatrix()`
-. B   - the preconditioning matrix from `DMCreateMatrix()`
-- ctx - unused
-
-  Level: intermediate
-
-  Note:
-  `DMSetUp()` installs this callback with `DMKSPSetComputeOperators()`, so `KSPSetDM()` with a
-  `DMQBOX` works in programs that never call this library, and `PCMG` builds every level's operator
-  from the coarsened `DM`s.
-
-.seealso: `DMQBOX`, `KSPSetComputeOperators()`, `DMKSPSetComputeOperators()`
-@*/
-PetscErrorCode DMQBoxComputeOperators(KSP ksp, Mat A, Mat B, void *ctx)
-{
-  PetscFunctionBegin;
-  (void)ksp;
-  (void)A;
-  (void)B;
-  (void)ctx;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

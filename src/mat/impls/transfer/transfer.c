@@ -9,7 +9,8 @@
 typedef struct {
   DM        dmc, dmf;    /* coarse and fine DMQBOX (referenced) */
   Vec       cl, fl;      /* ghosted local work vectors */
-  PetscBool homogeneous; /* zero boundary values in and out */
+  PetscBool    homogeneous; /* zero boundary values in and out */
+  PetscScalar *work;        /* CPU kernel work arrays (VPTransferWorkSize()) */
 } Mat_QBoxTransfer;
 
 static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool transpose)
@@ -21,6 +22,7 @@ static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool tra
   const PetscScalar *xa;
   PetscScalar       *ya;
   PetscMemType       mt;
+  PetscBool          global = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(P, &ctx));
@@ -28,52 +30,42 @@ static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool tra
   qf   = (DM_QBox *)ctx->dmf->data;
   din  = transpose ? ctx->dmf : ctx->dmc;
   dout = transpose ? ctx->dmc : ctx->dmf;
-  lin  = transpose ? ctx->fl : ctx->cl;
-  lout = transpose ? ctx->cl : ctx->fl;
   PetscCall(PetscLogEventBegin(transpose ? VPATCH_Restrict : VPATCH_Prolong, P, x, y, 0));
-  if (qc->samelayout && qf->samelayout) { /* one rank, CUDA: the local boxes are the global vectors; the kernel adds into y */
-    PetscCall(VecGetArrayReadAndMemType(x, &xa, &mt));
-    if (PetscMemTypeDevice(mt)) {
-      if (!z)
-        PetscCall(VecSet(y, 0.0));
-      else if (z != y)
-        PetscCall(VecCopy(z, y));
-      PetscCall(VecGetArrayAndMemType(y, &ya, NULL));
-      PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dmc, NULL, NULL)); /* also the transfer kernel's constants */
-      PetscCall(PetscLogGpuTimeBegin());
-      PetscCall(VPTransferApply_CUDA(&qc->grid, &qf->grid, (PetscBool)(qc->precision == VP_PRECISION_SINGLE), ctx->homogeneous, transpose, xa, ya));
-      PetscCall(PetscLogGpuTimeEnd());
-      PetscCall(VecRestoreArrayAndMemType(y, &ya));
-      PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
-      PetscCall(PetscLogEventEnd(transpose ? VPATCH_Restrict : VPATCH_Prolong, P, x, y, 0));
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-    PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+  if (qc->samelayout && qf->samelayout) PetscCall(DMQBoxUseGlobalArrays_Private(din, x, &global));
+  if (global) { /* the kernel adds into y */
+    lin  = x;
+    lout = y;
+    if (!z) PetscCall(VecSet(y, 0.0));
+    else if (z != y) PetscCall(VecCopy(z, y));
+  } else {
+    lin  = transpose ? ctx->fl : ctx->cl;
+    lout = transpose ? ctx->cl : ctx->fl;
+    PetscCall(DMGlobalToLocal(din, x, INSERT_VALUES, lin));
+    PetscCall(VecSet(lout, 0.0));
   }
-  PetscCall(DMGlobalToLocalBegin(din, x, INSERT_VALUES, lin));
-  PetscCall(DMGlobalToLocalEnd(din, x, INSERT_VALUES, lin));
-  PetscCall(VecSet(lout, 0.0));
   PetscCall(VecGetArrayReadAndMemType(lin, &xa, &mt));
   PetscCall(VecGetArrayAndMemType(lout, &ya, NULL));
   if (PetscMemTypeDevice(mt)) {
-    PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dmc, NULL, NULL)); /* also the transfer kernel's constants */
+    PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dmc, NULL)); /* also the transfer kernel's constants */
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(VPTransferApply_CUDA(&qc->grid, &qf->grid, (PetscBool)(qc->precision == VP_PRECISION_SINGLE), ctx->homogeneous, transpose, xa, ya));
     PetscCall(PetscLogGpuTimeEnd());
-  } else if (qc->precision != VP_PRECISION_DOUBLE)
-    SETERRQ(PetscObjectComm((PetscObject)P), PETSC_ERR_SUP, "DMQBOX single precision (-dm_qbox_mg_precision) runs on the GPU only: use -dm_vec_type cuda, or double precision");
-  else if (transpose)
-    PetscCall(VPTransferRestrict_CPU(&qc->grid, &qf->grid, &qc->basis, ctx->homogeneous, xa, ya));
-  else
-    PetscCall(VPTransferProlong_CPU(&qc->grid, &qf->grid, &qc->basis, ctx->homogeneous, xa, ya));
+    PetscCall(PetscLogGpuFlops(VPFlopsTransfer(&qc->grid)));
+  } else {
+    PetscCheck(qc->precision == VP_PRECISION_DOUBLE, PetscObjectComm((PetscObject)P), PETSC_ERR_SUP, "DMQBOX single precision (-dm_qbox_mg_precision) runs on the GPU only: use -dm_vec_type cuda, or double precision");
+    if (transpose) PetscCall(VPTransferRestrict_CPU(&qc->grid, &qf->grid, &qc->basis, ctx->homogeneous, xa, ya, ctx->work));
+    else PetscCall(VPTransferProlong_CPU(&qc->grid, &qf->grid, &qc->basis, ctx->homogeneous, xa, ya, ctx->work));
+    PetscCall(PetscLogFlops(VPFlopsTransfer(&qc->grid)));
+  }
   PetscCall(VecRestoreArrayAndMemType(lout, &ya));
   PetscCall(VecRestoreArrayReadAndMemType(lin, &xa));
-  if (z) {
-    if (z != y) PetscCall(VecCopy(z, y));
-  } else
-    PetscCall(VecSet(y, 0.0));
-  PetscCall(DMLocalToGlobalBegin(dout, lout, ADD_VALUES, y));
-  PetscCall(DMLocalToGlobalEnd(dout, lout, ADD_VALUES, y));
+  if (!global) {
+    if (z) {
+      if (z != y) PetscCall(VecCopy(z, y));
+    } else
+      PetscCall(VecSet(y, 0.0));
+    PetscCall(DMLocalToGlobal(dout, lout, ADD_VALUES, y));
+  }
   PetscCall(PetscLogEventEnd(transpose ? VPATCH_Restrict : VPATCH_Prolong, P, x, y, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -127,6 +119,7 @@ static PetscErrorCode MatDestroy_QBoxTransfer(Mat P)
   PetscCall(MatShellGetContext(P, &ctx));
   PetscCall(VecDestroy(&ctx->cl));
   PetscCall(VecDestroy(&ctx->fl));
+  PetscCall(PetscFree(ctx->work));
   PetscCall(DMDestroy(&ctx->dmc));
   PetscCall(DMDestroy(&ctx->dmf));
   PetscCall(PetscFree(ctx));
@@ -166,6 +159,7 @@ PetscErrorCode DMQBoxCreateTransfer_Private(DM dmc, DM dmf, PetscBool homogeneou
   PetscCall(PetscObjectReference((PetscObject)dmf));
   PetscCall(DMCreateLocalVector(dmc, &ctx->cl));
   PetscCall(DMCreateLocalVector(dmf, &ctx->fl));
+  PetscCall(PetscMalloc1(VPTransferWorkSize(qc->dim, qc->degree), &ctx->work));
   PetscCall(MatCreateShell(PetscObjectComm((PetscObject)dmf), mf, mc, PETSC_DETERMINE, PETSC_DETERMINE, ctx, P));
   PetscCall(MatShellSetVecType(*P, dmf->vectype));
   PetscCall(MatShellSetOperation(*P, MATOP_MULT, (PetscErrorCodeFn *)MatMult_QBoxTransfer));
@@ -174,51 +168,5 @@ PetscErrorCode DMQBoxCreateTransfer_Private(DM dmc, DM dmf, PetscBool homogeneou
   PetscCall(MatShellSetOperation(*P, MATOP_MULT_TRANSPOSE_ADD, (PetscErrorCodeFn *)MatMultTransposeAdd_QBoxTransfer));
   PetscCall(MatShellSetOperation(*P, MATOP_VIEW, (PetscErrorCodeFn *)MatView_QBoxTransfer));
   PetscCall(MatShellSetOperation(*P, MATOP_DESTROY, (PetscErrorCodeFn *)MatDestroy_QBoxTransfer));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode DMCreateInterpolation_QBox(DM dmc, DM dmf, Mat *P, Vec *rscale)
-{
-  PetscBool isqbox;
-
-  PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)dmf, DMQBOX, &isqbox));
-  PetscCheck(isqbox, PetscObjectComm((PetscObject)dmc), PETSC_ERR_ARG_WRONG, "DMCreateInterpolation() from a DMQBOX needs a fine DM of type %s, not %s", DMQBOX, ((PetscObject)dmf)->type_name);
-  PetscCall(DMQBoxCreateTransfer_Private(dmc, dmf, PETSC_TRUE, P));
-  if (rscale) *rscale = NULL;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*@
-  DMQBoxInterpolate - Embeds a coarse-level function into the refined level (boundary values included)
-
-  Collective
-
-  Input Parameters:
-+ dmc - the coarse `DMQBOX`
-. xc  - a global vector of dmc
-- dmf - the fine `DMQBOX`, the uniform refinement of dmc (`DMRefine()` or `DMCoarsen()`)
-
-  Output Parameter:
-. xf - a global vector of dmf: the same Q_k function on the fine mesh
-
-  Level: intermediate
-
-  Note:
-  `DMCreateInterpolation()` gives the multigrid transfer, which acts on functions vanishing on the
-  boundary; this function keeps the boundary values (e.g. to pass a solution to a finer mesh).
-
-.seealso: `DMQBOX`, `DMCreateInterpolation()`, `DMRefine()`
-@*/
-PetscErrorCode DMQBoxInterpolate(DM dmc, Vec xc, DM dmf, Vec xf)
-{
-  Mat P;
-
-  PetscFunctionBegin;
-  PetscCall(DMQBoxCheck_Private(dmc, "DMQBoxInterpolate"));
-  PetscCall(DMQBoxCheck_Private(dmf, "DMQBoxInterpolate"));
-  PetscCall(DMQBoxCreateTransfer_Private(dmc, dmf, PETSC_FALSE, &P));
-  PetscCall(MatMult(P, xc, xf));
-  PetscCall(MatDestroy(&P));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

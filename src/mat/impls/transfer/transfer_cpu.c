@@ -12,7 +12,6 @@
 #include <petscvpatch/private/vpcontract.h>
 #include <petscsys.h>
 
-#define NFMAX ((2 * VPATCH_MAX_N1D - 1) * (2 * VPATCH_MAX_N1D - 1) * (2 * VPATCH_MAX_N1D - 1))
 
 /* weight of fine node f (0..2k) of coarse cell c in one direction */
 static inline PetscReal FineWeight(const VPGrid *gc, PetscInt d, PetscInt c, PetscInt f)
@@ -22,11 +21,11 @@ static inline PetscReal FineWeight(const VPGrid *gc, PetscInt d, PetscInt c, Pet
   return 1.0;
 }
 
-static PetscErrorCode Transfer(const VPGrid *gc, const VPGrid *gf, const VPBasis1D *b, PetscBool homogeneous, PetscBool restrict_, const PetscScalar *in, PetscScalar *out)
+static PetscErrorCode Transfer(const VPGrid *gc, const VPGrid *gf, const VPBasis1D *b, PetscBool homogeneous, PetscBool restrict_, const PetscScalar *in, PetscScalar *out, PetscScalar *work)
 {
-  PetscInt    k = gc->k, n = k + 1, nf = 2 * k + 1, dim = gc->dim;
-  PetscInt    nz = dim == 3 ? n : 1, nfz = dim == 3 ? nf : 1, czm = dim == 3 ? gc->cm[2] : 1;
-  PetscScalar uc[NFMAX], uf[NFMAX], t1[NFMAX], t2[NFMAX];
+  PetscInt     k = gc->k, n = k + 1, nf = 2 * k + 1, dim = gc->dim;
+  PetscInt     nz = dim == 3 ? n : 1, nfz = dim == 3 ? nf : 1, czm = dim == 3 ? gc->cm[2] : 1, nft = nf * nf * nfz;
+  PetscScalar *uc = work, *uf = uc + nft, *t1 = uf + nft, *t2 = t1 + nft;
 
   PetscFunctionBegin;
   for (PetscInt cz = 0; cz < czm; cz++)
@@ -100,16 +99,16 @@ static PetscErrorCode Transfer(const VPGrid *gc, const VPGrid *gf, const VPBasis
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode VPTransferProlong_CPU(const VPGrid *gc, const VPGrid *gf, const VPBasis1D *b, PetscBool homogeneous, const PetscScalar *xcl, PetscScalar *yfl)
+PetscErrorCode VPTransferProlong_CPU(const VPGrid *gc, const VPGrid *gf, const VPBasis1D *b, PetscBool homogeneous, const PetscScalar *xcl, PetscScalar *yfl, PetscScalar *work)
 {
   PetscFunctionBegin;
-  PetscCall(Transfer(gc, gf, b, homogeneous, PETSC_FALSE, xcl, yfl));
+  PetscCall(Transfer(gc, gf, b, homogeneous, PETSC_FALSE, xcl, yfl, work));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode VPTransferRestrict_CPU(const VPGrid *gc, const VPGrid *gf, const VPBasis1D *b, PetscBool homogeneous, const PetscScalar *xfl, PetscScalar *ycl)
+PetscErrorCode VPTransferRestrict_CPU(const VPGrid *gc, const VPGrid *gf, const VPBasis1D *b, PetscBool homogeneous, const PetscScalar *xfl, PetscScalar *ycl, PetscScalar *work)
 {
   PetscFunctionBegin;
-  PetscCall(Transfer(gc, gf, b, homogeneous, PETSC_TRUE, xfl, ycl));
+  PetscCall(Transfer(gc, gf, b, homogeneous, PETSC_TRUE, xfl, ycl, work));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -27,6 +27,7 @@ typedef struct {
   PetscBool           kernelset; /* -pc_vpatch_kernel or -pc_vpatch_patches_per_block given (GPU only: noted when the CPU path runs) */
   PetscScalar         scale;     /* the preconditioning matrix is scale * (the DMQBOX Laplacian) */
   Vec                 bs;        /* b / scale, when scale != 1 */
+  PetscScalar        *work;      /* CPU path: one patch's work arrays (VPPatchWorkSize()) */
   PCVPatchLocalSolver local;     /* fast diagonalization or stored dense LU */
   DM                  dm;        /* the DMQBOX of the operator (referenced) */
   VPPatchOp           op;        /* 1D patch matrices, eigenvectors and eigenvalues */
@@ -214,6 +215,7 @@ static PetscErrorCode PCReset_VPatch(PC pc)
   PetscCall(VecDestroy(&jac->dl));
   PetscCall(VecDestroy(&jac->w));
   PetscCall(VecDestroy(&jac->bs));
+  PetscCall(PetscFree(jac->work));
   PetscCall(PetscFree2(jac->LU, jac->piv));
   PetscCall(VPDeviceFree_Private(&jac->scratch));
   jac->op.LU  = NULL;
@@ -246,6 +248,7 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
   if (jac->scale != (PetscScalar)1.0) PetscCall(DMCreateGlobalVector(dm, &jac->bs));
   for (PetscInt d = 0; d < q->dim; d++) PetscCall(PCVPatchSetUpDirection(&jac->op, &q->basis, d, q->grid.h[d]));
   if (jac->local == PC_VPATCH_LOCAL_DENSE) PetscCall(PCVPatchSetUpDense(jac));
+  PetscCall(PetscMalloc1(VPPatchWorkSize(q->dim, q->degree), &jac->work));
   PetscCall(DMQBoxIsCUDA_Private(dm, &jac->cuda));
   if (!jac->cuda && jac->kernelset) PetscCall(PetscInfo(pc, "-pc_vpatch_kernel and -pc_vpatch_patches_per_block choose GPU kernels; the CPU path runs here and ignores them\n"));
   PetscCheck(jac->cuda || jac->precision == VP_PRECISION_DOUBLE, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCVPATCH -pc_vpatch_precision single runs on the GPU only: use -dm_vec_type cuda, or double precision");
@@ -309,9 +312,11 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
   const PetscScalar *ba, *xa;
   PetscScalar       *da;
   PetscMemType       mt;
+  PetscBool          global = PETSC_FALSE;
 
   PetscFunctionBegin;
-  if (jac->cuda && jac->kernel != PC_VPATCH_KERNEL_GLOBAL && ((DM_QBox *)jac->dm->data)->samelayout) {
+  if (jac->kernel != PC_VPATCH_KERNEL_GLOBAL) PetscCall(DMQBoxUseGlobalArrays_Private(jac->dm, b, &global));
+  if (global) {
     /* one rank: the local box is the global vector. The kernels read b and x and add the corrections into x in
        place: patches of one color share no interior node, and a patch reads only its own nodes, so no patch of the
        color reads a value that another one writes. This skips the ghost updates of every color. */
@@ -322,6 +327,7 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
     PetscCall(PetscLogGpuTimeBegin());
     for (PetscInt i = 0; i < nc; i++) PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), reverse ? nc - 1 - i : i, (PetscInt)jac->kernel, jac->ppb, ba, xw, xw, jac->scratch));
     PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops(VPFlopsPatches(g) * VPFlopsPatchGPU(g->dim, g->k)));
     PetscCall(VecRestoreArrayAndMemType(x, &xw));
     PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
     PetscCall(PCVPatchBoundary(jac, b, x));
@@ -346,12 +352,14 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
       PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, (PetscInt)jac->kernel, jac->ppb, ba, xa, da, jac->scratch));
       PetscCall(PetscLogGpuTimeEnd());
     } else
-      PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, c, PETSC_FALSE, ba, xa, da));
+      PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, c, PETSC_FALSE, ba, xa, da, jac->work));
     PetscCall(VecRestoreArrayAndMemType(jac->dl, &da));
     PetscCall(VecRestoreArrayReadAndMemType(jac->xl, &xa));
     PetscCall(VecRestoreArrayReadAndMemType(jac->bl, &ba));
     PetscCall(DMLocalToGlobal(jac->dm, jac->dl, ADD_VALUES, x));
   }
+  if (jac->cuda) PetscCall(PetscLogGpuFlops(VPFlopsPatches(g) * VPFlopsPatchGPU(g->dim, g->k)));
+  else PetscCall(PetscLogFlops(VPFlopsPatches(g) * VPFlopsPatchCPU(g->dim, g->k)));
   PetscCall(PCVPatchBoundary(jac, b, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -368,7 +376,8 @@ static PetscErrorCode PCVPatchAdditive(PC_VPatch *jac, Vec r, Vec y)
   PetscCall(VecSet(jac->dl, 0.0));
   PetscCall(VecGetArrayRead(jac->bl, &ra));
   PetscCall(VecGetArray(jac->dl, &da));
-  PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, -1, PETSC_TRUE, ra, NULL, da));
+  PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, -1, PETSC_TRUE, ra, NULL, da, jac->work));
+  PetscCall(PetscLogFlops(VPFlopsPatches(g) * VPFlopsPatchCPU(g->dim, g->k)));
   PetscCall(VecRestoreArray(jac->dl, &da));
   PetscCall(VecRestoreArrayRead(jac->bl, &ra));
   PetscCall(VecSet(y, 0.0));

@@ -11,7 +11,6 @@
 #include <petscsys.h>
 #include <lapacke.h>
 
-#define NPMAX (VPATCH_MAX_NP * VPATCH_MAX_NP * VPATCH_MAX_NP)
 
 /* A_patch x over the whole patch, by sum factorization with the (2k+1)^2 1D matrices */
 static void PatchApply(const VPPatchOp *op, PetscInt np, const PetscScalar *x, PetscScalar *v, PetscScalar *a, PetscScalar *t1, PetscScalar *t2, PetscScalar *t3)
@@ -68,12 +67,12 @@ static PetscErrorCode PatchSolve(const VPPatchOp *op, PetscInt ni, PetscScalar *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *g, const VPPatchOp *op, PetscInt color, PetscBool additive, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl)
+PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *g, const VPPatchOp *op, PetscInt color, PetscBool additive, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *work)
 {
-  PetscInt    k = g->k, np = 2 * k + 1, ni = 2 * k - 1, dim = g->dim;
-  PetscInt    npz = dim == 3 ? np : 1, niz = dim == 3 ? ni : 1;
-  PetscInt    vlo[3], vhi[3];
-  PetscScalar xp[NPMAX], v[NPMAX], a[NPMAX], t1[NPMAX], t2[NPMAX], t3[NPMAX], r[NPMAX], u[NPMAX];
+  PetscInt     k = g->k, np = 2 * k + 1, ni = 2 * k - 1, dim = g->dim;
+  PetscInt     npz = dim == 3 ? np : 1, niz = dim == 3 ? ni : 1, npt = np * np * npz;
+  PetscInt     vlo[3], vhi[3];
+  PetscScalar *xp = work, *v = xp + npt, *a = v + npt, *t1 = a + npt, *t2 = t1 + npt, *t3 = t2 + npt, *r = t3 + npt, *u = r + npt;
 
   PetscFunctionBegin;
   /* this rank's vertices: the lower corners of its cells, interior to the domain */

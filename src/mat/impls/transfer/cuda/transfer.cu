@@ -52,29 +52,28 @@ template <int NF> __device__ __forceinline__ bool VPDFineOwned(int wf, int fx, i
   return !(((wf & 2) && fx == NF - 1) || ((wf & 8) && fy == NF - 1) || ((wf & 32) && fz == NF - 1));
 }
 
-/* 2D (3D: VPTransferBoxKernel below): NB coarse cells per block */
-template <int DIM, int K, bool RESTRICT, typename T> __global__ void VPTransferKernel(VPGrid gc, VPGrid gf, int ncells, bool homogeneous, const PetscScalar *__restrict__ in, PetscScalar *__restrict__ out)
+/* 2D: NB coarse cells per block (3D: VPTransferBoxKernel below) */
+template <int K, bool RESTRICT, typename T> __global__ void VPTransferKernel(VPGrid gc, VPGrid gf, int ncells, bool homogeneous, const PetscScalar *__restrict__ in, PetscScalar *__restrict__ out)
 {
-  constexpr int N = K + 1, NF = 2 * K + 1, NZ = DIM == 3 ? N : 1, NFZ = DIM == 3 ? NF : 1;
-  constexpr int NC = N * N * NZ, NFT = NF * NF * NFZ, NB = VPBatch<NFT>::value;
-  VP_DYNAMIC_SHARED(T, smem); /* three buffers of NB tensors of NF^d */
+  constexpr int N = K + 1, NF = 2 * K + 1;
+  constexpr int NC = N * N, NFT = NF * NF, NB = VPBatch<NFT>::value;
+  VP_DYNAMIC_SHARED(T, smem); /* three buffers of NB tensors of NF^2 */
   T                  *U = smem, *T1 = U + NB * NFT, *T2 = T1 + NB * NFT;
   __shared__ PetscInt cbase[NB], fbase[NB];            /* local index of the cell's first coarse and first fine node */
   __shared__ int      cflag[NB], fflag[NB], wflag[NB]; /* VPDBoxFlags (0 if not homogeneous; -1: no cell), neighbour bits (VPDFineOwned) */
-  const int           csy = (int)gc.gxm[0], csz = (int)(gc.gxm[0] * gc.gxm[1]), fsy = (int)gf.gxm[0], fsz = (int)(gf.gxm[0] * gf.gxm[1]);
+  const int           csy = (int)gc.gxm[0], fsy = (int)gf.gxm[0];
 
   for (int b = threadIdx.x; b < NB; b += blockDim.x) { /* once per cell: runtime divisions, 64-bit index arithmetic */
     const int c  = blockIdx.x * NB + b;
     int       cf = -1, ff = -1, wf = 0;
     PetscInt  co = 0, fo = 0;
     if (c < ncells) {
-      const int cx = (int)gc.cs[0] + c % (int)gc.cm[0], cy = (int)gc.cs[1] + (c / (int)gc.cm[0]) % (int)gc.cm[1], cz = DIM == 3 ? (int)gc.cs[2] + c / (int)(gc.cm[0] * gc.cm[1]) : 0;
-      co = VPDLocalIndex(gc, cx * K, cy * K, cz * K);
-      fo = VPDLocalIndex(gf, 2 * cx * K, 2 * cy * K, 2 * cz * K);
-      cf = homogeneous ? VPDBoxFlags(gc, N, cx * K, cy * K, cz * K) : 0;
-      ff = homogeneous ? VPDBoxFlags(gf, NF, 2 * cx * K, 2 * cy * K, 2 * cz * K) : 0;
+      const int cx = (int)gc.cs[0] + c % (int)gc.cm[0], cy = (int)gc.cs[1] + c / (int)gc.cm[0];
+      co = VPDLocalIndex(gc, cx * K, cy * K, 0);
+      fo = VPDLocalIndex(gf, 2 * cx * K, 2 * cy * K, 0);
+      cf = homogeneous ? VPDBoxFlags(gc, N, cx * K, cy * K, 0) : 0;
+      ff = homogeneous ? VPDBoxFlags(gf, NF, 2 * cx * K, 2 * cy * K, 0) : 0;
       wf = (cx > 0 ? 1 : 0) | (cx < gc.N[0] - 1 ? 2 : 0) | (cy > 0 ? 4 : 0) | (cy < gc.N[1] - 1 ? 8 : 0);
-      if (DIM == 3) wf |= (cz > 0 ? 16 : 0) | (cz < gc.N[2] - 1 ? 32 : 0);
     }
     cbase[b] = co;
     fbase[b] = fo;
@@ -85,49 +84,37 @@ template <int DIM, int K, bool RESTRICT, typename T> __global__ void VPTransferK
   __syncthreads();
   if (!RESTRICT) {
     for (int t = threadIdx.x; t < NB * NC; t += blockDim.x) {
-      const int b = t / NC, e = t - b * NC, ex = e % N, ey = (e / N) % N, ez = e / (N * N), f = cflag[b];
+      const int b = t / NC, e = t - b * NC, ex = e % N, ey = e / N, f = cflag[b];
       T         v = 0;
-      if (f >= 0 && !VPDBoxOnBoundary<N>(f, ex, ey, ez)) v = (T)in[cbase[b] + (ex + ey * csy + ez * csz)];
+      if (f >= 0 && !VPDBoxOnBoundary<N>(f, ex, ey, 0)) v = (T)in[cbase[b] + (ex + ey * csy)];
       U[t] = v;
     }
     __syncthreads();
-    VPTrLines<K, N, N, NZ, 0, false>(U, T1, NB);
+    VPTrLines<K, N, N, 1, 0, false>(U, T1, NB);
     __syncthreads();
-    VPTrLines<K, NF, N, NZ, 1, false>(T1, T2, NB);
+    VPTrLines<K, NF, N, 1, 1, false>(T1, T2, NB);
     __syncthreads();
-    T *R = T2;
-    if (DIM == 3) {
-      VPTrLines<K, NF, NF, NZ, 2, false>(T2, U, NB);
-      __syncthreads();
-      R = U;
-    }
     for (int t = threadIdx.x; t < NB * NFT; t += blockDim.x) {
-      const int b = t / NFT, e = t - b * NFT, fx = e % NF, fy = (e / NF) % NF, fz = e / (NF * NF), f = fflag[b];
-      if (f < 0 || VPDBoxOnBoundary<NF>(f, fx, fy, fz) || !VPDFineOwned<NF>(wflag[b], fx, fy, fz)) continue;
-      out[fbase[b] + (fx + fy * fsy + fz * fsz)] += (PetscScalar)R[t]; /* the owner cell only: no other thread writes this node */
+      const int b = t / NFT, e = t - b * NFT, fx = e % NF, fy = e / NF, f = fflag[b];
+      if (f < 0 || VPDBoxOnBoundary<NF>(f, fx, fy, 0) || !VPDFineOwned<NF>(wflag[b], fx, fy, 0)) continue;
+      out[fbase[b] + (fx + fy * fsy)] += (PetscScalar)T2[t]; /* the owner cell only: no other thread writes this node */
     }
   } else {
     for (int t = threadIdx.x; t < NB * NFT; t += blockDim.x) {
-      const int b = t / NFT, e = t - b * NFT, fx = e % NF, fy = (e / NF) % NF, fz = e / (NF * NF), f = fflag[b];
+      const int b = t / NFT, e = t - b * NFT, fx = e % NF, fy = e / NF, f = fflag[b];
       T         v = 0;
-      if (f >= 0 && !VPDBoxOnBoundary<NF>(f, fx, fy, fz) && VPDFineOwned<NF>(wflag[b], fx, fy, fz)) v = (T)in[fbase[b] + (fx + fy * fsy + fz * fsz)];
+      if (f >= 0 && !VPDBoxOnBoundary<NF>(f, fx, fy, 0) && VPDFineOwned<NF>(wflag[b], fx, fy, 0)) v = (T)in[fbase[b] + (fx + fy * fsy)];
       U[t] = v;
     }
     __syncthreads();
-    VPTrLines<K, NF, NF, NFZ, 0, true>(U, T1, NB);
+    VPTrLines<K, NF, NF, 1, 0, true>(U, T1, NB);
     __syncthreads();
-    VPTrLines<K, N, NF, NFZ, 1, true>(T1, T2, NB);
+    VPTrLines<K, N, NF, 1, 1, true>(T1, T2, NB);
     __syncthreads();
-    T *R = T2;
-    if (DIM == 3) {
-      VPTrLines<K, N, N, NFZ, 2, true>(T2, U, NB);
-      __syncthreads();
-      R = U;
-    }
     for (int t = threadIdx.x; t < NB * NC; t += blockDim.x) {
-      const int b = t / NC, e = t - b * NC, ex = e % N, ey = (e / N) % N, ez = e / (N * N), f = cflag[b];
-      if (f < 0 || VPDBoxOnBoundary<N>(f, ex, ey, ez)) continue;
-      atomicAdd(&out[cbase[b] + (ex + ey * csy + ez * csz)], (PetscScalar)R[t]);
+      const int b = t / NC, e = t - b * NC, ex = e % N, ey = e / N, f = cflag[b];
+      if (f < 0 || VPDBoxOnBoundary<N>(f, ex, ey, 0)) continue;
+      atomicAdd(&out[cbase[b] + (ex + ey * csy)], (PetscScalar)T2[t]);
     }
   }
 }
@@ -302,11 +289,11 @@ template <int DIM, int K, typename T> struct VPTransfer {
       PetscCallCUDA(cudaGetLastError());
     } else {
       if (restrict_) {
-        PetscCallCUDA(cudaFuncSetAttribute(VPTransferKernel<DIM, K, true, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-        VPTransferKernel<DIM, K, true, T><<<(ncells + NB - 1) / NB, VPThreads(NB * NFT), shmem, stream>>>(*gc, *gf, ncells, homogeneous ? true : false, in, out);
+        PetscCallCUDA(cudaFuncSetAttribute(VPTransferKernel<K, true, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+        VPTransferKernel<K, true, T><<<(ncells + NB - 1) / NB, VPThreads(NB * NFT), shmem, stream>>>(*gc, *gf, ncells, homogeneous ? true : false, in, out);
       } else {
-        PetscCallCUDA(cudaFuncSetAttribute(VPTransferKernel<DIM, K, false, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-        VPTransferKernel<DIM, K, false, T><<<(ncells + NB - 1) / NB, VPThreads(NB * NFT), shmem, stream>>>(*gc, *gf, ncells, homogeneous ? true : false, in, out);
+        PetscCallCUDA(cudaFuncSetAttribute(VPTransferKernel<K, false, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+        VPTransferKernel<K, false, T><<<(ncells + NB - 1) / NB, VPThreads(NB * NFT), shmem, stream>>>(*gc, *gf, ncells, homogeneous ? true : false, in, out);
       }
       PetscCallCUDA(cudaGetLastError());
     }

@@ -1,0 +1,72 @@
+/*
+  Flop models of the petsc-vpatch kernels: what each log event adds with PetscLogFlops() / PetscLogGpuFlops(), so that
+  -log_view's rates mean something, and what bench/bench_kernels reports (bench/report.py takes its "flops" from there).
+  Multiply-adds count 2. Scalings by cell sizes, divisions and index arithmetic are not counted.
+*/
+#pragma once
+
+#include <petscvpatch/private/vpkernels.h>
+
+/* owned cells of a level */
+static inline PetscLogDouble VPFlopsCells(const VPGrid *g)
+{
+  return (PetscLogDouble)g->cm[0] * (PetscLogDouble)g->cm[1] * (PetscLogDouble)g->cm[2];
+}
+
+/* MatMult per cell (N = k + 1), sum factorization with the 1D cell matrices: 2D 4 contractions of 2 N^3 and the sum,
+   3D 7 contractions of 2 N^4 and the sums */
+static inline PetscLogDouble VPFlopsLaplacianCell(PetscInt dim, PetscInt k)
+{
+  PetscLogDouble n = (PetscLogDouble)(k + 1);
+  return dim == 2 ? 8 * n * n * n + n * n : 14 * n * n * n * n + 2 * n * n * n;
+}
+static inline PetscLogDouble VPFlopsLaplacian(const VPGrid *g)
+{
+  return VPFlopsCells(g) * VPFlopsLaplacianCell(g->dim, g->k);
+}
+
+/* MatGetDiagonal per cell: every node's entry is a sum of d products of d 1D diagonal entries */
+static inline PetscLogDouble VPFlopsDiagonal(const VPGrid *g)
+{
+  PetscLogDouble n = (PetscLogDouble)(g->k + 1), nd = g->dim == 2 ? n * n : n * n * n;
+  return VPFlopsCells(g) * nd * (g->dim == 2 ? 3 : 8);
+}
+
+/* prolongation or restriction per coarse cell (N = k + 1 coarse, NF = 2k + 1 fine nodes per direction): one 1D product
+   per direction, from N^d to NF^d values (restriction: the transposes, the same count) */
+static inline PetscLogDouble VPFlopsTransfer(const VPGrid *gc)
+{
+  PetscLogDouble n = (PetscLogDouble)(gc->k + 1), nf = (PetscLogDouble)(2 * gc->k + 1);
+  return VPFlopsCells(gc) * (gc->dim == 2 ? 2 * n * (n * nf + nf * nf) : 2 * n * (n * n * nf + n * nf * nf + nf * nf * nf));
+}
+
+/* interior vertices whose patches this rank processes (the lower corners of its cells): all colors of one sweep */
+static inline PetscLogDouble VPFlopsPatches(const VPGrid *g)
+{
+  PetscLogDouble np = 1;
+  for (PetscInt d = 0; d < g->dim; d++) {
+    PetscInt lo = g->cs[d] > 1 ? g->cs[d] : 1, hi = PetscMin(g->cs[d] + g->cm[d] - 1, g->N[d] - 1);
+    np *= hi >= lo ? (PetscLogDouble)(hi - lo + 1) : 0;
+  }
+  return np;
+}
+
+/* one patch of the GPU kernels (localized residual and fast-diagonalization solve on the interior rows; NP = 2k + 1,
+   NI = 2k - 1): a 1D product on a line costs R (the interior rows of the patch matrix: plain 2 (2k^2 + 2k - 1) for
+   k <= 3, by cells with the even-odd decomposition 4 (H^2 + HO^2) + 8 HO + 1 for k >= 4, H = k/2 + 1, HO = (k+1)/2)
+   or E (the eigenvectors, even-odd: 2 (k^2 + (k-1)^2) + 2 (k-1)); 3D R (2 NP^2 + 3 NP NI + 2 NI^2) + 6 NI^2 E,
+   2D R (2 NP + 2 NI) + 4 NI E */
+static inline PetscLogDouble VPFlopsPatchGPU(PetscInt dim, PetscInt k)
+{
+  PetscLogDouble np = 2 * k + 1, ni = 2 * k - 1, h = k / 2 + 1, ho = (k + 1) / 2;
+  PetscLogDouble r = k >= 4 ? 4 * (h * h + ho * ho) + 8 * ho + 1 : 2 * (2.0 * k * k + 2 * k - 1), e = 2 * ((PetscLogDouble)k * k + (k - 1.0) * (k - 1)) + 2 * (k - 1);
+  return dim == 2 ? r * (2 * np + 2 * ni) + 4 * ni * e : r * (2 * np * np + 3 * np * ni + 2 * ni * ni) + 6 * ni * ni * e;
+}
+
+/* one patch of the CPU kernel: the patch operator on the whole (2k+1)^d patch (as MatMult per cell, with NP for N),
+   the residual on the NI^d interior, 2d contractions of NI^(d+1) for the solve, the correction */
+static inline PetscLogDouble VPFlopsPatchCPU(PetscInt dim, PetscInt k)
+{
+  PetscLogDouble ni = 2 * k - 1, nid = dim == 2 ? ni * ni : ni * ni * ni;
+  return VPFlopsLaplacianCell(dim, 2 * k) + 2 * nid + (dim == 2 ? 8 : 12) * nid * ni;
+}

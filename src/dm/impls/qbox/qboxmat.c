@@ -1,0 +1,163 @@
+/*
+  The operators a DMQBOX owns, as DMDA owns fdda.c and dainterp.c: DMCreateMatrix() (the matrix-free Laplacian,
+  src/mat/impls/laplacian/, or the same operator assembled here), the KSP compute-operators callback that DMSetUp()
+  installs, and DMCreateInterpolation() (the matrix-free transfer, src/mat/impls/transfer/).
+*/
+#include <petscvpatch/private/qboximpl.h>
+
+/* Nonzeros per row along one direction: the interior nodes of the cells that contain node p,
+   split into those owned by this rank (ownership [xs, xs+xm)) and the rest */
+static void RowCount1D(PetscInt p, PetscInt k, PetscInt nn, PetscInt xs, PetscInt xm, PetscInt *all, PetscInt *own)
+{
+  PetscInt lo = (p % k == 0) ? p - k : (p / k) * k, hi = (p % k == 0) ? p + k : (p / k) * k + k;
+  lo   = PetscMax(lo, 1);
+  hi   = PetscMin(hi, nn - 2);
+  *all = hi - lo + 1;
+  lo   = PetscMax(lo, xs);
+  hi   = PetscMin(hi, xs + xm - 1);
+  *own = PetscMax(hi - lo + 1, 0);
+}
+
+PetscErrorCode DMQBoxAssembleLaplacian_Private(DM dm, MatType type, Mat *A)
+{
+  DM_QBox               *q = (DM_QBox *)dm->data;
+  const VPGrid          *g = &q->grid;
+  PetscInt               n = g->xm[0] * g->xm[1] * g->xm[2], k = q->degree, n1 = k + 1, nz1 = q->dim == 3 ? n1 : 1, ne = n1 * n1 * nz1;
+  PetscInt              *dnnz, *onnz, *idx, r = 0;
+  PetscScalar           *Ae;
+  ISLocalToGlobalMapping ltog;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(VPATCH_LaplacianAssemble, dm, 0, 0, 0));
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)dm), A));
+  PetscCall(MatSetSizes(*A, n, n, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(PetscMalloc2(n, &dnnz, n, &onnz));
+  for (PetscInt pz = g->xs[2]; pz < g->xs[2] + g->xm[2]; pz++)
+    for (PetscInt py = g->xs[1]; py < g->xs[1] + g->xm[1]; py++)
+      for (PetscInt px = g->xs[0]; px < g->xs[0] + g->xm[0]; px++, r++) {
+        PetscInt p[3] = {px, py, pz}, all = 1, own = 1;
+        if (VPGridIsBoundary(g, p)) {
+          dnnz[r] = 1;
+          onnz[r] = 0;
+          continue;
+        }
+        for (PetscInt d = 0; d < q->dim; d++) {
+          PetscInt a, o;
+          RowCount1D(p[d], k, VPGridNodes(g, d), g->xs[d], g->xm[d], &a, &o);
+          all *= a;
+          own *= o;
+        }
+        dnnz[r] = own;
+        onnz[r] = all - own;
+      }
+  PetscCall(MatXAIJSetPreallocation(*A, 1, dnnz, onnz, dnnz, onnz));
+  PetscCall(PetscFree2(dnnz, onnz));
+  PetscCall(DMGetLocalToGlobalMapping(dm, &ltog));
+  PetscCall(MatSetLocalToGlobalMapping(*A, ltog, ltog));
+  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
+
+  PetscCall(PetscMalloc2(ne * ne, &Ae, ne, &idx));
+  PetscCall(VPLaplacianCellMatrix_CPU(g, &q->basis, Ae));
+  for (PetscInt cz = g->cs[2]; cz < g->cs[2] + g->cm[2]; cz++)
+    for (PetscInt cy = g->cs[1]; cy < g->cs[1] + g->cm[1]; cy++)
+      for (PetscInt cx = g->cs[0]; cx < g->cs[0] + g->cm[0]; cx++) {
+        PetscInt e = 0;
+        for (PetscInt iz = 0; iz < nz1; iz++)
+          for (PetscInt iy = 0; iy < n1; iy++)
+            for (PetscInt ix = 0; ix < n1; ix++, e++) {
+              PetscInt p[3] = {cx * k + ix, cy * k + iy, q->dim == 3 ? cz * k + iz : 0};
+              idx[e]        = VPGridIsBoundary(g, p) ? -1 : VPGridLocalIndex(g, p); /* negative: eliminated */
+            }
+        PetscCall(MatSetValuesLocal(*A, ne, idx, ne, idx, Ae, ADD_VALUES));
+      }
+  PetscCall(PetscFree2(Ae, idx));
+  for (PetscInt pz = g->xs[2]; pz < g->xs[2] + g->xm[2]; pz++)
+    for (PetscInt py = g->xs[1]; py < g->xs[1] + g->xm[1]; py++)
+      for (PetscInt px = g->xs[0]; px < g->xs[0] + g->xm[0]; px++) {
+        PetscInt    p[3] = {px, py, pz}, i;
+        PetscScalar one  = 1.0;
+        if (!VPGridIsBoundary(g, p)) continue;
+        i = VPGridLocalIndex(g, p);
+        PetscCall(MatSetValuesLocal(*A, 1, &i, 1, &i, &one, ADD_VALUES));
+      }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscLogEventEnd(VPATCH_LaplacianAssemble, dm, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMCreateMatrix_QBox(DM dm, Mat *A)
+{
+  PetscBool isshell;
+
+  PetscFunctionBegin;
+  PetscCall(PetscStrcmp(dm->mattype, MATSHELL, &isshell));
+  if (isshell)
+    PetscCall(DMQBoxCreateLaplacianShell_Private(dm, A));
+  else
+    PetscCall(DMQBoxAssembleLaplacian_Private(dm, dm->mattype, A));
+  PetscCall(MatSetOption(*A, MAT_SYMMETRIC, PETSC_TRUE));
+  PetscCall(MatSetOption(*A, MAT_SYMMETRY_ETERNAL, PETSC_TRUE));
+  PetscCall(MatSetOption(*A, MAT_SPD, PETSC_TRUE));
+  PetscCall(MatSetOption(*A, MAT_SPD_ETERNAL, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The KSP compute-operators callback that DMSetUp() installs (KSPSetDM() needs one): DMCreateMatrix() already gives
+   the complete operator, so there is nothing left to compute */
+PetscErrorCode DMQBoxComputeOperators_Private(KSP ksp, Mat A, Mat B, void *ctx)
+{
+  PetscFunctionBegin;
+  (void)ksp;
+  (void)A;
+  (void)B;
+  (void)ctx;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMCreateInterpolation_QBox(DM dmc, DM dmf, Mat *P, Vec *rscale)
+{
+  PetscBool isqbox;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)dmf, DMQBOX, &isqbox));
+  PetscCheck(isqbox, PetscObjectComm((PetscObject)dmc), PETSC_ERR_ARG_WRONG, "DMCreateInterpolation() from a DMQBOX needs a fine DM of type %s, not %s", DMQBOX, ((PetscObject)dmf)->type_name);
+  PetscCall(DMQBoxCreateTransfer_Private(dmc, dmf, PETSC_TRUE, P));
+  if (rscale) *rscale = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMQBoxInterpolate - Embeds a coarse-level function into the refined level (boundary values included)
+
+  Collective
+
+  Input Parameters:
++ dmc - the coarse `DMQBOX`
+. xc  - a global vector of dmc
+- dmf - the fine `DMQBOX`, the uniform refinement of dmc (`DMRefine()` or `DMCoarsen()`)
+
+  Output Parameter:
+. xf - a global vector of dmf: the same Q_k function on the fine mesh
+
+  Level: intermediate
+
+  Note:
+  `DMCreateInterpolation()` gives the multigrid transfer, which acts on functions vanishing on the
+  boundary; this function keeps the boundary values (e.g. to pass a solution to a finer mesh).
+
+.seealso: `DMQBOX`, `DMCreateInterpolation()`, `DMRefine()`
+@*/
+PetscErrorCode DMQBoxInterpolate(DM dmc, Vec xc, DM dmf, Vec xf)
+{
+  Mat P;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxCheck_Private(dmc, "DMQBoxInterpolate"));
+  PetscCall(DMQBoxCheck_Private(dmf, "DMQBoxInterpolate"));
+  PetscCall(DMQBoxCreateTransfer_Private(dmc, dmf, PETSC_FALSE, &P));
+  PetscCall(MatMult(P, xc, xf));
+  PetscCall(MatDestroy(&P));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
