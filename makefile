@@ -28,7 +28,9 @@ PREFIX  ?= /usr/local
 MPI_CFLAGS := $(shell $(PCC) --showme:compile 2>/dev/null || $(PCC) -compile_info 2>/dev/null | cut -d' ' -f2- | tr ' ' '\n' | grep '^-I' | tr '\n' ' ')
 MPI_LIBS   := $(shell $(PCC) --showme:link 2>/dev/null || $(PCC) -link_info 2>/dev/null | cut -d' ' -f2- | tr ' ' '\n' | grep '^-[LlW]' | tr '\n' ' ')
 BUILD   := build/$(or $(PETSC_ARCH),prefix)
-LIBNAME := lib/libpetscvpatch.so
+# one library per PETSc build: a 32-bit and a 64-bit PetscInt library must never be mixed up
+LIBDIR  := lib/$(or $(PETSC_ARCH),prefix)
+LIBNAME := $(LIBDIR)/libpetscvpatch.so
 VP_CFLAGS := $(PCC_FLAGS) -Wall -Iinclude $(PETSC_CC_INCLUDES)
 SRC_C   := $(wildcard src/*/*.c src/*/impls/*/*.c)
 SRC_CU  := $(if $(CUDAC),$(wildcard src/*/cuda/*.cu src/*/impls/*/cuda/*.cu),)
@@ -36,7 +38,7 @@ OBJ     := $(SRC_C:%.c=$(BUILD)/obj/%.o) $(SRC_CU:%.cu=$(BUILD)/obj/%.o)
 HDRS    := $(wildcard include/*.h include/petscvpatch/private/*.h include/petscvpatch/private/*.cuh tests/*.h bench/*.h)
 EXAMPLES := $(patsubst %.c,$(BUILD)/%,$(wildcard tutorials/ex*.c) $(wildcard bench/bench_*.c))
 TESTS    := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/test_*.c))
-LINK_VP  := -L$(CURDIR)/lib -Wl,-rpath,$(CURDIR)/lib -lpetscvpatch $(PETSC_WITH_EXTERNAL_LIB) -llapacke
+LINK_VP  := -L$(CURDIR)/$(LIBDIR) -Wl,-rpath,$(CURDIR)/$(LIBDIR) -lpetscvpatch $(PETSC_WITH_EXTERNAL_LIB) -llapacke
 RUNNER   := python3 tests/runtests.py --build $(BUILD) --mpiexec "$(MPIEXEC)" --petsc-dir $(PETSC_DIR) --petsc-arch "$(PETSC_ARCH)"
 
 all: lib examples tests
@@ -53,7 +55,7 @@ $(BUILD)/obj/%.o: %.cu $(HDRS)
 	$(CUDAC) $(CUDAC_FLAGS) -Iinclude $(PETSC_CC_INCLUDES) $(CUDAPP_FLAGS) -c $< -o $@
 
 $(LIBNAME): $(OBJ)
-	@mkdir -p lib
+	@mkdir -p $(LIBDIR)
 	$(CLINKER) -shared -o $@ $(OBJ) $(PETSC_WITH_EXTERNAL_LIB) -llapacke
 
 $(BUILD)/%: %.c $(LIBNAME) $(HDRS)

@@ -79,7 +79,7 @@ def main():
                OMPI_MCA_btl_vader_single_copy_mechanism='none')
     if opt.gpu:
         env['PETSC_OPTIONS'] = (env.get('PETSC_OPTIONS', '') + ' -use_gpu_aware_mpi 0').strip()
-    libdir = os.path.join(ROOT, 'lib')
+    libdir = os.path.join(ROOT, 'lib', opt.petsc_arch or 'prefix')  # the makefile's LIBDIR
     passed = failed = skipped = 0
     failures = []
     sources = sorted(glob.glob(os.path.join(ROOT, 'tutorials', 'ex*.c'))) + sorted(glob.glob(os.path.join(ROOT, 'tests', 'test_*.c')))
