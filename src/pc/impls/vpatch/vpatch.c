@@ -28,6 +28,7 @@ typedef struct {
   PetscScalar         scale;     /* the preconditioning matrix is scale * (the DMQBOX Laplacian) */
   Vec                 bs;        /* b / scale, when scale != 1 */
   PetscScalar        *work;      /* CPU path: one patch's work arrays (VPPatchWorkSize()) */
+  Vec                 r;         /* Richardson: the residual, where the caller gives no work vector */
   PCVPatchLocalSolver local;     /* fast diagonalization or stored dense LU */
   DM                  dm;        /* the DMQBOX of the operator (referenced) */
   VPPatchOp           op;        /* 1D patch matrices, eigenvectors and eigenvalues */
@@ -215,6 +216,7 @@ static PetscErrorCode PCReset_VPatch(PC pc)
   PetscCall(VecDestroy(&jac->dl));
   PetscCall(VecDestroy(&jac->w));
   PetscCall(VecDestroy(&jac->bs));
+  PetscCall(VecDestroy(&jac->r));
   PetscCall(PetscFree(jac->work));
   PetscCall(PetscFree2(jac->LU, jac->piv));
   PetscCall(VPDeviceFree_Private(&jac->scratch));
@@ -452,6 +454,10 @@ static PetscErrorCode PCApplyRichardson_VPatch(PC pc, Vec b, Vec y, Vec w, Petsc
 
   PetscFunctionBegin;
   *reason = PCRICHARDSON_NOT_SET;
+  if (!w && (check || jac->type == PC_VPATCH_ADDITIVE)) {
+    if (!jac->r) PetscCall(VecDuplicate(b, &jac->r));
+    w = jac->r;
+  }
   if (guesszero) PetscCall(VecSet(y, 0.0));
   if (check) {
     if (guesszero) PetscCall(VecNorm(b, NORM_2, &rnorm0));
