@@ -33,7 +33,7 @@ int main(int argc, char **argv)
   PetscEnum   rhs        = (PetscEnum)2;
   PetscInt    ndofs = 2, cellsopt[16], ncells = 0;
   char       *solvers[16], gpu[256] = "unknown", commit[64] = "unknown";
-  PetscBool   sflag, failed[16];
+  PetscBool   sflag, failed[16], stoponerr = PETSC_FALSE;
   PetscMPIInt size;
   int         nfailed = 0;
 
@@ -42,6 +42,7 @@ int main(int argc, char **argv)
   PetscCall(PetscVPatchInitializePackage());
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench_solve options", NULL);
+  PetscCall(PetscOptionsBool("-stop_on_error", "Stop at the first failed run with PETSc's error message, instead of recording it and going on", NULL, stoponerr, &stoponerr, NULL));
   PetscCall(PetscOptionsInt("-dim", "Dimension", NULL, dim, &dim, NULL));
   ndeg = 16; /* capacities; the defaults stay when an option is absent */
   PetscCall(PetscOptionsIntArray("-degrees", "Degrees k", NULL, degrees, &ndeg, &sflag));
@@ -92,9 +93,10 @@ int main(int argc, char **argv)
         else if (cfg->assembled && nnz > maxnnz)
           PetscCall(PetscSNPrintf(status, sizeof(status), "not run: the assembled matrix would have about %.2g nonzeros (-max_nnz %.2g)", (double)nnz, (double)maxnnz));
         else {
-          PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+          if (!stoponerr) PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
           ierr = VPSolveRun(PETSC_COMM_WORLD, dim, k, n, cfg, repeats, ones, &res);
-          PetscCall(PetscPopErrorHandler());
+          if (!stoponerr) PetscCall(PetscPopErrorHandler());
+          else PetscCall(ierr);
           if (ierr) { /* leave the benchmark's -log_view stages that the failed run left open */
             PetscLogState state;
             PetscLogStage cur = -1, main = -1;
