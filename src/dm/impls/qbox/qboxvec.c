@@ -157,28 +157,6 @@ static PetscErrorCode VecMDot_QBox(Vec x, PetscInt nv, const Vec y[], PetscScala
 }
 #endif
 
-#if defined(PETSC_HAVE_CUDA)
-/* PETSc allocates a CUDA vector's device memory on first use, inside accessors that abort on failure (cuda error 2
-   in VectorArray(), MPI_Abort). A global vector of a DMQBOX is therefore allocated here, after a check that the GPU
-   has the memory, so that a problem too large for the GPU stops with an error that names the sizes. */
-static PetscErrorCode DMQBoxAllocateDeviceVector(DM dm, Vec v)
-{
-  DM_QBox *q = (DM_QBox *)dm->data;
-  size_t   mfree, mtotal, need;
-  PetscInt n;
-
-  PetscFunctionBegin;
-  PetscCall(VecGetLocalSize(v, &n));
-  need = (size_t)n * sizeof(PetscScalar);
-  PetscCallCUDA(cudaMemGetInfo(&mfree, &mtotal));
-  PetscCheck(need <= mfree, PETSC_COMM_SELF, PETSC_ERR_MEM,
-             "Out of GPU memory: a vector of this DMQBOX (Q_%" PetscInt_FMT " on %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells, %" PetscInt_FMT " values on this rank) needs %.2f GB, but the GPU has %.2f GB free of %.2f GB: use fewer cells or more GPUs",
-             q->degree, q->cells[0], q->cells[1], q->dim == 3 ? q->cells[2] : 1, n, need / 1e9, mfree / 1e9, mtotal / 1e9);
-  PetscCall(VecSet(v, 0.0));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-#endif
-
 /* Global vectors carry no local-to-global mapping (that would make the inner DMDA, see qbox.c): for
    VecSetValuesLocal(), set the one of DMGetLocalToGlobalMapping() on the vector */
 PetscErrorCode DMCreateGlobalVector_QBox(DM dm, Vec *v)
@@ -200,13 +178,6 @@ PetscErrorCode DMCreateGlobalVector_QBox(DM dm, Vec *v)
     PetscBool cuda;
     PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
     if (cuda && ((DM_QBox *)dm->data)->vecmdot) (*v)->ops->mdot = VecMDot_QBox; /* no VECOP_ value for it */
-  }
-#endif
-#if defined(PETSC_HAVE_CUDA)
-  {
-    PetscBool cuda;
-    PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
-    if (cuda) PetscCall(DMQBoxAllocateDeviceVector(dm, *v));
   }
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
