@@ -5,11 +5,11 @@
 #include <petsc/private/petscimpl.h>
 #include <petscvpatch/private/vpkernels.h>
 
-PETSC_EXTERN PetscLogEvent VPATCH_LaplacianMult, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Prolong, VPATCH_Restrict;
+PETSC_INTERN PetscLogEvent VPATCH_LaplacianMult, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Prolong, VPATCH_Restrict;
 
-PETSC_EXTERN PetscErrorCode VPBasis1DSetUp(PetscInt, VPBasis1D *);
-PETSC_EXTERN PetscErrorCode VPBasis1DEvaluate(const VPBasis1D *, PetscReal, PetscReal[], PetscReal[]);
+PETSC_INTERN PetscErrorCode VPBasis1DSetUp(PetscInt, VPBasis1D *);
+PETSC_INTERN PetscErrorCode VPBasis1DEvaluate(const VPBasis1D *, PetscReal, PetscReal[], PetscReal[]);
 
 PETSC_EXTERN PetscErrorCode DMCreate_QBox(DM);
 PETSC_EXTERN PetscErrorCode PCCreate_VPatch(PC);
-PETSC_EXTERN PetscLogEvent  VPATCH_PatchSetUp, VPATCH_PatchSmooth;
+PETSC_INTERN PetscLogEvent  VPATCH_PatchSetUp, VPATCH_PatchSmooth;

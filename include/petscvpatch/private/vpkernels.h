@@ -9,6 +9,7 @@
 #pragma once
 
 #include <petscsystypes.h>
+#include <petscvpatch.h> /* the option enums (PCVPatchKernel) */
 
 #define VPATCH_MAX_DEGREE    10                      /* Q_k, k <= 10 in 2D */
 #define VPATCH_MAX_DEGREE_3D 8                       /* Q_k, k <= 8 in 3D */
@@ -42,19 +43,19 @@ typedef struct {
 
 /* Laplacian: ylocal += A_interior xlocal over owned cells; owned Dirichlet rows get y = x.
    Boundary values of x are treated as zero in the interior rows (eliminated Dirichlet columns). */
-PETSC_EXTERN PetscErrorCode VPLaplacianApply_CPU(const VPGrid *, const VPBasis1D *, const PetscScalar *xl, PetscScalar *yl);
+PETSC_INTERN PetscErrorCode VPLaplacianApply_CPU(const VPGrid *, const VPBasis1D *, const PetscScalar *xl, PetscScalar *yl);
 /* Diagonal of the operator accumulated into a local vector (owned boundary rows: 1) */
-PETSC_EXTERN PetscErrorCode VPLaplacianDiagonal_CPU(const VPGrid *, const VPBasis1D *, PetscScalar *dl);
+PETSC_INTERN PetscErrorCode VPLaplacianDiagonal_CPU(const VPGrid *, const VPBasis1D *, PetscScalar *dl);
 /* Dense cell matrix (row-major, (k+1)^d square) of one cell, for assembly */
-PETSC_EXTERN PetscErrorCode VPLaplacianCellMatrix_CPU(const VPGrid *, const VPBasis1D *, PetscScalar *Ae);
+PETSC_INTERN PetscErrorCode VPLaplacianCellMatrix_CPU(const VPGrid *, const VPBasis1D *, PetscScalar *Ae);
 
 /* Transfer between a coarse level and its refinement (cells aligned: fine owned cells are the
    children of the coarse owned cells). Prolongation adds into the fine local array with weights
    that make the sum over ranks and cells exact; restriction adds the transpose into the coarse
    local array. homogeneous: boundary values are zero on input and output (multigrid transfer). work: 4 (2k+1)^d
    scalars (VPTransferWorkSize()), allocated once by the caller. */
-PETSC_EXTERN PetscErrorCode VPTransferProlong_CPU(const VPGrid *gc, const VPGrid *gf, const VPBasis1D *, PetscBool homogeneous, const PetscScalar *xcl, PetscScalar *yfl, PetscScalar *work);
-PETSC_EXTERN PetscErrorCode VPTransferRestrict_CPU(const VPGrid *gc, const VPGrid *gf, const VPBasis1D *, PetscBool homogeneous, const PetscScalar *xfl, PetscScalar *ycl, PetscScalar *work);
+PETSC_INTERN PetscErrorCode VPTransferProlong_CPU(const VPGrid *gc, const VPGrid *gf, const VPBasis1D *, PetscBool homogeneous, const PetscScalar *xcl, PetscScalar *yfl, PetscScalar *work);
+PETSC_INTERN PetscErrorCode VPTransferRestrict_CPU(const VPGrid *gc, const VPGrid *gf, const VPBasis1D *, PetscBool homogeneous, const PetscScalar *xfl, PetscScalar *ycl, PetscScalar *work);
 static inline PetscInt VPTransferWorkSize(PetscInt dim, PetscInt k)
 {
   return 4 * (2 * k + 1) * (2 * k + 1) * (dim == 3 ? 2 * k + 1 : 1);
@@ -99,7 +100,7 @@ typedef struct {
    exact local solve; the corrections are added into dl (patches of one color never share an
    interior node). With additive, every patch is processed (color ignored) and the corrections of
    the restricted b are summed. */
-PETSC_EXTERN PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *, const VPPatchOp *, PetscInt color, PetscBool additive, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *work);
+PETSC_INTERN PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *, const VPPatchOp *, PetscInt color, PetscBool additive, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *work);
 /* work: 8 (2k+1)^d scalars, allocated once by the caller */
 static inline PetscInt VPPatchWorkSize(PetscInt dim, PetscInt k)
 {
@@ -110,21 +111,20 @@ static inline PetscInt VPPatchWorkSize(PetscInt dim, PetscInt k)
 /* deterministic: cells in 2^d parity colors with plain adds instead of atomics (bitwise reproducible) */
 /* single: float arithmetic in the kernels (vectors stay PetscScalar) */
 /* the reference element matrices Mhat, Khat ((k+1)^2, on the unit interval) of degree k for the operator kernel */
-PETSC_EXTERN PetscErrorCode VPLaplacianSetUp_CUDA(PetscInt k, const PetscReal *Mhat, const PetscReal *Khat);
-PETSC_EXTERN PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *, PetscBool single, PetscBool deterministic, const PetscScalar *xl, PetscScalar *yl);
-PETSC_EXTERN PetscErrorCode VPLaplacianDiagonal_CUDA(const VPGrid *, const PetscReal *d_mats, PetscScalar *dl);
+PETSC_INTERN PetscErrorCode VPLaplacianSetUp_CUDA(PetscInt k, const PetscReal *Mhat, const PetscReal *Khat);
+PETSC_INTERN PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *, PetscBool single, PetscBool deterministic, const PetscScalar *xl, PetscScalar *yl);
+PETSC_INTERN PetscErrorCode VPLaplacianDiagonal_CUDA(const VPGrid *, const PetscReal *d_mats, PetscScalar *dl);
 /* the 1D prolongation P ((2k+1) x (k+1), reference) of degree k for the transfer kernels */
-PETSC_EXTERN PetscErrorCode VPTransferSetUp_CUDA(PetscInt k, const PetscReal *P);
-PETSC_EXTERN PetscErrorCode VPTransferApply_CUDA(const VPGrid *gc, const VPGrid *gf, PetscBool single, PetscBool homogeneous, PetscBool restrict_, const PetscScalar *in, PetscScalar *out);
-PETSC_EXTERN PetscErrorCode VPOwnedBoundary_CUDA(const VPGrid *, const PetscScalar *src, PetscScalar *dst, PetscBool local);
+PETSC_INTERN PetscErrorCode VPTransferSetUp_CUDA(PetscInt k, const PetscReal *P);
+PETSC_INTERN PetscErrorCode VPTransferApply_CUDA(const VPGrid *gc, const VPGrid *gf, PetscBool single, PetscBool homogeneous, PetscBool restrict_, const PetscScalar *in, PetscScalar *out);
+PETSC_INTERN PetscErrorCode VPOwnedBoundary_CUDA(const VPGrid *, const PetscScalar *src, PetscScalar *dst, PetscBool local);
 /* z[j] = y[j]^T x for j < nv (real scalars): device arrays x, y[j] of length n, host array z; waits for the result */
-PETSC_EXTERN PetscErrorCode VPMDot_CUDA(const PetscScalar *x, PetscInt n, PetscInt nv, const PetscScalar *const *y, PetscScalar *z);
+PETSC_INTERN PetscErrorCode VPMDot_CUDA(const PetscScalar *x, PetscInt n, PetscInt nv, const PetscScalar *const *y, PetscScalar *z);
 /* the reference data of degree k for the patch kernels: the 1D cell mass and stiffness matrices on [0,1] ((k+1)^2), and
    the eigenvectors (k even ones, then k-1 odd ones) and eigenvalues of the VPPatchOp of direction 0 for h = 1 */
-PETSC_EXTERN PetscErrorCode VPPatchSetUp_CUDA(PetscInt k, const PetscReal *Mcell, const PetscReal *Kcell, const PetscReal *Shat, const PetscReal *lamhat);
-/* kernel variants of the patch smoother on the GPU (the reference's Fused, Separate and Global) */
-#define VP_PATCH_KERNEL_GLOBAL   0 /* bl holds the ghosted global residual b - A x of this color; the kernel solves */
-#define VP_PATCH_KERNEL_SEPARATE 1 /* localized-residual kernel into scratch, then a local-solve kernel */
-#define VP_PATCH_KERNEL_FUSED    2 /* one kernel: localized residual and local solve */
-/* ppb: patches per thread block, 0 for the default of each (dim, degree) */
-PETSC_EXTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, PetscBool single, PetscInt color, PetscInt variant, PetscInt ppb, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch);
+PETSC_INTERN PetscErrorCode VPPatchSetUp_CUDA(PetscInt k, const PetscReal *Mcell, const PetscReal *Kcell, const PetscReal *Shat, const PetscReal *lamhat);
+/* variant: the kernel design (PCVPatchKernel of petscvpatch.h, the reference's Global, Separate and Fused): global: bl
+   holds the ghosted global residual b - A x of this color and the kernel solves; separate: a localized-residual kernel
+   into scratch, then a local-solve kernel; fused: one kernel does both. ppb: patches per thread block, 0 for the
+   default of each (dim, degree) */
+PETSC_INTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch);

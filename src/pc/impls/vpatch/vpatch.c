@@ -327,7 +327,7 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
     PetscCall(VecGetArrayReadAndMemType(b, &ba, &mt));
     PetscCall(VecGetArrayAndMemType(x, &xw, NULL));
     PetscCall(PetscLogGpuTimeBegin());
-    for (PetscInt i = 0; i < nc; i++) PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), reverse ? nc - 1 - i : i, (PetscInt)jac->kernel, jac->ppb, ba, xw, xw, jac->scratch));
+    for (PetscInt i = 0; i < nc; i++) PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), reverse ? nc - 1 - i : i, jac->kernel, jac->ppb, ba, xw, xw, jac->scratch));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogGpuFlops(VPFlopsPatches(g) * VPFlopsPatchGPU(g->dim, g->k)));
     PetscCall(VecRestoreArrayAndMemType(x, &xw));
@@ -351,7 +351,7 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
     PetscCall(VecGetArrayAndMemType(jac->dl, &da, NULL));
     if (PetscMemTypeDevice(mt)) {
       PetscCall(PetscLogGpuTimeBegin());
-      PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, (PetscInt)jac->kernel, jac->ppb, ba, xa, da, jac->scratch));
+      PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, jac->kernel, jac->ppb, ba, xa, da, jac->scratch));
       PetscCall(PetscLogGpuTimeEnd());
     } else
       PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, c, PETSC_FALSE, ba, xa, da, jac->work));

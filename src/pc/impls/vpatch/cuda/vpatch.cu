@@ -712,7 +712,7 @@ static PetscErrorCode VPPatchLaunch(const VPGrid *g, int npatch, const int vlo[3
 }
 
 template <int DIM, int K, typename T> struct VPPatchSmooth {
-  static PetscErrorCode run(const VPGrid *g, PetscInt color, PetscInt variant, PetscInt ppb, const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch)
+  static PetscErrorCode run(const VPGrid *g, PetscInt color, PCVPatchKernel variant, PetscInt ppb, const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch)
   {
     int          vlo[3] = {0, 0, 0}, nv[3] = {1, 1, 1};
     cudaStream_t stream;
@@ -727,9 +727,9 @@ template <int DIM, int K, typename T> struct VPPatchSmooth {
     if (!nv[0] || !nv[1] || !nv[2]) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCall(VPGetStream(&stream));
     const int npatch = nv[0] * nv[1] * nv[2];
-    if (variant == VP_PATCH_KERNEL_FUSED)
+    if (variant == PC_VPATCH_KERNEL_FUSED)
       PetscCall((VPPatchLaunch<DIM, K, VP_MODE_FUSED, T>(g, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream)));
-    else if (variant == VP_PATCH_KERNEL_SEPARATE) {
+    else if (variant == PC_VPATCH_KERNEL_SEPARATE) {
       PetscCall((VPPatchLaunch<DIM, K, VP_MODE_RESIDUAL, T>(g, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
       PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_SCRATCH, T>(g, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
     } else
@@ -740,7 +740,7 @@ template <int DIM, int K, typename T> struct VPPatchSmooth {
 
 VP_PRECISION_ALIASES(VPPatchSmooth);
 
-PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, PetscBool single, PetscInt color, PetscInt variant, PetscInt ppb, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch)
+PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch)
 {
   PetscFunctionBegin;
   VP_DISPATCH_PRECISION(VPPatchSmooth, single, g->dim, g->k, g, color, variant, ppb, bl, xl, dl, scratch);
