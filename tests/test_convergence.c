@@ -89,7 +89,12 @@ int main(int argc, char **argv)
     PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", meshes, &nmesh, &set));
     if (!set) nmesh = 3; /* the count is 0 when the option is absent */
   }
-  PetscCall(PetscOptionsGetBool(NULL, NULL, "-exp", &useexp, NULL));
+  {
+    char exact[16] = "sin";
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-exact", exact, sizeof(exact), NULL)); /* sin or exp, as in tutorials/ex1 */
+    PetscCheck(!strcmp(exact, "sin") || !strcmp(exact, "exp"), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-exact %s: use sin or exp", exact);
+    useexp = (PetscBool)!strcmp(exact, "exp");
+  }
   PetscCheck(nmesh == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_SIZ, "-cells takes three mesh sizes, each twice the previous");
   for (PetscInt i = 0; i < ndeg; i++) {
     PetscInt  k = degrees[i];
@@ -117,7 +122,7 @@ int main(int argc, char **argv)
   test:
     suffix: 2d_exp_np2
     nsize: 2
-    args: -dim 2 -degrees 1,2,3,4 -cells 4,8,16 -exp
+    args: -dim 2 -degrees 1,2,3,4 -cells 4,8,16 -exact exp
 
   test:
     suffix: 3d
@@ -125,6 +130,6 @@ int main(int argc, char **argv)
 
   test:
     suffix: 3d_exp
-    args: -dim 3 -degrees 2 -cells 2,4,8 -exp
+    args: -dim 3 -degrees 2 -cells 2,4,8 -exact exp
 
 TEST*/

@@ -33,7 +33,10 @@ int main(int argc, char **argv)
   /* no PetscVPatchInitializePackage(): DMQBoxCreate() registers the package itself, as PETSc's constructors do */
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-k", &k, NULL));
+  {
+    PetscInt nd = 1;
+    PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-degrees", &k, &nd, NULL)); /* one degree here */
+  }
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", cells, &ncells, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-dm_qbox_coordinates", &wantcoords, NULL));
   PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, dim, cells, k, NULL, NULL, &dm));
@@ -160,7 +163,7 @@ int main(int argc, char **argv)
 
   test:
     suffix: 2d_coords
-    args: -dim 2 -cells 5,3 -k 3 -dm_qbox_coordinates
+    args: -dim 2 -cells 5,3 -degrees 3 -dm_qbox_coordinates
     output_file: none
 
   test:
@@ -172,13 +175,13 @@ int main(int argc, char **argv)
   test:
     suffix: 2d_np3
     nsize: 3
-    args: -dim 2 -cells 6,5 -k 4
+    args: -dim 2 -cells 6,5 -degrees 4
     output_file: none
 
   test:
     suffix: cuda
     requires: cuda
-    args: -dm_vec_type cuda -k 3
+    args: -dm_vec_type cuda -degrees 3
     output_file: none
 
   test:

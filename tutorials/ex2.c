@@ -126,6 +126,12 @@ static PetscErrorCode FMGSolve(MPI_Comm comm, const char prefix[], const char *c
 static const char *const VPatchDefaults[] = {
     "-mg_levels_ksp_type", "richardson", "-mg_levels_ksp_max_it", "1", "-mg_levels_pc_type", "vpatch", "-mg_levels_pc_vpatch_sweep", "forward", "-mg_coarse_ksp_type", "cg", "-mg_coarse_pc_type", "jacobi", "-mg_coarse_ksp_rtol", "1e-14", "-mg_coarse_ksp_max_it", "1000", NULL};
 /* PETSc's default level smoother (Chebyshev, 2 iterations, Jacobi) on the same hierarchy, same coarse solve */
+typedef enum {
+  RHS_LOAD,
+  RHS_ONES
+} RHSType;
+static const char *const RHSTypes[] = {"load", "ones", "RHSType", "RHS_", NULL};
+
 static const char *const ChebyJacobiDefaults[] = {
     "-mg_levels_ksp_type", "chebyshev", "-mg_levels_ksp_max_it", "2", "-mg_levels_pc_type", "jacobi", "-mg_coarse_ksp_type", "cg", "-mg_coarse_pc_type", "jacobi", "-mg_coarse_ksp_rtol", "1e-14", "-mg_coarse_ksp_max_it", "1000", NULL};
 
@@ -143,9 +149,10 @@ static const PetscInt Table1Level11[10] = {7, 5, 3, 3, 3, 2, 2, 2, 2, 2};
 int main(int argc, char **argv)
 {
   MPI_Comm  comm;
-  PetscInt  dim = 2, level = 4, clevel = 0, k = 1, maxit = 100, kmax = -1;
+  PetscInt  dim = 2, level = 4, clevel = 0, k = 1, maxit = 100, kmax = -1, degrees[10] = {1}, ndeg = 10;
+  RHSType   rhs = RHS_LOAD;
   PetscReal rtol = 1e-8;
-  PetscBool ones = PETSC_FALSE, table = PETSC_FALSE, compare = PETSC_TRUE;
+  PetscBool ones = PETSC_FALSE, table = PETSC_FALSE, compare = PETSC_TRUE, set;
   FMGResult res;
 
   PetscFunctionBeginUser;
@@ -156,8 +163,9 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsInt("-dim", "Dimension", NULL, dim, &dim, NULL));
   PetscCall(PetscOptionsInt("-level", "Finest level L: 2^L cells per direction", NULL, level, &level, NULL));
   PetscCall(PetscOptionsInt("-coarse_level", "Coarsest multigrid level (2^l cells per direction; exact solve there)", NULL, clevel, &clevel, NULL));
-  PetscCall(PetscOptionsInt("-degree", "Q_k degree", NULL, k, &k, NULL));
-  PetscCall(PetscOptionsBool("-rhs_ones", "Right-hand side: the vector of ones on the unknowns (the convention of the reference's code) instead of the load vector of f = 1", NULL, ones, &ones, NULL));
+  PetscCall(PetscOptionsIntArray("-degrees", "Q_k degrees (each solved in turn)", NULL, degrees, &ndeg, &set));
+  if (!set) ndeg = 1; /* k = 1 */
+  PetscCall(PetscOptionsEnum("-rhs", "Right-hand side: load (the load vector of f = 1) or ones (1 on the unknowns, the convention of the reference's code)", NULL, RHSTypes, (PetscEnum)rhs, (PetscEnum *)&rhs, NULL));
   PetscCall(PetscOptionsReal("-rtol", "Stop when ||b - A x|| <= rtol ||b||", NULL, rtol, &rtol, NULL));
   PetscCall(PetscOptionsInt("-maxit", "Most V-cycles after the FMG pass", NULL, maxit, &maxit, NULL));
   PetscCall(PetscOptionsBool("-table", "Print the counts for k = 1..kmax: vertex patch, Chebyshev-Jacobi (options prefix cj_), and the reference's Table 1 (2D)", NULL, table, &table, NULL));
@@ -168,7 +176,10 @@ int main(int argc, char **argv)
   PetscCheck(level >= 1 && level <= (dim == 2 ? 15 : 10), comm, PETSC_ERR_ARG_OUTOFRANGE, "-level %" PetscInt_FMT ": use 1 <= level <= %d in %" PetscInt_FMT "D (2^level cells per direction)", level, dim == 2 ? 15 : 10, dim);
   PetscCheck(clevel >= 0 && clevel < level, comm, PETSC_ERR_ARG_OUTOFRANGE, "-coarse_level %" PetscInt_FMT ": use 0 <= coarse_level < level (%" PetscInt_FMT ")", clevel, level);
 
-  if (!table) {
+  ones = (PetscBool)(rhs == RHS_ONES);
+  for (PetscInt i = 0; i < ndeg && !table; i++) {
+    k = degrees[i];
+    PetscCheck(k >= 1 && k <= (dim == 2 ? 10 : 8), comm, PETSC_ERR_ARG_OUTOFRANGE, "-degrees: %" PetscInt_FMT " is not in 1..%d (%" PetscInt_FMT "D)", k, dim == 2 ? 10 : 8, dim);
     PetscCall(FMGSolve(comm, NULL, VPatchDefaults, dim, level, clevel, k, ones, rtol, maxit, &res));
     if (res.its < 0) { /* one line, and exit status 1 */
       PetscCall(PetscFPrintf(comm, PETSC_STDERR, "ex2: FMG did not reach rtol %g in %" PetscInt_FMT " V-cycles (relative residual %.2e)\n", (double)rtol, maxit, (double)res.rrel));
@@ -176,7 +187,8 @@ int main(int argc, char **argv)
       return 1;
     }
     PetscCall(PetscPrintf(comm, "%" PetscInt_FMT "D Q_%" PetscInt_FMT " level %" PetscInt_FMT ": FMG residual %.1e, then %" PetscInt_FMT " V-cycles to %.1e\n", dim, k, level, (double)res.rfmg, res.its, (double)res.rrel));
-  } else {
+  }
+  if (table) {
     const PetscBool ref = (PetscBool)(dim == 2 && rtol == 1e-8), indep = (PetscBool)(ref && level == 4 && clevel == 0);
 
     if (kmax < 0) kmax = dim == 2 ? 10 : 6;
@@ -212,64 +224,64 @@ int main(int argc, char **argv)
 
   test:
     suffix: 2d_k1
-    args: -degree 1 -level 4
+    args: -degrees 1 -level 4
 
   test:
     suffix: 2d_k3
-    args: -degree 3 -level 4
+    args: -degrees 3 -level 4
 
   test:
     suffix: 2d_k6
-    args: -degree 6 -level 4
+    args: -degrees 6 -level 4
 
   test:
     suffix: 2d_k10
-    args: -degree 10 -level 4
+    args: -degrees 10 -level 4
 
   test:
     suffix: 2d_k2_level6
-    args: -degree 2 -level 6
+    args: -degrees 2 -level 6
 
   test:
     suffix: 3d_k2
-    args: -dim 3 -degree 2 -level 3
+    args: -dim 3 -degrees 2 -level 3
 
   test:
     suffix: 2d_k1_rhs_ones
-    args: -degree 1 -level 4 -rhs_ones
+    args: -degrees 1 -level 4 -rhs ones
 
   test:
     suffix: 2d_k6_rhs_ones
-    args: -degree 6 -level 4 -rhs_ones
+    args: -degrees 6 -level 4 -rhs ones
 
   test:
     suffix: 3d_k1_level4
-    args: -dim 3 -degree 1 -level 4
+    args: -dim 3 -degrees 1 -level 4
 
   test:
     suffix: 3d_k3_level4
-    args: -dim 3 -degree 3 -level 4
+    args: -dim 3 -degrees 3 -level 4
 
   test:
     suffix: 3d_k6_level3
-    args: -dim 3 -degree 6 -level 3
+    args: -dim 3 -degrees 6 -level 3
 
   test:
     suffix: 2d_k3_cuda
     requires: cuda
-    args: -degree 3 -level 4 -dm_vec_type cuda
+    args: -degrees 3 -level 4 -dm_vec_type cuda
     output_file: ex2_2d_k3
 
   test:
     suffix: 3d_k2_cuda
     requires: cuda
-    args: -dim 3 -degree 2 -level 3 -dm_vec_type cuda
+    args: -dim 3 -degrees 2 -level 3 -dm_vec_type cuda
     output_file: ex2_3d_k2
 
   test:
     suffix: 2d_k10_cuda_separate
     requires: cuda
-    args: -degree 10 -level 4 -dm_vec_type cuda -mg_levels_pc_vpatch_kernel separate
+    args: -degrees 10 -level 4 -dm_vec_type cuda -mg_levels_pc_vpatch_kernel separate
     output_file: ex2_2d_k10
 
   test:
@@ -278,7 +290,7 @@ int main(int argc, char **argv)
 
   test:
     suffix: 2d_table_rhs_ones
-    args: -table -rhs_ones
+    args: -table -rhs ones
 
   test:
     suffix: 2d_table_level5
@@ -297,7 +309,7 @@ int main(int argc, char **argv)
 
   test:
     suffix: 2d_table_level6_rhs_ones
-    args: -table -level 6 -rhs_ones
+    args: -table -level 6 -rhs ones
 
   test:
     suffix: 3d_table
@@ -315,7 +327,7 @@ int main(int argc, char **argv)
   test:
     suffix: 2d_table_level8_rhs_ones
     requires: slow
-    args: -table -level 8 -rhs_ones -table_chebyshev 0
+    args: -table -level 8 -rhs ones -table_chebyshev 0
 
   test:
     suffix: 3d_table_level5
@@ -324,11 +336,11 @@ int main(int argc, char **argv)
 
   test:
     suffix: 2d_k3_chebyshev_jacobi
-    args: -degree 3 -level 4 -mg_levels_ksp_type chebyshev -mg_levels_ksp_max_it 2 -mg_levels_pc_type jacobi
+    args: -degrees 3 -level 4 -mg_levels_ksp_type chebyshev -mg_levels_ksp_max_it 2 -mg_levels_pc_type jacobi
 
   test:
     suffix: not_converged
-    args: -degree 3 -level 4 -maxit 1 -rtol 1e-14
+    args: -degrees 3 -level 4 -maxit 1 -rtol 1e-14
     expect_error: ex2: FMG did not reach rtol 1e-14 in 1 V-cycles
 
   test:
