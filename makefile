@@ -35,7 +35,7 @@ VP_CFLAGS := $(PCC_FLAGS) -Wall -Iinclude $(PETSC_CC_INCLUDES)
 SRC_C   := $(wildcard src/*/*.c src/*/impls/*/*.c)
 SRC_CU  := $(if $(CUDAC),$(wildcard src/*/cuda/*.cu src/*/impls/*/cuda/*.cu),)
 OBJ     := $(SRC_C:%.c=$(BUILD)/obj/%.o) $(SRC_CU:%.cu=$(BUILD)/obj/%.o)
-HDRS    := $(wildcard include/*.h include/petscvpatch/private/*.h include/petscvpatch/private/*.cuh tests/*.h bench/*.h)
+HDRS    := $(wildcard include/*.h include/petscvpatch/private/*.h include/petscvpatch/private/*.cuh src/*/impls/*/cuda/*.cuh tests/*.h bench/*.h)
 EXAMPLES := $(patsubst %.c,$(BUILD)/%,$(wildcard tutorials/ex*.c) $(wildcard bench/bench_*.c))
 TESTS    := $(patsubst %.c,$(BUILD)/%,$(wildcard tests/test_*.c))
 LINK_VP  := -L$(CURDIR)/$(LIBDIR) -Wl,-rpath,$(CURDIR)/$(LIBDIR) -lpetscvpatch $(PETSC_WITH_EXTERNAL_LIB) -llapacke

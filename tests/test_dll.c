@@ -111,6 +111,18 @@ int main(int argc, char **argv)
     args: -dll_append ${LIBDIR}/libpetscvpatch.so -dmtype qbox -dm_qbox_dim 3 -dm_qbox_cells 8 -dm_qbox_degree 3 -ksp_rtol 1e-8 -pc_type mg
 
   test:
+    suffix: natural_mg_cuda
+    requires: cuda
+    args: -dll_append ${LIBDIR}/libpetscvpatch.so -dmtype qbox -dm_qbox_dim 3 -dm_qbox_cells 8 -dm_qbox_degree 3 -ksp_rtol 1e-8 -pc_type mg -dm_vec_type cuda
+    output_file: test_dll_natural_mg
+
+  test:
+    suffix: natural_mg_vpatch_cuda
+    requires: cuda
+    args: -dll_append ${LIBDIR}/libpetscvpatch.so -dmtype qbox -dm_qbox_dim 3 -dm_qbox_cells 16 -dm_qbox_degree 3 -ksp_rtol 1e-8 -pc_type mg -mg_levels_pc_type vpatch -pc_mg_levels 3 -dm_vec_type cuda
+    output_file: test_dll_natural_mg_vpatch
+
+  test:
     suffix: natural_mg_np2
     nsize: 2
     args: -dll_append ${LIBDIR}/libpetscvpatch.so -dmtype qbox -dm_qbox_dim 2 -dm_qbox_cells 16 -dm_qbox_degree 3 -ksp_rtol 1e-8 -pc_type mg

@@ -7,6 +7,7 @@
   direction, [M_0, K_0, M_1, K_1, M_2, K_2], (k+1)^2 each.
 */
 #include <petscvpatch/private/vpcuda.cuh>
+#include "laplacian_tuning.cuh"
 
 /* The cells one launch processes: first + step * (i, j, l), i < n0, j < n1 (step 1: all owned cells,
    atomics; step 2: one parity color of cells, which share no node, so plain adds: deterministic) */
@@ -130,7 +131,7 @@ template <int K, typename T> __global__ void __launch_bounds__(512) VPLapApplyKe
    (k+1)^3 of each cell) are added with atomics. ncu (H100, 64M DoF, session 6) found the cell kernel bound by the
    L2 atomics: memory pipes 81-84% busy at k = 1, 3 with DRAM at 10-32%. */
 template <int K, typename T> struct VPLapBoxShape {
-  static constexpr int BX = K <= 1 ? 8 : (K <= 3 ? 4 : 2), BY = BX, BZ = K <= 1 ? 8 : (K <= 3 ? 4 : (K <= 6 ? 2 : 1));
+  static constexpr int BX = VPTuneLapBox(K, 0), BY = BX, BZ = VPTuneLapBox(K, 2); /* laplacian_tuning.cuh */
   static constexpr int EX = BX * K + 1, EY = BY * K + 1, EZ = BZ * K + 1, R = EX | 1, P = R * EY, NT = P * EZ;
   static constexpr int LX = EY * EZ, LY = EX * EZ, LZ = EX * EY, LMAX = LX > LY ? (LX > LZ ? LX : LZ) : (LY > LZ ? LY : LZ);
   static constexpr int THREADS = ((LMAX + 31) / 32) * 32 > 512 ? 512 : ((LMAX + 31) / 32) * 32;
@@ -178,13 +179,8 @@ template <int K, int B, bool HASW, typename T, typename ST> __device__ __forcein
   store(nc * K, carry1, carry2);
 }
 
-/* Blocks per SM the register allocation must allow (__launch_bounds__), by measurement (bench/RESULTS.md, session 8;
-   bench_kernels -dim 3, 64M DoF, H100, MatMult GDoF/s): double k = 6, 7, 8 took 84, 103, 118 registers, 2 blocks of
-   256 or 320 threads per SM, and ran at 39.1 / 33.8 / 24.5. Asking for 3 blocks: 39.9 / 41.8 / 34.6 (spills 0 / 32 /
-   528 bytes); for 4 blocks: 45.8 / 42.5 / 24.8 (spills 0 / 240 / 680 bytes). Hence 4 / 4 / 3. Single precision (56-64
-   registers) already runs 4 blocks and is left alone. */
-template <int K, typename T> struct VPLapBoxMinBlocks {
-  static constexpr int value = sizeof(T) == 8 && K >= 6 ? (K == 8 ? 3 : 4) : 1;
+template <int K, typename T> struct VPLapBoxMinBlocks { /* laplacian_tuning.cuh */
+  static constexpr int value = VPTuneLapBoxMinBlocks(K, (int)sizeof(T));
 };
 template <int K, typename T> __device__ __forceinline__ void VPLapBoxBody(VPGrid g, VPBoxSet bset, bool atomic, T c0, T c1, T c2, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {

@@ -6,6 +6,7 @@
   atomics; restriction: each fine value is read in its owner cell, the coarse sums by atomics.
 */
 #include <petscvpatch/private/vpcuda.cuh>
+#include "transfer_tuning.cuh"
 
 /* P of degree K = 1..VPATCH_MAX_DEGREE, row-major (2K+1) x (K+1), at VPTrPOffset(K) */
 __host__ __device__ constexpr int VPTrPOffset(int K)
@@ -128,7 +129,7 @@ template <int K, bool RESTRICT, typename T> __global__ void VPTransferKernel(VPG
    nodes on the box's faces. ncu (H100, session 6): the one-cell blocks of VPTransferKernel ran 16 to 49 lines of a
    pass in 352 threads. */
 template <int K> struct VPTrBoxShape {
-  static constexpr int B = K == 1 ? 4 : (K <= 3 ? 2 : 1), EC = B * K + 1, EF = 2 * B * K + 1;
+  static constexpr int B = VPTuneTransferBox(K), EC = B * K + 1, EF = 2 * B * K + 1; /* transfer_tuning.cuh */
   static constexpr int THREADS = ((EF * EF + 31) / 32) * 32 > 512 ? 512 : ((EF * EF + 31) / 32) * 32;
   /* entries of shared memory: the gathered box and the two intermediate tensors (restriction: the fine box first) */
   static constexpr int NU = EF * EF * EF, N1 = EC * EF * EF, N2 = EC * EC * EF;

@@ -44,6 +44,7 @@
   r = b - (c0 Khat_x P + c1 Mhat_x Q).
 */
 #include <petscvpatch/private/vpcuda.cuh>
+#include "vpatch_tuning.cuh"
 #include <type_traits>
 
 /* ------------------------------------------------------------------------------------------------------------ */
@@ -77,11 +78,7 @@ VP_CONSTANT_TABLE(VPHat, VP_HAT_TOTAL);
 template <int K, typename T> struct VPHatK {
   static constexpr int NP = 2 * K + 1, NI = 2 * K - 1, H = K / 2 + 1, HO = (K + 1) / 2, OFF = VPHatOffset(K);
   static constexpr int CELL = OFF + 2 * NP * NP, SE = CELL + 2 * (H * H + HO * HO), SO = SE + K * K, LAM = SO + (K - 1) * (K - 1);
-  /* Per line, the patch products by cells in even-odd form take 2 (H^2 + HO^2) multiply-adds and 8 HO + 1 additions,
-     the plain ones (structural zeros skipped) 2 K^2 + 2 K - 1 multiply-adds: fewer instructions from K = 6 on, fewer
-     constant operands for every K >= 2. Even-odd measured faster from K = 4 on (bench/RESULTS.md, session 7; 3D Q_5
-     double 5.67 against 5.18 GDoF/s, Q_7 single 6.61 against 5.40), plain faster at K = 3 in double (8.15 against 7.26) */
-  static constexpr bool EOROWS = K >= 4;
+  static constexpr bool EOROWS = VPTunePatchEvenOdd(K); /* vpatch_tuning.cuh */
   /* patch row r has nonzeros in the columns of the cells it belongs to */
   static __host__ __device__ constexpr bool nz(int r, int j)
   {
@@ -332,23 +329,8 @@ template <int DIR, bool TRANS, class LI, class LO, int K, int NIZ, typename T> _
 
 #define VP_PATCH_THREADS 320 /* threads per block at most */
 
-/* W1 and W2 in place of P and Q (3D): the z pass reads a line of Q, then of P, into registers and writes W2, W1 over
-   them, so X0 need not hold W1 and W2 next to each other (2 (2K+1) (2K-1)^2 entries) but only the gathered patch or
-   the residual. The smaller block lets more blocks run per SM; VPPatchRegs lowers the register cap to match. The x
-   pass then reads W1 and W2 in PQ's layout, which is padded for the y and z passes, not for x.
-   Chosen by measurement (bench/RESULTS.md, session 9; fused GDoF/s, 64M DoF, H100):
-   - 3D Q_8 double: 131.6 -> 109.7 KB per block, 2 blocks per SM instead of 1 (96 registers, 108 B of spills):
-     2.62 -> 4.03 GDoF/s;
-   - 3D Q_6: double 58 -> 51 KB, 4 blocks instead of 3 (80 registers, 24 B of spills): 4.49 -> 4.92; single 30.8 ->
-     27.2 KB, 8 blocks instead of 7 (40 registers, no spills): 7.46 -> 7.79;
-   - elsewhere no faster, or slower where the extra block forces spills (single Q_5: 8.68 -> 5.96).
-   VP_PATCH_INPLACE_3D (measurement builds only) forces it on every 3D kernel (1) or off (-1). */
-#ifndef VP_PATCH_INPLACE_3D
-#define VP_PATCH_INPLACE_3D 0
-#endif
-template <int DIM, int K, typename T> struct VPPatchInPlace {
-  static constexpr bool defval = K == 6 || (K == 8 && sizeof(T) == 8);
-  static constexpr bool value  = DIM == 3 && (VP_PATCH_INPLACE_3D ? VP_PATCH_INPLACE_3D > 0 : defval);
+template <int DIM, int K, typename T> struct VPPatchInPlace { /* W1 and W2 over P and Q: vpatch_tuning.cuh */
+  static constexpr bool value = VPTunePatchInPlace(DIM, K, (int)sizeof(T));
 };
 
 /* the tensors of one patch and where they live, for a line order LG (VPOrder, VPLay): X0 (gathered patch, then W1 and
@@ -380,19 +362,7 @@ template <int DIM, int K, int LG_, typename T> struct VPPatchTensors {
   }
 };
 
-/* Line order (VPOrder) per dimension, degree and precision, chosen by measurement (bench/RESULTS.md, sessions 4 and 8;
-   fused GDoF/s, 64M DoF, H100). The grouped orders make every line and entry pass conflict-free by construction
-   (ncu: 5-8% of the store wavefronts still conflict, from other accesses, not analysed); the lexicographic order
-   conflicts where a (half-)warp straddles two patches (3D k = 3 single: 37% of the store wavefronts).
-   - Patch fastest (LG = 1) where it was faster: 2D k = 3 double and 2D k = 4 single (session 4: 12.25 against 11.19,
-     12.93 against 12.34; with this enumeration 16.4 and 18.6) and 3D k = 2 double (8.1 against 7.6-7.8; store
-     conflicts 8% of the wavefronts against 41%).
-   - Grouped orders (LG = 2..8) measured slower in every 3D case tried (k = 2..5 single, k = 2..4 double; double
-     k = 5 takes more than 96 KB per block, not tried). 3D k = 5 single, LG = 8: 6.2 against 8.6 GDoF/s. 3D k = 3
-     single, LG = 4, 8 patches: conflicts 5% of the store wavefronts against 37%, 18% fewer shared wavefronts, but
-     8.5 against 10.2 GDoF/s (ncu: 1.13 against 0.87 ms). The kernel is issue-bound: the idle slots and the index
-     arithmetic of the grouped order cost more issue slots than the conflicts cost the shared-memory pipe.
-   - Elsewhere the lexicographic order (LG = 0).
+/* Line order (VPOrder) per dimension, degree and precision: VPTunePatchLineGroup() (vpatch_tuning.cuh).
    VP_PATCH_QP_3D (measurement builds only) forces, on 3D k = 2..5, the grouped order of QP = VP_PATCH_QP_3D patches per
    bank cycle where QP patches take at most 96 KB of shared memory, or the lexicographic order if negative. */
 #ifndef VP_PATCH_QP_3D
@@ -401,7 +371,7 @@ template <int DIM, int K, int LG_, typename T> struct VPPatchTensors {
 template <int DIM, int K, typename T> struct VPPatchOrder {
   static constexpr int  BC = 128 / (int)sizeof(T), QPF = VP_PATCH_QP_3D > 0 && VP_PATCH_QP_3D <= BC ? VP_PATCH_QP_3D : 1;
   static constexpr bool forced = VP_PATCH_QP_3D != 0 && DIM == 3 && K >= 2 && K <= 5 && VPPatchTensors<DIM, K, BC / QPF, T>::smem(QPF) <= 98304;
-  static constexpr int  defval = (DIM == 2 && ((K == 3 && sizeof(T) == 8) || (K == 4 && sizeof(T) == 4))) || (DIM == 3 && K == 2 && sizeof(T) == 8) ? 1 : 0;
+  static constexpr int  defval = VPTunePatchLineGroup(DIM, K, (int)sizeof(T)); /* vpatch_tuning.cuh */
   static constexpr int  value  = forced ? (VP_PATCH_QP_3D > 0 ? BC / QPF : 0) : defval;
 };
 #define VP_SM_SHARED 233472 /* bytes of shared memory per SM (H100, H200; elsewhere only the defaults below change); each block also takes 1 KB of it */
@@ -432,21 +402,16 @@ template <int DIM, int K, typename T> struct VPPatchShape : VPPatchTensors<DIM, 
   static constexpr int THREADS = threads(NB);
 };
 
-/* Register cap per thread. By default the registers that let as many blocks run per SM as shared memory and threads
-   allow (the occupancy bound), or, where that is 200 or more, the launch bound of VP_PATCH_THREADS threads. Without a
-   cap the compiler can take so many registers that registers bound the occupancy below it (2D Q_6 double: 102
-   registers, 2 blocks per SM against 3 with the cap of 80). Chosen by measurement (bench/RESULTS.md, session 7, 64M
-   DoF): the cap is faster or the same everywhere (2D Q_6 double 10.94 against 8.24 GDoF/s, 2D Q_2 double 18.7 against
-   16.0; 3D Q_6 double 4.46 against 3.18, where both allow 3 blocks: the cause is not profiled) except where it forces
-   spills: 2D single k = 4..7 (Q_5: 9.61 against 15.72 GDoF/s) and 3D double k = 3 (7.99 against 8.15), which keep the
-   launch bound */
+/* Register cap per thread: the registers that let as many blocks run per SM as shared memory and threads allow (the
+   occupancy bound), or, where that is 200 or more or VPTunePatchLaunchBound() says so (vpatch_tuning.cuh), the launch
+   bound of VP_PATCH_THREADS threads */
 template <int DIM, int K, typename T> struct VPPatchRegs {
   using S                       = VPPatchShape<DIM, K, T>;
   static constexpr size_t SMEM  = S::smem(S::NB) + 1024;                                /* per block, with the system's share */
   static constexpr int    BSMEM = (int)(VP_SM_SHARED / SMEM), BTHR = 2048 / S::THREADS; /* blocks per SM that shared memory and threads allow */
   static constexpr int    BLOCKS = BSMEM < BTHR ? BSMEM : BTHR;
   static constexpr int    CAP    = 65536 / (BLOCKS * S::THREADS) / 8 * 8; /* the registers that still allow BLOCKS */
-  static constexpr bool   LB     = (DIM == 2 && sizeof(T) == 4 && K >= 4 && K <= 7) || (DIM == 3 && sizeof(T) == 8 && K == 3);
+  static constexpr bool   LB     = VPTunePatchLaunchBound(DIM, K, (int)sizeof(T)); /* vpatch_tuning.cuh */
   static constexpr int    value  = LB || CAP >= 200 ? 0 : CAP;
 };
 
@@ -512,14 +477,11 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   if (threadIdx.x < NI) lam[threadIdx.x] = H::lam(threadIdx.x);
   VPPatchInfo<DIM, K>(g, npatch, vlo0, vlo1, vlo2, nv0, nv1, NB, pbase, pflags);
   __syncthreads();
-  /* Prefetch of b: where a thread's share of the block's right-hand side is a few values (PRE, for the default block),
-     they are loaded into registers here and stored into Rb after the residual's first passes, so that the loads'
-     latency hides behind the gather and the y and z passes (ncu: long-scoreboard stalls, waits on global loads, led
-     the stall reasons of 3D k = 3). Used where it measured faster (bench/RESULTS.md, session 5, 64M DoF): k = 1
-     (2D and 3D, +2% to +8%) and 3D k = 2, 3 in double (+3%); in single precision and in 2D for k = 2, 3 it was 2-10%
-     slower (the registers it holds lower the occupancy), and k >= 4 needs more than 4 values per thread */
+  /* Prefetch of b (VPTunePatchPrefetch(), vpatch_tuning.cuh): a thread's few values of the block's right-hand side
+     (PRE, for the default block) are loaded into registers here and stored into Rb after the residual's first passes,
+     so that the loads' latency hides behind the gather and the y and z passes */
   constexpr int  PRE    = (VPOrder<S::LG, T>::slots(S::NB, R1::NE) + S::THREADS - 1) / S::THREADS;
-  constexpr bool CANPRE = MODE != VP_MODE_SOLVE_SCRATCH && PRE <= 4 && (K == 1 || (DIM == 3 && sizeof(T) == 8 && K <= 3));
+  constexpr bool CANPRE = MODE != VP_MODE_SOLVE_SCRATCH && PRE <= 4 && VPTunePatchPrefetch(DIM, K, (int)sizeof(T));
   const bool     pre    = CANPRE && VPEntrySlots<R1>(NB) <= PRE * (int)blockDim.x;
   T              bpre[CANPRE ? PRE : 1];
   if (CANPRE && pre) {

@@ -1,0 +1,77 @@
+/*
+  Every per-(dimension, degree, precision) tuning choice of the vertex-patch kernels (vpatch.cu), in one place. Each was
+  chosen by measurement on an H100 (bench_kernels, 64M DoF; the numbers are in bench/RESULTS.md, by session). A choice
+  here changes the speed, never the result: tests/test_gpu.c compares every kernel with the CPU path.
+  bytes: sizeof of the kernel's arithmetic type (8 double, 4 single).
+*/
+#pragma once
+
+/* Per line, the patch products by cells in even-odd form take 2 (H^2 + HO^2) multiply-adds and 8 HO + 1 additions,
+   the plain ones (structural zeros skipped) 2 K^2 + 2 K - 1 multiply-adds: fewer instructions from K = 6 on, fewer
+   constant operands for every K >= 2. Even-odd measured faster from K = 4 on (bench/RESULTS.md, session 7; 3D Q_5
+   double 5.67 against 5.18 GDoF/s, Q_7 single 6.61 against 5.40), plain faster at K = 3 in double (8.15 against 7.26) */
+__host__ __device__ constexpr bool VPTunePatchEvenOdd(int k)
+{
+  return k >= 4;
+}
+
+/* W1 and W2 in place of P and Q (3D): the z pass reads a line of Q, then of P, into registers and writes W2, W1 over
+   them, so X0 need not hold W1 and W2 next to each other (2 (2K+1) (2K-1)^2 entries) but only the gathered patch or
+   the residual. The smaller block lets more blocks run per SM; VPPatchRegs lowers the register cap to match. The x
+   pass then reads W1 and W2 in PQ's layout, which is padded for the y and z passes, not for x.
+   Chosen by measurement (bench/RESULTS.md, session 9; fused GDoF/s, 64M DoF, H100):
+   - 3D Q_8 double: 131.6 -> 109.7 KB per block, 2 blocks per SM instead of 1 (96 registers, 108 B of spills):
+     2.62 -> 4.03 GDoF/s;
+   - 3D Q_6: double 58 -> 51 KB, 4 blocks instead of 3 (80 registers, 24 B of spills): 4.49 -> 4.92; single 30.8 ->
+     27.2 KB, 8 blocks instead of 7 (40 registers, no spills): 7.46 -> 7.79;
+   - elsewhere no faster, or slower where the extra block forces spills (single Q_5: 8.68 -> 5.96).
+   VP_PATCH_INPLACE_3D (measurement builds only) forces it on every 3D kernel (1) or off (-1). */
+#ifndef VP_PATCH_INPLACE_3D
+#define VP_PATCH_INPLACE_3D 0
+#endif
+__host__ __device__ constexpr bool VPTunePatchInPlace(int dim, int k, int bytes)
+{
+  return dim == 3 && (VP_PATCH_INPLACE_3D ? VP_PATCH_INPLACE_3D > 0 : (k == 6 || (k == 8 && bytes == 8)));
+}
+
+/* Line order (VPOrder, vpatch.cu) per dimension, degree and precision, chosen by measurement (bench/RESULTS.md,
+   sessions 4 and 8; fused GDoF/s, 64M DoF, H100). The grouped orders make every line and entry pass conflict-free by construction
+   (ncu: 5-8% of the store wavefronts still conflict, from other accesses, not analysed); the lexicographic order
+   conflicts where a (half-)warp straddles two patches (3D k = 3 single: 37% of the store wavefronts).
+   - Patch fastest (LG = 1) where it was faster: 2D k = 3 double and 2D k = 4 single (session 4: 12.25 against 11.19,
+     12.93 against 12.34; with this enumeration 16.4 and 18.6) and 3D k = 2 double (8.1 against 7.6-7.8; store
+     conflicts 8% of the wavefronts against 41%).
+   - Grouped orders (LG = 2..8) measured slower in every 3D case tried (k = 2..5 single, k = 2..4 double; double
+     k = 5 takes more than 96 KB per block, not tried). 3D k = 5 single, LG = 8: 6.2 against 8.6 GDoF/s. 3D k = 3
+     single, LG = 4, 8 patches: conflicts 5% of the store wavefronts against 37%, 18% fewer shared wavefronts, but
+     8.5 against 10.2 GDoF/s (ncu: 1.13 against 0.87 ms). The kernel is issue-bound: the idle slots and the index
+     arithmetic of the grouped order cost more issue slots than the conflicts cost the shared-memory pipe.
+   - Elsewhere the lexicographic order (LG = 0). */
+__host__ __device__ constexpr int VPTunePatchLineGroup(int dim, int k, int bytes)
+{
+  return (dim == 2 && ((k == 3 && bytes == 8) || (k == 4 && bytes == 4))) || (dim == 3 && k == 2 && bytes == 8) ? 1 : 0;
+}
+
+/* Register cap per thread. By default the registers that let as many blocks run per SM as shared memory and threads
+   allow (the occupancy bound), or, where that is 200 or more, the launch bound of VP_PATCH_THREADS threads. Without a
+   cap the compiler can take so many registers that registers bound the occupancy below it (2D Q_6 double: 102
+   registers, 2 blocks per SM against 3 with the cap of 80). Chosen by measurement (bench/RESULTS.md, session 7, 64M
+   DoF): the cap is faster or the same everywhere (2D Q_6 double 10.94 against 8.24 GDoF/s, 2D Q_2 double 18.7 against
+   16.0; 3D Q_6 double 4.46 against 3.18, where both allow 3 blocks: the cause is not profiled) except where it forces
+   spills: 2D single k = 4..7 (Q_5: 9.61 against 15.72 GDoF/s) and 3D double k = 3 (7.99 against 8.15), which keep the
+   launch bound */
+__host__ __device__ constexpr bool VPTunePatchLaunchBound(int dim, int k, int bytes)
+{
+  return (dim == 2 && bytes == 4 && k >= 4 && k <= 7) || (dim == 3 && bytes == 8 && k == 3);
+}
+
+/* Prefetch of b: where a thread's share of the block's right-hand side is a few values (PRE, for the default block),
+   they are loaded into registers first and stored into Rb after the residual's first passes, so that the loads'
+   latency hides behind the gather and the y and z passes (ncu: long-scoreboard stalls, waits on global loads, led
+   the stall reasons of 3D k = 3). Used where it measured faster (bench/RESULTS.md, session 5, 64M DoF): k = 1
+   (2D and 3D, +2% to +8%) and 3D k = 2, 3 in double (+3%); in single precision and in 2D for k = 2, 3 it was 2-10%
+   slower (the registers it holds lower the occupancy), and k >= 4 needs more than 4 values per thread */
+__host__ __device__ constexpr bool VPTunePatchPrefetch(int dim, int k, int bytes)
+{
+  return k == 1 || (dim == 3 && bytes == 8 && k <= 3);
+}
