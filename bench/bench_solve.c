@@ -33,7 +33,7 @@ int main(int argc, char **argv)
   PetscEnum   rhs        = (PetscEnum)2;
   PetscInt    ndofs = 2, cellsopt[16], ncells = 0;
   char       *solvers[16], gpu[256] = "unknown", commit[64] = "unknown";
-  PetscBool   sflag, failed[16], stoponerr = PETSC_FALSE;
+  PetscBool   sflag, failed[16], stoponerr                  = PETSC_FALSE;
   PetscMPIInt size;
   int         nfailed = 0;
 
@@ -95,8 +95,10 @@ int main(int argc, char **argv)
         else {
           if (!stoponerr) PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
           ierr = VPSolveRun(PETSC_COMM_WORLD, dim, k, n, cfg, repeats, ones, &res);
-          if (!stoponerr) PetscCall(PetscPopErrorHandler());
-          else PetscCall(ierr);
+          if (!stoponerr)
+            PetscCall(PetscPopErrorHandler());
+          else
+            PetscCall(ierr);
           if (ierr) { /* leave the benchmark's -log_view stages that the failed run left open */
             PetscLogState state;
             PetscLogStage cur = -1, main = -1;
@@ -132,8 +134,8 @@ int main(int argc, char **argv)
                                 "{\"commit\": \"%s\", \"gpu\": \"%s\", \"ranks\": %d, \"d\": %" PetscInt_FMT ", \"k\": %" PetscInt_FMT ", \"cells\": %" PetscInt_FMT ", \"level\": %" PetscInt_FMT ", \"dof\": %" PetscInt_FMT
                                 ", \"solver\": \"%s\", \"ksp\": \"%s\", \"precision\": \"%s\", \"rhs\": \"%s\", \"iterations\": %" PetscInt_FMT
                                 ", \"dm_s\": %.6e, \"assemble_s\": %.6e, \"setup_s\": %.6e, \"solve_s\": %.6e, \"rel_residual\": %.3e, \"l2_error\": %s, \"device_mem_gb\": %.2f, \"repeats\": %" PetscInt_FMT ", \"status\": \"ok\"}\n",
-                                commit, gpu, size, dim, k, n, level, res.dofs, cfg->name, res.ksptype, cfg->mgprec == VP_PRECISION_SINGLE ? "mixed" : "double", ones ? "ones" : "sin", res.its, (double)res.dm, (double)res.assemble, (double)res.setup, (double)res.solve,
-                                (double)res.rrel, l2, (double)res.devmem, repeats));
+                                commit, gpu, size, dim, k, n, level, res.dofs, cfg->name, res.ksptype, cfg->mgprec == VP_PRECISION_SINGLE ? "mixed" : "double", ones ? "ones" : "sin", res.its, (double)res.dm, (double)res.assemble, (double)res.setup,
+                                (double)res.solve, (double)res.rrel, l2, (double)res.devmem, repeats));
         }
       }
     }

@@ -40,11 +40,11 @@ typedef struct {
 typedef struct {
   PetscInt           its;
   PetscInt           dofs;
-  PetscReal          dm, assemble;     /* seconds: DM set-up and three global vectors; DMCreateMatrix() (the assembly, for assembled configurations) */
-  PetscReal          setup, solve;     /* seconds: KSPSetUp (PCSetUp: hierarchy, smoothers, the peers' set-up), median KSPSolve */
-  PetscReal          rrel, l2;         /* ||b - A x|| / ||b|| (double operator), L2 error */
-  PetscReal          devmem;           /* GB of device memory in use after the solves (cudaMemGetInfo; -1 without a device) */
-  char               ksptype[32];      /* the outer Krylov method (the configuration's, or an option's) */
+  PetscReal          dm, assemble; /* seconds: DM set-up and three global vectors; DMCreateMatrix() (the assembly, for assembled configurations) */
+  PetscReal          setup, solve; /* seconds: KSPSetUp (PCSetUp: hierarchy, smoothers, the peers' set-up), median KSPSolve */
+  PetscReal          rrel, l2;     /* ||b - A x|| / ||b|| (double operator), L2 error */
+  PetscReal          devmem;       /* GB of device memory in use after the solves (cudaMemGetInfo; -1 without a device) */
+  char               ksptype[32];  /* the outer Krylov method (the configuration's, or an option's) */
   KSPConvergedReason reason;
 } VPSolveResult;
 
@@ -52,8 +52,9 @@ static const char *const VPOptsGAMG[]  = {"ksp_type", "cg", "pc_type", "gamg", N
 static const char *const VPOptsCheby[] = {
     "ksp_type", "cg", "pc_type", "mg", "mg_levels_ksp_type", "chebyshev", "mg_levels_ksp_max_it", "2", "mg_levels_pc_type", "jacobi", "mg_coarse_ksp_type", "cg", "mg_coarse_pc_type", "jacobi", "mg_coarse_ksp_rtol", "1e-12", "mg_coarse_ksp_max_it",
     "1000",     NULL};
-#define VP_OPTS_VPATCH \
-  "ksp_gmres_restart", "8", "pc_type", "mg", "mg_levels_ksp_type", "richardson", "mg_levels_ksp_max_it", "1", "mg_levels_pc_type", "vpatch", "mg_levels_pc_vpatch_sweep", "forward", "mg_coarse_ksp_type", "cg", "mg_coarse_pc_type", "jacobi", "mg_coarse_ksp_max_it", "1000"
+#define VP_OPTS_VPATCH                                                                                                                                                                                                                          \
+  "ksp_gmres_restart", "8", "pc_type", "mg", "mg_levels_ksp_type", "richardson", "mg_levels_ksp_max_it", "1", "mg_levels_pc_type", "vpatch", "mg_levels_pc_vpatch_sweep", "forward", "mg_coarse_ksp_type", "cg", "mg_coarse_pc_type", "jacobi", \
+      "mg_coarse_ksp_max_it", "1000"
 static const char *const VPOptsV[]        = {"ksp_type", "gmres", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-12", NULL};
 static const char *const VPOptsFMG[]      = {"ksp_type", "gmres", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-12", "pc_mg_type", "full", NULL};
 static const char *const VPOptsVMixed[]   = {"ksp_type", "fgmres", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-6", "mg_levels_pc_vpatch_precision", "single", NULL};

@@ -19,7 +19,7 @@ int main(int argc, char **argv)
   if (sizeof(PetscInt) == 4) {
     PetscCheck(ierr == PETSC_ERR_ARG_OUTOFRANGE, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "32-bit PetscInt: DMSetUp() of 8.0e9 nodes returned %d, expected the out-of-range error", (int)ierr);
   } else {
-    const VPGrid *g = &((DM_QBox *)dm->data)->grid;
+    const VPGrid *g       = &((DM_QBox *)dm->data)->grid;
     PetscInt      last[3] = {n - 1, n - 1, n - 1}, mid[3] = {1234, 1999, 1500};
     int64_t       nn = (int64_t)n;
 

@@ -34,7 +34,7 @@ static PetscErrorCode MakePC(DM dm, Mat A, PCVPatchSweep sweep, PCVPatchLocalSol
 
 int main(int argc, char **argv)
 {
-  PetscInt  dim = 2, degrees[10], ndeg, cells[3] = {4, 4, 4}, ncells = 3;
+  PetscInt    dim = 2, degrees[10], ndeg, cells[3] = {4, 4, 4}, ncells = 3;
   PetscBool   solve = PETSC_FALSE, dense = PETSC_TRUE;
   PetscMPIInt size;
 

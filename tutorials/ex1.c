@@ -95,18 +95,20 @@ static PetscErrorCode PrintSolver(KSP ksp)
       PetscCall(KSPGetPC(s, &spc));
       PetscCall(PCGetType(spc, &sp));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "solver: %s + %s, %" PetscInt_FMT " levels, smoother %s + %s, coarse solve %s + %s\n", kt, pt, levels, st, sp, ct, cp));
-    } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "solver: %s + %s, 1 level, coarse solve %s + %s\n", kt, pt, ct, cp));
-  } else PetscCall(PetscPrintf(PETSC_COMM_WORLD, "solver: %s + %s\n", kt, pt));
+    } else
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "solver: %s + %s, 1 level, coarse solve %s + %s\n", kt, pt, ct, cp));
+  } else
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "solver: %s + %s\n", kt, pt));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 int main(int argc, char **argv)
 {
-  DM        dm;
-  KSP       ksp;
-  PC        pc;
-  Mat       A;
-  Vec       u, b, r;
+  DM                 dm;
+  KSP                ksp;
+  PC                 pc;
+  Mat                A;
+  Vec                u, b, r;
   PetscInt           dim = 2, cells[3] = {16, 16, 16}, k = 2, its;
   PetscReal          l2, h1, rnorm, bnorm;
   PetscLogDouble     t0, t1, t2;

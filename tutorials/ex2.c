@@ -123,8 +123,23 @@ static PetscErrorCode FMGSolve(MPI_Comm comm, const char prefix[], const char *c
 }
 
 /* the vertex-patch smoother, V(1,1), exact coarse solve (overridable by options) */
-static const char *const VPatchDefaults[] = {
-    "-mg_levels_ksp_type", "richardson", "-mg_levels_ksp_max_it", "1", "-mg_levels_pc_type", "vpatch", "-mg_levels_pc_vpatch_sweep", "forward", "-mg_coarse_ksp_type", "cg", "-mg_coarse_pc_type", "jacobi", "-mg_coarse_ksp_rtol", "1e-14", "-mg_coarse_ksp_max_it", "1000", NULL};
+static const char *const VPatchDefaults[] = {"-mg_levels_ksp_type",
+                                             "richardson",
+                                             "-mg_levels_ksp_max_it",
+                                             "1",
+                                             "-mg_levels_pc_type",
+                                             "vpatch",
+                                             "-mg_levels_pc_vpatch_sweep",
+                                             "forward",
+                                             "-mg_coarse_ksp_type",
+                                             "cg",
+                                             "-mg_coarse_pc_type",
+                                             "jacobi",
+                                             "-mg_coarse_ksp_rtol",
+                                             "1e-14",
+                                             "-mg_coarse_ksp_max_it",
+                                             "1000",
+                                             NULL};
 /* PETSc's default level smoother (Chebyshev, 2 iterations, Jacobi) on the same hierarchy, same coarse solve */
 typedef enum {
   RHS_LOAD,
@@ -137,10 +152,7 @@ static const char *const ChebyJacobiDefaults[] = {
 
 /* Counts of an independent implementation of the same method (2D, level 4, one FMG pass then V(1,1) cycles to
    ||r|| <= 1e-8 ||b||, exact coarse solve on level 0), k = 1..4: the f = 1 load vector, and b = 1 on the unknowns */
-static const PetscInt Independent2DLevel4[2][4] = {
-  {4, 2, 2, 1},
-  {4, 3, 2, 2}
-};
+static const PetscInt Independent2DLevel4[2][4] = {{4, 2, 2, 1}, {4, 3, 2, 2}};
 /* Table 1 of the reference (2D, f = 1, rtol 1e-8), rows for levels 4 and 11, k = 1..10: information only. The
    reference's code counts from 1, sets b = 1 on the Dirichlet nodes too and adds the residual in its V-cycle */
 static const PetscInt Table1Level4[10]  = {9, 5, 3, 3, 3, 2, 2, 2, 2, 2};
@@ -150,7 +162,7 @@ int main(int argc, char **argv)
 {
   MPI_Comm  comm;
   PetscInt  dim = 2, level = 4, clevel = 0, k = 1, maxit = 100, kmax = -1, degrees[10] = {1}, ndeg = 10;
-  RHSType   rhs = RHS_LOAD;
+  RHSType   rhs  = RHS_LOAD;
   PetscReal rtol = 1e-8;
   PetscBool ones = PETSC_FALSE, table = PETSC_FALSE, compare = PETSC_TRUE, set;
   FMGResult res;
@@ -201,8 +213,10 @@ int main(int argc, char **argv)
       PetscCall(FMGSolve(comm, NULL, VPatchDefaults, dim, level, clevel, q, ones, rtol, maxit, &res));
       if (compare) PetscCall(FMGSolve(comm, "cj_", ChebyJacobiDefaults, dim, level, clevel, q, ones, rtol, maxit, &cj));
       PetscCall(PetscPrintf(comm, "%4" PetscInt_FMT "  %12" PetscInt_FMT, q, res.its));
-      if (indep && q <= 4) PetscCall(PetscPrintf(comm, "  %11" PetscInt_FMT, Independent2DLevel4[ones][q - 1]));
-      else if (indep) PetscCall(PetscPrintf(comm, "  %11s", "-"));
+      if (indep && q <= 4)
+        PetscCall(PetscPrintf(comm, "  %11" PetscInt_FMT, Independent2DLevel4[ones][q - 1]));
+      else if (indep)
+        PetscCall(PetscPrintf(comm, "  %11s", "-"));
       if (compare) PetscCall(PetscPrintf(comm, "  %16" PetscInt_FMT, cj.its));
       if (ref && q <= 10) PetscCall(PetscPrintf(comm, "  %19" PetscInt_FMT "  %19" PetscInt_FMT, Table1Level4[q - 1], Table1Level11[q - 1]));
       PetscCall(PetscPrintf(comm, "\n"));
@@ -212,7 +226,8 @@ int main(int argc, char **argv)
         return 1;
       }
       if (indep && q <= 4)
-        PetscCheck(res.its == Independent2DLevel4[ones][q - 1], comm, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT ": %" PetscInt_FMT " V-cycles, but an independent implementation of the same method takes %" PetscInt_FMT, q, res.its, Independent2DLevel4[ones][q - 1]);
+        PetscCheck(res.its == Independent2DLevel4[ones][q - 1], comm, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT ": %" PetscInt_FMT " V-cycles, but an independent implementation of the same method takes %" PetscInt_FMT, q, res.its,
+                   Independent2DLevel4[ones][q - 1]);
     }
     if (compare) PetscCall(PetscPrintf(comm, "(chebyshev-jacobi -1: not converged in %" PetscInt_FMT " V-cycles)\n", maxit));
   }

@@ -56,7 +56,7 @@ PETSC_INTERN PetscErrorCode VPLaplacianCellMatrix_CPU(const VPGrid *, const VPBa
    scalars (VPTransferWorkSize()), allocated once by the caller. */
 PETSC_INTERN PetscErrorCode VPTransferProlong_CPU(const VPGrid *gc, const VPGrid *gf, const VPBasis1D *, PetscBool homogeneous, const PetscScalar *xcl, PetscScalar *yfl, PetscScalar *work);
 PETSC_INTERN PetscErrorCode VPTransferRestrict_CPU(const VPGrid *gc, const VPGrid *gf, const VPBasis1D *, PetscBool homogeneous, const PetscScalar *xfl, PetscScalar *ycl, PetscScalar *work);
-static inline PetscInt VPTransferWorkSize(PetscInt dim, PetscInt k)
+static inline PetscInt      VPTransferWorkSize(PetscInt dim, PetscInt k)
 {
   return 4 * (2 * k + 1) * (2 * k + 1) * (dim == 3 ? 2 * k + 1 : 1);
 }

@@ -549,7 +549,8 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
     double nodes = 1;
     for (PetscInt d = 0; d < dim; d++) nodes *= (double)q->cells[d] * (double)k + 1;
     PetscCheck(nodes <= (double)PETSC_INT_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE,
-               "DMQBOX: Q_%" PetscInt_FMT " on %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells has %.4g nodes, more than this PETSc's %d-bit PetscInt holds (%" PetscInt_FMT "): use a PETSc configured with --with-64-bit-indices (the bootstrap's is), or fewer cells",
+               "DMQBOX: Q_%" PetscInt_FMT " on %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells has %.4g nodes, more than this PETSc's %d-bit PetscInt holds (%" PetscInt_FMT
+               "): use a PETSc configured with --with-64-bit-indices (the bootstrap's is), or fewer cells",
                k, q->cells[0], q->cells[1], dim == 3 ? q->cells[2] : 1, nodes, (int)(8 * sizeof(PetscInt)), PETSC_INT_MAX);
   }
   if (!q->lc[0]) {

@@ -19,7 +19,6 @@ typedef struct {
   PetscObjectState aijstate; /* the state of the shell when aij was assembled (MatScale()/MatShift() change it) */
 } Mat_QBoxLaplacian;
 
-
 static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
 {
   Mat_QBoxLaplacian *ctx;
@@ -163,10 +162,14 @@ PetscErrorCode MatQBoxLaplacianGetInfo_Private(Mat A, DM *dm, PetscScalar *scale
   PetscCall(MatShellGetContext(A, &ctx));
   *dm = ctx->dm;
   PetscCall(MatShellGetScalingShifts(A, shift, scale, &dshift, &left, &right, &axpy, &zrows, &zcols));
-  if (dshift) *other = "a diagonal added by MatDiagonalSet()";
-  else if (left || right) *other = "a diagonal scaling by MatDiagonalScale()";
-  else if (axpy) *other = "a matrix added by MatAXPY()";
-  else if (zrows || zcols) *other = "rows zeroed by MatZeroRows() or MatZeroRowsColumns()";
+  if (dshift)
+    *other = "a diagonal added by MatDiagonalSet()";
+  else if (left || right)
+    *other = "a diagonal scaling by MatDiagonalScale()";
+  else if (axpy)
+    *other = "a matrix added by MatAXPY()";
+  else if (zrows || zcols)
+    *other = "rows zeroed by MatZeroRows() or MatZeroRowsColumns()";
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -246,8 +249,10 @@ static PetscErrorCode MatQBoxFactorNumeric(Mat F, Mat A, const MatFactorInfo *in
 
   PetscFunctionBegin;
   PetscCall(MatQBoxFactorUpdate(F, A, &fctx));
-  if (F->factortype == MAT_FACTOR_LU) PetscCall(MatLUFactorNumeric(fctx->FA, fctx->B, info));
-  else PetscCall(MatCholeskyFactorNumeric(fctx->FA, fctx->B, info));
+  if (F->factortype == MAT_FACTOR_LU)
+    PetscCall(MatLUFactorNumeric(fctx->FA, fctx->B, info));
+  else
+    PetscCall(MatCholeskyFactorNumeric(fctx->FA, fctx->B, info));
   F->factorerrortype = fctx->FA->factorerrortype;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -333,8 +338,8 @@ static PetscErrorCode MatGetFactor_QBoxLaplacian(Mat A, MatSolverType type, MatF
   PetscInt        m, n, M, N;
 
   PetscFunctionBegin;
-  PetscCheck(ftype == MAT_FACTOR_LU || ftype == MAT_FACTOR_CHOLESKY, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "The matrix-free DMQBOX operator offers LU and Cholesky factorizations (of an assembled copy), not %s: use -dm_mat_type aij for other factorizations",
-             MatFactorTypes[ftype]);
+  PetscCheck(ftype == MAT_FACTOR_LU || ftype == MAT_FACTOR_CHOLESKY, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP,
+             "The matrix-free DMQBOX operator offers LU and Cholesky factorizations (of an assembled copy), not %s: use -dm_mat_type aij for other factorizations", MatFactorTypes[ftype]);
   PetscCall(MatQBoxLaplacianGetAIJ(A, "MatGetFactor()", &B));
   PetscCall(PetscNew(&fctx));
   PetscCall(MatGetFactor(B, type, ftype, &fctx->FA));
@@ -367,7 +372,8 @@ static PetscErrorCode MatProductSymbolic_QBoxLaplacian_Galerkin(Mat A, Mat P, Ma
   (void)C;
   (void)data;
   SETERRQ(PetscObjectComm((PetscObject)A), PETSC_ERR_SUP,
-          "P^T A P of the matrix-free DMQBOX operator (PCMG -pc_mg_galerkin): the DMQBOX operators and transfers are matrix-free, so no Galerkin product is formed. PCMG gets each level's operator from its DMQBOX (the Q_k Laplacian of that mesh, which is the Galerkin operator of the nested spaces on the unknowns): drop -pc_mg_galerkin");
+          "P^T A P of the matrix-free DMQBOX operator (PCMG -pc_mg_galerkin): the DMQBOX operators and transfers are matrix-free, so no Galerkin product is formed. PCMG gets each level's operator from its DMQBOX (the Q_k Laplacian of that mesh, "
+          "which is the Galerkin operator of the nested spaces on the unknowns): drop -pc_mg_galerkin");
 }
 
 static PetscErrorCode MatProductNumeric_QBoxLaplacian_Galerkin(Mat A, Mat P, Mat C, void *data)

@@ -7,8 +7,8 @@
 #include <petscvpatch/private/qboximpl.h>
 
 typedef struct {
-  DM        dmc, dmf;    /* coarse and fine DMQBOX (referenced) */
-  Vec       cl, fl;      /* ghosted local work vectors */
+  DM           dmc, dmf;    /* coarse and fine DMQBOX (referenced) */
+  Vec          cl, fl;      /* ghosted local work vectors */
   PetscBool    homogeneous; /* zero boundary values in and out */
   PetscScalar *work;        /* CPU kernel work arrays (VPTransferWorkSize()) */
 } Mat_QBoxTransfer;
@@ -35,8 +35,10 @@ static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool tra
   if (global) { /* the kernel adds into y */
     lin  = x;
     lout = y;
-    if (!z) PetscCall(VecSet(y, 0.0));
-    else if (z != y) PetscCall(VecCopy(z, y));
+    if (!z)
+      PetscCall(VecSet(y, 0.0));
+    else if (z != y)
+      PetscCall(VecCopy(z, y));
   } else {
     lin  = transpose ? ctx->fl : ctx->cl;
     lout = transpose ? ctx->cl : ctx->fl;
@@ -53,8 +55,10 @@ static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool tra
     PetscCall(PetscLogGpuFlops(VPFlopsTransfer(&qc->grid)));
   } else {
     PetscCheck(qc->precision == VP_PRECISION_DOUBLE, PetscObjectComm((PetscObject)P), PETSC_ERR_SUP, "DMQBOX single precision (-dm_qbox_mg_precision) runs on the GPU only: use -dm_vec_type cuda, or double precision");
-    if (transpose) PetscCall(VPTransferRestrict_CPU(&qc->grid, &qf->grid, &qc->basis, ctx->homogeneous, xa, ya, ctx->work));
-    else PetscCall(VPTransferProlong_CPU(&qc->grid, &qf->grid, &qc->basis, ctx->homogeneous, xa, ya, ctx->work));
+    if (transpose)
+      PetscCall(VPTransferRestrict_CPU(&qc->grid, &qf->grid, &qc->basis, ctx->homogeneous, xa, ya, ctx->work));
+    else
+      PetscCall(VPTransferProlong_CPU(&qc->grid, &qf->grid, &qc->basis, ctx->homogeneous, xa, ya, ctx->work));
     PetscCall(PetscLogFlops(VPFlopsTransfer(&qc->grid)));
   }
   PetscCall(VecRestoreArrayAndMemType(lout, &ya));

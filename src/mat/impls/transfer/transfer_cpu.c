@@ -12,7 +12,6 @@
 #include <petscvpatch/private/vpcontract.h>
 #include <petscsys.h>
 
-
 /* weight of fine node f (0..2k) of coarse cell c in one direction */
 static inline PetscReal FineWeight(const VPGrid *gc, PetscInt d, PetscInt c, PetscInt f)
 {

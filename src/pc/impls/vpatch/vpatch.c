@@ -62,9 +62,13 @@ static PetscErrorCode PCVPatchGetOperator(PC pc, DM *dm, PetscScalar *scale)
   PetscFunctionBegin;
   PetscCall(MatQBoxLaplacianGetInfo_Private(A, &mdm, &s, &t, &other));
   if (mdm) {
-    PetscCheck(!other, comm, PETSC_ERR_SUP, "PCVPATCH: the operator is the DMQBOX Laplacian changed by %s; the vertex-patch solves represent the Laplacian and its positive multiples (MatScale()) only: precondition that operator, or use another preconditioner (e.g. -mg_levels_pc_type jacobi)", other);
+    PetscCheck(!other, comm, PETSC_ERR_SUP,
+               "PCVPATCH: the operator is the DMQBOX Laplacian changed by %s; the vertex-patch solves represent the Laplacian and its positive multiples (MatScale()) only: precondition that operator, or use another preconditioner (e.g. "
+               "-mg_levels_pc_type jacobi)",
+               other);
     PetscCheck(t == (PetscScalar)0.0, comm, PETSC_ERR_SUP,
-               "PCVPATCH: the operator is the DMQBOX Laplacian shifted by %g (MatShift()); the fast-diagonalization patch solves are exact for the Laplacian and its positive multiples (MatScale()) only, since the identity does not share the eigenvectors of the 1D patch matrices: use another smoother (e.g. -mg_levels_pc_type jacobi) for a shifted operator",
+               "PCVPATCH: the operator is the DMQBOX Laplacian shifted by %g (MatShift()); the fast-diagonalization patch solves are exact for the Laplacian and its positive multiples (MatScale()) only, since the identity does not share the "
+               "eigenvectors of the 1D patch matrices: use another smoother (e.g. -mg_levels_pc_type jacobi) for a shifted operator",
                (double)PetscRealPart(t));
     PetscCheck(PetscRealPart(s) > 0 && PetscImaginaryPart(s) == 0, comm, PETSC_ERR_SUP, "PCVPATCH: the operator is the DMQBOX Laplacian scaled by %g (MatScale()); the vertex-patch smoother needs a positive scale", (double)PetscRealPart(s));
     *dm    = mdm;
@@ -111,7 +115,8 @@ static PetscErrorCode PCVPatchGetOperator(PC pc, DM *dm, PetscScalar *scale)
     PetscCall(VecDestroy(&z));
     PetscCall(MatDestroy(&L));
     PetscCheck(PetscRealPart(s) > 0 && diff <= 1e-10 * PetscAbsScalar(s) * nz, comm, PETSC_ERR_ARG_WRONG,
-               "PCVPATCH: this %s operator is not the Laplacian of the DMQBOX up to a positive scale: on a random vector x, |A x - s L x| / |s L x| = %g with the best scale s = %g. The vertex-patch smoother solves the DMQBOX Laplacian: use its matrix from DMCreateMatrix() (MatScale() at most), or another preconditioner",
+               "PCVPATCH: this %s operator is not the Laplacian of the DMQBOX up to a positive scale: on a random vector x, |A x - s L x| / |s L x| = %g with the best scale s = %g. The vertex-patch smoother solves the DMQBOX Laplacian: use its "
+               "matrix from DMCreateMatrix() (MatScale() at most), or another preconditioner",
                ((PetscObject)A)->type_name, (double)(diff / (PetscAbsScalar(s) * nz)), (double)PetscRealPart(s));
   }
   *dm    = pdm;
@@ -239,7 +244,8 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
   q = (DM_QBox *)dm->data;
   for (PetscInt d = 0; d < q->dim; d++)
     PetscCheck(q->cells[d] >= 2, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP,
-               "PCVPATCH needs interior vertices, i.e. at least 2 cells per direction, but this DMQBOX level has %" PetscInt_FMT " cell in direction %" PetscInt_FMT ": refine the mesh, or, as the coarse solver of PCMG, use fewer levels (-pc_mg_levels) so that the coarsest level keeps 2 cells per direction, or another coarse solver (-mg_coarse_pc_type lu)",
+               "PCVPATCH needs interior vertices, i.e. at least 2 cells per direction, but this DMQBOX level has %" PetscInt_FMT " cell in direction %" PetscInt_FMT
+               ": refine the mesh, or, as the coarse solver of PCMG, use fewer levels (-pc_mg_levels) so that the coarsest level keeps 2 cells per direction, or another coarse solver (-mg_coarse_pc_type lu)",
                q->cells[d], d);
   PetscCall(PetscObjectReference((PetscObject)dm));
   jac->dm     = dm;
@@ -339,7 +345,7 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
   for (PetscInt i = 0; i < nc; i++) {
     PetscInt c = reverse ? nc - 1 - i : i;
     if (jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL) { /* the residual of the whole level, ghosted */
-      PetscCall(MatMult(jac->A, x, jac->w)); /* scale L x */
+      PetscCall(MatMult(jac->A, x, jac->w));                   /* scale L x */
       if (jac->scale != (PetscScalar)1.0) PetscCall(VecScale(jac->w, 1.0 / jac->scale));
       PetscCall(VecAYPX(jac->w, -1.0, b));
       PetscCall(DMGlobalToLocal(jac->dm, jac->w, INSERT_VALUES, jac->bl));
@@ -360,8 +366,10 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
     PetscCall(VecRestoreArrayReadAndMemType(jac->bl, &ba));
     PetscCall(DMLocalToGlobal(jac->dm, jac->dl, ADD_VALUES, x));
   }
-  if (jac->cuda) PetscCall(PetscLogGpuFlops(VPFlopsPatches(g) * VPFlopsPatchGPU(g->dim, g->k)));
-  else PetscCall(PetscLogFlops(VPFlopsPatches(g) * VPFlopsPatchCPU(g->dim, g->k)));
+  if (jac->cuda)
+    PetscCall(PetscLogGpuFlops(VPFlopsPatches(g) * VPFlopsPatchGPU(g->dim, g->k)));
+  else
+    PetscCall(PetscLogFlops(VPFlopsPatches(g) * VPFlopsPatchCPU(g->dim, g->k)));
   PetscCall(PCVPatchBoundary(jac, b, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -447,8 +455,8 @@ static PetscErrorCode PCApplyTranspose_VPatch(PC pc, Vec b, Vec y)
    Krylov method watches the residual. */
 static PetscErrorCode PCApplyRichardson_VPatch(PC pc, Vec b, Vec y, Vec w, PetscReal rtol, PetscReal abstol, PetscReal dtol, PetscInt its, PetscBool guesszero, PetscInt *outits, PCRichardsonConvergedReason *reason)
 {
-  PC_VPatch *jac   = (PC_VPatch *)pc->data;
-  PetscBool  check = (PetscBool)(its > 1);
+  PC_VPatch *jac    = (PC_VPatch *)pc->data;
+  PetscBool  check  = (PetscBool)(its > 1);
   PetscReal  rnorm0 = 0, rnorm, ttol = 0;
   PetscInt   i;
 
@@ -460,15 +468,18 @@ static PetscErrorCode PCApplyRichardson_VPatch(PC pc, Vec b, Vec y, Vec w, Petsc
   }
   if (guesszero) PetscCall(VecSet(y, 0.0));
   if (check) {
-    if (guesszero) PetscCall(VecNorm(b, NORM_2, &rnorm0));
+    if (guesszero)
+      PetscCall(VecNorm(b, NORM_2, &rnorm0));
     else {
       PetscCall(MatMult(pc->mat, y, w));
       PetscCall(VecAYPX(w, -1.0, b));
       PetscCall(VecNorm(w, NORM_2, &rnorm0));
     }
     ttol = PetscMax(rtol * rnorm0, abstol);
-    if (PetscIsInfOrNanReal(rnorm0)) *reason = (PCRichardsonConvergedReason)KSP_DIVERGED_NANORINF; /* KSPRICHARDSON takes the reason as a KSPConvergedReason */
-    else if (rnorm0 <= abstol) *reason = PCRICHARDSON_CONVERGED_ATOL;
+    if (PetscIsInfOrNanReal(rnorm0))
+      *reason = (PCRichardsonConvergedReason)KSP_DIVERGED_NANORINF; /* KSPRICHARDSON takes the reason as a KSPConvergedReason */
+    else if (rnorm0 <= abstol)
+      *reason = PCRICHARDSON_CONVERGED_ATOL;
   }
   for (i = 0; i < its && !*reason; i++) {
     if (jac->type == PC_VPATCH_ADDITIVE) {
@@ -477,14 +488,18 @@ static PetscErrorCode PCApplyRichardson_VPatch(PC pc, Vec b, Vec y, Vec w, Petsc
       PetscCall(VecAYPX(w, -1.0, b));
       PetscCall(PCVPatchAdditive(jac, w, jac->w));
       PetscCall(VecAXPY(y, 1.0, jac->w));
-    } else PetscCall(PCVPatchStep(pc, b, y, PETSC_FALSE));
+    } else
+      PetscCall(PCVPatchStep(pc, b, y, PETSC_FALSE));
     if (!check) continue;
     PetscCall(MatMult(pc->mat, y, w));
     PetscCall(VecAYPX(w, -1.0, b));
     PetscCall(VecNorm(w, NORM_2, &rnorm));
-    if (PetscIsInfOrNanReal(rnorm)) *reason = (PCRichardsonConvergedReason)KSP_DIVERGED_NANORINF;
-    else if (rnorm <= ttol) *reason = rnorm <= abstol ? PCRICHARDSON_CONVERGED_ATOL : PCRICHARDSON_CONVERGED_RTOL;
-    else if (dtol > 0 && rnorm >= dtol * rnorm0) *reason = PCRICHARDSON_DIVERGED_DTOL;
+    if (PetscIsInfOrNanReal(rnorm))
+      *reason = (PCRichardsonConvergedReason)KSP_DIVERGED_NANORINF;
+    else if (rnorm <= ttol)
+      *reason = rnorm <= abstol ? PCRICHARDSON_CONVERGED_ATOL : PCRICHARDSON_CONVERGED_RTOL;
+    else if (dtol > 0 && rnorm >= dtol * rnorm0)
+      *reason = PCRICHARDSON_DIVERGED_DTOL;
   }
   *outits = i;
   if (!*reason) *reason = PCRICHARDSON_CONVERGED_ITS;
@@ -505,7 +520,8 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
   if (dm) PetscCall(DMGetDimension(dm, &dim));
   w = jac->damping > 0 ? jac->damping : (dim == 3 ? 0.125 : 0.25); /* the default shown by -help: 1/2^d */
   PetscOptionsHeadBegin(PetscOptionsObject, "Vertex-patch smoother options");
-  PetscCall(PetscOptionsEnum("-pc_vpatch_sweep", "Color order of one smoothing step (symmetric: CG-safe; forward: the PCMG smoother of share/vpatch-mg.options)", "PCVPatchSetSweep", PCVPatchSweeps, (PetscEnum)jac->sweep, (PetscEnum *)&jac->sweep, NULL));
+  PetscCall(
+      PetscOptionsEnum("-pc_vpatch_sweep", "Color order of one smoothing step (symmetric: CG-safe; forward: the PCMG smoother of share/vpatch-mg.options)", "PCVPatchSetSweep", PCVPatchSweeps, (PetscEnum)jac->sweep, (PetscEnum *)&jac->sweep, NULL));
   PetscCall(PetscOptionsEnum("-pc_vpatch_type", "Multiplicative (colored) or additive", "PCVPatchSetType", PCVPatchTypes, (PetscEnum)jac->type, (PetscEnum *)&jac->type, NULL));
   PetscCall(PetscOptionsReal("-pc_vpatch_damping", "Damping of the additive variant (default 1/2^d)", "PCVPatchSetDamping", w, &w, &flg));
   if (flg) PetscCall(PCVPatchSetDamping(pc, w));
@@ -562,7 +578,7 @@ static PetscErrorCode PCVPatchSetKernel_VPatch(PC pc, PCVPatchKernel kv)
   PetscFunctionBegin;
   ((PC_VPatch *)pc->data)->kernel    = kv;
   ((PC_VPatch *)pc->data)->kernelset = PETSC_TRUE;
-  pc->setupcalled                 = PETSC_FALSE;
+  pc->setupcalled                    = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 static PetscErrorCode PCVPatchSetType_VPatch(PC pc, PCVPatchType t)

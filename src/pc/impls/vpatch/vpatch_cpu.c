@@ -11,7 +11,6 @@
 #include <petscsys.h>
 #include <lapacke.h>
 
-
 /* A_patch x over the whole patch, by sum factorization with the (2k+1)^2 1D matrices */
 static void PatchApply(const VPPatchOp *op, PetscInt np, const PetscScalar *x, PetscScalar *v, PetscScalar *a, PetscScalar *t1, PetscScalar *t2, PetscScalar *t3)
 {

@@ -76,8 +76,8 @@ __host__ __device__ constexpr int VPHatOffset(int K)
 VP_CONSTANT_TABLE(VPHat, VP_HAT_TOTAL);
 
 template <int K, typename T> struct VPHatK {
-  static constexpr int NP = 2 * K + 1, NI = 2 * K - 1, H = K / 2 + 1, HO = (K + 1) / 2, OFF = VPHatOffset(K);
-  static constexpr int CELL = OFF + 2 * NP * NP, SE = CELL + 2 * (H * H + HO * HO), SO = SE + K * K, LAM = SO + (K - 1) * (K - 1);
+  static constexpr int  NP = 2 * K + 1, NI = 2 * K - 1, H = K / 2 + 1, HO = (K + 1) / 2, OFF = VPHatOffset(K);
+  static constexpr int  CELL = OFF + 2 * NP * NP, SE = CELL + 2 * (H * H + HO * HO), SO = SE + K * K, LAM = SO + (K - 1) * (K - 1);
   static constexpr bool EOROWS = VPTunePatchEvenOdd(K); /* vpatch_tuning.cuh */
   /* patch row r has nonzeros in the columns of the cells it belongs to */
   static __host__ __device__ constexpr bool nz(int r, int j)
@@ -410,7 +410,7 @@ template <int DIM, int K, typename T> struct VPPatchRegs {
   static constexpr size_t SMEM  = S::smem(S::NB) + 1024;                                /* per block, with the system's share */
   static constexpr int    BSMEM = (int)(VP_SM_SHARED / SMEM), BTHR = 2048 / S::THREADS; /* blocks per SM that shared memory and threads allow */
   static constexpr int    BLOCKS = BSMEM < BTHR ? BSMEM : BTHR;
-  static constexpr int    CAP    = 65536 / (BLOCKS * S::THREADS) / 8 * 8; /* the registers that still allow BLOCKS */
+  static constexpr int    CAP    = 65536 / (BLOCKS * S::THREADS) / 8 * 8;          /* the registers that still allow BLOCKS */
   static constexpr bool   LB     = VPTunePatchLaunchBound(DIM, K, (int)sizeof(T)); /* vpatch_tuning.cuh */
   static constexpr int    value  = LB || CAP >= 200 ? 0 : CAP;
 };
