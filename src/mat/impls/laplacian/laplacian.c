@@ -257,6 +257,17 @@ static PetscErrorCode MatQBoxFactorNumeric(Mat F, Mat A, const MatFactorInfo *in
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the symbolic phase of either factorization: a nested-dissection ordering of the assembled copy */
+static PetscErrorCode MatQBoxFactorOrdering(Mat F, Mat A, Mat_QBoxFactor **fctx)
+{
+  PetscFunctionBegin;
+  PetscCall(MatQBoxFactorUpdate(F, A, fctx));
+  PetscCall(ISDestroy(&(*fctx)->row));
+  PetscCall(ISDestroy(&(*fctx)->col));
+  PetscCall(MatGetOrdering((*fctx)->B, MATORDERINGND, &(*fctx)->row, &(*fctx)->col));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatQBoxFactorLUSymbolic(Mat F, Mat A, IS row, IS col, const MatFactorInfo *info)
 {
   Mat_QBoxFactor *fctx;
@@ -264,10 +275,7 @@ static PetscErrorCode MatQBoxFactorLUSymbolic(Mat F, Mat A, IS row, IS col, cons
   PetscFunctionBegin;
   (void)row;
   (void)col;
-  PetscCall(MatQBoxFactorUpdate(F, A, &fctx));
-  PetscCall(ISDestroy(&fctx->row));
-  PetscCall(ISDestroy(&fctx->col));
-  PetscCall(MatGetOrdering(fctx->B, MATORDERINGND, &fctx->row, &fctx->col));
+  PetscCall(MatQBoxFactorOrdering(F, A, &fctx));
   PetscCall(MatLUFactorSymbolic(fctx->FA, fctx->B, fctx->row, fctx->col, info));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -278,10 +286,7 @@ static PetscErrorCode MatQBoxFactorCholeskySymbolic(Mat F, Mat A, IS perm, const
 
   PetscFunctionBegin;
   (void)perm;
-  PetscCall(MatQBoxFactorUpdate(F, A, &fctx));
-  PetscCall(ISDestroy(&fctx->row));
-  PetscCall(ISDestroy(&fctx->col));
-  PetscCall(MatGetOrdering(fctx->B, MATORDERINGND, &fctx->row, &fctx->col));
+  PetscCall(MatQBoxFactorOrdering(F, A, &fctx));
   PetscCall(MatCholeskyFactorSymbolic(fctx->FA, fctx->B, fctx->row, info));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -459,6 +459,7 @@ static PetscErrorCode PCApplyRichardson_VPatch(PC pc, Vec b, Vec y, Vec w, Petsc
   PetscBool  check  = (PetscBool)(its > 1);
   PetscReal  rnorm0 = 0, rnorm, ttol = 0;
   PetscInt   i;
+  PetscBool  wres = PETSC_FALSE; /* w holds b - A y: the additive step reuses the residual of the check */
 
   PetscFunctionBegin;
   *reason = PCRICHARDSON_NOT_SET;
@@ -474,6 +475,7 @@ static PetscErrorCode PCApplyRichardson_VPatch(PC pc, Vec b, Vec y, Vec w, Petsc
       PetscCall(MatMult(pc->mat, y, w));
       PetscCall(VecAYPX(w, -1.0, b));
       PetscCall(VecNorm(w, NORM_2, &rnorm0));
+      wres = PETSC_TRUE;
     }
     ttol = PetscMax(rtol * rnorm0, abstol);
     if (PetscIsInfOrNanReal(rnorm0))
@@ -484,16 +486,20 @@ static PetscErrorCode PCApplyRichardson_VPatch(PC pc, Vec b, Vec y, Vec w, Petsc
   for (i = 0; i < its && !*reason; i++) {
     if (jac->type == PC_VPATCH_ADDITIVE) {
       if (!jac->w) PetscCall(VecDuplicate(b, &jac->w));
-      PetscCall(MatMult(pc->mat, y, w));
-      PetscCall(VecAYPX(w, -1.0, b));
+      if (!wres) {
+        PetscCall(MatMult(pc->mat, y, w));
+        PetscCall(VecAYPX(w, -1.0, b));
+      }
       PetscCall(PCVPatchAdditive(jac, w, jac->w));
       PetscCall(VecAXPY(y, 1.0, jac->w));
     } else
       PetscCall(PCVPatchStep(pc, b, y, PETSC_FALSE));
+    wres = PETSC_FALSE;
     if (!check) continue;
     PetscCall(MatMult(pc->mat, y, w));
     PetscCall(VecAYPX(w, -1.0, b));
     PetscCall(VecNorm(w, NORM_2, &rnorm));
+    wres = PETSC_TRUE;
     if (PetscIsInfOrNanReal(rnorm))
       *reason = (PCRichardsonConvergedReason)KSP_DIVERGED_NANORINF;
     else if (rnorm <= ttol)
