@@ -21,7 +21,7 @@ static PetscErrorCode Wiggle(PetscInt dim, const PetscReal x[], PetscScalar *u, 
 static PetscErrorCode MakePC(DM dm, Mat A, PCVPatchSweep sweep, PCVPatchLocalSolver local, PC *pc)
 {
   PetscFunctionBeginUser;
-  PetscCall(PCCreate(PETSC_COMM_WORLD, pc));
+  PetscCall(PCCreate(PetscObjectComm((PetscObject)dm), pc));
   PetscCall(PCSetType(*pc, PCVPATCH));
   PetscCall(PCSetOperators(*pc, A, A));
   PetscCall(PCSetDM(*pc, dm));
@@ -29,6 +29,54 @@ static PetscErrorCode MakePC(DM dm, Mat A, PCVPatchSweep sweep, PCVPatchLocalSol
   PetscCall(PCVPatchSetLocalSolver(*pc, local));
   PetscCall(PCSetFromOptions(*pc));
   PetscCall(PCSetUp(*pc));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The largest difference, over the owned nodes, between y (a PCApply of the sweep to the Wiggle vector s on dm's
+   ranks) and the same PCApply on one rank (PETSC_COMM_SELF, the same mesh): the exchanges of the multiplicative
+   sweep make the iterates those of one rank */
+static PetscErrorCode CompareWithOneRank(DM dm, PetscReal s, PCVPatchSweep sweep, Vec y, PetscReal *maxdiff)
+{
+  DM                 ds;
+  Mat                As;
+  PC                 pc;
+  Vec                bs, ys;
+  VecType            vt;
+  PetscInt           dim, cells[3], k, cs[3] = {0, 0, 0}, cm[3] = {1, 1, 1}, xs[3] = {0, 0, 0}, xm[3] = {1, 1, 1}, n[3] = {1, 1, 1}, i = 0;
+  PetscReal          lower[3], upper[3], d = 0;
+  const PetscScalar *ya, *sa;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMQBoxGetInfo(dm, &dim, cells, &k, lower, upper));
+  PetscCall(DMQBoxCreate(PETSC_COMM_SELF, dim, cells, k, lower, upper, &ds));
+  PetscCall(DMGetVecType(dm, &vt));
+  PetscCall(DMSetVecType(ds, vt));
+  PetscCall(DMSetUp(ds));
+  PetscCall(DMCreateMatrix(ds, &As));
+  PetscCall(DMCreateGlobalVector(ds, &bs));
+  PetscCall(VecDuplicate(bs, &ys));
+  PetscCall(DMQBoxProjectFunction(ds, Wiggle, &s, bs));
+  PetscCall(MakePC(ds, As, sweep, PC_VPATCH_LOCAL_FDM, &pc));
+  PetscCall(PCApply(pc, bs, ys));
+  PetscCall(DMQBoxGetOwnedCells(dm, cs, cm));
+  for (PetscInt e = 0; e < dim; e++) {
+    n[e]  = cells[e] * k + 1;
+    xs[e] = cs[e] * k;
+    xm[e] = cm[e] * k + (cs[e] + cm[e] == cells[e] ? 1 : 0);
+  }
+  PetscCall(VecGetArrayRead(y, &ya));
+  PetscCall(VecGetArrayRead(ys, &sa));
+  for (PetscInt pz = xs[2]; pz < xs[2] + xm[2]; pz++)
+    for (PetscInt py = xs[1]; py < xs[1] + xm[1]; py++)
+      for (PetscInt px = xs[0]; px < xs[0] + xm[0]; px++, i++) d = PetscMax(d, PetscAbsScalar(ya[i] - sa[(pz * n[1] + py) * n[0] + px]));
+  PetscCall(VecRestoreArrayRead(ys, &sa));
+  PetscCall(VecRestoreArrayRead(y, &ya));
+  PetscCallMPI(MPIU_Allreduce(&d, maxdiff, 1, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)dm)));
+  PetscCall(PCDestroy(&pc));
+  PetscCall(VecDestroy(&bs));
+  PetscCall(VecDestroy(&ys));
+  PetscCall(MatDestroy(&As));
+  PetscCall(DMDestroy(&ds));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -73,6 +121,17 @@ int main(int argc, char **argv)
     PetscCall(VecNorm(y1, NORM_2, &nrm));
     PetscCall(VecDot(y1, c, &d1));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": |B b| = %.14e, (B b, c) = %.14e\n", dim, k, (double)nrm, (double)PetscRealPart(d1)));
+    if (size > 1) { /* the same entries as on one rank, forward and symmetric sweeps */
+      PetscReal dfw, dsym;
+      PC        pcsym;
+
+      PetscCall(CompareWithOneRank(dm, s1, PC_VPATCH_SWEEP_FORWARD, y1, &dfw));
+      PetscCall(MakePC(dm, A, PC_VPATCH_SWEEP_SYMMETRIC, PC_VPATCH_LOCAL_FDM, &pcsym));
+      PetscCall(PCApply(pcsym, b, y2));
+      PetscCall(CompareWithOneRank(dm, s1, PC_VPATCH_SWEEP_SYMMETRIC, y2, &dsym));
+      PetscCall(PCDestroy(&pcsym));
+      PetscCheck(dfw <= 1e-12 * nrm && dsym <= 1e-12 * nrm, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT " on %d ranks: one sweep differs from one rank's by %g (forward), %g (symmetric), |B b| = %g", k, (int)size, (double)dfw, (double)dsym, (double)nrm);
+    }
 
     { /* the operator scaled by 3 (MatScale()): the sweep solves with it, so its PCApply is the unscaled one's / 3;
          and on the CPU path the view says that the GPU kernel option has no effect */
@@ -209,6 +268,25 @@ int main(int argc, char **argv)
     suffix: one_patch_np2
     nsize: 2
     args: -dim 3 -cells 2,2,2 -degrees 2 -dense 0
+
+  test:
+    suffix: ranks3d_np1
+    args: -dim 3 -cells 6,4,6 -degrees 1,2,3 -dense 0 -solve -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_coarse_ksp_type cg -mg_coarse_pc_type jacobi -mg_coarse_ksp_rtol 1e-14 -pc_mg_levels 2
+    rtol: 1e-9
+
+  test:
+    suffix: ranks3d_np4
+    nsize: 4
+    args: -dim 3 -cells 6,4,6 -degrees 1,2,3 -dense 0 -solve -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_coarse_ksp_type cg -mg_coarse_pc_type jacobi -mg_coarse_ksp_rtol 1e-14 -pc_mg_levels 2
+    output_file: test_vpatch_ranks3d_np1
+    rtol: 1e-9
+
+  test:
+    suffix: ranks3d_np8
+    nsize: 8
+    args: -dim 3 -cells 6,4,6 -degrees 1,2,3 -dense 0 -solve -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_coarse_ksp_type cg -mg_coarse_pc_type jacobi -mg_coarse_ksp_rtol 1e-14 -pc_mg_levels 2
+    output_file: test_vpatch_ranks3d_np1
+    rtol: 1e-9
 
   test:
     suffix: ranks_np1

@@ -14,7 +14,9 @@ typedef struct {
   PetscInt    procs[3];      /* process grid */
   PetscInt   *lc[3];         /* cells owned by each process column, per direction */
   PetscInt    cellstart[3];  /* first cell owned by this rank per direction */
-  DM          da;            /* node-level DMDA (ghost width k, box stencil): ghost exchange on several ranks; made on first use */
+  DM          da;            /* node-level DMDA (ghost width k, box stencil): natural ordering, exchanges other than INSERT/ADD; made on first use */
+  PetscSF     ghostsf;       /* roots: owned nodes; leaves: the ghost nodes of the local box (qboxvec.c); made on first use */
+  PetscSF     colorsf[8];    /* per patch color: the local-box nodes another rank's patches of that color change (qboxvec.c) */
   VPGrid      grid;          /* plain description of this rank's part, for the kernels */
   VPBasis1D   basis;         /* 1D reference matrices */
   PetscReal  *coords1d[3];   /* global node coordinates per direction */
@@ -47,6 +49,8 @@ PETSC_INTERN PetscErrorCode DMView_QBox(DM, PetscViewer);
 PETSC_INTERN PetscErrorCode DMQBoxCheck_Private(DM, const char[]);
 PETSC_INTERN PetscErrorCode DMQBoxMaxLevels_Private(DM, PetscInt *);
 PETSC_INTERN PetscErrorCode DMQBoxGetNodeDA_Private(DM, DM *);
+PETSC_INTERN PetscErrorCode DMQBoxGetColorSF_Private(DM, PetscInt, PetscSF *);
+PETSC_INTERN PetscErrorCode DMQBoxDestroyExchange_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxCheckVecType_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxIsCUDA_Private(DM, PetscBool *);
 PETSC_INTERN PetscErrorCode DMQBoxUseGlobalArrays_Private(DM, Vec, PetscBool *);

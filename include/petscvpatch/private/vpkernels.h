@@ -118,6 +118,13 @@ PETSC_INTERN PetscErrorCode VPLaplacianDiagonal_CUDA(const VPGrid *, const Petsc
 PETSC_INTERN PetscErrorCode VPTransferSetUp_CUDA(PetscInt k, const PetscReal *P);
 PETSC_INTERN PetscErrorCode VPTransferApply_CUDA(const VPGrid *gc, const VPGrid *gf, PetscBool single, PetscBool homogeneous, PetscBool restrict_, const PetscScalar *in, PetscScalar *out);
 PETSC_INTERN PetscErrorCode VPOwnedBoundary_CUDA(const VPGrid *, const PetscScalar *src, PetscScalar *dst, PetscBool local);
+/* the owned nodes between a global array glob (the owned box) and a local array loc (the ghosted box) */
+typedef enum {
+  VP_OWNED_TO_LOCAL,   /* loc = glob */
+  VP_OWNED_FROM_LOCAL, /* glob = loc */
+  VP_OWNED_ADD_LOCAL   /* glob += loc */
+} VPOwnedCopyMode;
+PETSC_INTERN PetscErrorCode VPOwnedCopy_CUDA(const VPGrid *, VPOwnedCopyMode, PetscScalar *glob, PetscScalar *loc);
 /* z[j] = y[j]^T x for j < nv (real scalars): device arrays x, y[j] of length n, host array z; waits for the result */
 PETSC_INTERN PetscErrorCode VPMDot_CUDA(const PetscScalar *x, PetscInt n, PetscInt nv, const PetscScalar *const *y, PetscScalar *z);
 /* the reference data of degree k for the patch kernels: the 1D cell mass and stiffness matrices on [0,1] ((k+1)^2), and

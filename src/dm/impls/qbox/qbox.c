@@ -617,6 +617,7 @@ static PetscErrorCode DMDestroy_QBox(DM dm)
 
   PetscFunctionBegin;
   PetscCall(DMDestroy(&q->da));
+  PetscCall(DMQBoxDestroyExchange_Private(dm));
   PetscCall(VPDeviceFree_Private(&q->d_lap));
   for (PetscInt d = 0; d < 3; d++) {
     PetscCall(PetscFree(q->lc[d]));

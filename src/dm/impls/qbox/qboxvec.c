@@ -1,10 +1,12 @@
 /*
   DMQBOX vectors: global vectors (owned nodes, lexicographic within the owned box), local vectors
-  (ghosted box, ghost width k), and their exchange: on one rank a copy, else by the inner node-level DMDA.
+  (ghosted box, ghost width k), and their exchange: on one rank a copy, else by star forests made from the box
+  decomposition (the ghost exchange, and per patch color the exchange of the multiplicative sweep).
   VecView in natural (rank-independent) order, and legacy VTK output of a solution.
 */
 #include <petscvpatch/private/qboximpl.h>
 #include <petscdmda.h>
+#include <petscsf.h>
 #if defined(PETSC_HAVE_CUDA)
 #include <petscdevice_cuda.h>
 #include <petsc/private/vecimpl.h>
@@ -210,21 +212,227 @@ PetscErrorCode DMCreateLocalVector_QBox(DM dm, Vec *v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Whether the exchange in this mode is done without the inner DMDA: on one rank the local box is the owned box, so
-   the exchange is a copy (INSERT) or a sum (ADD) on the vectors' own memory, device included; other modes go to
-   the DMDA, which says what it supports */
-static PetscErrorCode DMQBoxExchangeIsSelf(DM dm, InsertMode mode, PetscBool *self)
+/* The exchange between global vectors (owned boxes) and local vectors (ghosted boxes), on the box decomposition itself:
+   the owned nodes are copied between the two layouts (a kernel on the device), the ghost nodes come from their owners
+   through one PetscSF whose leaves are the ghost nodes only. Its graph is made from the per-direction ownership in
+   O(ghost nodes), with no global index array and no scatter of the owned part. On one rank the local box is the
+   owned box: the exchange is a copy (INSERT) or a sum (ADD) of the vectors. Modes other than INSERT_VALUES (and
+   ADD_VALUES from local to global) go to the inner DMDA. */
+
+/* the node and cell ranges of every process column per direction (the rule of DMSetUp_QBox()): xs, xm (owned nodes),
+   gxs, gxm (ghosted box), cs, cm (owned cells); one column for the directions past dim */
+typedef struct {
+  PetscInt  P[3];
+  PetscInt *b[3]; /* 6 entries per column: xs, xm, gxs, gxm, cs, cm */
+  PetscInt  me[3];
+} QBoxColumns;
+
+static PetscErrorCode QBoxColumnsCreate(DM dm, QBoxColumns *c)
+{
+  DM_QBox    *q = (DM_QBox *)dm->data;
+  PetscInt    k = q->degree;
+  PetscMPIInt rank;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)dm), &rank));
+  c->me[0] = rank % q->procs[0];
+  c->me[1] = (rank / q->procs[0]) % q->procs[1];
+  c->me[2] = rank / (q->procs[0] * q->procs[1]);
+  for (PetscInt d = 0; d < 3; d++) {
+    PetscBool act = (PetscBool)(d < q->dim);
+    PetscInt  M = act ? q->cells[d] * k + 1 : 1, sum = 0;
+
+    c->P[d] = act ? q->procs[d] : 1;
+    PetscCall(PetscMalloc1(6 * c->P[d], &c->b[d]));
+    for (PetscInt i = 0; i < c->P[d]; i++) {
+      PetscInt *b = c->b[d] + 6 * i, cm = act ? q->lc[d][i] : 1;
+      b[0] = act ? sum * k : 0;
+      b[1] = act ? cm * k + (i == c->P[d] - 1 ? 1 : 0) : 1;
+      b[2] = PetscMax(b[0] - (act ? k : 0), 0);
+      b[3] = PetscMin(b[0] + b[1] + (act ? k : 0), M) - b[2];
+      b[4] = act ? sum : 0;
+      b[5] = cm;
+      sum += cm;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode QBoxColumnsDestroy(QBoxColumns *c)
+{
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < 3; d++) PetscCall(PetscFree(c->b[d]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the column of direction d whose owned nodes (entry 0, 1) or owned cells (entry 4, 5) hold p: ghost nodes and patch
+   vertices lie in the neighbouring columns, so the search starts at this rank's column */
+static PetscInt QBoxColumnOf(const QBoxColumns *c, PetscInt d, PetscInt e, PetscInt p)
+{
+  PetscInt i = c->me[d];
+  while (i > 0 && p < c->b[d][6 * i + e]) i--;
+  while (i < c->P[d] - 1 && p >= c->b[d][6 * i + e] + c->b[d][6 * i + e + 1]) i++;
+  return i;
+}
+
+static PetscErrorCode DMQBoxGetGhostSF(DM dm, PetscSF *sf)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  if (!q->ghostsf) {
+    const VPGrid *g = &q->grid;
+    QBoxColumns   c;
+    PetscInt      nroots = g->xm[0] * g->xm[1] * g->xm[2], nleaves = g->gxm[0] * g->gxm[1] * g->gxm[2] - nroots, l = 0, *ilocal;
+    PetscSFNode  *iremote;
+
+    PetscCall(QBoxColumnsCreate(dm, &c));
+    PetscCall(PetscMalloc1(nleaves, &ilocal));
+    PetscCall(PetscMalloc1(nleaves, &iremote));
+    for (PetscInt pz = g->gxs[2]; pz < g->gxs[2] + g->gxm[2]; pz++) {
+      PetscInt oz = QBoxColumnOf(&c, 2, 0, pz), *bz = c.b[2] + 6 * oz;
+      for (PetscInt py = g->gxs[1]; py < g->gxs[1] + g->gxm[1]; py++) {
+        PetscInt  oy = QBoxColumnOf(&c, 1, 0, py), *by = c.b[1] + 6 * oy;
+        PetscBool inner = (PetscBool)(oy == c.me[1] && oz == c.me[2]);
+        for (PetscInt px = g->gxs[0]; px < g->gxs[0] + g->gxm[0]; px++) {
+          PetscInt ox, *bx;
+          if (inner && px == g->xs[0]) px = g->xs[0] + g->xm[0]; /* skip the owned row */
+          if (px >= g->gxs[0] + g->gxm[0]) break;
+          ox                = QBoxColumnOf(&c, 0, 0, px);
+          bx                = c.b[0] + 6 * ox;
+          ilocal[l]         = ((pz - g->gxs[2]) * g->gxm[1] + (py - g->gxs[1])) * g->gxm[0] + (px - g->gxs[0]);
+          iremote[l].rank   = ox + c.P[0] * (oy + c.P[1] * oz);
+          iremote[l].index  = ((pz - bz[0]) * by[1] + (py - by[0])) * bx[1] + (px - bx[0]);
+          l++;
+        }
+      }
+    }
+    PetscCheck(l == nleaves, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX ghost star forest: %" PetscInt_FMT " leaves, expected %" PetscInt_FMT, l, nleaves);
+    PetscCall(QBoxColumnsDestroy(&c));
+    PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)dm), &q->ghostsf));
+    PetscCall(PetscSFSetGraph(q->ghostsf, nroots, nleaves, ilocal, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
+    PetscCall(PetscSFSetUp(q->ghostsf));
+  }
+  *sf = q->ghostsf;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the patch vertex of parity bit of color c along a direction whose patch interior holds node p: the interior of the
+   patch of vertex v is (v - 1, v + 1) k, so p lies in at most two, of consecutive vertices; -1: none, or not interior */
+static PetscInt QBoxColorVertex(PetscInt p, PetscInt k, PetscInt N, PetscInt bit)
+{
+  PetscInt v = p / k;
+  if (p % k && v % 2 != bit) v++;
+  if (v % 2 != bit || v < 1 || v > N - 1) return -1;
+  return v;
+}
+
+/*
+  DMQBoxGetColorSF_Private - the star forest of patch color c for the multiplicative sweep on several ranks
+
+  Each rank solves the patches of its own vertices in place in its local vector. The nodes of its local box that
+  the patches of color c of other ranks change are then stale: they are the leaves, each with the same node in the
+  local box of the rank that owns the patch's vertex as root. A PetscSFBcast from the local vector to itself after
+  the color brings every changed value to every rank that holds it, owned or ghost, in one exchange. Roots and
+  leaves of one rank are disjoint (a node lies in the interior of at most one patch of a color). Made on first use
+  in O(nodes near the rank's faces).
+*/
+PetscErrorCode DMQBoxGetColorSF_Private(DM dm, PetscInt color, PetscSF *sf)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  PetscCheck(color >= 0 && color < (1 << q->dim), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Color %" PetscInt_FMT " is not one of the %d patch colors", color, 1 << q->dim);
+  if (!q->colorsf[color]) {
+    const VPGrid *g = &q->grid;
+    QBoxColumns   c;
+    PetscInt     *vert[3], *own[3], *xall, *xother, nall = 0, nother = 0, nroots = g->gxm[0] * g->gxm[1] * g->gxm[2], nleaves = 0, *ilocal = NULL;
+    PetscSFNode  *iremote = NULL;
+
+    PetscCall(QBoxColumnsCreate(dm, &c));
+    for (PetscInt d = 0; d < 3; d++) { /* per direction: the vertex of this color over each node of the local box, its column */
+      PetscCall(PetscMalloc2(g->gxm[d], &vert[d], g->gxm[d], &own[d]));
+      for (PetscInt i = 0; i < g->gxm[d]; i++) {
+        vert[d][i] = d < g->dim ? QBoxColorVertex(g->gxs[d] + i, g->k, g->N[d], (color >> d) & 1) : 0;
+        own[d][i]  = vert[d][i] < 0 ? -1 : QBoxColumnOf(&c, d, 4, vert[d][i]);
+      }
+    }
+    PetscCall(PetscMalloc2(g->gxm[0], &xall, g->gxm[0], &xother));
+    for (PetscInt i = 0; i < g->gxm[0]; i++) {
+      if (vert[0][i] < 0) continue;
+      xall[nall++] = i;
+      if (own[0][i] != c.me[0]) xother[nother++] = i;
+    }
+    for (PetscInt pass = 0; pass < 2; pass++) { /* count, then fill */
+      PetscInt l = 0;
+      for (PetscInt iz = 0; iz < g->gxm[2]; iz++) {
+        if (vert[2][iz] < 0) continue;
+        for (PetscInt iy = 0; iy < g->gxm[1]; iy++) {
+          PetscBool mine = (PetscBool)(own[1][iy] == c.me[1] && own[2][iz] == c.me[2]);
+          PetscInt  n = mine ? nother : nall, *xs = mine ? xother : xall;
+          if (vert[1][iy] < 0) continue;
+          if (pass == 0) {
+            l += n;
+            continue;
+          }
+          for (PetscInt j = 0; j < n; j++) {
+            PetscInt ix = xs[j], o[3] = {own[0][ix], own[1][iy], own[2][iz]}, p[3] = {g->gxs[0] + ix, g->gxs[1] + iy, g->gxs[2] + iz}, r = 0;
+            for (PetscInt d = 2; d >= 0; d--) r = r * c.b[d][6 * o[d] + 3] + (p[d] - c.b[d][6 * o[d] + 2]);
+            ilocal[l]        = (iz * g->gxm[1] + iy) * g->gxm[0] + ix;
+            iremote[l].rank  = o[0] + c.P[0] * (o[1] + c.P[1] * o[2]);
+            iremote[l].index = r;
+            l++;
+          }
+        }
+      }
+      if (pass == 0) {
+        nleaves = l;
+        PetscCall(PetscMalloc1(nleaves, &ilocal));
+        PetscCall(PetscMalloc1(nleaves, &iremote));
+      }
+    }
+    for (PetscInt d = 0; d < 3; d++) PetscCall(PetscFree2(vert[d], own[d]));
+    PetscCall(PetscFree2(xall, xother));
+    PetscCall(QBoxColumnsDestroy(&c));
+    PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)dm), &q->colorsf[color]));
+    PetscCall(PetscSFSetGraph(q->colorsf[color], nroots, nleaves, ilocal, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
+    PetscCall(PetscSFSetUp(q->colorsf[color]));
+  }
+  *sf = q->colorsf[color];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMQBoxDestroyExchange_Private(DM dm)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscSFDestroy(&q->ghostsf));
+  for (PetscInt c = 0; c < 8; c++) PetscCall(PetscSFDestroy(&q->colorsf[c]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* how an exchange is done: on one rank by the vectors themselves (every INSERT and ADD mode), on several by the
+   box's star forest (G2L INSERT_VALUES; L2G INSERT_VALUES and ADD_VALUES), else by the inner DMDA */
+typedef enum {
+  QBOX_EXCHANGE_SELF,
+  QBOX_EXCHANGE_SF,
+  QBOX_EXCHANGE_DA
+} QBoxExchange;
+
+static PetscErrorCode DMQBoxExchangeKind(DM dm, InsertMode mode, PetscBool toLocal, QBoxExchange *kind)
 {
   PetscMPIInt size;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
-  *self = (PetscBool)(size == 1 && ((DM_QBox *)dm->data)->samelayout);
-  if (*self) *self = (PetscBool)(mode == INSERT_VALUES || mode == INSERT_ALL_VALUES || mode == ADD_VALUES || mode == ADD_ALL_VALUES);
+  if (size == 1 && ((DM_QBox *)dm->data)->samelayout && (mode == INSERT_VALUES || mode == INSERT_ALL_VALUES || mode == ADD_VALUES || mode == ADD_ALL_VALUES)) *kind = QBOX_EXCHANGE_SELF;
+  else if (mode == INSERT_VALUES || (!toLocal && mode == ADD_VALUES)) *kind = QBOX_EXCHANGE_SF;
+  else *kind = QBOX_EXCHANGE_DA;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* to <- from (mode) on one rank; see DMQBoxExchangeIsSelf() */
+/* to <- from (mode) on one rank */
 static PetscErrorCode DMQBoxExchangeSelf(InsertMode mode, Vec from, Vec to)
 {
   PetscFunctionBegin;
@@ -235,15 +443,102 @@ static PetscErrorCode DMQBoxExchangeSelf(InsertMode mode, Vec from, Vec to)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DMGlobalToLocalBegin_QBox(DM dm, Vec g, InsertMode mode, Vec l)
+static void QBoxOwnedCopy_CPU(const VPGrid *g, VPOwnedCopyMode mode, PetscScalar *glob, PetscScalar *loc)
 {
-  PetscBool self;
-  DM        da;
+  PetscInt i = 0;
+  for (PetscInt pz = 0; pz < g->xm[2]; pz++)
+    for (PetscInt py = 0; py < g->xm[1]; py++) {
+      PetscScalar *l = loc + ((pz + g->xs[2] - g->gxs[2]) * g->gxm[1] + (py + g->xs[1] - g->gxs[1])) * g->gxm[0] + (g->xs[0] - g->gxs[0]);
+      for (PetscInt px = 0; px < g->xm[0]; px++, i++) {
+        if (mode == VP_OWNED_TO_LOCAL) l[px] = glob[i];
+        else if (mode == VP_OWNED_FROM_LOCAL) glob[i] = l[px];
+        else glob[i] += l[px];
+      }
+    }
+}
+
+/* The exchange by the box's star forest, whole (Begin does it all; End has nothing left to do).
+   toLocal: l = g on the owned nodes, ghosts from their owners; else g = l (INSERT) or g += l plus the ghost
+   contributions of the other ranks (ADD). Device arrays stay on the device (PetscSF stages them through the host when
+   MPI is not GPU-aware). */
+static PetscErrorCode DMQBoxExchangeSF(DM dm, PetscBool toLocal, InsertMode mode, Vec g, Vec l)
+{
+  const VPGrid   *grid = &((DM_QBox *)dm->data)->grid;
+  PetscSF         sf = NULL;
+  PetscScalar    *ga, *la;
+  PetscMemType    gm, lm;
+  VPOwnedCopyMode cm = toLocal ? VP_OWNED_TO_LOCAL : (mode == ADD_VALUES ? VP_OWNED_ADD_LOCAL : VP_OWNED_FROM_LOCAL);
 
   PetscFunctionBegin;
-  PetscCall(DMQBoxExchangeIsSelf(dm, mode, &self));
-  if (self)
-    PetscCall(DMQBoxExchangeSelf(mode, g, l));
+  PetscCall(DMQBoxGetGhostSF(dm, &sf));
+  if (toLocal) {
+    PetscCall(VecGetArrayReadAndMemType(g, (const PetscScalar **)&ga, &gm));
+    PetscCall(VecGetArrayWriteAndMemType(l, &la, &lm));
+  } else {
+    PetscCall(VecGetArrayReadAndMemType(l, (const PetscScalar **)&la, &lm));
+    if (mode == ADD_VALUES) PetscCall(VecGetArrayAndMemType(g, &ga, &gm));
+    else PetscCall(VecGetArrayWriteAndMemType(g, &ga, &gm));
+  }
+  if (PetscMemTypeDevice(gm) != PetscMemTypeDevice(lm)) { /* one on the host, one on the device: both on the host */
+    if (toLocal) {
+      PetscCall(VecRestoreArrayReadAndMemType(g, (const PetscScalar **)&ga));
+      PetscCall(VecRestoreArrayWriteAndMemType(l, &la));
+      PetscCall(VecGetArrayRead(g, (const PetscScalar **)&ga));
+      PetscCall(VecGetArrayWrite(l, &la));
+    } else {
+      PetscCall(VecRestoreArrayReadAndMemType(l, (const PetscScalar **)&la));
+      if (mode == ADD_VALUES) PetscCall(VecRestoreArrayAndMemType(g, &ga));
+      else PetscCall(VecRestoreArrayWriteAndMemType(g, &ga));
+      PetscCall(VecGetArrayRead(l, (const PetscScalar **)&la));
+      if (mode == ADD_VALUES) PetscCall(VecGetArray(g, &ga));
+      else PetscCall(VecGetArrayWrite(g, &ga));
+    }
+    gm = lm = PETSC_MEMTYPE_HOST;
+  }
+#if defined(PETSC_HAVE_CUDA)
+  if (PetscMemTypeDevice(gm)) PetscCall(VPOwnedCopy_CUDA(grid, cm, ga, la));
+  else
+#endif
+    QBoxOwnedCopy_CPU(grid, cm, ga, la);
+  if (toLocal) {
+    PetscCall(PetscSFBcastWithMemTypeBegin(sf, MPIU_SCALAR, gm, ga, lm, la, MPI_REPLACE));
+    PetscCall(PetscSFBcastEnd(sf, MPIU_SCALAR, ga, la, MPI_REPLACE));
+  } else if (mode == ADD_VALUES) {
+    PetscCall(PetscSFReduceWithMemTypeBegin(sf, MPIU_SCALAR, lm, la, gm, ga, MPI_SUM));
+    PetscCall(PetscSFReduceEnd(sf, MPIU_SCALAR, la, ga, MPI_SUM));
+  }
+  if (toLocal) {
+    if (PetscMemTypeHost(gm)) {
+      PetscCall(VecRestoreArrayRead(g, (const PetscScalar **)&ga));
+      PetscCall(VecRestoreArrayWrite(l, &la));
+    } else {
+      PetscCall(VecRestoreArrayReadAndMemType(g, (const PetscScalar **)&ga));
+      PetscCall(VecRestoreArrayWriteAndMemType(l, &la));
+    }
+  } else {
+    if (PetscMemTypeHost(gm)) {
+      PetscCall(VecRestoreArrayRead(l, (const PetscScalar **)&la));
+      if (mode == ADD_VALUES) PetscCall(VecRestoreArray(g, &ga));
+      else PetscCall(VecRestoreArrayWrite(g, &ga));
+    } else {
+      PetscCall(VecRestoreArrayReadAndMemType(l, (const PetscScalar **)&la));
+      if (mode == ADD_VALUES) PetscCall(VecRestoreArrayAndMemType(g, &ga));
+      else PetscCall(VecRestoreArrayWriteAndMemType(g, &ga));
+    }
+  }
+  PetscCall(PetscLogFlops(!toLocal && mode == ADD_VALUES ? (PetscLogDouble)grid->xm[0] * grid->xm[1] * grid->xm[2] : 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMGlobalToLocalBegin_QBox(DM dm, Vec g, InsertMode mode, Vec l)
+{
+  QBoxExchange kind;
+  DM           da;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxExchangeKind(dm, mode, PETSC_TRUE, &kind));
+  if (kind == QBOX_EXCHANGE_SELF) PetscCall(DMQBoxExchangeSelf(mode, g, l));
+  else if (kind == QBOX_EXCHANGE_SF) PetscCall(DMQBoxExchangeSF(dm, PETSC_TRUE, mode, g, l));
   else {
     PetscCall(DMQBoxGetNodeDA_Private(dm, &da));
     PetscCall(DMGlobalToLocalBegin(da, g, mode, l));
@@ -253,23 +548,23 @@ PetscErrorCode DMGlobalToLocalBegin_QBox(DM dm, Vec g, InsertMode mode, Vec l)
 
 PetscErrorCode DMGlobalToLocalEnd_QBox(DM dm, Vec g, InsertMode mode, Vec l)
 {
-  PetscBool self;
+  QBoxExchange kind;
 
   PetscFunctionBegin;
-  PetscCall(DMQBoxExchangeIsSelf(dm, mode, &self));
-  if (!self) PetscCall(DMGlobalToLocalEnd(((DM_QBox *)dm->data)->da, g, mode, l));
+  PetscCall(DMQBoxExchangeKind(dm, mode, PETSC_TRUE, &kind));
+  if (kind == QBOX_EXCHANGE_DA) PetscCall(DMGlobalToLocalEnd(((DM_QBox *)dm->data)->da, g, mode, l));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode DMLocalToGlobalBegin_QBox(DM dm, Vec l, InsertMode mode, Vec g)
 {
-  PetscBool self;
-  DM        da;
+  QBoxExchange kind;
+  DM           da;
 
   PetscFunctionBegin;
-  PetscCall(DMQBoxExchangeIsSelf(dm, mode, &self));
-  if (self)
-    PetscCall(DMQBoxExchangeSelf(mode, l, g));
+  PetscCall(DMQBoxExchangeKind(dm, mode, PETSC_FALSE, &kind));
+  if (kind == QBOX_EXCHANGE_SELF) PetscCall(DMQBoxExchangeSelf(mode, l, g));
+  else if (kind == QBOX_EXCHANGE_SF) PetscCall(DMQBoxExchangeSF(dm, PETSC_FALSE, mode, g, l));
   else {
     PetscCall(DMQBoxGetNodeDA_Private(dm, &da));
     PetscCall(DMLocalToGlobalBegin(da, l, mode, g));
@@ -279,11 +574,11 @@ PetscErrorCode DMLocalToGlobalBegin_QBox(DM dm, Vec l, InsertMode mode, Vec g)
 
 PetscErrorCode DMLocalToGlobalEnd_QBox(DM dm, Vec l, InsertMode mode, Vec g)
 {
-  PetscBool self;
+  QBoxExchange kind;
 
   PetscFunctionBegin;
-  PetscCall(DMQBoxExchangeIsSelf(dm, mode, &self));
-  if (!self) PetscCall(DMLocalToGlobalEnd(((DM_QBox *)dm->data)->da, l, mode, g));
+  PetscCall(DMQBoxExchangeKind(dm, mode, PETSC_FALSE, &kind));
+  if (kind == QBOX_EXCHANGE_DA) PetscCall(DMLocalToGlobalEnd(((DM_QBox *)dm->data)->da, l, mode, g));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -12,6 +12,7 @@
 */
 #include <petscvpatch/private/qboximpl.h>
 #include <petsc/private/pcimpl.h>
+#include <petscsf.h>
 #include <lapacke.h>
 
 const char *const PCVPatchSweeps[]       = {"forward", "backward", "symmetric", "PCVPatchSweep", "PC_VPATCH_SWEEP_", NULL};
@@ -312,64 +313,93 @@ static PetscErrorCode PCVPatchBoundary(PC_VPatch *jac, Vec b, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* one pass over the colors, in place: x <- x + sum of patch corrections */
-static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBool reverse)
+/* one pass over the colors on the device, x <- x + sum of patch corrections, where PCVPatchStepLocal() does not: on the
+   global arrays of one rank, or with the kernel global (the residual of the whole level by MatMult before each color) */
+static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBool reverse, PetscBool global)
 {
   const VPGrid      *g  = &((DM_QBox *)jac->dm->data)->grid;
   PetscInt           nc = g->dim == 3 ? 8 : 4;
   const PetscScalar *ba, *xa;
   PetscScalar       *da;
-  PetscMemType       mt;
-  PetscBool          global = PETSC_FALSE;
 
   PetscFunctionBegin;
-  if (jac->kernel != PC_VPATCH_KERNEL_GLOBAL) PetscCall(DMQBoxUseGlobalArrays_Private(jac->dm, b, &global));
   if (global) {
     /* one rank: the local box is the global vector. The kernels read b and x and add the corrections into x in
        place: patches of one color share no interior node, and a patch reads only its own nodes, so no patch of the
        color reads a value that another one writes. This skips the ghost updates of every color. */
     PetscScalar *xw;
 
-    PetscCall(VecGetArrayReadAndMemType(b, &ba, &mt));
+    PetscCall(VecGetArrayReadAndMemType(b, &ba, NULL));
     PetscCall(VecGetArrayAndMemType(x, &xw, NULL));
     PetscCall(PetscLogGpuTimeBegin());
     for (PetscInt i = 0; i < nc; i++) PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), reverse ? nc - 1 - i : i, jac->kernel, jac->ppb, ba, xw, xw, jac->scratch));
     PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(PetscLogGpuFlops(VPFlopsPatches(g) * VPFlopsPatchGPU(g->dim, g->k)));
     PetscCall(VecRestoreArrayAndMemType(x, &xw));
     PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
-    PetscCall(PCVPatchBoundary(jac, b, x));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (!(jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL)) PetscCall(DMGlobalToLocal(jac->dm, b, INSERT_VALUES, jac->bl));
-  for (PetscInt i = 0; i < nc; i++) {
-    PetscInt c = reverse ? nc - 1 - i : i;
-    if (jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL) { /* the residual of the whole level, ghosted */
-      PetscCall(MatMult(jac->A, x, jac->w));                   /* scale L x */
+  } else
+    for (PetscInt i = 0; i < nc; i++) { /* kernel global: the residual of the whole level, ghosted, then the solves */
+      PetscCall(MatMult(jac->A, x, jac->w)); /* scale L x */
       if (jac->scale != (PetscScalar)1.0) PetscCall(VecScale(jac->w, 1.0 / jac->scale));
       PetscCall(VecAYPX(jac->w, -1.0, b));
       PetscCall(DMGlobalToLocal(jac->dm, jac->w, INSERT_VALUES, jac->bl));
-    } else
-      PetscCall(DMGlobalToLocal(jac->dm, x, INSERT_VALUES, jac->xl));
-    PetscCall(VecSet(jac->dl, 0.0));
-    PetscCall(VecGetArrayReadAndMemType(jac->bl, &ba, &mt));
-    PetscCall(VecGetArrayReadAndMemType(jac->xl, &xa, NULL));
-    PetscCall(VecGetArrayAndMemType(jac->dl, &da, NULL));
-    if (PetscMemTypeDevice(mt)) {
+      PetscCall(VecSet(jac->dl, 0.0));
+      PetscCall(VecGetArrayReadAndMemType(jac->bl, &ba, NULL));
+      PetscCall(VecGetArrayReadAndMemType(jac->xl, &xa, NULL));
+      PetscCall(VecGetArrayAndMemType(jac->dl, &da, NULL));
       PetscCall(PetscLogGpuTimeBegin());
-      PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, jac->kernel, jac->ppb, ba, xa, da, jac->scratch));
+      PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), reverse ? nc - 1 - i : i, jac->kernel, jac->ppb, ba, xa, da, jac->scratch));
       PetscCall(PetscLogGpuTimeEnd());
-    } else
-      PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, c, PETSC_FALSE, ba, xa, da, jac->work));
-    PetscCall(VecRestoreArrayAndMemType(jac->dl, &da));
-    PetscCall(VecRestoreArrayReadAndMemType(jac->xl, &xa));
-    PetscCall(VecRestoreArrayReadAndMemType(jac->bl, &ba));
-    PetscCall(DMLocalToGlobal(jac->dm, jac->dl, ADD_VALUES, x));
+      PetscCall(VecRestoreArrayAndMemType(jac->dl, &da));
+      PetscCall(VecRestoreArrayReadAndMemType(jac->xl, &xa));
+      PetscCall(VecRestoreArrayReadAndMemType(jac->bl, &ba));
+      PetscCall(DMLocalToGlobal(jac->dm, jac->dl, ADD_VALUES, x));
+    }
+  PetscCall(PetscLogGpuFlops(VPFlopsPatches(g) * VPFlopsPatchGPU(g->dim, g->k)));
+  PetscCall(PCVPatchBoundary(jac, b, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The step in the ghosted local vector (several ranks, or the CPU path; not the kernel global): b and x are brought
+   into the local boxes once, each color's patches are solved in place in xl, and one exchange after the color (its
+   star forest, DMQBoxGetColorSF_Private()) brings the values that the other ranks' patches changed into every local
+   box that holds them, owned or ghost. The iterates are those of one rank, with one exchange per color. */
+static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool fwd, PetscBool bwd)
+{
+  const VPGrid      *g  = &((DM_QBox *)jac->dm->data)->grid;
+  PetscInt           nc = g->dim == 3 ? 8 : 4;
+  const PetscScalar *ba;
+  PetscScalar       *xa;
+  PetscMemType       mt, xmt;
+
+  PetscFunctionBegin;
+  PetscCall(DMGlobalToLocal(jac->dm, b, INSERT_VALUES, jac->bl));
+  PetscCall(DMGlobalToLocal(jac->dm, x, INSERT_VALUES, jac->xl));
+  PetscCall(VecGetArrayReadAndMemType(jac->bl, &ba, &mt));
+  PetscCall(VecGetArrayAndMemType(jac->xl, &xa, &xmt));
+  for (PetscInt pass = 0; pass < 2; pass++) {
+    if (!(pass ? bwd : fwd)) continue;
+    for (PetscInt i = 0; i < nc; i++) {
+      PetscInt c = pass ? nc - 1 - i : i;
+      PetscSF  sf;
+
+      if (PetscMemTypeDevice(mt)) {
+        PetscCall(PetscLogGpuTimeBegin());
+        PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, jac->kernel, jac->ppb, ba, xa, xa, jac->scratch));
+        PetscCall(PetscLogGpuTimeEnd());
+      } else
+        PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, c, PETSC_FALSE, ba, xa, xa, jac->work));
+      PetscCall(DMQBoxGetColorSF_Private(jac->dm, c, &sf));
+      PetscCall(PetscSFBcastWithMemTypeBegin(sf, MPIU_SCALAR, xmt, xa, xmt, xa, MPI_REPLACE));
+      PetscCall(PetscSFBcastEnd(sf, MPIU_SCALAR, xa, xa, MPI_REPLACE));
+    }
+    if (PetscMemTypeDevice(mt))
+      PetscCall(PetscLogGpuFlops(VPFlopsPatches(g) * VPFlopsPatchGPU(g->dim, g->k)));
+    else
+      PetscCall(PetscLogFlops(VPFlopsPatches(g) * VPFlopsPatchCPU(g->dim, g->k)));
   }
-  if (jac->cuda)
-    PetscCall(PetscLogGpuFlops(VPFlopsPatches(g) * VPFlopsPatchGPU(g->dim, g->k)));
-  else
-    PetscCall(PetscLogFlops(VPFlopsPatches(g) * VPFlopsPatchCPU(g->dim, g->k)));
+  PetscCall(VecRestoreArrayAndMemType(jac->xl, &xa));
+  PetscCall(VecRestoreArrayReadAndMemType(jac->bl, &ba));
+  PetscCall(DMLocalToGlobal(jac->dm, jac->xl, INSERT_VALUES, x));
   PetscCall(PCVPatchBoundary(jac, b, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -404,6 +434,7 @@ static PetscErrorCode PCVPatchStep(PC pc, Vec b, Vec x, PetscBool transpose)
 {
   PC_VPatch    *jac = (PC_VPatch *)pc->data;
   PCVPatchSweep s   = jac->sweep;
+  PetscBool     fwd, bwd, global = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(VPATCH_PatchSmooth, pc, b, x, 0));
@@ -413,8 +444,15 @@ static PetscErrorCode PCVPatchStep(PC pc, Vec b, Vec x, PetscBool transpose)
     b = jac->bs;
   }
   if (transpose && s != PC_VPATCH_SWEEP_SYMMETRIC) s = s == PC_VPATCH_SWEEP_FORWARD ? PC_VPATCH_SWEEP_BACKWARD : PC_VPATCH_SWEEP_FORWARD;
-  if (s == PC_VPATCH_SWEEP_FORWARD || s == PC_VPATCH_SWEEP_SYMMETRIC) PetscCall(PCVPatchSweepColors(jac, b, x, PETSC_FALSE));
-  if (s == PC_VPATCH_SWEEP_BACKWARD || s == PC_VPATCH_SWEEP_SYMMETRIC) PetscCall(PCVPatchSweepColors(jac, b, x, PETSC_TRUE));
+  fwd = (PetscBool)(s == PC_VPATCH_SWEEP_FORWARD || s == PC_VPATCH_SWEEP_SYMMETRIC);
+  bwd = (PetscBool)(s == PC_VPATCH_SWEEP_BACKWARD || s == PC_VPATCH_SWEEP_SYMMETRIC);
+  if (jac->kernel != PC_VPATCH_KERNEL_GLOBAL) PetscCall(DMQBoxUseGlobalArrays_Private(jac->dm, b, &global));
+  if (!global && !(jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL))
+    PetscCall(PCVPatchStepLocal(jac, b, x, fwd, bwd));
+  else {
+    if (fwd) PetscCall(PCVPatchSweepColors(jac, b, x, PETSC_FALSE, global));
+    if (bwd) PetscCall(PCVPatchSweepColors(jac, b, x, PETSC_TRUE, global));
+  }
   PetscCall(PetscLogEventEnd(VPATCH_PatchSmooth, pc, b, x, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,0 +1,32 @@
+/* Device helper: the owned part between a global vector (the owned box) and a local vector (the ghosted box) */
+#include <petscvpatch/private/vpcuda.cuh>
+
+/* one block per row (fixed y, z) of the owned box, the threads along x */
+__global__ void VPOwnedCopyKernel(VPGrid g, int mode, PetscScalar *__restrict__ glob, PetscScalar *__restrict__ loc)
+{
+  const int      rows = (int)(g.xm[1] * g.xm[2]);
+  const PetscInt m0   = g.xm[0];
+  for (int r = blockIdx.x; r < rows; r += gridDim.x) {
+    const int      i1 = r % (int)g.xm[1], i2 = r / (int)g.xm[1];
+    const PetscInt go = (PetscInt)r * m0;
+    const PetscInt lo = ((PetscInt)(i2 + g.xs[2] - g.gxs[2]) * g.gxm[1] + (i1 + g.xs[1] - g.gxs[1])) * g.gxm[0] + (g.xs[0] - g.gxs[0]);
+    for (PetscInt i = threadIdx.x; i < m0; i += blockDim.x) {
+      if (mode == 0) loc[lo + i] = glob[go + i];
+      else if (mode == 1) glob[go + i] = loc[lo + i];
+      else glob[go + i] += loc[lo + i];
+    }
+  }
+}
+
+PetscErrorCode VPOwnedCopy_CUDA(const VPGrid *g, VPOwnedCopyMode mode, PetscScalar *glob, PetscScalar *loc)
+{
+  const PetscInt rows = g->xm[1] * g->xm[2];
+  cudaStream_t   stream;
+
+  PetscFunctionBegin;
+  if (!rows || !g->xm[0]) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VPGetStream(&stream));
+  VPOwnedCopyKernel<<<(unsigned)PetscMin(rows, 1 << 30), g->xm[0] >= 256 ? 256 : 128, 0, stream>>>(*g, (int)mode, glob, loc);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
