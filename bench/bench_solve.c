@@ -3,7 +3,7 @@ static char help[] = "Time to solution of petsc-vpatch against PETSc's own solve
 gamg, mg-chebyshev, vpatch-v, vpatch-fmg, vpatch-v-mixed, vpatch-fmg-mixed (-solvers to choose; options of solver s\n\
 with the prefix s_, dashes as underscores, e.g. -vpatch_v_ksp_monitor). For each degree of -degrees and each size\n\
 of -dofs (approximate unknowns), the mesh has n^d cells, n = 2^m or 3 2^m (a deep hierarchy); -cells n1,n2,...\n\
-gives n instead (e.g. 272 = 17 2^4). Setup (KSPSetUp,\n\
+gives n instead (e.g. 272 = 17 2^4); -box nx,ny[,nz] gives one box of cells instead (weak scaling). Setup (KSPSetUp,\n\
 including assembly for gamg) is timed once, the solve after a warm-up solve as the median of -repeats, between\n\
 device synchronizations. A solver that fails (error, e.g. out of memory, or divergence) is reported as failed at\n\
 that size and not run at larger ones; gamg is skipped where the assembled matrix would exceed -max_nnz nonzeros.\n\
@@ -31,7 +31,7 @@ int main(int argc, char **argv)
   PetscReal   dofs[16] = {1e6, 8e6}, maxnnz = 2e9, sinmax = 2e7;
   const char *rhsnames[] = {"sin", "ones", "auto", "VPRHS", "VP_RHS_", NULL};
   PetscEnum   rhs        = (PetscEnum)2;
-  PetscInt    ndofs = 2, cellsopt[16], ncells = 0;
+  PetscInt    ndofs = 2, cellsopt[16], ncells = 0, box[3] = {0, 0, 0}, nbox = 3, gpus = 0;
   char       *solvers[16], gpu[256] = "unknown", commit[64] = "unknown";
   PetscBool   sflag, failed[16], stoponerr                  = PETSC_FALSE;
   PetscMPIInt size;
@@ -53,6 +53,13 @@ int main(int argc, char **argv)
   ncells = 16;
   PetscCall(PetscOptionsIntArray("-cells", "Cells per direction (instead of -dofs)", NULL, cellsopt, &ncells, &sflag));
   if (!sflag) ncells = 0;
+  PetscCall(PetscOptionsIntArray("-box", "Cells per direction of one box mesh (instead of -cells, -dofs)", NULL, box, &nbox, &sflag));
+  if (sflag) {
+    PetscCheck(nbox >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-box: give the cells per direction, nx,ny or nx,ny,nz");
+    if (nbox == 2) box[2] = box[1];
+    ncells      = 1;
+    cellsopt[0] = box[0];
+  }
   for (PetscInt j = 0; j < ncells; j++) PetscCheck(cellsopt[j] >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-cells: every entry must be at least 2, not %" PetscInt_FMT, cellsopt[j]);
   PetscCall(PetscOptionsStringArray("-solvers", "Solvers to run (default all)", NULL, solvers, &nsol, &sflag));
   PetscCall(PetscOptionsInt("-repeats", "Timed solves per measurement (median)", NULL, repeats, &repeats, NULL));
@@ -65,6 +72,29 @@ int main(int argc, char **argv)
   PetscCheck(dim == 2 || dim == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dim must be 2 or 3");
   if (!sflag) nsol = 0;
 
+#if defined(PETSC_HAVE_CUDA)
+  { /* the GPUs the ranks use (PETSc gives rank r the device r mod the devices of its node); 0 without CUDA vectors */
+    char      vt[64] = "";
+    PetscBool cuda;
+
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-dm_vec_type", vt, sizeof(vt), NULL));
+    PetscCall(PetscStrInList(vt, "cuda,seqcuda,mpicuda", ',', &cuda));
+    if (cuda) {
+      PetscDeviceContext dctx;
+      PetscDevice        dev;
+      PetscInt           id, *ids, n = size;
+
+      PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+      PetscCall(PetscDeviceContextGetDevice(dctx, &dev));
+      PetscCall(PetscDeviceGetDeviceId(dev, &id));
+      PetscCall(PetscMalloc1(size, &ids));
+      PetscCallMPI(MPI_Allgather(&id, 1, MPIU_INT, ids, 1, MPIU_INT, PETSC_COMM_WORLD));
+      PetscCall(PetscSortRemoveDupsInt(&n, ids)); /* the distinct devices (one node) */
+      gpus = n;
+      PetscCall(PetscFree(ids));
+    }
+  }
+#endif
   for (PetscInt s = 0; VPSolvers[s].name; s++) {
     const VPSolverConfig *cfg = &VPSolvers[s];
     PetscBool             run = (PetscBool)(nsol == 0);
@@ -80,21 +110,29 @@ int main(int argc, char **argv)
 
       failed[i] = PETSC_FALSE;
       for (PetscInt j = 0; j < (ncells ? ncells : ndofs); j++) {
-        PetscInt       n = ncells ? cellsopt[j] : ChooseCells(PetscPowReal(dofs[j], 1.0 / dim) / k), level = 0;
-        PetscReal      N = PetscPowReal((PetscReal)(n * k + 1), (PetscReal)dim), nnz = N * PetscPowReal(2.0 * k + 1, (PetscReal)dim);
+        PetscInt       n = ncells ? cellsopt[j] : ChooseCells(PetscPowReal(dofs[j], 1.0 / dim) / k), level = 0, cells[3] = {n, n, n}, nmin = n;
+        PetscReal      N = 1, nnz;
+        char           boxs[64];
         VPSolveResult  res;
         PetscErrorCode ierr;
         char           status[256] = "ok";
         PetscBool      ok, ones = (PetscBool)(rhs == 1 || (rhs == 2 && N > sinmax));
 
-        for (PetscInt m = n; m % 2 == 0; m /= 2) level++;
+        if (box[0]) {
+          for (PetscInt d = 0; d < 3; d++) cells[d] = box[d];
+          for (PetscInt d = 0; d < dim; d++) nmin = PetscMin(nmin, box[d]);
+        }
+        for (PetscInt d = 0; d < dim; d++) N *= (PetscReal)(cells[d] * k + 1);
+        nnz = N * PetscPowReal(2.0 * k + 1, (PetscReal)dim);
+        PetscCall(PetscSNPrintf(boxs, sizeof(boxs), dim == 3 ? "%" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT : "%" PetscInt_FMT "x%" PetscInt_FMT, cells[0], cells[1], cells[2]));
+        for (PetscInt m = nmin; m % 2 == 0; m /= 2) level++;
         if (failed[i])
           PetscCall(PetscStrncpy(status, "not run: failed at a smaller size", sizeof(status)));
         else if (cfg->assembled && nnz > maxnnz)
           PetscCall(PetscSNPrintf(status, sizeof(status), "not run: the assembled matrix would have about %.2g nonzeros (-max_nnz %.2g)", (double)nnz, (double)maxnnz));
         else {
           if (!stoponerr) PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
-          ierr = VPSolveRun(PETSC_COMM_WORLD, dim, k, n, cfg, repeats, ones, &res);
+          ierr = VPSolveRun(PETSC_COMM_WORLD, dim, k, cells, cfg, repeats, ones, &res);
           if (!stoponerr)
             PetscCall(PetscPopErrorHandler());
           else
@@ -124,17 +162,17 @@ int main(int argc, char **argv)
         PetscCall(PetscStrcmp(status, "ok", &ok));
         if (!ok)
           PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                                "{\"commit\": \"%s\", \"gpu\": \"%s\", \"ranks\": %d, \"d\": %" PetscInt_FMT ", \"k\": %" PetscInt_FMT ", \"cells\": %" PetscInt_FMT ", \"level\": %" PetscInt_FMT
+                                "{\"commit\": \"%s\", \"gpu\": \"%s\", \"ranks\": %d, \"gpus\": %" PetscInt_FMT ", \"d\": %" PetscInt_FMT ", \"k\": %" PetscInt_FMT ", \"cells\": %" PetscInt_FMT ", \"box\": \"%s\", \"level\": %" PetscInt_FMT
                                 ", \"dof\": %.0f, \"solver\": \"%s\", \"status\": \"%s\"}\n",
-                                commit, gpu, size, dim, k, n, level, (double)N, cfg->name, status));
+                                commit, gpu, size, gpus, dim, k, n, boxs, level, (double)N, cfg->name, status));
         else {
           char l2[32] = "null";
           if (!ones) PetscCall(PetscSNPrintf(l2, sizeof(l2), "%.6e", (double)res.l2));
           PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                                "{\"commit\": \"%s\", \"gpu\": \"%s\", \"ranks\": %d, \"d\": %" PetscInt_FMT ", \"k\": %" PetscInt_FMT ", \"cells\": %" PetscInt_FMT ", \"level\": %" PetscInt_FMT ", \"dof\": %" PetscInt_FMT
+                                "{\"commit\": \"%s\", \"gpu\": \"%s\", \"ranks\": %d, \"gpus\": %" PetscInt_FMT ", \"d\": %" PetscInt_FMT ", \"k\": %" PetscInt_FMT ", \"cells\": %" PetscInt_FMT ", \"box\": \"%s\", \"level\": %" PetscInt_FMT ", \"dof\": %" PetscInt_FMT
                                 ", \"solver\": \"%s\", \"ksp\": \"%s\", \"precision\": \"%s\", \"rhs\": \"%s\", \"iterations\": %" PetscInt_FMT
                                 ", \"dm_s\": %.6e, \"assemble_s\": %.6e, \"setup_s\": %.6e, \"solve_s\": %.6e, \"rel_residual\": %.3e, \"l2_error\": %s, \"device_mem_gb\": %.2f, \"repeats\": %" PetscInt_FMT ", \"status\": \"ok\"}\n",
-                                commit, gpu, size, dim, k, n, level, res.dofs, cfg->name, res.ksptype, cfg->mgprec == VP_PRECISION_SINGLE ? "mixed" : "double", ones ? "ones" : "sin", res.its, (double)res.dm, (double)res.assemble, (double)res.setup,
+                                commit, gpu, size, gpus, dim, k, n, boxs, level, res.dofs, cfg->name, res.ksptype, cfg->mgprec == VP_PRECISION_SINGLE ? "mixed" : "double", ones ? "ones" : "sin", res.its, (double)res.dm, (double)res.assemble, (double)res.setup,
                                 (double)res.solve, (double)res.rrel, l2, (double)res.devmem, repeats));
         }
       }

@@ -90,13 +90,13 @@ static int VPSolveCmpReal(const void *a, const void *b)
    ones: b = 1 on every unknown (the boundary rows then ask x = 1 there) instead of the load vector of the sine
    solution, and no L2 error (res->l2 = -1): the load vector and the error are computed on the host, which takes
    minutes at 1e8 unknowns; b = 1 is set on the device. */
-static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k, PetscInt n, const VPSolverConfig *cfg, PetscInt repeats, PetscBool ones, VPSolveResult *res)
+static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k, const PetscInt cells[3], const VPSolverConfig *cfg, PetscInt repeats, PetscBool ones, VPSolveResult *res)
 {
   DM          dm;
   KSP         ksp;
   Mat         A;
   Vec         x, b, r = NULL;
-  PetscInt    cells[3] = {n, n, n}, levels;
+  PetscInt    levels;
   PetscReal   t0, t1, ts[100], bnorm, rnorm;
   char        prefix[64], name[128];
   VecType     vt;

@@ -32,6 +32,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-cells", &n, NULL));
   PetscCall(VPTestGetDegrees(dim == 2 ? 10 : 8, degrees, &ndeg));
+  const PetscInt box[3] = {n, n, n};
   for (PetscInt i = 0; i < ndeg; i++) {
     PetscInt k = degrees[i];
     for (PetscInt p = 0; p < 2; p++) {
@@ -42,8 +43,8 @@ int main(int argc, char **argv)
 
       PetscCall(Find(pairs[p][0], &cd));
       PetscCall(Find(pairs[p][1], &cm));
-      PetscCall(VPSolveRun(PETSC_COMM_WORLD, dim, k, n, cd, 1, PETSC_FALSE, &rd));
-      PetscCall(VPSolveRun(PETSC_COMM_WORLD, dim, k, n, cm, 1, PETSC_FALSE, &rm));
+      PetscCall(VPSolveRun(PETSC_COMM_WORLD, dim, k, box, cd, 1, PETSC_FALSE, &rd));
+      PetscCall(VPSolveRun(PETSC_COMM_WORLD, dim, k, box, cm, 1, PETSC_FALSE, &rm));
       PetscCheck(rd.reason > 0 && rm.reason > 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": %s %s, %s %s", dim, k, cd->name, KSPConvergedReasons[rd.reason], cm->name, KSPConvergedReasons[rm.reason]);
       PetscCheck(rd.rrel <= 1e-8 && rm.rrel <= 1e-8, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": relative residuals %g (%s), %g (%s) above 1e-8", dim, k, (double)rd.rrel, cd->name, (double)rm.rrel, cm->name);
       PetscCheck(rm.its <= rd.its + 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": %s needs %" PetscInt_FMT " iterations, %s %" PetscInt_FMT, dim, k, cm->name, rm.its, cd->name, rd.its);
