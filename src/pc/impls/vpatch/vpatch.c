@@ -278,9 +278,16 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
     if (jac->kernel == PC_VPATCH_KERNEL_GLOBAL) PetscCall(DMCreateGlobalVector(dm, &jac->w));
   }
   if (!(jac->cuda && jac->kernel != PC_VPATCH_KERNEL_GLOBAL && q->samelayout)) { /* else the sweep works in place on the global arrays */
+    PetscBool corr = (PetscBool)(jac->type == PC_VPATCH_ADDITIVE || (jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL)); /* else in place in xl */
+
     PetscCall(DMCreateLocalVector(dm, &jac->bl));
     PetscCall(VecDuplicate(jac->bl, &jac->xl));
-    PetscCall(VecDuplicate(jac->bl, &jac->dl));
+    if (corr) PetscCall(VecDuplicate(jac->bl, &jac->dl));
+    else if (!q->samelayout) /* several ranks: the exchange of each color (PCVPatchStepLocal()) */
+      for (PetscInt c = 0; c < (1 << q->dim); c++) {
+        PetscSF sf;
+        PetscCall(DMQBoxGetColorSF_Private(dm, c, &sf));
+      }
   }
   PetscCall(PetscLogEventEnd(VPATCH_PatchSetUp, pc, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -566,7 +573,11 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
   PetscOptionsHeadBegin(PetscOptionsObject, "Vertex-patch smoother options");
   PetscCall(
       PetscOptionsEnum("-pc_vpatch_sweep", "Color order of one smoothing step (symmetric: CG-safe; forward: the PCMG smoother of share/vpatch-mg.options)", "PCVPatchSetSweep", PCVPatchSweeps, (PetscEnum)jac->sweep, (PetscEnum *)&jac->sweep, NULL));
-  PetscCall(PetscOptionsEnum("-pc_vpatch_type", "Multiplicative (colored) or additive", "PCVPatchSetType", PCVPatchTypes, (PetscEnum)jac->type, (PetscEnum *)&jac->type, NULL));
+  {
+    PCVPatchType t = jac->type;
+    PetscCall(PetscOptionsEnum("-pc_vpatch_type", "Multiplicative (colored) or additive", "PCVPatchSetType", PCVPatchTypes, (PetscEnum)t, (PetscEnum *)&t, &flg));
+    if (flg) PetscCall(PCVPatchSetType(pc, t));
+  }
   PetscCall(PetscOptionsReal("-pc_vpatch_damping", "Damping of the additive variant (default 1/2^d)", "PCVPatchSetDamping", w, &w, &flg));
   if (flg) PetscCall(PCVPatchSetDamping(pc, w));
   PetscCall(PetscOptionsEnum("-pc_vpatch_kernel", "GPU kernel variant (no effect on the CPU path)", "PCVPatchSetKernel", PCVPatchKernels, (PetscEnum)jac->kernel, (PetscEnum *)&jac->kernel, &flg));
@@ -628,6 +639,7 @@ static PetscErrorCode PCVPatchSetKernel_VPatch(PC pc, PCVPatchKernel kv)
 static PetscErrorCode PCVPatchSetType_VPatch(PC pc, PCVPatchType t)
 {
   PetscFunctionBegin;
+  if (((PC_VPatch *)pc->data)->type != t) pc->setupcalled = PETSC_FALSE; /* the work vectors differ */
   ((PC_VPatch *)pc->data)->type = t;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
