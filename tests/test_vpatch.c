@@ -282,6 +282,12 @@ int main(int argc, char **argv)
     rtol: 1e-9
 
   test:
+    suffix: ranks3d_np4_no_overlap
+    nsize: 4
+    args: -dim 3 -cells 6,4,6 -degrees 2 -dense 0 -pc_vpatch_overlap 0
+    output_file: test_vpatch_ranks3d_np4_no_overlap
+
+  test:
     suffix: ranks3d_np8
     nsize: 8
     args: -dim 3 -cells 6,4,6 -degrees 1,2,3 -dense 0 -solve -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_coarse_ksp_type cg -mg_coarse_pc_type jacobi -mg_coarse_ksp_rtol 1e-14 -pc_mg_levels 2

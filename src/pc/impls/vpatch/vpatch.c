@@ -45,6 +45,7 @@ typedef struct {
   Mat                 A;         /* the level operator (the PC's Pmat, not referenced): residuals of kernel global */
   PetscBool           cuda;      /* the DM's vectors live on the GPU: the CUDA kernels run */
   PetscReal          *scratch;   /* device buffer of the patch residuals of one color (kernel separate) */
+  PetscBool           overlap;   /* several ranks: the exchange of a color travels while the inner patches are solved */
 } PC_VPatch;
 
 /* The DMQBOX whose Laplacian L the preconditioning matrix is, and the scale s > 0 with Pmat = s L.
@@ -366,6 +367,27 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The patches of one color on the vertices of the sub-box [lo, hi) (cell indices, the patch's vertex is its cells'
+   lower corner) of this rank's, in place in xl */
+static PetscErrorCode PCVPatchColorBox(PC_VPatch *jac, PetscMemType mt, PetscInt c, const PetscInt lo[3], const PetscInt hi[3], const PetscScalar *ba, PetscScalar *xa)
+{
+  VPGrid g = ((DM_QBox *)jac->dm->data)->grid;
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < 3; d++) {
+    if (hi[d] <= lo[d]) PetscFunctionReturn(PETSC_SUCCESS);
+    g.cs[d] = lo[d];
+    g.cm[d] = hi[d] - lo[d];
+  }
+  if (PetscMemTypeDevice(mt)) {
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(VPPatchSmoothColor_CUDA(&g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, jac->kernel, jac->ppb, ba, xa, xa, jac->scratch));
+    PetscCall(PetscLogGpuTimeEnd());
+  } else
+    PetscCall(VPPatchSmoothColor_CPU(&g, &jac->op, c, PETSC_FALSE, ba, xa, xa, jac->work));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The step in the ghosted local vector (several ranks, or the CPU path; not the kernel global): b and x are brought
    into the local boxes once, each color's patches are solved in place in xl, and one exchange after the color (its
    star forest, DMQBoxGetColorSF_Private()) brings the values that the other ranks' patches changed into every local
@@ -377,8 +399,17 @@ static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool 
   const PetscScalar *ba;
   PetscScalar       *xa;
   PetscMemType       mt, xmt;
+  PetscInt           all[2][3], in[2][3];
 
   PetscFunctionBegin;
+  for (PetscInt d = 0; d < 3; d++) {
+    /* the patches of vertices cs, cs + 1 change nodes that the rank below holds, that of cs + cm - 1 nodes of the rank
+       above (ownership on multiples of k, ghost width k): the inner box [in[0], in[1]) changes none */
+    all[0][d] = g->cs[d];
+    all[1][d] = g->cs[d] + g->cm[d];
+    in[0][d]  = PetscMin(g->cs[d] + (d < g->dim && g->cs[d] > 0 ? 2 : 0), all[1][d]);
+    in[1][d]  = PetscMax(all[1][d] - (d < g->dim && all[1][d] < g->N[d] ? 1 : 0), in[0][d]);
+  }
   PetscCall(DMGlobalToLocal(jac->dm, b, INSERT_VALUES, jac->bl));
   PetscCall(DMGlobalToLocal(jac->dm, x, INSERT_VALUES, jac->xl));
   PetscCall(VecGetArrayReadAndMemType(jac->bl, &ba, &mt));
@@ -389,14 +420,25 @@ static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool 
       PetscInt c = pass ? nc - 1 - i : i;
       PetscSF  sf;
 
-      if (PetscMemTypeDevice(mt)) {
-        PetscCall(PetscLogGpuTimeBegin());
-        PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, jac->kernel, jac->ppb, ba, xa, xa, jac->scratch));
-        PetscCall(PetscLogGpuTimeEnd());
-      } else
-        PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, c, PETSC_FALSE, ba, xa, xa, jac->work));
       PetscCall(DMQBoxGetColorSF_Private(jac->dm, c, &sf));
-      PetscCall(PetscSFBcastWithMemTypeBegin(sf, MPIU_SCALAR, xmt, xa, xmt, xa, MPI_REPLACE));
+      if (jac->overlap) { /* the patches whose values other ranks hold, the exchange, the others while it travels */
+        for (PetscInt d = 0; d < g->dim; d++)
+          for (PetscInt side = 0; side < 2; side++) { /* slabs of direction d: inner range before d, all after */
+            PetscInt lo[3], hi[3];
+            for (PetscInt e = 0; e < 3; e++) {
+              lo[e] = e < d ? in[0][e] : g->cs[e];
+              hi[e] = e < d ? in[1][e] : g->cs[e] + g->cm[e];
+            }
+            if (side == 0) hi[d] = in[0][d];
+            else lo[d] = in[1][d];
+            PetscCall(PCVPatchColorBox(jac, mt, c, lo, hi, ba, xa));
+          }
+        PetscCall(PetscSFBcastWithMemTypeBegin(sf, MPIU_SCALAR, xmt, xa, xmt, xa, MPI_REPLACE));
+        PetscCall(PCVPatchColorBox(jac, mt, c, in[0], in[1], ba, xa));
+      } else {
+        PetscCall(PCVPatchColorBox(jac, mt, c, all[0], all[1], ba, xa));
+        PetscCall(PetscSFBcastWithMemTypeBegin(sf, MPIU_SCALAR, xmt, xa, xmt, xa, MPI_REPLACE));
+      }
       PetscCall(PetscSFBcastEnd(sf, MPIU_SCALAR, xa, xa, MPI_REPLACE));
     }
     if (PetscMemTypeDevice(mt))
@@ -584,6 +626,7 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
   PetscCall(PetscOptionsEnum("-pc_vpatch_precision", "GPU arithmetic of the patch kernels (the CPU path is double only)", "PCVPatchSetPrecision", VPPrecisions, (PetscEnum)jac->precision, (PetscEnum *)&jac->precision, NULL));
   PetscCall(PetscOptionsRangeInt("-pc_vpatch_patches_per_block", "GPU: patches per thread block (0: chosen per dimension and degree; no effect on the CPU path)", "PCVPATCH", jac->ppb, &jac->ppb, &flg2, 0, 64));
   if (flg || flg2) jac->kernelset = PETSC_TRUE;
+  PetscCall(PetscOptionsBool("-pc_vpatch_overlap", "Several ranks: solve the patches next to other ranks first, the others while their values travel", "PCVPATCH", jac->overlap, &jac->overlap, NULL));
   PetscCall(PetscOptionsEnum("-pc_vpatch_local_solver", "Exact local solver: fast diagonalization or dense LU", "PCVPatchSetLocalSolver", PCVPatchLocalSolvers, (PetscEnum)jac->local, (PetscEnum *)&jac->local, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -847,7 +890,8 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
 . -pc_vpatch_kernel <global,separate,fused>     - GPU kernel variant (default fused)
 . -pc_vpatch_precision <double,single>           - GPU arithmetic of the patch kernels (single: mixed precision multigrid, see `VPPrecision`)
 . -pc_vpatch_patches_per_block <n>              - GPU: patches per thread block (default 0: enough patches for about 256 threads, one per 1D line, at most 64, fewer where such a block would take more than half of an SM's shared memory)
-- -pc_vpatch_local_solver <fdm,dense>           - fast diagonalization (default) or a stored dense LU (verification)
+. -pc_vpatch_local_solver <fdm,dense>           - fast diagonalization (default) or a stored dense LU (verification)
+- -pc_vpatch_overlap <bool>                      - several ranks: solve the patches next to other ranks first and the others while their values travel (default true)
 
   Level: beginner
 
@@ -870,8 +914,11 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
   options: `-pc_mg_distinct_smoothup -mg_levels_up_ksp_type richardson -mg_levels_up_ksp_max_it 1
   -mg_levels_up_pc_type vpatch -mg_levels_up_pc_vpatch_sweep backward`.
 
-  The sweep is exactly multiplicative on any number of MPI ranks (ghost values are updated between
-  colors), so iterates and iteration counts do not depend on the partition.
+  The sweep is exactly multiplicative on any number of MPI ranks, so iterates and iteration counts do not depend on
+  the partition: each rank solves its patches of a color in place in its ghosted local vector, then one exchange per
+  color (a `PetscSF` made from the box decomposition, `DMQBOX`) brings the values that other ranks' patches changed
+  into every local vector that holds them. The patches next to other ranks are solved first, the inner ones while
+  the exchange travels.
 
   On CUDA vectors one kernel per color does a patch's localized residual and solve in shared memory, one thread per
   1D line with the line in registers; the 1D reference matrices of the degree sit in constant memory and are scaled
@@ -891,6 +938,7 @@ PetscErrorCode PCCreate_VPatch(PC pc)
   jac->damping = 0.0; /* 1/2^d at set-up */
   jac->local   = PC_VPATCH_LOCAL_FDM;
   jac->kernel  = PC_VPATCH_KERNEL_FUSED;
+  jac->overlap = PETSC_TRUE;
 
   pc->ops->apply           = PCApply_VPatch;
   pc->ops->applytranspose  = PCApplyTranspose_VPatch;
