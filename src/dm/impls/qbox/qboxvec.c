@@ -168,10 +168,28 @@ PetscErrorCode DMCreateGlobalVector_QBox(DM dm, Vec *v)
 
   PetscFunctionBegin;
   PetscCall(DMQBoxCheckVecType_Private(dm));
-  PetscCall(VecCreate(PetscObjectComm((PetscObject)dm), v));
-  PetscCall(VecSetSizes(*v, n, PETSC_DETERMINE));
-  PetscCall(VecSetBlockSize(*v, 1));
-  PetscCall(VecSetType(*v, dm->vectype));
+#if defined(PETSC_HAVE_CUDA)
+  {
+    PetscMPIInt size;
+    PetscBool   cuda;
+
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+    PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
+    if (cuda && size > 1) /* VecSetType(VECMPICUDA) allocates and zeroes the device array and a pinned host copy at once
+                             (seconds per GB, and the memory of vectors a solver never touches); with no arrays given
+                             both are allocated on first use, as VECSEQCUDA does */
+      PetscCall(VecCreateMPICUDAWithArrays(PetscObjectComm((PetscObject)dm), 1, n, PETSC_DETERMINE, NULL, NULL, v));
+    else cuda = PETSC_FALSE;
+    if (!cuda) {
+#endif
+      PetscCall(VecCreate(PetscObjectComm((PetscObject)dm), v));
+      PetscCall(VecSetSizes(*v, n, PETSC_DETERMINE));
+      PetscCall(VecSetBlockSize(*v, 1));
+      PetscCall(VecSetType(*v, dm->vectype));
+#if defined(PETSC_HAVE_CUDA)
+    }
+  }
+#endif
   PetscCall(VecSetDM(*v, dm));
   PetscCall(VecSetOperation(*v, VECOP_VIEW, (PetscErrorCodeFn *)VecView_QBox));
   PetscCall(VecSetOperation(*v, VECOP_DUPLICATE, (PetscErrorCodeFn *)VecDuplicate_QBox));

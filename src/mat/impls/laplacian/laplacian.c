@@ -12,9 +12,8 @@
 #include <petscdmda.h>
 
 typedef struct {
-  DM               dm;       /* the DMQBOX (referenced) */
-  Vec              xl;       /* ghosted input */
-  Vec              yl;       /* ghosted output accumulator */
+  DM               dm;       /* the DMQBOX (referenced); several ranks: its pool of local vectors (DMGetLocalVector()) holds the ghosted
+                                input and output, shared with the smoother and the transfers of the level */
   Mat              aij;      /* the same operator assembled, made on first use by MatSOR(), MatGetFactor(), MatCreateSubMatrices() */
   PetscObjectState aijstate; /* the state of the shell when aij was assembled (MatScale()/MatShift() change it) */
 } Mat_QBoxLaplacian;
@@ -27,16 +26,20 @@ static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
   PetscScalar       *ya;
   PetscMemType       mt;
   PetscBool          global = PETSC_FALSE;
-  Vec                xin, yout;
+  Vec                xin, yout, xl = NULL, yl = NULL;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
   q = (DM_QBox *)ctx->dm->data;
   PetscCall(PetscLogEventBegin(VPATCH_LaplacianMult, A, x, y, 0));
   if (!z) PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, x, &global));
-  xin  = global ? x : ctx->xl;
-  yout = global ? y : ctx->yl;
-  if (!global) PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, ctx->xl));
+  if (!global) {
+    PetscCall(DMGetLocalVector(ctx->dm, &xl));
+    PetscCall(DMGetLocalVector(ctx->dm, &yl));
+    PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, xl));
+  }
+  xin  = global ? x : xl;
+  yout = global ? y : yl;
   PetscCall(VecSet(yout, 0.0));
   PetscCall(VecGetArrayReadAndMemType(xin, &xa, &mt));
   PetscCall(VecGetArrayAndMemType(yout, &ya, NULL));
@@ -58,7 +61,9 @@ static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
       if (z != y) PetscCall(VecCopy(z, y));
     } else
       PetscCall(VecSet(y, 0.0));
-    PetscCall(DMLocalToGlobal(ctx->dm, ctx->yl, ADD_VALUES, y));
+    PetscCall(DMLocalToGlobal(ctx->dm, yl, ADD_VALUES, y));
+    PetscCall(DMRestoreLocalVector(ctx->dm, &xl));
+    PetscCall(DMRestoreLocalVector(ctx->dm, &yl));
   }
   PetscCall(PetscLogEventEnd(VPATCH_LaplacianMult, A, x, y, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -77,13 +82,15 @@ static PetscErrorCode MatGetDiagonal_QBoxLaplacian(Mat A, Vec d)
   DM_QBox           *q;
   PetscScalar       *da;
   PetscMemType       mt;
+  Vec                yl;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
   q = (DM_QBox *)ctx->dm->data;
   PetscCall(PetscLogEventBegin(VPATCH_LaplacianDiag, A, d, 0, 0));
-  PetscCall(VecSet(ctx->yl, 0.0));
-  PetscCall(VecGetArrayAndMemType(ctx->yl, &da, &mt));
+  PetscCall(DMGetLocalVector(ctx->dm, &yl));
+  PetscCall(VecSet(yl, 0.0));
+  PetscCall(VecGetArrayAndMemType(yl, &da, &mt));
   if (PetscMemTypeDevice(mt)) {
     const PetscReal *d_lap;
     PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, &d_lap));
@@ -93,10 +100,11 @@ static PetscErrorCode MatGetDiagonal_QBoxLaplacian(Mat A, Vec d)
     PetscCall(VPLaplacianDiagonal_CPU(&q->grid, &q->basis, da));
     PetscCall(PetscLogFlops(VPFlopsDiagonal(&q->grid)));
   }
-  PetscCall(VecRestoreArrayAndMemType(ctx->yl, &da));
+  PetscCall(VecRestoreArrayAndMemType(yl, &da));
   PetscCall(VecSet(d, 0.0));
-  PetscCall(DMLocalToGlobalBegin(ctx->dm, ctx->yl, ADD_VALUES, d));
-  PetscCall(DMLocalToGlobalEnd(ctx->dm, ctx->yl, ADD_VALUES, d));
+  PetscCall(DMLocalToGlobalBegin(ctx->dm, yl, ADD_VALUES, d));
+  PetscCall(DMLocalToGlobalEnd(ctx->dm, yl, ADD_VALUES, d));
+  PetscCall(DMRestoreLocalVector(ctx->dm, &yl));
   PetscCall(PetscLogEventEnd(VPATCH_LaplacianDiag, A, d, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -124,8 +132,6 @@ static PetscErrorCode MatDestroy_QBoxLaplacian(Mat A)
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
-  PetscCall(VecDestroy(&ctx->xl));
-  PetscCall(VecDestroy(&ctx->yl));
   PetscCall(MatDestroy(&ctx->aij));
   PetscCall(DMDestroy(&ctx->dm));
   PetscCall(PetscFree(ctx));
@@ -399,8 +405,6 @@ PetscErrorCode DMQBoxCreateLaplacianShell_Private(DM dm, Mat *A)
   PetscCall(PetscNew(&ctx));
   ctx->dm = dm;
   PetscCall(PetscObjectReference((PetscObject)dm));
-  PetscCall(DMCreateLocalVector(dm, &ctx->xl));
-  PetscCall(VecDuplicate(ctx->xl, &ctx->yl));
   PetscCall(MatCreateShell(PetscObjectComm((PetscObject)dm), n, n, PETSC_DETERMINE, PETSC_DETERMINE, ctx, A));
   PetscCall(MatShellSetVecType(*A, dm->vectype));
   PetscCall(MatShellSetOperation(*A, MATOP_MULT, (PetscErrorCodeFn *)MatMult_QBoxLaplacian));

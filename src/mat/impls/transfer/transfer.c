@@ -8,7 +8,6 @@
 
 typedef struct {
   DM           dmc, dmf;    /* coarse and fine DMQBOX (referenced) */
-  Vec          cl, fl;      /* ghosted local work vectors */
   PetscBool    homogeneous; /* zero boundary values in and out */
   PetscScalar *work;        /* CPU kernel work arrays (VPTransferWorkSize()) */
 } Mat_QBoxTransfer;
@@ -40,8 +39,8 @@ static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool tra
     else if (z != y)
       PetscCall(VecCopy(z, y));
   } else {
-    lin  = transpose ? ctx->fl : ctx->cl;
-    lout = transpose ? ctx->cl : ctx->fl;
+    PetscCall(DMGetLocalVector(din, &lin)); /* the levels' pools, shared with their operators and smoothers */
+    PetscCall(DMGetLocalVector(dout, &lout));
     PetscCall(DMGlobalToLocal(din, x, INSERT_VALUES, lin));
     PetscCall(VecSet(lout, 0.0));
   }
@@ -69,6 +68,8 @@ static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool tra
     } else
       PetscCall(VecSet(y, 0.0));
     PetscCall(DMLocalToGlobal(dout, lout, ADD_VALUES, y));
+    PetscCall(DMRestoreLocalVector(din, &lin));
+    PetscCall(DMRestoreLocalVector(dout, &lout));
   }
   PetscCall(PetscLogEventEnd(transpose ? VPATCH_Restrict : VPATCH_Prolong, P, x, y, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -121,8 +122,6 @@ static PetscErrorCode MatDestroy_QBoxTransfer(Mat P)
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(P, &ctx));
-  PetscCall(VecDestroy(&ctx->cl));
-  PetscCall(VecDestroy(&ctx->fl));
   PetscCall(PetscFree(ctx->work));
   PetscCall(DMDestroy(&ctx->dmc));
   PetscCall(DMDestroy(&ctx->dmf));
@@ -161,8 +160,6 @@ PetscErrorCode DMQBoxCreateTransfer_Private(DM dmc, DM dmf, PetscBool homogeneou
   ctx->homogeneous = homogeneous;
   PetscCall(PetscObjectReference((PetscObject)dmc));
   PetscCall(PetscObjectReference((PetscObject)dmf));
-  PetscCall(DMCreateLocalVector(dmc, &ctx->cl));
-  PetscCall(DMCreateLocalVector(dmf, &ctx->fl));
   PetscCall(PetscMalloc1(VPTransferWorkSize(qc->dim, qc->degree), &ctx->work));
   PetscCall(MatCreateShell(PetscObjectComm((PetscObject)dmf), mf, mc, PETSC_DETERMINE, PETSC_DETERMINE, ctx, P));
   PetscCall(MatShellSetVecType(*P, dmf->vectype));

@@ -35,9 +35,9 @@ typedef struct {
   VPPatchOp           op;        /* 1D patch matrices, eigenvectors and eigenvalues */
   PetscScalar        *LU;        /* dense LU of the patch matrix (local solver dense) */
   int                *piv;       /* its pivots */
-  Vec                 bl;        /* ghosted right-hand side */
-  Vec                 xl;        /* ghosted iterate */
-  Vec                 dl;        /* ghosted correction of one color */
+  Vec                 bl;        /* ghosted right-hand side, from the DM's pool during an apply (PCVPatchGetLocal()) */
+  Vec                 xl;        /* ghosted iterate, likewise */
+  Vec                 dl;        /* ghosted correction of one color (additive, kernel global), likewise */
   Vec                 w;         /* global work vector (additive Richardson) */
   PCVPatchKernel      kernel;    /* GPU kernel variant */
   PetscInt            ppb;       /* GPU: patches per thread block (0: the default for the degree) */
@@ -218,9 +218,6 @@ static PetscErrorCode PCReset_VPatch(PC pc)
   PC_VPatch *jac = (PC_VPatch *)pc->data;
 
   PetscFunctionBegin;
-  PetscCall(VecDestroy(&jac->bl));
-  PetscCall(VecDestroy(&jac->xl));
-  PetscCall(VecDestroy(&jac->dl));
   PetscCall(VecDestroy(&jac->w));
   PetscCall(VecDestroy(&jac->bs));
   PetscCall(VecDestroy(&jac->r));
@@ -278,19 +275,32 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
     }
     if (jac->kernel == PC_VPATCH_KERNEL_GLOBAL) PetscCall(DMCreateGlobalVector(dm, &jac->w));
   }
-  if (!(jac->cuda && jac->kernel != PC_VPATCH_KERNEL_GLOBAL && q->samelayout)) { /* else the sweep works in place on the global arrays */
-    PetscBool corr = (PetscBool)(jac->type == PC_VPATCH_ADDITIVE || (jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL)); /* else in place in xl */
-
-    PetscCall(DMCreateLocalVector(dm, &jac->bl));
-    PetscCall(VecDuplicate(jac->bl, &jac->xl));
-    if (corr) PetscCall(VecDuplicate(jac->bl, &jac->dl));
-    else if (!q->samelayout) /* several ranks: the exchange of each color (PCVPatchStepLocal()) */
-      for (PetscInt c = 0; c < (1 << q->dim); c++) {
-        PetscSF sf;
-        PetscCall(DMQBoxGetColorSF_Private(dm, c, &sf));
-      }
-  }
+  if (!q->samelayout && jac->type == PC_VPATCH_MULTIPLICATIVE && !(jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL))
+    for (PetscInt c = 0; c < (1 << q->dim); c++) { /* several ranks: the exchange of each color (PCVPatchStepLocal()) */
+      PetscSF sf;
+      PetscCall(DMQBoxGetColorSF_Private(dm, c, &sf));
+    }
   PetscCall(PetscLogEventEnd(VPATCH_PatchSetUp, pc, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the ghosted work vectors of an apply, from the DM's pool of local vectors (shared with the level's operator and
+   transfers, so that a level holds two or three ghosted vectors, not one set per object) */
+static PetscErrorCode PCVPatchGetLocal(PC_VPatch *jac, PetscBool x, PetscBool d)
+{
+  PetscFunctionBegin;
+  PetscCall(DMGetLocalVector(jac->dm, &jac->bl));
+  if (x) PetscCall(DMGetLocalVector(jac->dm, &jac->xl));
+  if (d) PetscCall(DMGetLocalVector(jac->dm, &jac->dl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCVPatchRestoreLocal(PC_VPatch *jac)
+{
+  PetscFunctionBegin;
+  PetscCall(DMRestoreLocalVector(jac->dm, &jac->bl));
+  if (jac->xl) PetscCall(DMRestoreLocalVector(jac->dm, &jac->xl));
+  if (jac->dl) PetscCall(DMRestoreLocalVector(jac->dm, &jac->dl));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -344,7 +354,8 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(VecRestoreArrayAndMemType(x, &xw));
     PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
-  } else
+  } else {
+    PetscCall(PCVPatchGetLocal(jac, PETSC_TRUE, PETSC_TRUE));
     for (PetscInt i = 0; i < nc; i++) { /* kernel global: the residual of the whole level, ghosted, then the solves */
       PetscCall(MatMult(jac->A, x, jac->w)); /* scale L x */
       if (jac->scale != (PetscScalar)1.0) PetscCall(VecScale(jac->w, 1.0 / jac->scale));
@@ -362,6 +373,8 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
       PetscCall(VecRestoreArrayReadAndMemType(jac->bl, &ba));
       PetscCall(DMLocalToGlobal(jac->dm, jac->dl, ADD_VALUES, x));
     }
+    PetscCall(PCVPatchRestoreLocal(jac));
+  }
   PetscCall(PetscLogGpuFlops(VPFlopsPatches(g) * VPFlopsPatchGPU(g->dim, g->k)));
   PetscCall(PCVPatchBoundary(jac, b, x));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -410,6 +423,7 @@ static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool 
     in[0][d]  = PetscMin(g->cs[d] + (d < g->dim && g->cs[d] > 0 ? 2 : 0), all[1][d]);
     in[1][d]  = PetscMax(all[1][d] - (d < g->dim && all[1][d] < g->N[d] ? 1 : 0), in[0][d]);
   }
+  PetscCall(PCVPatchGetLocal(jac, PETSC_TRUE, PETSC_FALSE));
   PetscCall(DMGlobalToLocal(jac->dm, b, INSERT_VALUES, jac->bl));
   PetscCall(DMGlobalToLocal(jac->dm, x, INSERT_VALUES, jac->xl));
   PetscCall(VecGetArrayReadAndMemType(jac->bl, &ba, &mt));
@@ -449,6 +463,7 @@ static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool 
   PetscCall(VecRestoreArrayAndMemType(jac->xl, &xa));
   PetscCall(VecRestoreArrayReadAndMemType(jac->bl, &ba));
   PetscCall(DMLocalToGlobal(jac->dm, jac->xl, INSERT_VALUES, x));
+  PetscCall(PCVPatchRestoreLocal(jac));
   PetscCall(PCVPatchBoundary(jac, b, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -461,6 +476,7 @@ static PetscErrorCode PCVPatchAdditive(PC_VPatch *jac, Vec r, Vec y)
   PetscScalar       *da;
 
   PetscFunctionBegin;
+  PetscCall(PCVPatchGetLocal(jac, PETSC_FALSE, PETSC_TRUE));
   PetscCall(DMGlobalToLocal(jac->dm, r, INSERT_VALUES, jac->bl));
   PetscCall(VecSet(jac->dl, 0.0));
   PetscCall(VecGetArrayRead(jac->bl, &ra));
@@ -471,6 +487,7 @@ static PetscErrorCode PCVPatchAdditive(PC_VPatch *jac, Vec r, Vec y)
   PetscCall(VecRestoreArrayRead(jac->bl, &ra));
   PetscCall(VecSet(y, 0.0));
   PetscCall(DMLocalToGlobal(jac->dm, jac->dl, ADD_VALUES, y));
+  PetscCall(PCVPatchRestoreLocal(jac));
   PetscCall(VecScale(y, jac->damping));
   PetscCall(PCVPatchBoundary(jac, r, y));
   if (jac->scale != (PetscScalar)1.0) PetscCall(VecScale(y, 1.0 / jac->scale));
