@@ -244,6 +244,11 @@ int main(int argc, char **argv)
     rtol: 1e-2
 
   test:
+    suffix: 3d_np3_telescope
+    nsize: 3
+    args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 3 -dm_qbox_cells 8 -mg_coarse_ksp_type preonly -mg_coarse_pc_type telescope -mg_coarse_pc_telescope_ignore_dm -mg_coarse_pc_telescope_reduction_factor 3 -mg_coarse_telescope_ksp_type preonly -mg_coarse_telescope_pc_type lu
+
+  test:
     suffix: 2d_vpatch_cuda
     requires: cuda
     args: -options_file share/vpatch-mg.options -dm_qbox_degree 3 -dm_qbox_cells 16 -dm_vec_type cuda
