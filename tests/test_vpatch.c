@@ -130,7 +130,8 @@ int main(int argc, char **argv)
       PetscCall(PCApply(pcsym, b, y2));
       PetscCall(CompareWithOneRank(dm, s1, PC_VPATCH_SWEEP_SYMMETRIC, y2, &dsym));
       PetscCall(PCDestroy(&pcsym));
-      PetscCheck(dfw <= 1e-12 * nrm && dsym <= 1e-12 * nrm, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT " on %d ranks: one sweep differs from one rank's by %g (forward), %g (symmetric), |B b| = %g", k, (int)size, (double)dfw, (double)dsym, (double)nrm);
+      PetscCheck(dfw <= 1e-12 * nrm && dsym <= 1e-12 * nrm, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT " on %d ranks: one sweep differs from one rank's by %g (forward), %g (symmetric), |B b| = %g", k, (int)size, (double)dfw, (double)dsym,
+                 (double)nrm);
     }
 
     { /* the operator scaled by 3 (MatScale()): the sweep solves with it, so its PCApply is the unscaled one's / 3;

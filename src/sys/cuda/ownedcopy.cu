@@ -11,9 +11,12 @@ __global__ void VPOwnedCopyKernel(VPGrid g, int mode, PetscScalar *__restrict__ 
     const PetscInt go = (PetscInt)r * m0;
     const PetscInt lo = ((PetscInt)(i2 + g.xs[2] - g.gxs[2]) * g.gxm[1] + (i1 + g.xs[1] - g.gxs[1])) * g.gxm[0] + (g.xs[0] - g.gxs[0]);
     for (PetscInt i = threadIdx.x; i < m0; i += blockDim.x) {
-      if (mode == 0) loc[lo + i] = glob[go + i];
-      else if (mode == 1) glob[go + i] = loc[lo + i];
-      else glob[go + i] += loc[lo + i];
+      if (mode == 0)
+        loc[lo + i] = glob[go + i];
+      else if (mode == 1)
+        glob[go + i] = loc[lo + i];
+      else
+        glob[go + i] += loc[lo + i];
     }
   }
 }

@@ -179,7 +179,8 @@ PetscErrorCode DMCreateGlobalVector_QBox(DM dm, Vec *v)
                              (seconds per GB, and the memory of vectors a solver never touches); with no arrays given
                              both are allocated on first use, as VECSEQCUDA does */
       PetscCall(VecCreateMPICUDAWithArrays(PetscObjectComm((PetscObject)dm), 1, n, PETSC_DETERMINE, NULL, NULL, v));
-    else cuda = PETSC_FALSE;
+    else
+      cuda = PETSC_FALSE;
     if (!cuda) {
 #endif
       PetscCall(VecCreate(PetscObjectComm((PetscObject)dm), v));
@@ -316,11 +317,11 @@ static PetscErrorCode DMQBoxGetGhostSF(DM dm, PetscSF *sf)
           PetscInt ox, *bx;
           if (inner && px == g->xs[0]) px = g->xs[0] + g->xm[0]; /* skip the owned row */
           if (px >= g->gxs[0] + g->gxm[0]) break;
-          ox                = QBoxColumnOf(&c, 0, 0, px);
-          bx                = c.b[0] + 6 * ox;
-          ilocal[l]         = ((pz - g->gxs[2]) * g->gxm[1] + (py - g->gxs[1])) * g->gxm[0] + (px - g->gxs[0]);
-          iremote[l].rank   = ox + c.P[0] * (oy + c.P[1] * oz);
-          iremote[l].index  = ((pz - bz[0]) * by[1] + (py - by[0])) * bx[1] + (px - bx[0]);
+          ox               = QBoxColumnOf(&c, 0, 0, px);
+          bx               = c.b[0] + 6 * ox;
+          ilocal[l]        = ((pz - g->gxs[2]) * g->gxm[1] + (py - g->gxs[1])) * g->gxm[0] + (px - g->gxs[0]);
+          iremote[l].rank  = ox + c.P[0] * (oy + c.P[1] * oz);
+          iremote[l].index = ((pz - bz[0]) * by[1] + (py - by[0])) * bx[1] + (px - bx[0]);
           l++;
         }
       }
@@ -444,9 +445,12 @@ static PetscErrorCode DMQBoxExchangeKind(DM dm, InsertMode mode, PetscBool toLoc
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
-  if (size == 1 && ((DM_QBox *)dm->data)->samelayout && (mode == INSERT_VALUES || mode == INSERT_ALL_VALUES || mode == ADD_VALUES || mode == ADD_ALL_VALUES)) *kind = QBOX_EXCHANGE_SELF;
-  else if (mode == INSERT_VALUES || (!toLocal && mode == ADD_VALUES)) *kind = QBOX_EXCHANGE_SF;
-  else *kind = QBOX_EXCHANGE_DA;
+  if (size == 1 && ((DM_QBox *)dm->data)->samelayout && (mode == INSERT_VALUES || mode == INSERT_ALL_VALUES || mode == ADD_VALUES || mode == ADD_ALL_VALUES))
+    *kind = QBOX_EXCHANGE_SELF;
+  else if (mode == INSERT_VALUES || (!toLocal && mode == ADD_VALUES))
+    *kind = QBOX_EXCHANGE_SF;
+  else
+    *kind = QBOX_EXCHANGE_DA;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -468,9 +472,12 @@ static void QBoxOwnedCopy_CPU(const VPGrid *g, VPOwnedCopyMode mode, PetscScalar
     for (PetscInt py = 0; py < g->xm[1]; py++) {
       PetscScalar *l = loc + ((pz + g->xs[2] - g->gxs[2]) * g->gxm[1] + (py + g->xs[1] - g->gxs[1])) * g->gxm[0] + (g->xs[0] - g->gxs[0]);
       for (PetscInt px = 0; px < g->xm[0]; px++, i++) {
-        if (mode == VP_OWNED_TO_LOCAL) l[px] = glob[i];
-        else if (mode == VP_OWNED_FROM_LOCAL) glob[i] = l[px];
-        else glob[i] += l[px];
+        if (mode == VP_OWNED_TO_LOCAL)
+          l[px] = glob[i];
+        else if (mode == VP_OWNED_FROM_LOCAL)
+          glob[i] = l[px];
+        else
+          glob[i] += l[px];
       }
     }
 }
@@ -482,7 +489,7 @@ static void QBoxOwnedCopy_CPU(const VPGrid *g, VPOwnedCopyMode mode, PetscScalar
 static PetscErrorCode DMQBoxExchangeSF(DM dm, PetscBool toLocal, InsertMode mode, Vec g, Vec l)
 {
   const VPGrid   *grid = &((DM_QBox *)dm->data)->grid;
-  PetscSF         sf = NULL;
+  PetscSF         sf   = NULL;
   PetscScalar    *ga, *la;
   PetscMemType    gm, lm;
   VPOwnedCopyMode cm = toLocal ? VP_OWNED_TO_LOCAL : (mode == ADD_VALUES ? VP_OWNED_ADD_LOCAL : VP_OWNED_FROM_LOCAL);
@@ -494,8 +501,10 @@ static PetscErrorCode DMQBoxExchangeSF(DM dm, PetscBool toLocal, InsertMode mode
     PetscCall(VecGetArrayWriteAndMemType(l, &la, &lm));
   } else {
     PetscCall(VecGetArrayReadAndMemType(l, (const PetscScalar **)&la, &lm));
-    if (mode == ADD_VALUES) PetscCall(VecGetArrayAndMemType(g, &ga, &gm));
-    else PetscCall(VecGetArrayWriteAndMemType(g, &ga, &gm));
+    if (mode == ADD_VALUES)
+      PetscCall(VecGetArrayAndMemType(g, &ga, &gm));
+    else
+      PetscCall(VecGetArrayWriteAndMemType(g, &ga, &gm));
   }
   if (PetscMemTypeDevice(gm) != PetscMemTypeDevice(lm)) { /* one on the host, one on the device: both on the host */
     if (toLocal) {
@@ -505,16 +514,21 @@ static PetscErrorCode DMQBoxExchangeSF(DM dm, PetscBool toLocal, InsertMode mode
       PetscCall(VecGetArrayWrite(l, &la));
     } else {
       PetscCall(VecRestoreArrayReadAndMemType(l, (const PetscScalar **)&la));
-      if (mode == ADD_VALUES) PetscCall(VecRestoreArrayAndMemType(g, &ga));
-      else PetscCall(VecRestoreArrayWriteAndMemType(g, &ga));
+      if (mode == ADD_VALUES)
+        PetscCall(VecRestoreArrayAndMemType(g, &ga));
+      else
+        PetscCall(VecRestoreArrayWriteAndMemType(g, &ga));
       PetscCall(VecGetArrayRead(l, (const PetscScalar **)&la));
-      if (mode == ADD_VALUES) PetscCall(VecGetArray(g, &ga));
-      else PetscCall(VecGetArrayWrite(g, &ga));
+      if (mode == ADD_VALUES)
+        PetscCall(VecGetArray(g, &ga));
+      else
+        PetscCall(VecGetArrayWrite(g, &ga));
     }
     gm = lm = PETSC_MEMTYPE_HOST;
   }
 #if defined(PETSC_HAVE_CUDA)
-  if (PetscMemTypeDevice(gm)) PetscCall(VPOwnedCopy_CUDA(grid, cm, ga, la));
+  if (PetscMemTypeDevice(gm))
+    PetscCall(VPOwnedCopy_CUDA(grid, cm, ga, la));
   else
 #endif
     QBoxOwnedCopy_CPU(grid, cm, ga, la);
@@ -536,12 +550,16 @@ static PetscErrorCode DMQBoxExchangeSF(DM dm, PetscBool toLocal, InsertMode mode
   } else {
     if (PetscMemTypeHost(gm)) {
       PetscCall(VecRestoreArrayRead(l, (const PetscScalar **)&la));
-      if (mode == ADD_VALUES) PetscCall(VecRestoreArray(g, &ga));
-      else PetscCall(VecRestoreArrayWrite(g, &ga));
+      if (mode == ADD_VALUES)
+        PetscCall(VecRestoreArray(g, &ga));
+      else
+        PetscCall(VecRestoreArrayWrite(g, &ga));
     } else {
       PetscCall(VecRestoreArrayReadAndMemType(l, (const PetscScalar **)&la));
-      if (mode == ADD_VALUES) PetscCall(VecRestoreArrayAndMemType(g, &ga));
-      else PetscCall(VecRestoreArrayWriteAndMemType(g, &ga));
+      if (mode == ADD_VALUES)
+        PetscCall(VecRestoreArrayAndMemType(g, &ga));
+      else
+        PetscCall(VecRestoreArrayWriteAndMemType(g, &ga));
     }
   }
   PetscCall(PetscLogFlops(!toLocal && mode == ADD_VALUES ? (PetscLogDouble)grid->xm[0] * grid->xm[1] * grid->xm[2] : 0));
@@ -555,8 +573,10 @@ PetscErrorCode DMGlobalToLocalBegin_QBox(DM dm, Vec g, InsertMode mode, Vec l)
 
   PetscFunctionBegin;
   PetscCall(DMQBoxExchangeKind(dm, mode, PETSC_TRUE, &kind));
-  if (kind == QBOX_EXCHANGE_SELF) PetscCall(DMQBoxExchangeSelf(mode, g, l));
-  else if (kind == QBOX_EXCHANGE_SF) PetscCall(DMQBoxExchangeSF(dm, PETSC_TRUE, mode, g, l));
+  if (kind == QBOX_EXCHANGE_SELF)
+    PetscCall(DMQBoxExchangeSelf(mode, g, l));
+  else if (kind == QBOX_EXCHANGE_SF)
+    PetscCall(DMQBoxExchangeSF(dm, PETSC_TRUE, mode, g, l));
   else {
     PetscCall(DMQBoxGetNodeDA_Private(dm, &da));
     PetscCall(DMGlobalToLocalBegin(da, g, mode, l));
@@ -581,8 +601,10 @@ PetscErrorCode DMLocalToGlobalBegin_QBox(DM dm, Vec l, InsertMode mode, Vec g)
 
   PetscFunctionBegin;
   PetscCall(DMQBoxExchangeKind(dm, mode, PETSC_FALSE, &kind));
-  if (kind == QBOX_EXCHANGE_SELF) PetscCall(DMQBoxExchangeSelf(mode, l, g));
-  else if (kind == QBOX_EXCHANGE_SF) PetscCall(DMQBoxExchangeSF(dm, PETSC_FALSE, mode, g, l));
+  if (kind == QBOX_EXCHANGE_SELF)
+    PetscCall(DMQBoxExchangeSelf(mode, l, g));
+  else if (kind == QBOX_EXCHANGE_SF)
+    PetscCall(DMQBoxExchangeSF(dm, PETSC_FALSE, mode, g, l));
   else {
     PetscCall(DMQBoxGetNodeDA_Private(dm, &da));
     PetscCall(DMLocalToGlobalBegin(da, l, mode, g));

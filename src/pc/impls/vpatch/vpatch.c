@@ -356,7 +356,7 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
     PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
   } else {
     PetscCall(PCVPatchGetLocal(jac, PETSC_TRUE, PETSC_TRUE));
-    for (PetscInt i = 0; i < nc; i++) { /* kernel global: the residual of the whole level, ghosted, then the solves */
+    for (PetscInt i = 0; i < nc; i++) {      /* kernel global: the residual of the whole level, ghosted, then the solves */
       PetscCall(MatMult(jac->A, x, jac->w)); /* scale L x */
       if (jac->scale != (PetscScalar)1.0) PetscCall(VecScale(jac->w, 1.0 / jac->scale));
       PetscCall(VecAYPX(jac->w, -1.0, b));
@@ -443,8 +443,10 @@ static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool 
               lo[e] = e < d ? in[0][e] : g->cs[e];
               hi[e] = e < d ? in[1][e] : g->cs[e] + g->cm[e];
             }
-            if (side == 0) hi[d] = in[0][d];
-            else lo[d] = in[1][d];
+            if (side == 0)
+              hi[d] = in[0][d];
+            else
+              lo[d] = in[1][d];
             PetscCall(PCVPatchColorBox(jac, mt, c, lo, hi, ba, xa));
           }
         PetscCall(PetscSFBcastWithMemTypeBegin(sf, MPIU_SCALAR, xmt, xa, xmt, xa, MPI_REPLACE));
