@@ -482,87 +482,100 @@ static void QBoxOwnedCopy_CPU(const VPGrid *g, VPOwnedCopyMode mode, PetscScalar
     }
 }
 
+/* a vector's array with the access asked (0 read, 1 write, 2 read-write), where it is (host: on the host in any case),
+   and how to give it back */
+typedef struct {
+  Vec          v;
+  PetscScalar *a;
+  PetscMemType mt;
+  int          access;
+  PetscBool    host;
+} QBoxArray;
+
+static PetscErrorCode QBoxArrayGet(Vec v, int access, PetscBool host, QBoxArray *x)
+{
+  PetscFunctionBegin;
+  x->v      = v;
+  x->access = access;
+  x->host   = host;
+  x->mt     = PETSC_MEMTYPE_HOST;
+  if (host) {
+    if (access == 0)
+      PetscCall(VecGetArrayRead(v, (const PetscScalar **)&x->a));
+    else if (access == 1)
+      PetscCall(VecGetArrayWrite(v, &x->a));
+    else
+      PetscCall(VecGetArray(v, &x->a));
+  } else {
+    if (access == 0)
+      PetscCall(VecGetArrayReadAndMemType(v, (const PetscScalar **)&x->a, &x->mt));
+    else if (access == 1)
+      PetscCall(VecGetArrayWriteAndMemType(v, &x->a, &x->mt));
+    else
+      PetscCall(VecGetArrayAndMemType(v, &x->a, &x->mt));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode QBoxArrayRestore(QBoxArray *x)
+{
+  PetscFunctionBegin;
+  if (x->host) {
+    if (x->access == 0)
+      PetscCall(VecRestoreArrayRead(x->v, (const PetscScalar **)&x->a));
+    else if (x->access == 1)
+      PetscCall(VecRestoreArrayWrite(x->v, &x->a));
+    else
+      PetscCall(VecRestoreArray(x->v, &x->a));
+  } else {
+    if (x->access == 0)
+      PetscCall(VecRestoreArrayReadAndMemType(x->v, (const PetscScalar **)&x->a));
+    else if (x->access == 1)
+      PetscCall(VecRestoreArrayWriteAndMemType(x->v, &x->a));
+    else
+      PetscCall(VecRestoreArrayAndMemType(x->v, &x->a));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The exchange by the box's star forest, whole (Begin does it all; End has nothing left to do).
    toLocal: l = g on the owned nodes, ghosts from their owners; else g = l (INSERT) or g += l plus the ghost
    contributions of the other ranks (ADD). Device arrays stay on the device (PetscSF stages them through the host when
-   MPI is not GPU-aware). */
+   MPI is not GPU-aware); a host array with a device one: both on the host. */
 static PetscErrorCode DMQBoxExchangeSF(DM dm, PetscBool toLocal, InsertMode mode, Vec g, Vec l)
 {
   const VPGrid   *grid = &((DM_QBox *)dm->data)->grid;
   PetscSF         sf   = NULL;
-  PetscScalar    *ga, *la;
-  PetscMemType    gm, lm;
+  QBoxArray       G, L;
+  int             gacc = toLocal ? 0 : (mode == ADD_VALUES ? 2 : 1), lacc = toLocal ? 1 : 0;
   VPOwnedCopyMode cm = toLocal ? VP_OWNED_TO_LOCAL : (mode == ADD_VALUES ? VP_OWNED_ADD_LOCAL : VP_OWNED_FROM_LOCAL);
 
   PetscFunctionBegin;
   PetscCall(DMQBoxGetGhostSF(dm, &sf));
-  if (toLocal) {
-    PetscCall(VecGetArrayReadAndMemType(g, (const PetscScalar **)&ga, &gm));
-    PetscCall(VecGetArrayWriteAndMemType(l, &la, &lm));
-  } else {
-    PetscCall(VecGetArrayReadAndMemType(l, (const PetscScalar **)&la, &lm));
-    if (mode == ADD_VALUES)
-      PetscCall(VecGetArrayAndMemType(g, &ga, &gm));
-    else
-      PetscCall(VecGetArrayWriteAndMemType(g, &ga, &gm));
-  }
-  if (PetscMemTypeDevice(gm) != PetscMemTypeDevice(lm)) { /* one on the host, one on the device: both on the host */
-    if (toLocal) {
-      PetscCall(VecRestoreArrayReadAndMemType(g, (const PetscScalar **)&ga));
-      PetscCall(VecRestoreArrayWriteAndMemType(l, &la));
-      PetscCall(VecGetArrayRead(g, (const PetscScalar **)&ga));
-      PetscCall(VecGetArrayWrite(l, &la));
-    } else {
-      PetscCall(VecRestoreArrayReadAndMemType(l, (const PetscScalar **)&la));
-      if (mode == ADD_VALUES)
-        PetscCall(VecRestoreArrayAndMemType(g, &ga));
-      else
-        PetscCall(VecRestoreArrayWriteAndMemType(g, &ga));
-      PetscCall(VecGetArrayRead(l, (const PetscScalar **)&la));
-      if (mode == ADD_VALUES)
-        PetscCall(VecGetArray(g, &ga));
-      else
-        PetscCall(VecGetArrayWrite(g, &ga));
-    }
-    gm = lm = PETSC_MEMTYPE_HOST;
+  PetscCall(QBoxArrayGet(g, gacc, PETSC_FALSE, &G));
+  PetscCall(QBoxArrayGet(l, lacc, PETSC_FALSE, &L));
+  if (PetscMemTypeDevice(G.mt) != PetscMemTypeDevice(L.mt)) {
+    PetscCall(QBoxArrayRestore(&G));
+    PetscCall(QBoxArrayRestore(&L));
+    PetscCall(QBoxArrayGet(g, gacc, PETSC_TRUE, &G));
+    PetscCall(QBoxArrayGet(l, lacc, PETSC_TRUE, &L));
   }
 #if defined(PETSC_HAVE_CUDA)
-  if (PetscMemTypeDevice(gm))
-    PetscCall(VPOwnedCopy_CUDA(grid, cm, ga, la));
+  if (PetscMemTypeDevice(G.mt))
+    PetscCall(VPOwnedCopy_CUDA(grid, cm, G.a, L.a));
   else
 #endif
-    QBoxOwnedCopy_CPU(grid, cm, ga, la);
+    QBoxOwnedCopy_CPU(grid, cm, G.a, L.a);
   if (toLocal) {
-    PetscCall(PetscSFBcastWithMemTypeBegin(sf, MPIU_SCALAR, gm, ga, lm, la, MPI_REPLACE));
-    PetscCall(PetscSFBcastEnd(sf, MPIU_SCALAR, ga, la, MPI_REPLACE));
+    PetscCall(PetscSFBcastWithMemTypeBegin(sf, MPIU_SCALAR, G.mt, G.a, L.mt, L.a, MPI_REPLACE));
+    PetscCall(PetscSFBcastEnd(sf, MPIU_SCALAR, G.a, L.a, MPI_REPLACE));
   } else if (mode == ADD_VALUES) {
-    PetscCall(PetscSFReduceWithMemTypeBegin(sf, MPIU_SCALAR, lm, la, gm, ga, MPI_SUM));
-    PetscCall(PetscSFReduceEnd(sf, MPIU_SCALAR, la, ga, MPI_SUM));
+    PetscCall(PetscSFReduceWithMemTypeBegin(sf, MPIU_SCALAR, L.mt, L.a, G.mt, G.a, MPI_SUM));
+    PetscCall(PetscSFReduceEnd(sf, MPIU_SCALAR, L.a, G.a, MPI_SUM));
   }
-  if (toLocal) {
-    if (PetscMemTypeHost(gm)) {
-      PetscCall(VecRestoreArrayRead(g, (const PetscScalar **)&ga));
-      PetscCall(VecRestoreArrayWrite(l, &la));
-    } else {
-      PetscCall(VecRestoreArrayReadAndMemType(g, (const PetscScalar **)&ga));
-      PetscCall(VecRestoreArrayWriteAndMemType(l, &la));
-    }
-  } else {
-    if (PetscMemTypeHost(gm)) {
-      PetscCall(VecRestoreArrayRead(l, (const PetscScalar **)&la));
-      if (mode == ADD_VALUES)
-        PetscCall(VecRestoreArray(g, &ga));
-      else
-        PetscCall(VecRestoreArrayWrite(g, &ga));
-    } else {
-      PetscCall(VecRestoreArrayReadAndMemType(l, (const PetscScalar **)&la));
-      if (mode == ADD_VALUES)
-        PetscCall(VecRestoreArrayAndMemType(g, &ga));
-      else
-        PetscCall(VecRestoreArrayWriteAndMemType(g, &ga));
-    }
-  }
-  PetscCall(PetscLogFlops(!toLocal && mode == ADD_VALUES ? (PetscLogDouble)grid->xm[0] * grid->xm[1] * grid->xm[2] : 0));
+  PetscCall(QBoxArrayRestore(&G));
+  PetscCall(QBoxArrayRestore(&L));
+  if (!toLocal && mode == ADD_VALUES) PetscCall(PetscLogFlops((PetscLogDouble)grid->xm[0] * grid->xm[1] * grid->xm[2]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
