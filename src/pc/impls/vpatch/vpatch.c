@@ -641,7 +641,12 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
   }
   PetscCall(PetscOptionsReal("-pc_vpatch_damping", "Damping of the additive variant (default 1/2^d)", "PCVPatchSetDamping", w, &w, &flg));
   if (flg) PetscCall(PCVPatchSetDamping(pc, w));
-  PetscCall(PetscOptionsEnum("-pc_vpatch_kernel", "GPU kernel variant (no effect on the CPU path)", "PCVPatchSetKernel", PCVPatchKernels, (PetscEnum)jac->kernel, (PetscEnum *)&jac->kernel, &flg));
+  {
+    PCVPatchKernel kv = jac->kernel;
+    PetscCall(PetscOptionsEnum("-pc_vpatch_kernel", "GPU kernel variant (no effect on the CPU path)", "PCVPatchSetKernel", PCVPatchKernels, (PetscEnum)kv, (PetscEnum *)&kv, &flg));
+    if (flg && kv != jac->kernel) pc->setupcalled = PETSC_FALSE; /* the work vectors differ */
+    jac->kernel = kv;
+  }
   PetscCall(PetscOptionsEnum("-pc_vpatch_precision", "GPU arithmetic of the patch kernels (the CPU path is double only)", "PCVPatchSetPrecision", VPPrecisions, (PetscEnum)jac->precision, (PetscEnum *)&jac->precision, NULL));
   PetscCall(PetscOptionsRangeInt("-pc_vpatch_patches_per_block", "GPU: patches per thread block (0: chosen per dimension and degree; no effect on the CPU path)", "PCVPATCH", jac->ppb, &jac->ppb, &flg2, 0, 64));
   if (flg || flg2) jac->kernelset = PETSC_TRUE;
