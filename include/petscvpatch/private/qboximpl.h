@@ -50,6 +50,7 @@ PETSC_INTERN PetscErrorCode DMQBoxCheck_Private(DM, const char[]);
 PETSC_INTERN PetscErrorCode DMQBoxMaxLevels_Private(DM, PetscInt *);
 PETSC_INTERN PetscErrorCode DMQBoxGetNodeDA_Private(DM, DM *);
 PETSC_INTERN PetscErrorCode DMQBoxGetColorSF_Private(DM, PetscInt, PetscSF *);
+PETSC_INTERN PetscErrorCode DMQBoxColumnBox_Private(DM, PetscInt, PetscInt, PetscInt[6]);
 PETSC_INTERN PetscErrorCode DMQBoxDestroyExchange_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxCheckVecType_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxIsCUDA_Private(DM, PetscBool *);

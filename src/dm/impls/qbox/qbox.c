@@ -528,6 +528,31 @@ static PetscErrorCode DMQBoxSetUpCoordinates(DM dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* The boxes of process column i along direction d: b = first owned node, owned nodes (ownership on multiples of k,
+   the last node to the last column), first node of the ghosted box (box stencil of width k, no periodicity) and its
+   extent, first owned cell, owned cells; one node and one cell for d >= dim. The rule of the inner DMDA. */
+PetscErrorCode DMQBoxColumnBox_Private(DM dm, PetscInt d, PetscInt i, PetscInt b[6])
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+  PetscInt k = q->degree, M, sum = 0;
+
+  PetscFunctionBegin;
+  if (d >= q->dim) {
+    b[0] = b[2] = b[4] = 0;
+    b[1] = b[3] = b[5] = 1;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  M = q->cells[d] * k + 1;
+  for (PetscInt j = 0; j < i; j++) sum += q->lc[d][j];
+  b[0] = sum * k;
+  b[1] = q->lc[d][i] * k + (i == q->procs[d] - 1 ? 1 : 0);
+  b[2] = PetscMax(b[0] - k, 0);
+  b[3] = PetscMin(b[0] + b[1] + k, M) - b[2];
+  b[4] = sum;
+  b[5] = q->lc[d][i];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode DMSetUp_QBox(DM dm)
 {
   DM_QBox    *q    = (DM_QBox *)dm->data;
@@ -559,8 +584,7 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
   }
   PetscCall(VPBasis1DSetUp(k, &q->basis));
 
-  /* this rank's boxes of nodes: owned (ownership on multiples of k, the last node to the last process column) and
-     ghosted (box stencil of width k, no periodicity), as the inner DMDA would make them */
+  /* this rank's boxes of nodes and cells, as the inner DMDA would make them */
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   rankc[0] = rank % q->procs[0];
   rankc[1] = (rank / q->procs[0]) % q->procs[1];
@@ -573,19 +597,18 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
     g->k   = k;
     for (PetscInt d = 0; d < 3; d++) {
       PetscBool act = (PetscBool)(d < dim);
-      PetscInt  sum = 0;
+      PetscInt  b[6];
 
-      if (act)
-        for (PetscInt i = 0; i < rankc[d]; i++) sum += q->lc[d][i];
+      PetscCall(DMQBoxColumnBox_Private(dm, d, act ? rankc[d] : 0, b));
       M[d]            = act ? q->cells[d] * k + 1 : 1;
-      q->cellstart[d] = sum;
+      q->cellstart[d] = b[4];
       g->N[d]         = act ? q->cells[d] : 1;
-      g->cs[d]        = sum;
-      g->cm[d]        = act ? q->lc[d][rankc[d]] : 1;
-      g->xs[d]        = sum * k;
-      g->xm[d]        = act ? g->cm[d] * k + (rankc[d] == q->procs[d] - 1 ? 1 : 0) : 1;
-      g->gxs[d]       = act ? PetscMax(g->xs[d] - k, 0) : 0;
-      g->gxm[d]       = act ? PetscMin(g->xs[d] + g->xm[d] + k, M[d]) - g->gxs[d] : 1;
+      g->cs[d]        = b[4];
+      g->cm[d]        = b[5];
+      g->xs[d]        = b[0];
+      g->xm[d]        = b[1];
+      g->gxs[d]       = b[2];
+      g->gxm[d]       = b[3];
       g->h[d]         = act ? (q->upper[d] - q->lower[d]) / q->cells[d] : 1.0;
     }
     q->samelayout = (PetscBool)(g->gxs[0] == g->xs[0] && g->gxm[0] == g->xm[0] && g->gxs[1] == g->xs[1] && g->gxm[1] == g->xm[1] && g->gxs[2] == g->xs[2] && g->gxm[2] == g->xm[2]);

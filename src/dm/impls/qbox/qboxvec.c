@@ -163,34 +163,31 @@ static PetscErrorCode VecMDot_QBox(Vec x, PetscInt nv, const Vec y[], PetscScala
    VecSetValuesLocal(), set the one of DMGetLocalToGlobalMapping() on the vector */
 PetscErrorCode DMCreateGlobalVector_QBox(DM dm, Vec *v)
 {
-  DM_QBox *q = (DM_QBox *)dm->data;
-  PetscInt n = q->grid.xm[0] * q->grid.xm[1] * q->grid.xm[2];
+  DM_QBox  *q    = (DM_QBox *)dm->data;
+  PetscInt  n    = q->grid.xm[0] * q->grid.xm[1] * q->grid.xm[2];
+  PetscBool lazy = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(DMQBoxCheckVecType_Private(dm));
 #if defined(PETSC_HAVE_CUDA)
   {
     PetscMPIInt size;
-    PetscBool   cuda;
 
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
-    PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
-    if (cuda && size > 1) /* VecSetType(VECMPICUDA) allocates and zeroes the device array and a pinned host copy at once
-                             (seconds per GB, and the memory of vectors a solver never touches); with no arrays given
-                             both are allocated on first use, as VECSEQCUDA does */
-      PetscCall(VecCreateMPICUDAWithArrays(PetscObjectComm((PetscObject)dm), 1, n, PETSC_DETERMINE, NULL, NULL, v));
-    else
-      cuda = PETSC_FALSE;
-    if (!cuda) {
-#endif
-      PetscCall(VecCreate(PetscObjectComm((PetscObject)dm), v));
-      PetscCall(VecSetSizes(*v, n, PETSC_DETERMINE));
-      PetscCall(VecSetBlockSize(*v, 1));
-      PetscCall(VecSetType(*v, dm->vectype));
-#if defined(PETSC_HAVE_CUDA)
-    }
+    PetscCall(DMQBoxIsCUDA_Private(dm, &lazy));
+    lazy = (PetscBool)(lazy && size > 1);
   }
+  /* VecSetType(VECMPICUDA) allocates and zeroes the device array and a pinned host copy at once (seconds per GB, and
+     the memory of vectors a solver never touches); with no arrays given both are allocated on first use, as
+     VECSEQCUDA does */
+  if (lazy) PetscCall(VecCreateMPICUDAWithArrays(PetscObjectComm((PetscObject)dm), 1, n, PETSC_DETERMINE, NULL, NULL, v));
 #endif
+  if (!lazy) {
+    PetscCall(VecCreate(PetscObjectComm((PetscObject)dm), v));
+    PetscCall(VecSetSizes(*v, n, PETSC_DETERMINE));
+    PetscCall(VecSetBlockSize(*v, 1));
+    PetscCall(VecSetType(*v, dm->vectype));
+  }
   PetscCall(VecSetDM(*v, dm));
   PetscCall(VecSetOperation(*v, VECOP_VIEW, (PetscErrorCodeFn *)VecView_QBox));
   PetscCall(VecSetOperation(*v, VECOP_DUPLICATE, (PetscErrorCodeFn *)VecDuplicate_QBox));
@@ -238,7 +235,7 @@ PetscErrorCode DMCreateLocalVector_QBox(DM dm, Vec *v)
    owned box: the exchange is a copy (INSERT) or a sum (ADD) of the vectors. Modes other than INSERT_VALUES (and
    ADD_VALUES from local to global) go to the inner DMDA. */
 
-/* the node and cell ranges of every process column per direction (the rule of DMSetUp_QBox()): xs, xm (owned nodes),
+/* the node and cell ranges of every process column per direction (DMQBoxColumnBox_Private()): xs, xm (owned nodes),
    gxs, gxm (ghosted box), cs, cm (owned cells); one column for the directions past dim */
 typedef struct {
   PetscInt  P[3];
@@ -249,7 +246,6 @@ typedef struct {
 static PetscErrorCode QBoxColumnsCreate(DM dm, QBoxColumns *c)
 {
   DM_QBox    *q = (DM_QBox *)dm->data;
-  PetscInt    k = q->degree;
   PetscMPIInt rank;
 
   PetscFunctionBegin;
@@ -258,21 +254,9 @@ static PetscErrorCode QBoxColumnsCreate(DM dm, QBoxColumns *c)
   c->me[1] = (rank / q->procs[0]) % q->procs[1];
   c->me[2] = rank / (q->procs[0] * q->procs[1]);
   for (PetscInt d = 0; d < 3; d++) {
-    PetscBool act = (PetscBool)(d < q->dim);
-    PetscInt  M = act ? q->cells[d] * k + 1 : 1, sum = 0;
-
-    c->P[d] = act ? q->procs[d] : 1;
+    c->P[d] = d < q->dim ? q->procs[d] : 1;
     PetscCall(PetscMalloc1(6 * c->P[d], &c->b[d]));
-    for (PetscInt i = 0; i < c->P[d]; i++) {
-      PetscInt *b = c->b[d] + 6 * i, cm = act ? q->lc[d][i] : 1;
-      b[0] = act ? sum * k : 0;
-      b[1] = act ? cm * k + (i == c->P[d] - 1 ? 1 : 0) : 1;
-      b[2] = PetscMax(b[0] - (act ? k : 0), 0);
-      b[3] = PetscMin(b[0] + b[1] + (act ? k : 0), M) - b[2];
-      b[4] = act ? sum : 0;
-      b[5] = cm;
-      sum += cm;
-    }
+    for (PetscInt i = 0; i < c->P[d]; i++) PetscCall(DMQBoxColumnBox_Private(dm, d, i, c->b[d] + 6 * i));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
