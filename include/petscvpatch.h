@@ -140,6 +140,81 @@ PETSC_EXTERN PetscErrorCode PCVPatchSetLocalSolver(PC, PCVPatchLocalSolver);
 S*/
 typedef PetscErrorCode (*DMQBoxFunction)(PetscInt dim, const PetscReal x[], PetscScalar *u, PetscScalar du[], void *ctx);
 
+/*S
+  DMQBoxMapping - A smooth map from the box of a `DMQBOX` to the physical domain
+
+  Calling Sequence:
++ dim - spatial dimension
+. X   - a point of the box (dim coordinates)
+. x   - output: its image (dim coordinates)
+- ctx - user context
+
+  Level: intermediate
+
+  Note:
+  The geometry is isoparametric: on each cell the map is interpolated by Q_k at the cell's nodes.
+
+.seealso: `DMQBoxSetMapping()`, `DMQBoxMappingType`
+S*/
+typedef PetscErrorCode (*DMQBoxMapping)(PetscInt dim, const PetscReal X[], PetscReal x[], void *ctx);
+
+/*S
+  DMQBoxCoefficient - The coefficient a(x) > 0 of the operator -div(a grad u) of a `DMQBOX`
+
+  Calling Sequence:
++ dim - spatial dimension
+. x   - a point of the physical domain (dim coordinates)
+. a   - output: the coefficient there (positive and finite)
+- ctx - user context
+
+  Level: intermediate
+
+.seealso: `DMQBoxSetCoefficient()`, `DMQBoxCoefficientType`
+S*/
+typedef PetscErrorCode (*DMQBoxCoefficient)(PetscInt dim, const PetscReal x[], PetscReal *a, void *ctx);
+
+/*E
+  DMQBoxMappingType - the geometry of a `DMQBOX`
+
+  Values:
++ DMQBOX_MAPPING_NONE     - the box itself (Cartesian cells: the fast path)
+. DMQBOX_MAPPING_SHELL    - a panel of the spherical shell r0 < |x| < r1 (3D: one of the six cubed-sphere panels; 2D: the quarter
+                            annulus around the y axis); the box is mapped from its unit-cube coordinates
+. DMQBOX_MAPPING_DEFORMED - the box moved by x_e + A (b_e - a_e) sin(pi s_1) ... sin(pi s_d), s the unit-cube coordinates
+- DMQBOX_MAPPING_USER     - a `DMQBoxMapping` given by `DMQBoxSetMapping()`
+
+  Level: intermediate
+
+.seealso: `DMQBoxSetMappingType()`, `DMQBoxSetMapping()`
+E*/
+typedef enum {
+  DMQBOX_MAPPING_NONE,
+  DMQBOX_MAPPING_SHELL,
+  DMQBOX_MAPPING_DEFORMED,
+  DMQBOX_MAPPING_USER
+} DMQBoxMappingType;
+PETSC_EXTERN const char *const DMQBoxMappingTypes[];
+
+/*E
+  DMQBoxCoefficientType - the coefficient a(x) of the operator -div(a grad u) of a `DMQBOX`
+
+  Values:
++ DMQBOX_COEFFICIENT_ONE         - a = 1 (the Laplacian)
+. DMQBOX_COEFFICIENT_OSCILLATORY - a = 1 + c prod_e cos^2(2 pi x_e + 0.1 e), e = 0..d-1, contrast c (default 1e6): the positive
+                                   variant of the coefficient of Kronbichler et al. (theirs, without the square, changes sign)
+- DMQBOX_COEFFICIENT_USER        - a `DMQBoxCoefficient` given by `DMQBoxSetCoefficient()`
+
+  Level: intermediate
+
+.seealso: `DMQBoxSetCoefficientType()`, `DMQBoxSetCoefficient()`
+E*/
+typedef enum {
+  DMQBOX_COEFFICIENT_ONE,
+  DMQBOX_COEFFICIENT_OSCILLATORY,
+  DMQBOX_COEFFICIENT_USER
+} DMQBoxCoefficientType;
+PETSC_EXTERN const char *const DMQBoxCoefficientTypes[];
+
 PETSC_EXTERN PetscErrorCode DMQBoxCreate(MPI_Comm, PetscInt, const PetscInt[], PetscInt, const PetscReal[], const PetscReal[], DM *);
 PETSC_EXTERN PetscErrorCode DMQBoxSetDimension(DM, PetscInt);
 PETSC_EXTERN PetscErrorCode DMQBoxSetCells(DM, const PetscInt[]);
@@ -150,6 +225,12 @@ PETSC_EXTERN PetscErrorCode DMQBoxGetInfo(DM, PetscInt *, PetscInt[], PetscInt *
 PETSC_EXTERN PetscErrorCode DMQBoxGetOwnedCells(DM, PetscInt[], PetscInt[]);
 PETSC_EXTERN PetscErrorCode DMQBoxGetMaxLevels(DM, PetscInt *);
 PETSC_EXTERN PetscErrorCode DMQBoxGetNodeCoordinates1D(DM, PetscInt, const PetscReal **, PetscInt *);
+
+PETSC_EXTERN PetscErrorCode DMQBoxSetMapping(DM, DMQBoxMapping, void *);
+PETSC_EXTERN PetscErrorCode DMQBoxSetMappingType(DM, DMQBoxMappingType);
+PETSC_EXTERN PetscErrorCode DMQBoxSetCoefficient(DM, DMQBoxCoefficient, void *);
+PETSC_EXTERN PetscErrorCode DMQBoxSetCoefficientType(DM, DMQBoxCoefficientType);
+PETSC_EXTERN PetscErrorCode DMQBoxMapPoint(DM, const PetscReal[], PetscReal[]);
 
 PETSC_EXTERN PetscErrorCode DMQBoxProjectFunction(DM, DMQBoxFunction, void *, Vec);
 PETSC_EXTERN PetscErrorCode DMQBoxComputeRHS(DM, DMQBoxFunction, DMQBoxFunction, void *, Vec);

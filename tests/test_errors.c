@@ -1,11 +1,42 @@
 static char help[] = "Bad input to DMQBOX and its operators: each -case must stop with a PETSc error whose message\n\
 names the problem (the test runner checks the message). Cases: degree0, degree9_3d, degree11_2d, dim4, cells0,\n\
 nanbox, oddcoarsen, vectype, sizes, interp, toomanyprocs, setter_on_dmda, options (the -dm_qbox_* options), vpatch_aij, vpatch_option (the\n\
--pc_vpatch_* options).\n\n";
+-pc_vpatch_* options), mapped (the -dm_qbox_mapping/-dm_qbox_coefficient options), fold (a map that inverts the cells of\n\
+y > 0.75: on 2 processes, those of one process), coef_negative, coef_nan, map_nan, map_after_setup, vpatch_mapped.\n\n";
 
 #include <petscvpatch.h>
 #include <petscdmda.h>
 #include <math.h>
+
+/* user callbacks that are wrong on purpose */
+static PetscErrorCode MapFold(PetscInt dim, const PetscReal X[], PetscReal x[], void *ctx)
+{
+  (void)ctx;
+  for (PetscInt d = 0; d < dim; d++) x[d] = X[d];
+  if (X[1] > 0.75) x[1] = 1.5 - X[1];
+  return PETSC_SUCCESS;
+}
+static PetscErrorCode MapNaN(PetscInt dim, const PetscReal X[], PetscReal x[], void *ctx)
+{
+  (void)ctx;
+  for (PetscInt d = 0; d < dim; d++) x[d] = X[d] > 0.5 ? (PetscReal)NAN : X[d];
+  return PETSC_SUCCESS;
+}
+static PetscErrorCode CoefNegative(PetscInt dim, const PetscReal x[], PetscReal *a, void *ctx)
+{
+  (void)dim;
+  (void)ctx;
+  *a = x[1] > 0.5 ? -1.0 : 1.0;
+  return PETSC_SUCCESS;
+}
+static PetscErrorCode CoefNaN(PetscInt dim, const PetscReal x[], PetscReal *a, void *ctx)
+{
+  (void)dim;
+  (void)x;
+  (void)ctx;
+  *a = (PetscReal)NAN;
+  return PETSC_SUCCESS;
+}
 
 int main(int argc, char **argv)
 {
@@ -89,6 +120,28 @@ int main(int argc, char **argv)
       PetscCall(PCSetUp(pc));
     } else
       PetscCall(PCSetFromOptions(pc));
+  } else if (!strcmp(cs, "mapped") || !strcmp(cs, "fold") || !strcmp(cs, "coef_negative") || !strcmp(cs, "coef_nan") || !strcmp(cs, "map_nan") || !strcmp(cs, "vpatch_mapped")) {
+    Mat A;
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 2, cells, 2, NULL, NULL, &dm));
+    PetscCall(DMSetFromOptions(dm));
+    if (!strcmp(cs, "fold")) PetscCall(DMQBoxSetMapping(dm, MapFold, NULL));
+    if (!strcmp(cs, "map_nan")) PetscCall(DMQBoxSetMapping(dm, MapNaN, NULL));
+    if (!strcmp(cs, "coef_negative")) PetscCall(DMQBoxSetCoefficient(dm, CoefNegative, NULL));
+    if (!strcmp(cs, "coef_nan") || !strcmp(cs, "vpatch_mapped")) PetscCall(DMQBoxSetCoefficient(dm, !strcmp(cs, "coef_nan") ? CoefNaN : NULL, NULL));
+    if (!strcmp(cs, "vpatch_mapped")) PetscCall(DMQBoxSetMappingType(dm, DMQBOX_MAPPING_DEFORMED));
+    PetscCall(DMSetUp(dm));
+    PetscCall(DMCreateMatrix(dm, &A)); /* the geometric factors are computed here */
+    if (!strcmp(cs, "vpatch_mapped")) {
+      PC pc;
+      PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
+      PetscCall(PCSetType(pc, PCVPATCH));
+      PetscCall(PCSetOperators(pc, A, A));
+      PetscCall(PCSetUp(pc));
+    }
+  } else if (!strcmp(cs, "map_after_setup")) {
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 2, cells, 2, NULL, NULL, &dm));
+    PetscCall(DMSetUp(dm));
+    PetscCall(DMQBoxSetMappingType(dm, DMQBOX_MAPPING_SHELL));
   } else
     SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "Unknown -case %s", cs);
   SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_PLIB, "case %s: the bad input was accepted", cs);
@@ -163,6 +216,53 @@ int main(int argc, char **argv)
     suffix: vpatch_option
     args: -case vpatch_option -pc_vpatch_sweep sideways
     expect_error: Unknown option "sideways" for -pc_vpatch_sweep
+
+  test:
+    suffix: mapped_inverted
+    args: -case mapped -dm_qbox_mapping deformed -dm_qbox_deform_amplitude 1
+    expect_error: the map inverts, degenerates or is not finite there
+
+  test:
+    suffix: mapped_contrast
+    args: -case mapped -dm_qbox_coefficient oscillatory -dm_qbox_coefficient_contrast -2
+    expect_error: -dm_qbox_coefficient_contrast must be >= 0
+
+  test:
+    suffix: fold_np2
+    nsize: 2
+    args: -case fold -dm_qbox_cells 8
+    expect_error: det J = -0.015625 at the point
+
+  test:
+    suffix: fold_np2_other
+    nsize: 2
+    args: -case fold -dm_qbox_cells 8
+    expect_error: another process found a cell whose map or coefficient is not valid
+
+  test:
+    suffix: coef_negative
+    args: -case coef_negative
+    expect_error: DMQBOX coefficient a = -1. at the point
+
+  test:
+    suffix: coef_nan
+    args: -case coef_nan
+    expect_error: it must be positive and finite
+
+  test:
+    suffix: map_nan
+    args: -case map_nan
+    expect_error: the map inverts, degenerates or is not finite there
+
+  test:
+    suffix: map_after_setup
+    args: -case map_after_setup
+    expect_error: the geometry and coefficient of a DMQBOX are set before DMSetUp()
+
+  test:
+    suffix: vpatch_mapped
+    args: -case vpatch_mapped
+    expect_error: the vertex-patch solves are those of the Cartesian Laplacian
 
   test:
     suffix: setter_on_dmda

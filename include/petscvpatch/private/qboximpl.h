@@ -27,7 +27,26 @@ typedef struct {
   VPPrecision precision;     /* CUDA arithmetic of this level's operator and of the transfers to its refinement */
   VPPrecision mgprecision;   /* precision given to the levels created by DMCoarsen() */
   PetscReal  *d_lap;         /* device copy of M_h, K_h per direction (CUDA kernels), or NULL */
+  /* the operator -div(a grad u) on a mapped box (qboxgeo.c); both NONE/ONE: the Cartesian Laplacian and its fast path */
+  DMQBoxMappingType     maptype;
+  DMQBoxMapping         map;    /* the map of the box (built-in or the user's) */
+  void                 *mapctx; /* its context (the built-ins: this DM_QBox) */
+  DMQBoxCoefficientType coeftype;
+  DMQBoxCoefficient     coef;      /* the coefficient (built-in or the user's) */
+  void                 *coefctx;   /* its context */
+  PetscReal             radii[2];  /* shell: inner and outer radius (-dm_qbox_shell_radii) */
+  PetscReal             amplitude; /* deformed box: A (-dm_qbox_deform_amplitude) */
+  PetscReal             contrast;  /* oscillatory coefficient: c (-dm_qbox_coefficient_contrast) */
+  PetscReal            *geo;       /* per owned cell and quadrature point (k+1 Gauss points per direction) the symmetric w a det(J) J^-1 J^-T:
+                                      [cell][component][point], components 00 11 (22) 01 (02 12); NULL until first use (VPGeometryComponents()) */
+  PetscReal            *d_geo;     /* its device copy, or NULL */
 } DM_QBox;
+
+/* the operator is not the Cartesian Laplacian: a mapped box or a coefficient */
+static inline PetscBool DMQBoxIsGeneral_Private(const DM_QBox *q)
+{
+  return (PetscBool)(q->maptype != DMQBOX_MAPPING_NONE || q->coeftype != DMQBOX_COEFFICIENT_ONE);
+}
 
 PETSC_INTERN PetscErrorCode DMCreateGlobalVector_QBox(DM, Vec *);
 PETSC_INTERN PetscErrorCode DMCreateLocalVector_QBox(DM, Vec *);
@@ -56,6 +75,13 @@ PETSC_INTERN PetscErrorCode DMQBoxCheckVecType_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxIsCUDA_Private(DM, PetscBool *);
 PETSC_INTERN PetscErrorCode DMQBoxUseGlobalArrays_Private(DM, Vec, PetscBool *);
 PETSC_INTERN PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM, const PetscReal **);
+PETSC_INTERN PetscErrorCode DMQBoxGetGeometry_Private(DM, const PetscReal **, const PetscReal **);
+PETSC_INTERN PetscErrorCode DMQBoxDestroyGeometry_Private(DM);
+PETSC_INTERN PetscErrorCode DMQBoxCopyGeometry_Private(DM, DM);
+PETSC_INTERN PetscErrorCode DMQBoxSetFromOptions_Geometry(DM, PetscOptionItems);
+PETSC_INTERN PetscErrorCode DMQBoxViewGeometry_Private(DM, PetscViewer);
+PETSC_INTERN PetscErrorCode DMQBoxCellGeometry_Private(DM, const PetscInt[3], PetscInt, const PetscReal *, const PetscReal *, PetscReal *, PetscReal *, PetscReal *);
+PETSC_INTERN PetscErrorCode DMQBoxCellFactors_Private(DM, const PetscInt[3], PetscReal *, PetscReal *, char[], size_t);
 PETSC_INTERN PetscErrorCode VPDeviceCopy_Private(const PetscReal *, size_t, PetscReal **);
 PETSC_INTERN PetscErrorCode VPDeviceFree_Private(PetscReal **);
 PETSC_INTERN PetscErrorCode VPDeviceAlloc_Private(size_t, PetscReal **);

@@ -32,6 +32,24 @@ static inline PetscLogDouble VPFlopsDiagonal(const VPGrid *g)
   return VPFlopsCells(g) * nd * (g->dim == 2 ? 3 : 8);
 }
 
+/* the operator on mapped cells per cell (N = k + 1): 2D 4 + 4 contractions of 2 N^3, 3D 8 + 8 of 2 N^4, and per point the
+   symmetric G times the gradient (2D 2 x 3, 3D 3 x 5 multiply-adds) */
+static inline PetscLogDouble VPFlopsMappedCell(PetscInt dim, PetscInt k)
+{
+  PetscLogDouble n = (PetscLogDouble)(k + 1);
+  return dim == 2 ? 16 * n * n * n + 12 * n * n + n * n : 32 * n * n * n * n + 30 * n * n * n + n * n * n;
+}
+static inline PetscLogDouble VPFlopsMapped(const VPGrid *g)
+{
+  return VPFlopsCells(g) * VPFlopsMappedCell(g->dim, g->k);
+}
+/* the diagonal on mapped cells: per component of G, d contractions of 2 N^(d+1) */
+static inline PetscLogDouble VPFlopsMappedDiagonal(const VPGrid *g)
+{
+  PetscLogDouble n = (PetscLogDouble)(g->k + 1);
+  return VPFlopsCells(g) * (g->dim == 2 ? 3 * 2 * 2 * n * n * n : 6 * 3 * 2 * n * n * n * n);
+}
+
 /* prolongation or restriction per coarse cell (N = k + 1 coarse, NF = 2k + 1 fine nodes per direction): one 1D product
    per direction, from N^d to NF^d values (restriction: the transposes, the same count) */
 static inline PetscLogDouble VPFlopsTransfer(const VPGrid *gc)

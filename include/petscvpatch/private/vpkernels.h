@@ -49,6 +49,33 @@ PETSC_INTERN PetscErrorCode VPLaplacianDiagonal_CPU(const VPGrid *, const VPBasi
 /* Dense cell matrix (row-major, (k+1)^d square) of one cell, for assembly */
 PETSC_INTERN PetscErrorCode VPLaplacianCellMatrix_CPU(const VPGrid *, const VPBasis1D *, PetscScalar *Ae);
 
+/* The operator -div(a grad u) on mapped cells (a DMQBOX with a mapping or a coefficient): per owned cell (lexicographic
+   among the owned cells, x fastest) and Gauss point q (k+1 per direction, x fastest), geo holds the VPGeometryComponents()
+   values of the symmetric G = w a det(J) J^-1 J^-T, component m of point q of cell c at geo[(c ncomp + m) n^d + q], in the
+   order 00 11 01 (2D) or 00 11 22 01 02 12 (3D). Dirichlet nodes as in VPLaplacianApply_CPU(). work: VPMappedWorkSize(). */
+static inline PetscInt VPGeometryComponents(PetscInt dim)
+{
+  return dim == 3 ? 6 : 3;
+}
+static inline PetscInt VPGridCellNodes(const VPGrid *g)
+{
+  return (g->k + 1) * (g->k + 1) * (g->dim == 3 ? g->k + 1 : 1);
+}
+static inline PetscInt VPMappedWorkSize(PetscInt dim, PetscInt k)
+{
+  return 8 * (k + 1) * (k + 1) * (dim == 3 ? k + 1 : 1);
+}
+PETSC_INTERN PetscErrorCode VPMappedApply_CPU(const VPGrid *, const VPBasis1D *, const PetscReal *geo, const PetscScalar *xl, PetscScalar *yl, PetscScalar *work);
+PETSC_INTERN PetscErrorCode VPMappedDiagonal_CPU(const VPGrid *, const VPBasis1D *, const PetscReal *geo, PetscScalar *dl, PetscScalar *work);
+/* one cell: v = A_K u with the cell's factors G (component m of point q at G[m n^d + q]); work: 6 n^d scalars */
+PETSC_INTERN PetscErrorCode VPMappedCellApply_CPU(PetscInt dim, const VPBasis1D *, const PetscReal *G, const PetscScalar *u, PetscScalar *v, PetscScalar *work);
+/* one cell's dense matrix (row-major, n^d square); work: dim n^(2d) reals */
+PETSC_INTERN PetscErrorCode VPMappedCellMatrix_CPU(PetscInt dim, const VPBasis1D *, const PetscReal *G, PetscScalar *Ae, PetscReal *work);
+/* CUDA: the 1D basis values S and derivatives D at the Gauss points ((k+1)^2 each) of degree k; d_geo the device copy of geo */
+PETSC_INTERN PetscErrorCode VPMappedSetUp_CUDA(PetscInt k, const PetscReal *S, const PetscReal *D);
+PETSC_INTERN PetscErrorCode VPMappedApply_CUDA(const VPGrid *, PetscBool single, const PetscReal *d_geo, const PetscScalar *xl, PetscScalar *yl);
+PETSC_INTERN PetscErrorCode VPMappedDiagonal_CUDA(const VPGrid *, const PetscReal *d_geo, PetscScalar *dl);
+
 /* Transfer between a coarse level and its refinement (cells aligned: fine owned cells are the
    children of the coarse owned cells). Prolongation adds into the fine local array with weights
    that make the sum over ranks and cells exact; restriction adds the transpose into the coarse

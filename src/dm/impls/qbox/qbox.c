@@ -382,6 +382,7 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
   PetscCall(PetscOptionsEnum("-dm_qbox_precision", "CUDA arithmetic of this level's operator and transfers", "DMQBoxSetPrecision", VPPrecisions, (PetscEnum)q->precision, (PetscEnum *)&q->precision, NULL));
   PetscCall(PetscOptionsEnum("-dm_qbox_mg_precision", "CUDA arithmetic of the coarser levels' operators and transfers (DMCoarsen)", "DMQBoxSetPrecision", VPPrecisions, (PetscEnum)q->mgprecision, (PetscEnum *)&q->mgprecision, NULL));
   PetscCall(PetscOptionsBool("-dm_qbox_coordinates", "Store node coordinates in the DM (DMGetCoordinates)", "DMQBoxCreate", q->storecoords, &q->storecoords, NULL));
+  PetscCall(DMQBoxSetFromOptions_Geometry(dm, PetscOptionsObject));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -517,9 +518,9 @@ static PetscErrorCode DMQBoxSetUpCoordinates(DM dm)
   for (PetscInt pz = zs; pz < zs + zm; pz++)
     for (PetscInt py = q->grid.xs[1]; py < q->grid.xs[1] + q->grid.xm[1]; py++)
       for (PetscInt px = q->grid.xs[0]; px < q->grid.xs[0] + q->grid.xm[0]; px++) {
-        a[i++] = q->coords1d[0][px];
-        a[i++] = q->coords1d[1][py];
-        if (q->dim == 3) a[i++] = q->coords1d[2][pz];
+        PetscReal X[3] = {q->coords1d[0][px], q->coords1d[1][py], q->dim == 3 ? q->coords1d[2][pz] : 0.0}, x[3];
+        PetscCall(DMQBoxMapPoint(dm, X, x)); /* the physical point (X without a map) */
+        for (PetscInt d = 0; d < q->dim; d++) a[i++] = x[d];
       }
   PetscCall(VecRestoreArray(c, &a));
   PetscCall(DMSetCoordinates(dm, c));
@@ -642,6 +643,7 @@ static PetscErrorCode DMDestroy_QBox(DM dm)
   PetscCall(DMDestroy(&q->da));
   PetscCall(DMQBoxDestroyExchange_Private(dm));
   PetscCall(VPDeviceFree_Private(&q->d_lap));
+  PetscCall(DMQBoxDestroyGeometry_Private(dm));
   for (PetscInt d = 0; d < 3; d++) {
     PetscCall(PetscFree(q->lc[d]));
     PetscCall(PetscFree(q->coords1d[d]));
@@ -680,6 +682,7 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
                                      (double)q->upper[1], (double)q->lower[2], (double)q->upper[2]));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "nodes %" PetscInt_FMT " (boundary included), unknowns %" PetscInt_FMT "\n", ntot, nint));
+  PetscCall(DMQBoxViewGeometry_Private(dm, viewer));
   if (q->precision != VP_PRECISION_DOUBLE || q->mgprecision != VP_PRECISION_DOUBLE) PetscCall(PetscViewerASCIIPrintf(viewer, "CUDA arithmetic: %s on this level, %s on coarser levels\n", VPPrecisions[q->precision], VPPrecisions[q->mgprecision]));
   if (dm->vectype && q->vecmdot) {
     PetscBool cuda;
@@ -722,7 +725,12 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
 . -dm_qbox_deterministic <bool> - CUDA operator without atomics (bitwise reproducible; default false)
 . -dm_qbox_vec_mdot <bool>    - `VecMDot()` of the CUDA global vectors (and their duplicates, e.g. the GMRES basis) by petsc-vpatch's kernel, which reads at memory bandwidth (default true; false: PETSc's own, see src/sys/cuda/vecmdot.cu)
 . -dm_qbox_precision <double,single> - CUDA arithmetic of this level's operator and of the transfers to its refinement (default double)
-- -dm_qbox_mg_precision <double,single> - the same for the levels created by `DMCoarsen()` (mixed precision multigrid: single)
+. -dm_qbox_mg_precision <double,single> - the same for the levels created by `DMCoarsen()` (mixed precision multigrid: single)
+. -dm_qbox_mapping <none,shell,deformed> - map the box onto a curved domain (isoparametric Q_k geometry; `DMQBoxSetMapping()` for a map of your own)
+. -dm_qbox_shell_radii <r0,r1> - radii of the shell (default 0.5, 1)
+. -dm_qbox_deform_amplitude <A> - amplitude of the deformed box (default 0.1)
+. -dm_qbox_coefficient <one,oscillatory> - the coefficient a of -div(a grad u) (`DMQBoxSetCoefficient()` for one of your own)
+- -dm_qbox_coefficient_contrast <c> - c of the oscillatory coefficient 1 + c prod_e cos^2(2 pi x_e + 0.1 e) (default 1e6)
 
   Level: beginner
 
@@ -739,6 +747,10 @@ PetscErrorCode DMCreate_QBox(DM dm)
   q->degree      = 1;
   q->storecoords = PETSC_FALSE; /* see -dm_qbox_coordinates */
   q->vecmdot     = PETSC_TRUE;  /* see -dm_qbox_vec_mdot */
+  q->radii[0]    = 0.5;         /* see -dm_qbox_shell_radii */
+  q->radii[1]    = 1.0;
+  q->amplitude   = 0.1; /* see -dm_qbox_deform_amplitude */
+  q->contrast    = 1e6; /* see -dm_qbox_coefficient_contrast */
   for (PetscInt d = 0; d < 3; d++) {
     q->cells[d] = 1;
     q->lower[d] = 0.0;

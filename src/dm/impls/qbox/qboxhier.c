@@ -18,6 +18,7 @@ static PetscErrorCode DMQBoxCreateRelative(DM dm, MPI_Comm comm, PetscBool coars
   qn->vecmdot       = q->vecmdot;
   qn->mgprecision   = q->mgprecision;
   qn->precision     = coarsen ? q->mgprecision : q->precision;
+  PetscCall(DMQBoxCopyGeometry_Private(dm, *dmn));
   for (PetscInt d = 0; d < 3; d++) qn->procs[d] = q->procs[d];
   for (PetscInt d = 0; d < q->dim; d++) {
     PetscCall(PetscMalloc1(q->procs[d], &qn->lc[d]));

@@ -25,6 +25,9 @@ PetscErrorCode DMQBoxAssembleLaplacian_Private(DM dm, MatType type, Mat *A)
   PetscInt               n = g->xm[0] * g->xm[1] * g->xm[2], k = q->degree, n1 = k + 1, nz1 = q->dim == 3 ? n1 : 1, ne = n1 * n1 * nz1;
   PetscInt              *dnnz, *onnz, *idx, r = 0;
   PetscScalar           *Ae;
+  PetscReal             *work    = NULL;
+  const PetscReal       *geo     = NULL;
+  PetscBool              general = DMQBoxIsGeneral_Private(q);
   ISLocalToGlobalMapping ltog;
 
   PetscFunctionBegin;
@@ -58,11 +61,16 @@ PetscErrorCode DMQBoxAssembleLaplacian_Private(DM dm, MatType type, Mat *A)
   PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_TRUE));
 
   PetscCall(PetscMalloc2(ne * ne, &Ae, ne, &idx));
-  PetscCall(VPLaplacianCellMatrix_CPU(g, &q->basis, Ae));
-  for (PetscInt cz = g->cs[2]; cz < g->cs[2] + g->cm[2]; cz++)
+  if (general) { /* a matrix per cell */
+    PetscCall(DMQBoxGetGeometry_Private(dm, &geo, NULL));
+    PetscCall(PetscMalloc1(q->dim * ne * ne, &work));
+  } else
+    PetscCall(VPLaplacianCellMatrix_CPU(g, &q->basis, Ae));
+  for (PetscInt cz = g->cs[2], i = 0; cz < g->cs[2] + g->cm[2]; cz++)
     for (PetscInt cy = g->cs[1]; cy < g->cs[1] + g->cm[1]; cy++)
-      for (PetscInt cx = g->cs[0]; cx < g->cs[0] + g->cm[0]; cx++) {
+      for (PetscInt cx = g->cs[0]; cx < g->cs[0] + g->cm[0]; cx++, i++) {
         PetscInt e = 0;
+        if (general) PetscCall(VPMappedCellMatrix_CPU(q->dim, &q->basis, geo + i * VPGeometryComponents(q->dim) * ne, Ae, work));
         for (PetscInt iz = 0; iz < nz1; iz++)
           for (PetscInt iy = 0; iy < n1; iy++)
             for (PetscInt ix = 0; ix < n1; ix++, e++) {
@@ -72,6 +80,7 @@ PetscErrorCode DMQBoxAssembleLaplacian_Private(DM dm, MatType type, Mat *A)
         PetscCall(MatSetValuesLocal(*A, ne, idx, ne, idx, Ae, ADD_VALUES));
       }
   PetscCall(PetscFree2(Ae, idx));
+  PetscCall(PetscFree(work));
   for (PetscInt pz = g->xs[2]; pz < g->xs[2] + g->xm[2]; pz++)
     for (PetscInt py = g->xs[1]; py < g->xs[1] + g->xm[1]; py++)
       for (PetscInt px = g->xs[0]; px < g->xs[0] + g->xm[0]; px++) {

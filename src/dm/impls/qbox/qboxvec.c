@@ -74,6 +74,7 @@ PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM dm, const PetscReal **d_lap)
 #if defined(PETSC_HAVE_CUDA)
     PetscCall(VPLaplacianSetUp_CUDA(q->degree, q->basis.M, q->basis.K));
     PetscCall(VPTransferSetUp_CUDA(q->degree, q->basis.P));
+    PetscCall(VPMappedSetUp_CUDA(q->degree, q->basis.S, q->basis.D));
 #endif
   }
   if (d_lap) *d_lap = q->d_lap;
@@ -690,12 +691,22 @@ PetscErrorCode DMQBoxVecViewVTK(DM dm, Vec v, const char filename[])
     ntot = nn[0] * nn[1] * nn[2];
     PetscCall(PetscObjectGetName((PetscObject)v, &name));
     PetscCall(PetscFOpen(PETSC_COMM_SELF, filename, "w", &fp));
-    PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "# vtk DataFile Version 3.0\npetsc-vpatch DMQBOX Q_%" PetscInt_FMT " field %s\nASCII\nDATASET RECTILINEAR_GRID\n", q->degree, name));
+    PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "# vtk DataFile Version 3.0\npetsc-vpatch DMQBOX Q_%" PetscInt_FMT " field %s\nASCII\nDATASET %s\n", q->degree, name, q->map ? "STRUCTURED_GRID" : "RECTILINEAR_GRID"));
     PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "DIMENSIONS %" PetscInt_FMT " %" PetscInt_FMT " %" PetscInt_FMT "\n", nn[0], nn[1], nn[2]));
-    for (PetscInt d = 0; d < 3; d++) {
-      PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%s_COORDINATES %" PetscInt_FMT " double\n", axis[d], nn[d]));
-      for (PetscInt i = 0; i < nn[d]; i++) PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%.15g\n", d < q->dim ? (double)q->coords1d[d][i] : 0.0));
-    }
+    if (q->map) { /* a mapped box: every node's physical point */
+      PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "POINTS %" PetscInt_FMT " double\n", ntot));
+      for (PetscInt pz = 0; pz < nn[2]; pz++)
+        for (PetscInt py = 0; py < nn[1]; py++)
+          for (PetscInt px = 0; px < nn[0]; px++) {
+            PetscReal X[3] = {q->coords1d[0][px], q->coords1d[1][py], q->dim == 3 ? q->coords1d[2][pz] : 0.0}, x[3] = {0, 0, 0};
+            PetscCall(DMQBoxMapPoint(dm, X, x));
+            PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%.15g %.15g %.15g\n", (double)x[0], (double)x[1], (double)x[2]));
+          }
+    } else
+      for (PetscInt d = 0; d < 3; d++) {
+        PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%s_COORDINATES %" PetscInt_FMT " double\n", axis[d], nn[d]));
+        for (PetscInt i = 0; i < nn[d]; i++) PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%.15g\n", d < q->dim ? (double)q->coords1d[d][i] : 0.0));
+      }
     PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "POINT_DATA %" PetscInt_FMT "\nSCALARS %s double 1\nLOOKUP_TABLE default\n", ntot, name));
     PetscCall(VecGetArrayRead(seq, &a));
     for (PetscInt i = 0; i < ntot; i++) PetscCall(PetscFPrintf(PETSC_COMM_SELF, fp, "%.15g\n", (double)PetscRealPart(a[i])));

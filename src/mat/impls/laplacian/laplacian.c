@@ -16,6 +16,7 @@ typedef struct {
                                 input and output, shared with the smoother and the transfers of the level */
   Mat              aij;      /* the same operator assembled, made on first use by MatSOR(), MatGetFactor(), MatCreateSubMatrices() */
   PetscObjectState aijstate; /* the state of the shell when aij was assembled (MatScale()/MatShift() change it) */
+  PetscScalar     *work;     /* CPU kernels of the mapped operator: VPMappedWorkSize() scalars */
 } Mat_QBoxLaplacian;
 
 static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
@@ -25,12 +26,13 @@ static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
   const PetscScalar *xa;
   PetscScalar       *ya;
   PetscMemType       mt;
-  PetscBool          global = PETSC_FALSE;
+  PetscBool          global = PETSC_FALSE, general;
   Vec                xin, yout, xl = NULL, yl = NULL;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
-  q = (DM_QBox *)ctx->dm->data;
+  q       = (DM_QBox *)ctx->dm->data;
+  general = DMQBoxIsGeneral_Private(q);
   PetscCall(PetscLogEventBegin(VPATCH_LaplacianMult, A, x, y, 0));
   if (!z) PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, x, &global));
   if (!global) {
@@ -46,13 +48,23 @@ static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
   if (PetscMemTypeDevice(mt)) {
     PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, NULL)); /* also the operator kernel's constants */
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(VPLaplacianApply_CUDA(&q->grid, (PetscBool)(q->precision == VP_PRECISION_SINGLE), q->deterministic, xa, ya));
+    if (general) {
+      const PetscReal *d_geo;
+      PetscCall(DMQBoxGetGeometry_Private(ctx->dm, NULL, &d_geo));
+      PetscCall(VPMappedApply_CUDA(&q->grid, (PetscBool)(q->precision == VP_PRECISION_SINGLE), d_geo, xa, ya));
+    } else
+      PetscCall(VPLaplacianApply_CUDA(&q->grid, (PetscBool)(q->precision == VP_PRECISION_SINGLE), q->deterministic, xa, ya));
     PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(PetscLogGpuFlops(VPFlopsLaplacian(&q->grid)));
+    PetscCall(PetscLogGpuFlops(general ? VPFlopsMapped(&q->grid) : VPFlopsLaplacian(&q->grid)));
   } else {
     PetscCheck(q->precision == VP_PRECISION_DOUBLE, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "DMQBOX single precision (-dm_qbox_precision, -dm_qbox_mg_precision) runs on the GPU only: use -dm_vec_type cuda, or double precision");
-    PetscCall(VPLaplacianApply_CPU(&q->grid, &q->basis, xa, ya));
-    PetscCall(PetscLogFlops(VPFlopsLaplacian(&q->grid)));
+    if (general) {
+      const PetscReal *geo;
+      PetscCall(DMQBoxGetGeometry_Private(ctx->dm, &geo, NULL));
+      PetscCall(VPMappedApply_CPU(&q->grid, &q->basis, geo, xa, ya, ctx->work));
+    } else
+      PetscCall(VPLaplacianApply_CPU(&q->grid, &q->basis, xa, ya));
+    PetscCall(PetscLogFlops(general ? VPFlopsMapped(&q->grid) : VPFlopsLaplacian(&q->grid)));
   }
   PetscCall(VecRestoreArrayAndMemType(yout, &ya));
   PetscCall(VecRestoreArrayReadAndMemType(xin, &xa));
@@ -91,11 +103,22 @@ static PetscErrorCode MatGetDiagonal_QBoxLaplacian(Mat A, Vec d)
   PetscCall(DMGetLocalVector(ctx->dm, &yl));
   PetscCall(VecSet(yl, 0.0));
   PetscCall(VecGetArrayAndMemType(yl, &da, &mt));
-  if (PetscMemTypeDevice(mt)) {
+  if (PetscMemTypeDevice(mt) && DMQBoxIsGeneral_Private(q)) {
+    const PetscReal *d_geo;
+    PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, NULL)); /* the kernels' constants */
+    PetscCall(DMQBoxGetGeometry_Private(ctx->dm, NULL, &d_geo));
+    PetscCall(VPMappedDiagonal_CUDA(&q->grid, d_geo, da));
+    PetscCall(PetscLogGpuFlops(VPFlopsMappedDiagonal(&q->grid)));
+  } else if (PetscMemTypeDevice(mt)) {
     const PetscReal *d_lap;
     PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, &d_lap));
     PetscCall(VPLaplacianDiagonal_CUDA(&q->grid, d_lap, da));
     PetscCall(PetscLogGpuFlops(VPFlopsDiagonal(&q->grid)));
+  } else if (DMQBoxIsGeneral_Private(q)) {
+    const PetscReal *geo;
+    PetscCall(DMQBoxGetGeometry_Private(ctx->dm, &geo, NULL));
+    PetscCall(VPMappedDiagonal_CPU(&q->grid, &q->basis, geo, da, ctx->work));
+    PetscCall(PetscLogFlops(VPFlopsMappedDiagonal(&q->grid)));
   } else {
     PetscCall(VPLaplacianDiagonal_CPU(&q->grid, &q->basis, da));
     PetscCall(PetscLogFlops(VPFlopsDiagonal(&q->grid)));
@@ -118,7 +141,7 @@ static PetscErrorCode MatView_QBoxLaplacian(Mat A, PetscViewer viewer)
   PetscCall(MatShellGetContext(A, &ctx));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (isascii) {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "matrix-free Q_k Laplacian of a DMQBOX (sum factorization, Dirichlet rows identity)\n"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "matrix-free Q_k %s of a DMQBOX (sum factorization, Dirichlet rows identity)\n", DMQBoxIsGeneral_Private((DM_QBox *)ctx->dm->data) ? "operator -div(a grad u) on mapped cells" : "Laplacian"));
     PetscCall(PetscViewerASCIIPushTab(viewer));
     PetscCall(DMView(ctx->dm, viewer));
     PetscCall(PetscViewerASCIIPopTab(viewer));
@@ -133,6 +156,7 @@ static PetscErrorCode MatDestroy_QBoxLaplacian(Mat A)
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
   PetscCall(MatDestroy(&ctx->aij));
+  PetscCall(PetscFree(ctx->work));
   PetscCall(DMDestroy(&ctx->dm));
   PetscCall(PetscFree(ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -405,6 +429,10 @@ PetscErrorCode DMQBoxCreateLaplacianShell_Private(DM dm, Mat *A)
   PetscCall(PetscNew(&ctx));
   ctx->dm = dm;
   PetscCall(PetscObjectReference((PetscObject)dm));
+  if (DMQBoxIsGeneral_Private(q)) { /* the geometric factors now, so that a bad map or coefficient stops here */
+    PetscCall(DMQBoxGetGeometry_Private(dm, NULL, NULL));
+    PetscCall(PetscMalloc1(VPMappedWorkSize(q->dim, q->degree), &ctx->work));
+  }
   PetscCall(MatCreateShell(PetscObjectComm((PetscObject)dm), n, n, PETSC_DETERMINE, PETSC_DETERMINE, ctx, A));
   PetscCall(MatShellSetVecType(*A, dm->vectype));
   PetscCall(MatShellSetOperation(*A, MATOP_MULT, (PetscErrorCodeFn *)MatMult_QBoxLaplacian));

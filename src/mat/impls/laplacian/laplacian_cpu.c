@@ -145,3 +145,180 @@ PetscErrorCode VPLaplacianCellMatrix_CPU(const VPGrid *g, const VPBasis1D *b, Pe
             }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/*
+  The operator -div(a grad u) on mapped cells (DMQBOX with a mapping or a coefficient, qboxgeo.c). Per cell, with the
+  symmetric G_q = w_q a det(J_q) J_q^-1 J_q^-T at the k+1 Gauss points per direction (geo: [cell][component][point]):
+    reference gradient at the points  g_b = (T_b,z (x) T_b,y (x) T_b,x) u,  T_b,e = D if e = b, else S
+    v = sum_b (T_b,z (x) T_b,y (x) T_b,x)^T (sum_c G_bc g_c)
+  3D: 8 contractions forward (D_x u and S_x u shared), 8 back; 2D: 4 and 4.
+*/
+/* v = A_K u of one cell; G points at the cell's factors (component c of point q at G[c nq^d + q]); work: 6 n^d scalars */
+PetscErrorCode VPMappedCellApply_CPU(PetscInt dim, const VPBasis1D *b, const PetscReal *G, const PetscScalar *u, PetscScalar *v, PetscScalar *work)
+{
+  PetscInt     n = b->k + 1, nd = dim == 3 ? n * n * n : n * n, ext[3] = {n, n, dim == 3 ? n : 1};
+  PetscScalar *ta = work, *tb = work + nd, *t1 = work + 2 * nd, *g0 = work + 3 * nd, *g1 = work + 4 * nd, *g2 = work + 5 * nd;
+
+  PetscFunctionBegin;
+  VPContract(ext, 0, n, b->D, PETSC_FALSE, u, ta); /* D_x u */
+  VPContract(ext, 0, n, b->S, PETSC_FALSE, u, tb); /* S_x u */
+  if (dim == 2) {
+    VPContract(ext, 1, n, b->S, PETSC_FALSE, ta, g0);
+    VPContract(ext, 1, n, b->D, PETSC_FALSE, tb, g1);
+    for (PetscInt q = 0; q < nd; q++) {
+      PetscScalar a0 = g0[q], a1 = g1[q];
+      g0[q] = G[q] * a0 + G[2 * nd + q] * a1;
+      g1[q] = G[2 * nd + q] * a0 + G[nd + q] * a1;
+    }
+    VPContract(ext, 1, n, b->S, PETSC_TRUE, g0, ta);
+    VPContract(ext, 1, n, b->D, PETSC_TRUE, g1, tb);
+  } else {
+    VPContract(ext, 1, n, b->S, PETSC_FALSE, ta, t1);
+    VPContract(ext, 2, n, b->S, PETSC_FALSE, t1, g0); /* d/dx */
+    VPContract(ext, 1, n, b->D, PETSC_FALSE, tb, t1);
+    VPContract(ext, 2, n, b->S, PETSC_FALSE, t1, g1); /* d/dy */
+    VPContract(ext, 1, n, b->S, PETSC_FALSE, tb, t1);
+    VPContract(ext, 2, n, b->D, PETSC_FALSE, t1, g2); /* d/dz */
+    for (PetscInt q = 0; q < nd; q++) {
+      PetscScalar a0 = g0[q], a1 = g1[q], a2 = g2[q];
+      PetscReal   G00 = G[q], G11 = G[nd + q], G22 = G[2 * nd + q], G01 = G[3 * nd + q], G02 = G[4 * nd + q], G12 = G[5 * nd + q];
+      g0[q] = G00 * a0 + G01 * a1 + G02 * a2;
+      g1[q] = G01 * a0 + G11 * a1 + G12 * a2;
+      g2[q] = G02 * a0 + G12 * a1 + G22 * a2;
+    }
+    VPContract(ext, 2, n, b->S, PETSC_TRUE, g0, t1);
+    VPContract(ext, 1, n, b->S, PETSC_TRUE, t1, ta); /* toward D_x^T */
+    VPContract(ext, 2, n, b->S, PETSC_TRUE, g1, t1);
+    VPContract(ext, 1, n, b->D, PETSC_TRUE, t1, tb); /* toward S_x^T */
+    VPContract(ext, 2, n, b->D, PETSC_TRUE, g2, t1);
+    VPContract(ext, 1, n, b->S, PETSC_TRUE, t1, g0);
+    for (PetscInt i = 0; i < nd; i++) tb[i] += g0[i];
+  }
+  VPContract(ext, 0, n, b->D, PETSC_TRUE, ta, v);
+  VPContract(ext, 0, n, b->S, PETSC_TRUE, tb, t1);
+  for (PetscInt i = 0; i < nd; i++) v[i] += t1[i];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* gather the cell's values (Dirichlet nodes read as zero) or scatter-add v (Dirichlet rows skipped) */
+static void CellGather(const VPGrid *g, const PetscInt c[3], const PetscScalar *xl, PetscScalar *u)
+{
+  PetscInt n = g->k + 1, nz = g->dim == 3 ? n : 1, p[3], e = 0;
+  for (PetscInt iz = 0; iz < nz; iz++)
+    for (PetscInt iy = 0; iy < n; iy++)
+      for (PetscInt ix = 0; ix < n; ix++, e++) {
+        CellNode(g, c, ix, iy, iz, p);
+        u[e] = VPGridIsBoundary(g, p) ? 0.0 : xl[VPGridLocalIndex(g, p)];
+      }
+}
+static void CellScatterAdd(const VPGrid *g, const PetscInt c[3], const PetscScalar *v, PetscScalar *yl)
+{
+  PetscInt n = g->k + 1, nz = g->dim == 3 ? n : 1, p[3], e = 0;
+  for (PetscInt iz = 0; iz < nz; iz++)
+    for (PetscInt iy = 0; iy < n; iy++)
+      for (PetscInt ix = 0; ix < n; ix++, e++) {
+        CellNode(g, c, ix, iy, iz, p);
+        if (!VPGridIsBoundary(g, p)) yl[VPGridLocalIndex(g, p)] += v[e];
+      }
+}
+
+PetscErrorCode VPMappedApply_CPU(const VPGrid *g, const VPBasis1D *b, const PetscReal *geo, const PetscScalar *xl, PetscScalar *yl, PetscScalar *work)
+{
+  PetscInt nd = VPGridCellNodes(g), stride = VPGeometryComponents(g->dim) * nd;
+
+  PetscFunctionBegin;
+  for (PetscInt cz = 0, i = 0; cz < g->cm[2]; cz++) /* the owned cells in the order of geo (cell index i) */
+    for (PetscInt cy = 0; cy < g->cm[1]; cy++)
+      for (PetscInt cx = 0; cx < g->cm[0]; cx++, i++) {
+        PetscInt c[3] = {g->cs[0] + cx, g->cs[1] + cy, g->cs[2] + cz};
+        CellGather(g, c, xl, work);
+        PetscCall(VPMappedCellApply_CPU(g->dim, b, geo + i * stride, work, work + nd, work + 2 * nd));
+        CellScatterAdd(g, c, work + nd, yl);
+      }
+  BoundaryIdentity(g, xl, yl);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* 1D factors of the diagonal: Z[t][q][i] for t = 0: S S, 1: S D, 2: D D (entrywise products) */
+static void DiagonalFactors(const VPBasis1D *b, PetscReal Z[3][VPATCH_MAX_N1D * VPATCH_MAX_N1D])
+{
+  PetscInt n = b->k + 1;
+  for (PetscInt i = 0; i < n * n; i++) {
+    Z[0][i] = b->S[i] * b->S[i];
+    Z[1][i] = b->S[i] * b->D[i];
+    Z[2][i] = b->D[i] * b->D[i];
+  }
+}
+
+/* diag_i = sum_q sum_bc G_bc(q) (T_b phi_i)(q) (T_c phi_i)(q): per pair (b, c) a contraction of G_bc with the 1D products
+   Z of the two factors of each direction */
+PetscErrorCode VPMappedDiagonal_CPU(const VPGrid *g, const VPBasis1D *b, const PetscReal *geo, PetscScalar *dl, PetscScalar *work)
+{
+  PetscInt  dim = g->dim, n = g->k + 1, nd = VPGridCellNodes(g), ncomp = VPGeometryComponents(dim), ext[3] = {n, n, dim == 3 ? n : 1};
+  PetscInt  pb[6] = {0, 1, 2, 0, 0, 1}, pc[6] = {0, 1, 2, 1, 2, 2}; /* the components' index pairs (3D; 2D: 00 11 01) */
+  PetscReal Z[3][VPATCH_MAX_N1D * VPATCH_MAX_N1D];
+
+  PetscFunctionBegin;
+  if (dim == 2) pb[2] = 0, pc[2] = 1;
+  DiagonalFactors(b, Z);
+  for (PetscInt cz = 0, i = 0; cz < g->cm[2]; cz++)
+    for (PetscInt cy = 0; cy < g->cm[1]; cy++)
+      for (PetscInt cx = 0; cx < g->cm[0]; cx++, i++) {
+        PetscInt         c[3] = {g->cs[0] + cx, g->cs[1] + cy, g->cs[2] + cz};
+        const PetscReal *G    = geo + i * ncomp * nd;
+        PetscScalar     *d = work, *t1 = work + nd, *t2 = work + 2 * nd, *t3 = work + 3 * nd;
+        for (PetscInt e = 0; e < nd; e++) d[e] = 0;
+        for (PetscInt m = 0; m < ncomp; m++) {
+          PetscInt zt[3];
+          for (PetscInt e = 0; e < 3; e++) zt[e] = (e == pb[m]) + (e == pc[m]);
+          for (PetscInt e = 0; e < nd; e++) t3[e] = G[m * nd + e];
+          VPContract(ext, 0, n, Z[zt[0]], PETSC_TRUE, t3, t1);
+          VPContract(ext, 1, n, Z[zt[1]], PETSC_TRUE, t1, t2);
+          if (dim == 3)
+            VPContract(ext, 2, n, Z[zt[2]], PETSC_TRUE, t2, t1);
+          else
+            for (PetscInt e = 0; e < nd; e++) t1[e] = t2[e];
+          for (PetscInt e = 0; e < nd; e++) d[e] += (pb[m] == pc[m] ? 1.0 : 2.0) * t1[e];
+        }
+        CellScatterAdd(g, c, d, dl);
+      }
+  BoundaryIdentity(g, NULL, dl);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Dense cell matrix of a mapped cell: Ae[r][s] = sum_q (grad phi_r)^T G_q (grad phi_s), reference gradients; work: dim n^(2d) */
+PetscErrorCode VPMappedCellMatrix_CPU(PetscInt dim, const VPBasis1D *b, const PetscReal *G, PetscScalar *Ae, PetscReal *work)
+{
+  PetscInt n = b->k + 1, nz = dim == 3 ? n : 1, nd = n * n * nz, ncomp = VPGeometryComponents(dim);
+  PetscInt pb[6] = {0, 1, 2, 0, 0, 1}, pc[6] = {0, 1, 2, 1, 2, 2};
+
+  PetscFunctionBegin;
+  if (dim == 2) pb[2] = 0, pc[2] = 1;
+  /* F[b][q][r] = (T_b phi_r)(q) */
+  for (PetscInt bd = 0; bd < dim; bd++)
+    for (PetscInt qz = 0, q = 0; qz < nz; qz++)
+      for (PetscInt qy = 0; qy < n; qy++)
+        for (PetscInt qx = 0; qx < n; qx++, q++)
+          for (PetscInt rz = 0, r = 0; rz < nz; rz++)
+            for (PetscInt ry = 0; ry < n; ry++)
+              for (PetscInt rx = 0; rx < n; rx++, r++) {
+                PetscReal v = (bd == 0 ? b->D : b->S)[qx * n + rx] * (bd == 1 ? b->D : b->S)[qy * n + ry];
+                if (dim == 3) v *= (bd == 2 ? b->D : b->S)[qz * n + rz];
+                work[(bd * nd + q) * nd + r] = v;
+              }
+  for (PetscInt i = 0; i < nd * nd; i++) Ae[i] = 0;
+  for (PetscInt m = 0; m < ncomp; m++)
+    for (PetscInt q = 0; q < nd; q++) {
+      PetscReal        gv = G[m * nd + q];
+      const PetscReal *Fb = work + (pb[m] * nd + q) * nd, *Fc = work + (pc[m] * nd + q) * nd;
+      if (gv == 0) continue;
+      for (PetscInt r = 0; r < nd; r++) {
+        PetscReal br = gv * Fb[r], cr = gv * Fc[r];
+        if (pb[m] == pc[m])
+          for (PetscInt s = 0; s < nd; s++) Ae[r * nd + s] += br * Fb[s];
+        else
+          for (PetscInt s = 0; s < nd; s++) Ae[r * nd + s] += br * Fc[s] + cr * Fb[s];
+      }
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

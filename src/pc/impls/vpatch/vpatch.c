@@ -48,6 +48,16 @@ typedef struct {
   PetscBool           overlap;   /* several ranks: the exchange of a color travels while the inner patches are solved */
 } PC_VPatch;
 
+/* the exact patch solves are those of the Cartesian Laplacian: a mapped DMQBOX or one with a coefficient is refused */
+static PetscErrorCode PCVPatchCheckCartesian(PC pc, DM dm)
+{
+  PetscFunctionBegin;
+  PetscCheck(!DMQBoxIsGeneral_Private((DM_QBox *)dm->data), PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+             "PCVPATCH: the DMQBOX operator is -div(a grad u) on a mapped box or with a coefficient (-dm_qbox_mapping, -dm_qbox_coefficient); the vertex-patch solves are those of the Cartesian Laplacian. Use Chebyshev with Jacobi "
+             "(-mg_levels_ksp_type chebyshev -mg_levels_pc_type jacobi) for this operator");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The DMQBOX whose Laplacian L the preconditioning matrix is, and the scale s > 0 with Pmat = s L.
    The matrix-free operator of a DMQBOX says so itself (MATSHELL records MatScale() and MatShift()); any other matrix
    (assembled, or a user's MATSHELL on a DMQBOX) is compared with s L on a random vector. Whatever the patch solves
@@ -73,6 +83,7 @@ static PetscErrorCode PCVPatchGetOperator(PC pc, DM *dm, PetscScalar *scale)
                "eigenvectors of the 1D patch matrices: use another smoother (e.g. -mg_levels_pc_type jacobi) for a shifted operator",
                (double)PetscRealPart(t));
     PetscCheck(PetscRealPart(s) > 0 && PetscImaginaryPart(s) == 0, comm, PETSC_ERR_SUP, "PCVPATCH: the operator is the DMQBOX Laplacian scaled by %g (MatScale()); the vertex-patch smoother needs a positive scale", (double)PetscRealPart(s));
+    PetscCall(PCVPatchCheckCartesian(pc, mdm));
     *dm    = mdm;
     *scale = s;
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -121,6 +132,7 @@ static PetscErrorCode PCVPatchGetOperator(PC pc, DM *dm, PetscScalar *scale)
                "matrix from DMCreateMatrix() (MatScale() at most), or another preconditioner",
                ((PetscObject)A)->type_name, (double)(diff / (PetscAbsScalar(s) * nz)), (double)PetscRealPart(s));
   }
+  PetscCall(PCVPatchCheckCartesian(pc, pdm));
   *dm    = pdm;
   *scale = s;
   PetscFunctionReturn(PETSC_SUCCESS);

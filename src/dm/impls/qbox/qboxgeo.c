@@ -1,0 +1,477 @@
+/*
+  DMQBOX geometry and coefficient: the operator -div(a grad u) on the image of the box under a smooth map.
+
+  The geometry is isoparametric: on each cell the map is interpolated by Q_k at the cell's nodes, so the Jacobian J at
+  a point of the reference cell [0,1]^d is the sum factorization of the nodal coordinates with the basis derivatives.
+  The operator's kernels (src/mat/impls/laplacian/) read, per owned cell and Gauss point (k+1 per direction), the
+  symmetric factor G = w a det(J) J^-1 J^-T, computed here once on the host (DMQBoxGetGeometry_Private()) and copied
+  to the GPU on first use. Without a map and with a = 1 none of this exists: the Cartesian fast path runs.
+
+  Built-in maps (unit-cube coordinates s of the box): a panel of the spherical shell r0 < |x| < r1 (3D: the cubed-sphere
+  panel around the z axis, 2D: the quarter annulus around the y axis), and a deformed box. Built-in coefficient: the
+  positive variant of Kronbichler et al.'s, a = 1 + c prod_e cos^2(2 pi x_e + 0.1 e).
+*/
+#include <petscvpatch/private/qboximpl.h>
+#include <petscvpatch/private/vpcontract.h>
+
+const char *const DMQBoxMappingTypes[]     = {"none", "shell", "deformed", "user", "DMQBoxMappingType", "DMQBOX_MAPPING_", NULL};
+const char *const DMQBoxCoefficientTypes[] = {"one", "oscillatory", "user", "DMQBoxCoefficientType", "DMQBOX_COEFFICIENT_", NULL};
+
+/* unit-cube coordinates of a box point */
+static inline void UnitCoordinates(const DM_QBox *q, const PetscReal X[], PetscReal s[3])
+{
+  for (PetscInt d = 0; d < 3; d++) s[d] = d < q->dim ? (X[d] - q->lower[d]) / (q->upper[d] - q->lower[d]) : 0.0;
+}
+
+static PetscErrorCode MapShell(PetscInt dim, const PetscReal X[], PetscReal x[], void *ctx)
+{
+  const DM_QBox *q = (const DM_QBox *)ctx;
+  PetscReal      s[3], r, xi, eta = 0, nrm;
+
+  PetscFunctionBegin;
+  UnitCoordinates(q, X, s);
+  r    = q->radii[0] + (q->radii[1] - q->radii[0]) * s[dim - 1];
+  xi   = PetscTanReal(0.25 * PETSC_PI * (2 * s[0] - 1));
+  eta  = dim == 3 ? PetscTanReal(0.25 * PETSC_PI * (2 * s[1] - 1)) : 0.0;
+  nrm  = PetscSqrtReal(1 + xi * xi + eta * eta);
+  x[0] = r * xi / nrm;
+  if (dim == 3) {
+    x[1] = r * eta / nrm;
+    x[2] = r / nrm;
+  } else
+    x[1] = r / nrm;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MapDeformed(PetscInt dim, const PetscReal X[], PetscReal x[], void *ctx)
+{
+  const DM_QBox *q = (const DM_QBox *)ctx;
+  PetscReal      s[3], p = 1;
+
+  PetscFunctionBegin;
+  UnitCoordinates(q, X, s);
+  for (PetscInt d = 0; d < dim; d++) p *= PetscSinReal(PETSC_PI * s[d]);
+  for (PetscInt d = 0; d < dim; d++) x[d] = X[d] + q->amplitude * (q->upper[d] - q->lower[d]) * p;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CoefficientOscillatory(PetscInt dim, const PetscReal x[], PetscReal *a, void *ctx)
+{
+  const DM_QBox *q = (const DM_QBox *)ctx;
+  PetscReal      p = 1;
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < dim; d++) {
+    PetscReal c = PetscCosReal(2 * PETSC_PI * x[d] + 0.1 * d);
+    p *= c * c;
+  }
+  *a = 1 + q->contrast * p;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DMQBoxCheckUnset(DM dm, const char caller[])
+{
+  PetscBool isqbox;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
+  PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMQBOX, &isqbox));
+  PetscCheck(isqbox, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "%s() needs a DM of type %s, not %s", caller, DMQBOX, ((PetscObject)dm)->type_name ? ((PetscObject)dm)->type_name : "(unset)");
+  PetscCheck(!dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "%s(): the geometry and coefficient of a DMQBOX are set before DMSetUp()", caller);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  DMQBoxSetMapping - Maps the box of a `DMQBOX` onto a curved domain: the operator becomes -div(a grad u) there
+
+  Logically Collective
+
+  Input Parameters:
++ dm  - the `DMQBOX`, not yet set up
+. map - the map from box points to physical points (the same on every process), or `NULL` for the box itself
+- ctx - its context
+
+  Level: intermediate
+
+  Notes:
+  The geometry is isoparametric: Q_k interpolation of the map at each cell's nodes. The map must keep every cell's
+  orientation (det J > 0); `DMCreateMatrix()` stops with an error naming the first cell where it does not.
+  The levels made by `DMCoarsen()` and `DMRefine()` take the same map. `DMQBoxComputeRHS()`, `DMQBoxComputeError()`,
+  `DMQBoxProjectFunction()` and the coefficient see physical points.
+
+.seealso: `DMQBOX`, `DMQBoxSetMappingType()`, `DMQBoxSetCoefficient()`, `DMQBoxMapPoint()`
+@*/
+PetscErrorCode DMQBoxSetMapping(DM dm, DMQBoxMapping map, void *ctx)
+{
+  DM_QBox *q;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxCheckUnset(dm, "DMQBoxSetMapping"));
+  q          = (DM_QBox *)dm->data;
+  q->maptype = map ? DMQBOX_MAPPING_USER : DMQBOX_MAPPING_NONE;
+  q->map     = map;
+  q->mapctx  = ctx;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the callback and context of a built-in map or coefficient (they read this DM's parameters) */
+static void DMQBoxSetBuiltins(DM_QBox *q)
+{
+  if (q->maptype == DMQBOX_MAPPING_SHELL || q->maptype == DMQBOX_MAPPING_DEFORMED) {
+    q->map    = q->maptype == DMQBOX_MAPPING_SHELL ? MapShell : MapDeformed;
+    q->mapctx = q;
+  } else if (q->maptype == DMQBOX_MAPPING_NONE) {
+    q->map    = NULL;
+    q->mapctx = NULL;
+  }
+  if (q->coeftype == DMQBOX_COEFFICIENT_OSCILLATORY) {
+    q->coef    = CoefficientOscillatory;
+    q->coefctx = q;
+  } else if (q->coeftype == DMQBOX_COEFFICIENT_ONE) {
+    q->coef    = NULL;
+    q->coefctx = NULL;
+  }
+}
+
+/*@
+  DMQBoxSetMappingType - Chooses a built-in map of the box of a `DMQBOX`
+
+  Logically Collective
+
+  Input Parameters:
++ dm   - the `DMQBOX`, not yet set up
+- type - `DMQBOX_MAPPING_NONE`, `DMQBOX_MAPPING_SHELL` or `DMQBOX_MAPPING_DEFORMED` (`DMQBOX_MAPPING_USER`: use `DMQBoxSetMapping()`)
+
+  Options Database Keys:
++ -dm_qbox_mapping <none,shell,deformed> - the map
+. -dm_qbox_shell_radii <r0,r1>           - the shell's radii (default 0.5, 1)
+- -dm_qbox_deform_amplitude <A>          - the deformed box's amplitude (default 0.1)
+
+  Level: intermediate
+
+.seealso: `DMQBOX`, `DMQBoxMappingType`, `DMQBoxSetMapping()`
+@*/
+PetscErrorCode DMQBoxSetMappingType(DM dm, DMQBoxMappingType type)
+{
+  DM_QBox *q;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxCheckUnset(dm, "DMQBoxSetMappingType"));
+  q = (DM_QBox *)dm->data;
+  PetscCheck(type != DMQBOX_MAPPING_USER || q->maptype == DMQBOX_MAPPING_USER, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "DMQBoxSetMappingType(): give a map of your own with DMQBoxSetMapping()");
+  q->maptype = type;
+  DMQBoxSetBuiltins(q);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  DMQBoxSetCoefficient - Sets the coefficient a(x) of the operator -div(a grad u) of a `DMQBOX`
+
+  Logically Collective
+
+  Input Parameters:
++ dm   - the `DMQBOX`, not yet set up
+. coef - a(x) at physical points (positive and finite; the same on every process), or `NULL` for a = 1
+- ctx  - its context
+
+  Level: intermediate
+
+  Note:
+  It is evaluated once per quadrature point when the operator is made; `DMCreateMatrix()` stops with an error naming the
+  cell where it is not positive or not finite. The levels made by `DMCoarsen()` and `DMRefine()` take it too.
+
+.seealso: `DMQBOX`, `DMQBoxSetCoefficientType()`, `DMQBoxSetMapping()`
+@*/
+PetscErrorCode DMQBoxSetCoefficient(DM dm, DMQBoxCoefficient coef, void *ctx)
+{
+  DM_QBox *q;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxCheckUnset(dm, "DMQBoxSetCoefficient"));
+  q           = (DM_QBox *)dm->data;
+  q->coeftype = coef ? DMQBOX_COEFFICIENT_USER : DMQBOX_COEFFICIENT_ONE;
+  q->coef     = coef;
+  q->coefctx  = ctx;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMQBoxSetCoefficientType - Chooses a built-in coefficient of a `DMQBOX`
+
+  Logically Collective
+
+  Input Parameters:
++ dm   - the `DMQBOX`, not yet set up
+- type - `DMQBOX_COEFFICIENT_ONE` or `DMQBOX_COEFFICIENT_OSCILLATORY` (`DMQBOX_COEFFICIENT_USER`: use `DMQBoxSetCoefficient()`)
+
+  Options Database Keys:
++ -dm_qbox_coefficient <one,oscillatory> - the coefficient
+- -dm_qbox_coefficient_contrast <c>      - c of the oscillatory coefficient (default 1e6)
+
+  Level: intermediate
+
+.seealso: `DMQBOX`, `DMQBoxCoefficientType`, `DMQBoxSetCoefficient()`
+@*/
+PetscErrorCode DMQBoxSetCoefficientType(DM dm, DMQBoxCoefficientType type)
+{
+  DM_QBox *q;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxCheckUnset(dm, "DMQBoxSetCoefficientType"));
+  q = (DM_QBox *)dm->data;
+  PetscCheck(type != DMQBOX_COEFFICIENT_USER || q->coeftype == DMQBOX_COEFFICIENT_USER, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "DMQBoxSetCoefficientType(): give a coefficient of your own with DMQBoxSetCoefficient()");
+  q->coeftype = type;
+  DMQBoxSetBuiltins(q);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMQBoxMapPoint - The physical point of a point of the box of a `DMQBOX` (the map itself, not its Q_k interpolant)
+
+  Not Collective
+
+  Input Parameters:
++ dm - the `DMQBOX`
+- X  - a point of the box
+
+  Output Parameter:
+. x - its image (X itself without a map)
+
+  Level: intermediate
+
+.seealso: `DMQBOX`, `DMQBoxSetMapping()`
+@*/
+PetscErrorCode DMQBoxMapPoint(DM dm, const PetscReal X[], PetscReal x[])
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecificType(dm, DM_CLASSID, 1, DMQBOX);
+  if (q->map)
+    PetscCall(q->map(q->dim, X, x, q->mapctx));
+  else
+    for (PetscInt d = 0; d < q->dim; d++) x[d] = X[d];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMQBoxSetFromOptions_Geometry(DM dm, PetscOptionItems PetscOptionsObject)
+{
+  DM_QBox  *q = (DM_QBox *)dm->data;
+  PetscEnum e;
+  PetscInt  n = 2;
+  PetscBool flg;
+
+  PetscFunctionBegin;
+  e = (PetscEnum)q->maptype;
+  PetscCall(PetscOptionsEnum("-dm_qbox_mapping", "Map of the box: none, shell (a panel of the spherical shell), deformed", "DMQBoxSetMappingType", DMQBoxMappingTypes, e, &e, &flg));
+  if (flg) {
+    PetscCheck((DMQBoxMappingType)e != DMQBOX_MAPPING_USER, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "-dm_qbox_mapping user: give the map with DMQBoxSetMapping() in the program");
+    q->maptype = (DMQBoxMappingType)e;
+  }
+  PetscCall(PetscOptionsRealArray("-dm_qbox_shell_radii", "Inner and outer radius of the shell (-dm_qbox_mapping shell)", "DMQBoxSetMappingType", q->radii, &n, &flg));
+  PetscCheck(!flg || (n == 2 && q->radii[0] > 0 && q->radii[1] > q->radii[0]), PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_qbox_shell_radii needs two radii 0 < r0 < r1");
+  PetscCall(PetscOptionsReal("-dm_qbox_deform_amplitude", "Amplitude of the deformed box (-dm_qbox_mapping deformed)", "DMQBoxSetMappingType", q->amplitude, &q->amplitude, NULL));
+  e = (PetscEnum)q->coeftype;
+  PetscCall(PetscOptionsEnum("-dm_qbox_coefficient", "Coefficient a of -div(a grad u): one, oscillatory (1 + c prod cos^2(2 pi x_e + 0.1 e))", "DMQBoxSetCoefficientType", DMQBoxCoefficientTypes, e, &e, &flg));
+  if (flg) {
+    PetscCheck((DMQBoxCoefficientType)e != DMQBOX_COEFFICIENT_USER, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "-dm_qbox_coefficient user: give the coefficient with DMQBoxSetCoefficient() in the program");
+    q->coeftype = (DMQBoxCoefficientType)e;
+  }
+  PetscCall(PetscOptionsReal("-dm_qbox_coefficient_contrast", "Contrast c of the oscillatory coefficient", "DMQBoxSetCoefficientType", q->contrast, &q->contrast, NULL));
+  PetscCheck(q->contrast >= 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_qbox_coefficient_contrast must be >= 0 (the coefficient must stay positive), not %g", (double)q->contrast);
+  DMQBoxSetBuiltins(q);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a level made by DMCoarsen()/DMRefine() takes the map and the coefficient of dm */
+PetscErrorCode DMQBoxCopyGeometry_Private(DM dm, DM dmn)
+{
+  DM_QBox *q = (DM_QBox *)dm->data, *qn = (DM_QBox *)dmn->data;
+
+  PetscFunctionBegin;
+  qn->maptype   = q->maptype;
+  qn->map       = q->map;
+  qn->mapctx    = q->mapctx;
+  qn->coeftype  = q->coeftype;
+  qn->coef      = q->coef;
+  qn->coefctx   = q->coefctx;
+  qn->radii[0]  = q->radii[0];
+  qn->radii[1]  = q->radii[1];
+  qn->amplitude = q->amplitude;
+  qn->contrast  = q->contrast;
+  DMQBoxSetBuiltins(qn);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMQBoxViewGeometry_Private(DM dm, PetscViewer viewer)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+  char     map[128], coef[128];
+
+  PetscFunctionBegin;
+  if (!DMQBoxIsGeneral_Private(q)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (q->maptype == DMQBOX_MAPPING_SHELL)
+    PetscCall(PetscSNPrintf(map, sizeof(map), "shell (radii %g, %g)", (double)q->radii[0], (double)q->radii[1]));
+  else if (q->maptype == DMQBOX_MAPPING_DEFORMED)
+    PetscCall(PetscSNPrintf(map, sizeof(map), "deformed (amplitude %g)", (double)q->amplitude));
+  else
+    PetscCall(PetscSNPrintf(map, sizeof(map), "%s", DMQBoxMappingTypes[q->maptype]));
+  if (q->coeftype == DMQBOX_COEFFICIENT_OSCILLATORY)
+    PetscCall(PetscSNPrintf(coef, sizeof(coef), "1 + %g prod cos^2(2 pi x_e + 0.1 e)", (double)q->contrast));
+  else
+    PetscCall(PetscSNPrintf(coef, sizeof(coef), "%s", DMQBoxCoefficientTypes[q->coeftype]));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "operator -div(a grad u), isoparametric Q_%" PetscInt_FMT " geometry: map %s, coefficient %s\n", q->degree, map, coef));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DMQBoxCellGeometry_Private - Physical points and Jacobians of the isoparametric map of one cell at nq^d points
+
+  Input: c the global cell coordinates; B, Dq the nq x (k+1) values and derivatives of the 1D basis at the points of [0,1].
+  Output: x[a nq^d + q] the physical points, J[(a d + b) nq^d + q] = d x_a / d xhat_b (xhat in the reference cell [0,1]^d).
+  work: (d + 2) m^d reals, m = max(k + 1, nq).
+*/
+PetscErrorCode DMQBoxCellGeometry_Private(DM dm, const PetscInt c[3], PetscInt nq, const PetscReal *B, const PetscReal *Dq, PetscReal *x, PetscReal *J, PetscReal *work)
+{
+  DM_QBox   *q   = (DM_QBox *)dm->data;
+  PetscInt   dim = q->dim, k = q->degree, n = k + 1, nz = dim == 3 ? n : 1, nd = n * n * nz, m = PetscMax(n, nq), md = dim == 3 ? m * m * m : m * m;
+  PetscInt   nqz = dim == 3 ? nq : 1, nqd = nq * nq * nqz, e0[3] = {n, n, nz}, e1[3] = {nq, n, nz}, e2[3] = {nq, nq, nz};
+  PetscReal *xn = work, *t1 = work + dim * md, *t2 = work + (dim + 1) * md;
+
+  PetscFunctionBegin;
+  for (PetscInt iz = 0, e = 0; iz < nz; iz++) /* the map at the cell's nodes */
+    for (PetscInt iy = 0; iy < n; iy++)
+      for (PetscInt ix = 0; ix < n; ix++, e++) {
+        PetscReal X[3] = {q->coords1d[0][c[0] * k + ix], q->coords1d[1][c[1] * k + iy], dim == 3 ? q->coords1d[2][c[2] * k + iz] : 0.0}, y[3];
+        PetscCall(DMQBoxMapPoint(dm, X, y));
+        for (PetscInt a = 0; a < dim; a++) xn[a * nd + e] = y[a];
+      }
+  for (PetscInt a = 0; a < dim; a++)
+    for (PetscInt b = -1; b < dim; b++) { /* b = -1: the point, else the derivative along b */
+      PetscReal *out = b < 0 ? x + a * nqd : J + (a * dim + b) * nqd;
+      VPContract(e0, 0, nq, b == 0 ? Dq : B, PETSC_FALSE, xn + a * nd, t1);
+      if (dim == 2)
+        VPContract(e1, 1, nq, b == 1 ? Dq : B, PETSC_FALSE, t1, out);
+      else {
+        VPContract(e1, 1, nq, b == 1 ? Dq : B, PETSC_FALSE, t1, t2);
+        VPContract(e2, 2, nq, b == 2 ? Dq : B, PETSC_FALSE, t2, out);
+      }
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* det J and adj(J^T J) (symmetric, in the component order of VPGeometryComponents()) of a d x d J (row-major) */
+static PetscReal DetAdj(PetscInt dim, const PetscReal J[9], PetscReal adj[6])
+{
+  PetscReal C[3][3];
+  for (PetscInt i = 0; i < dim; i++)
+    for (PetscInt j = 0; j < dim; j++) {
+      C[i][j] = 0;
+      for (PetscInt a = 0; a < dim; a++) C[i][j] += J[a * dim + i] * J[a * dim + j];
+    }
+  if (dim == 2) {
+    adj[0] = C[1][1];
+    adj[1] = C[0][0];
+    adj[2] = -C[0][1];
+    return J[0] * J[3] - J[1] * J[2];
+  }
+  adj[0] = C[1][1] * C[2][2] - C[1][2] * C[1][2];
+  adj[1] = C[0][0] * C[2][2] - C[0][2] * C[0][2];
+  adj[2] = C[0][0] * C[1][1] - C[0][1] * C[0][1];
+  adj[3] = C[0][2] * C[1][2] - C[0][1] * C[2][2];
+  adj[4] = C[0][1] * C[1][2] - C[0][2] * C[1][1];
+  adj[5] = C[0][1] * C[0][2] - C[0][0] * C[1][2];
+  return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) + J[2] * (J[3] * J[7] - J[4] * J[6]);
+}
+
+/*
+  DMQBoxCellFactors_Private - G = w a det(J) J^-1 J^-T = w a adj(J^T J) / det(J) at the k+1 Gauss points per direction of
+  one cell (G[m (k+1)^d + q]); work: (2 d + d^2 + 2) (k+1)^d reals. Where det J <= 0 or a is not positive and finite, msg
+  (of length len) names the cell and the factors are not all set; else msg is empty. The callbacks' own errors return.
+*/
+PetscErrorCode DMQBoxCellFactors_Private(DM dm, const PetscInt c[3], PetscReal *G, PetscReal *work, char msg[], size_t len)
+{
+  DM_QBox         *q   = (DM_QBox *)dm->data;
+  const VPBasis1D *b   = &q->basis;
+  PetscInt         dim = q->dim, n = q->degree + 1, nd = dim == 3 ? n * n * n : n * n, ncomp = VPGeometryComponents(dim);
+  PetscReal       *x = work, *J = work + dim * nd, *w = work + (dim + dim * dim) * nd;
+
+  PetscFunctionBegin;
+  msg[0] = 0;
+  PetscCall(DMQBoxCellGeometry_Private(dm, c, n, b->S, b->D, x, J, w));
+  for (PetscInt qz = 0, qi = 0; qz < (dim == 3 ? n : 1); qz++)
+    for (PetscInt qy = 0; qy < n; qy++)
+      for (PetscInt qx = 0; qx < n; qx++, qi++) {
+        PetscReal Jq[9], xq[3] = {0, 0, 0}, adj[6], det, a = 1, wq = b->qwts[qx] * b->qwts[qy] * (dim == 3 ? b->qwts[qz] : 1.0);
+        for (PetscInt i = 0; i < dim * dim; i++) Jq[i] = J[i * nd + qi];
+        for (PetscInt d = 0; d < dim; d++) xq[d] = x[d * nd + qi];
+        det = DetAdj(dim, Jq, adj);
+        if (!(det > 0) || PetscIsInfReal(det)) {
+          PetscCall(PetscSNPrintf(msg, len,
+                                  "DMQBOX mapping: det J = %g at the point (%g, %g, %g) of cell (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT
+                                  "): the map inverts, degenerates or is not finite there; change the map (DMQBoxSetMapping(), -dm_qbox_mapping, -dm_qbox_deform_amplitude)",
+                                  (double)det, (double)xq[0], (double)xq[1], (double)xq[2], c[0], c[1], c[2]));
+          PetscFunctionReturn(PETSC_SUCCESS);
+        }
+        if (q->coef) PetscCall(q->coef(dim, xq, &a, q->coefctx));
+        if (!(a > 0) || PetscIsInfReal(a)) {
+          PetscCall(PetscSNPrintf(
+              msg, len, "DMQBOX coefficient a = %g at the point (%g, %g, %g) of cell (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT "): it must be positive and finite; change the coefficient (DMQBoxSetCoefficient(), -dm_qbox_coefficient)",
+              (double)a, (double)xq[0], (double)xq[1], (double)xq[2], c[0], c[1], c[2]));
+          PetscFunctionReturn(PETSC_SUCCESS);
+        }
+        for (PetscInt m = 0; m < ncomp; m++) G[m * nd + qi] = wq * a * adj[m] / det;
+      }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The factors of every owned cell, made on first use (host), and their device copy when d_geo is asked for. Collective:
+   a bad cell on one process stops every process, with the cell named by the process that owns it. */
+PetscErrorCode DMQBoxGetGeometry_Private(DM dm, const PetscReal **geo, const PetscReal **d_geo)
+{
+  DM_QBox *q  = (DM_QBox *)dm->data;
+  VPGrid  *g  = &q->grid;
+  PetscInt nd = VPGridCellNodes(g), stride = VPGeometryComponents(g->dim) * nd, ncells = g->cm[0] * g->cm[1] * g->cm[2];
+
+  PetscFunctionBegin;
+  PetscCheck(DMQBoxIsGeneral_Private(q), PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX: geometric factors of a Cartesian mesh with a = 1 are not stored");
+  if (!q->geo) {
+    PetscReal  *work;
+    PetscMPIInt bad, anybad;
+    char        msg[1024] = "";
+
+    PetscCall(PetscLogEventBegin(VPATCH_Geometry, dm, 0, 0, 0));
+    PetscCall(PetscMalloc1(ncells * stride, &q->geo));
+    PetscCall(PetscMalloc1((2 * g->dim + g->dim * g->dim + 2) * nd, &work));
+    for (PetscInt cz = 0, i = 0; cz < g->cm[2] && !msg[0]; cz++)
+      for (PetscInt cy = 0; cy < g->cm[1] && !msg[0]; cy++)
+        for (PetscInt cx = 0; cx < g->cm[0] && !msg[0]; cx++, i++) {
+          PetscInt c[3] = {g->cs[0] + cx, g->cs[1] + cy, g->cs[2] + cz};
+          PetscCall(DMQBoxCellFactors_Private(dm, c, q->geo + i * stride, work, msg, sizeof(msg)));
+        }
+    PetscCall(PetscFree(work));
+    bad = msg[0] ? 1 : 0;
+    PetscCallMPI(MPIU_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)dm)));
+    if (anybad) PetscCall(PetscFree(q->geo));
+    PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s", msg);
+    PetscCheck(!anybad, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "DMQBOX: another process found a cell whose map or coefficient is not valid (its message names the cell)");
+    PetscCall(PetscLogFlops((PetscLogDouble)ncells * nd * (2.0 * g->dim * (g->dim + 1) * (g->k + 1) + 40)));
+    PetscCall(PetscLogEventEnd(VPATCH_Geometry, dm, 0, 0, 0));
+  }
+  if (geo) *geo = q->geo;
+  if (d_geo) {
+    if (!q->d_geo) PetscCall(VPDeviceCopy_Private(q->geo, (size_t)ncells * (size_t)stride, &q->d_geo));
+    *d_geo = q->d_geo;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMQBoxDestroyGeometry_Private(DM dm)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree(q->geo));
+  PetscCall(VPDeviceFree_Private(&q->d_geo));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

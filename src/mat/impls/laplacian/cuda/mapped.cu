@@ -1,0 +1,227 @@
+/*
+  CUDA kernels of the operator -div(a grad u) on mapped cells (the general path of the DMQBOX operator; the CPU kernels
+  and the formulas: laplacian_cpu.c, VPMappedCellApply_CPU()). NB cells per thread block, one thread per node of a cell;
+  the cell's tensors in shared memory; the 1D basis values S and derivatives D at the k+1 Gauss points in constant
+  memory; the factors G (d (d+1) / 2 per point) read from global memory once per apply, coalesced (point fastest);
+  scatter-add with atomics. Arithmetic in T (double, or float for single precision), G converted on load.
+*/
+#include <petscvpatch/private/vpcuda.cuh>
+
+/* S then D ((K+1)^2 each, row-major [q][i]) per degree K = 1..VPATCH_MAX_DEGREE */
+__host__ __device__ constexpr int VPMapSDOffset(int K)
+{
+  int o = 0;
+  for (int k = 1; k < K; k++) o += 2 * (k + 1) * (k + 1);
+  return o;
+}
+VP_CONSTANT_TABLE(VPMapSD, VPMapSDOffset(VPATCH_MAX_DEGREE + 1));
+
+template <int K, int MAT, typename T> __device__ __forceinline__ T VPMapB(int q, int i)
+{
+  return VPMapSD<T>(VPMapSDOffset(K) + MAT * (K + 1) * (K + 1) + q * (K + 1) + i);
+}
+
+template <int DIM, int K> struct VPMapShape {
+  static constexpr int N = K + 1, ND = DIM == 3 ? N * N * N : N * N, NB = VPBatch<ND>::value, THREADS = ((NB * ND + 31) / 32) * 32;
+};
+
+/* contraction along direction DIR of the tensor in (x fastest) at the node (i0, i1, i2), with matrix MAT (0: S, 1: D),
+   transposed (sum over the first index) when TR */
+template <int DIM, int K, int DIR, int MAT, bool TR, typename T> __device__ __forceinline__ T VPMapContract(const T *in, int i0, int i1, int i2)
+{
+  constexpr int N    = K + 1;
+  const int     self = DIR == 0 ? i0 : (DIR == 1 ? i1 : i2);
+  const int     base = DIR == 0 ? (i1 * N + i2 * N * N) : (DIR == 1 ? (i0 + i2 * N * N) : (i0 + i1 * N));
+  const int     step = DIR == 0 ? 1 : (DIR == 1 ? N : N * N);
+  T             s    = 0;
+#pragma unroll
+  for (int j = 0; j < N; j++) s += (TR ? VPMapB<K, MAT, T>(j, self) : VPMapB<K, MAT, T>(self, j)) * in[base + j * step];
+  return s;
+}
+
+template <int DIM, int K, typename T> __global__ void __launch_bounds__(VPMapShape<DIM, K>::THREADS) VPMapApplyKernel(VPGrid g, int ncells, const PetscReal *__restrict__ geo, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+{
+  using S         = VPMapShape<DIM, K>;
+  constexpr int N = S::N, ND = S::ND, NB = S::NB, NC = DIM == 3 ? 6 : 3;
+  __shared__ T  P[3][NB * ND], Q[3][NB * ND];
+  const int     b = threadIdx.x / ND, t = threadIdx.x - b * ND, cell = blockIdx.x * NB + b;
+  const bool    active = b < NB && cell < ncells;
+  const int     i0 = t % N, i1 = (t / N) % N, i2 = DIM == 3 ? t / (N * N) : 0, o = b * ND;
+  int           px = 0, py = 0, pz = 0;
+  bool          bnd = true;
+  PetscInt      idx = 0;
+
+  if (active) {
+    const int cx = cell % (int)g.cm[0], cy = (cell / (int)g.cm[0]) % (int)g.cm[1], cz = DIM == 3 ? cell / (int)(g.cm[0] * g.cm[1]) : 0;
+    px          = ((int)g.cs[0] + cx) * K + i0;
+    py          = ((int)g.cs[1] + cy) * K + i1;
+    pz          = DIM == 3 ? ((int)g.cs[2] + cz) * K + i2 : 0;
+    bnd         = VPDIsBoundary(g, px, py, pz);
+    idx         = VPDLocalIndex(g, px, py, pz);
+    P[0][o + t] = bnd ? (T)0 : (T)x[idx];
+  }
+  __syncthreads();
+  if (active) { /* x: D_x u, S_x u */
+    Q[0][o + t] = VPMapContract<DIM, K, 0, 1, false>(P[0] + o, i0, i1, i2);
+    Q[1][o + t] = VPMapContract<DIM, K, 0, 0, false>(P[0] + o, i0, i1, i2);
+  }
+  __syncthreads();
+  T gr[3] = {0, 0, 0};
+  if (DIM == 2) {
+    if (active) {
+      gr[0] = VPMapContract<DIM, K, 1, 0, false>(Q[0] + o, i0, i1, i2);
+      gr[1] = VPMapContract<DIM, K, 1, 1, false>(Q[1] + o, i0, i1, i2);
+    }
+  } else {
+    if (active) {
+      P[0][o + t] = VPMapContract<DIM, K, 1, 0, false>(Q[0] + o, i0, i1, i2);
+      P[1][o + t] = VPMapContract<DIM, K, 1, 1, false>(Q[1] + o, i0, i1, i2);
+      P[2][o + t] = VPMapContract<DIM, K, 1, 0, false>(Q[1] + o, i0, i1, i2);
+    }
+    __syncthreads();
+    if (active) {
+      gr[0] = VPMapContract<DIM, K, 2, 0, false>(P[0] + o, i0, i1, i2);
+      gr[1] = VPMapContract<DIM, K, 2, 0, false>(P[1] + o, i0, i1, i2);
+      gr[2] = VPMapContract<DIM, K, 2, 1, false>(P[2] + o, i0, i1, i2);
+    }
+  }
+  __syncthreads(); /* every gradient read its lines before f overwrites them (2D) */
+  if (active) {    /* f = G grad at this point */
+    const PetscReal *G = geo + (size_t)cell * NC * ND + t;
+    if (DIM == 2) {
+      const T g00 = (T)G[0], g11 = (T)G[ND], g01 = (T)G[2 * ND];
+      Q[0][o + t] = g00 * gr[0] + g01 * gr[1];
+      Q[1][o + t] = g01 * gr[0] + g11 * gr[1];
+    } else {
+      const T g00 = (T)G[0], g11 = (T)G[ND], g22 = (T)G[2 * ND], g01 = (T)G[3 * ND], g02 = (T)G[4 * ND], g12 = (T)G[5 * ND];
+      Q[0][o + t] = g00 * gr[0] + g01 * gr[1] + g02 * gr[2];
+      Q[1][o + t] = g01 * gr[0] + g11 * gr[1] + g12 * gr[2];
+      Q[2][o + t] = g02 * gr[0] + g12 * gr[1] + g22 * gr[2];
+    }
+  }
+  __syncthreads();
+  /* back: toward D_x^T into P[0], toward S_x^T into P[1] */
+  if (DIM == 2) {
+    if (active) {
+      P[0][o + t] = VPMapContract<DIM, K, 1, 0, true>(Q[0] + o, i0, i1, i2);
+      P[1][o + t] = VPMapContract<DIM, K, 1, 1, true>(Q[1] + o, i0, i1, i2);
+    }
+  } else {
+    if (active) {
+      P[0][o + t] = VPMapContract<DIM, K, 2, 0, true>(Q[0] + o, i0, i1, i2);
+      P[1][o + t] = VPMapContract<DIM, K, 2, 0, true>(Q[1] + o, i0, i1, i2);
+      P[2][o + t] = VPMapContract<DIM, K, 2, 1, true>(Q[2] + o, i0, i1, i2);
+    }
+    __syncthreads();
+    if (active) {
+      Q[0][o + t] = VPMapContract<DIM, K, 1, 0, true>(P[0] + o, i0, i1, i2);
+      Q[1][o + t] = VPMapContract<DIM, K, 1, 1, true>(P[1] + o, i0, i1, i2) + VPMapContract<DIM, K, 1, 0, true>(P[2] + o, i0, i1, i2);
+    }
+  }
+  __syncthreads();
+  if (active && !bnd) {
+    const T *bx = DIM == 2 ? P[0] : Q[0], *bs = DIM == 2 ? P[1] : Q[1];
+    const T  v = VPMapContract<DIM, K, 0, 1, true>(bx + o, i0, i1, i2) + VPMapContract<DIM, K, 0, 0, true>(bs + o, i0, i1, i2);
+    atomicAdd(&y[idx], (PetscScalar)v);
+  }
+}
+
+/* the diagonal, one thread per node of a cell: sum over the points and the components of G of the products of the two
+   reference-gradient factors (O((k+1)^(2d)) per cell: a set-up operation) */
+template <int DIM, int K> __global__ void VPMapDiagKernel(VPGrid g, int ncells, const PetscReal *__restrict__ geo, PetscScalar *__restrict__ y)
+{
+  using S         = VPMapShape<DIM, K>;
+  constexpr int N = S::N, ND = S::ND, NB = S::NB, NC = DIM == 3 ? 6 : 3;
+  const int     b = threadIdx.x / ND, t = threadIdx.x - b * ND, cell = blockIdx.x * NB + b;
+  if (b >= NB || cell >= ncells) return;
+  const int cx = cell % (int)g.cm[0], cy = (cell / (int)g.cm[0]) % (int)g.cm[1], cz = DIM == 3 ? cell / (int)(g.cm[0] * g.cm[1]) : 0;
+  const int i[3] = {t % N, (t / N) % N, DIM == 3 ? t / (N * N) : 0};
+  const int px = ((int)g.cs[0] + cx) * K + i[0], py = ((int)g.cs[1] + cy) * K + i[1], pz = DIM == 3 ? ((int)g.cs[2] + cz) * K + i[2] : 0;
+  if (VPDIsBoundary(g, px, py, pz)) return;
+  const PetscReal *G     = geo + (size_t)cell * NC * ND;
+  const int        pb[6] = {0, 1, 2, 0, 0, 1}, pc[6] = {0, 1, 2, 1, 2, 2}, pb2[3] = {0, 1, 0}, pc2[3] = {0, 1, 1};
+  double           s = 0;
+  for (int q = 0; q < ND; q++) {
+    const int qi[3] = {q % N, (q / N) % N, DIM == 3 ? q / (N * N) : 0};
+    double    F[3];
+    for (int a = 0; a < DIM; a++) {
+      F[a] = 1;
+      for (int e = 0; e < DIM; e++) F[a] *= e == a ? VPMapB<K, 1, double>(qi[e], i[e]) : VPMapB<K, 0, double>(qi[e], i[e]);
+    }
+    for (int m = 0; m < NC; m++) {
+      const int bb = DIM == 3 ? pb[m] : pb2[m], cc = DIM == 3 ? pc[m] : pc2[m];
+      s += (bb == cc ? 1.0 : 2.0) * G[m * ND + q] * F[bb] * F[cc];
+    }
+  }
+  atomicAdd(&y[VPDLocalIndex(g, px, py, pz)], (PetscScalar)s);
+}
+
+static inline int VPMapCells(const VPGrid *g)
+{
+  return (int)(g->cm[0] * g->cm[1] * (g->dim == 3 ? g->cm[2] : 1));
+}
+
+template <int DIM, int K, typename T> struct VPMapApply {
+  static PetscErrorCode run(const VPGrid *g, const PetscReal *geo, const PetscScalar *x, PetscScalar *y)
+  {
+    using S         = VPMapShape<DIM, K>;
+    const int    nc = VPMapCells(g);
+    cudaStream_t stream;
+    PetscFunctionBegin;
+    PetscCall(VPGetStream(&stream));
+    if (nc) {
+      VPMapApplyKernel<DIM, K, T><<<(nc + S::NB - 1) / S::NB, S::THREADS, 0, stream>>>(*g, nc, geo, x, y);
+      PetscCallCUDA(cudaGetLastError());
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+};
+VP_PRECISION_ALIASES(VPMapApply);
+
+template <int DIM, int K> struct VPMapDiag {
+  static PetscErrorCode run(const VPGrid *g, const PetscReal *geo, PetscScalar *y)
+  {
+    using S         = VPMapShape<DIM, K>;
+    const int    nc = VPMapCells(g);
+    cudaStream_t stream;
+    PetscFunctionBegin;
+    PetscCall(VPGetStream(&stream));
+    if (nc) {
+      VPMapDiagKernel<DIM, K><<<(nc + S::NB - 1) / S::NB, S::THREADS, 0, stream>>>(*g, nc, geo, y);
+      PetscCallCUDA(cudaGetLastError());
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+};
+
+PetscErrorCode VPMappedSetUp_CUDA(PetscInt k, const PetscReal *S, const PetscReal *D)
+{
+  const int n = (int)((k + 1) * (k + 1));
+  PetscReal h[2 * VPATCH_MAX_N1D * VPATCH_MAX_N1D];
+
+  PetscFunctionBegin;
+  PetscCheck(k >= 1 && k <= VPATCH_MAX_DEGREE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "No CUDA mapped operator for degree %d", (int)k);
+  for (int i = 0; i < n; i++) {
+    h[i]     = S[i];
+    h[n + i] = D[i];
+  }
+  PetscCall(VPMapSDUpload(h, 2 * n, VPMapSDOffset((int)k)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VPMappedApply_CUDA(const VPGrid *g, PetscBool single, const PetscReal *d_geo, const PetscScalar *xl, PetscScalar *yl)
+{
+  PetscFunctionBegin;
+  PetscCheck((double)g->cm[0] * g->cm[1] * g->cm[2] < 2147483647.0, PETSC_COMM_SELF, PETSC_ERR_SUP, "The CUDA mapped operator numbers the owned cells of a process in int: use more processes");
+  VP_DISPATCH_PRECISION(VPMapApply, single, g->dim, g->k, g, d_geo, xl, yl);
+  PetscCall(VPOwnedBoundary_CUDA(g, xl, yl, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VPMappedDiagonal_CUDA(const VPGrid *g, const PetscReal *d_geo, PetscScalar *dl)
+{
+  PetscFunctionBegin;
+  VP_DISPATCH(VPMapDiag, g->dim, g->k, g, d_geo, dl);
+  PetscCall(VPOwnedBoundary_CUDA(g, NULL, dl, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

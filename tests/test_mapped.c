@@ -1,0 +1,228 @@
+static char help[] = "The operator -div(a grad u) of a mapped DMQBOX (-dm_qbox_mapping, -dm_qbox_coefficient given as options) against\n\
+independent computations: the matrix-free MatMult and MatGetDiagonal (sum factorization) against the assembled AIJ matrix\n\
+(explicit cell matrices), symmetry, and on an unmapped box with a constant coefficient c the general path against c times the\n\
+Cartesian fast path. With -gpu: the CUDA kernels against the CPU ones (double 1e-12, single 1e-5).\n\n";
+
+#include <petscvpatch.h>
+
+static PetscErrorCode Constant(PetscInt dim, const PetscReal x[], PetscReal *a, void *ctx)
+{
+  PetscFunctionBeginUser;
+  (void)dim;
+  (void)x;
+  *a = *(PetscReal *)ctx;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* 1 on the boundary of the box (0,1) x (-1,1) x (0.5,1) of the Cartesian check (its nodes there have these coordinates exactly) */
+static PetscErrorCode OnBoundary(PetscInt dim, const PetscReal x[], PetscScalar *u, PetscScalar du[], void *ctx)
+{
+  const PetscReal lo[3] = {0, -1, 0.5}, up[3] = {1, 1, 1};
+
+  PetscFunctionBeginUser;
+  (void)du;
+  (void)ctx;
+  *u = 0;
+  for (PetscInt d = 0; d < dim; d++)
+    if (x[d] == lo[d] || x[d] == up[d]) *u = 1;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the DM of the options; cuda: CUDA vectors; single: float arithmetic of the operator kernels */
+static PetscErrorCode CreateDM(PetscBool cuda, PetscBool single, DM *dm)
+{
+  PetscInt cells[3] = {4, 4, 4};
+
+  PetscFunctionBeginUser;
+  PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 3, cells, 2, NULL, NULL, dm));
+  PetscCall(DMSetFromOptions(*dm));
+  if (cuda) PetscCall(DMSetVecType(*dm, VECCUDA));
+  if (single) PetscCall(DMQBoxSetPrecision(*dm, VP_PRECISION_SINGLE, VP_PRECISION_SINGLE));
+  PetscCall(DMSetUp(*dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* |a - b| / |b| */
+static PetscErrorCode RelDiff(Vec a, Vec b, PetscReal *rel)
+{
+  Vec       d;
+  PetscReal nd, nb;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecDuplicate(b, &d));
+  PetscCall(VecWAXPY(d, -1.0, b, a));
+  PetscCall(VecNorm(d, NORM_2, &nd));
+  PetscCall(VecNorm(b, NORM_2, &nb));
+  *rel = nd / nb;
+  PetscCall(VecDestroy(&d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = A x and the diagonal of the matrix of dm's type, for the same random x (host vectors out) */
+static PetscErrorCode Apply(DM dm, MatType type, Vec xh, Vec yh, Vec dh)
+{
+  Mat A;
+  Vec x, y;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMSetMatType(dm, type));
+  PetscCall(DMCreateMatrix(dm, &A));
+  PetscCall(DMCreateGlobalVector(dm, &x));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(VecCopy(xh, x));
+  PetscCall(MatMult(A, x, y));
+  PetscCall(VecCopy(y, yh));
+  PetscCall(MatGetDiagonal(A, y));
+  PetscCall(VecCopy(y, dh));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(MatDestroy(&A));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  DM          dm, dm2;
+  Vec         x, y, z, d, e;
+  PetscRandom rnd;
+  PetscReal   rel, rel2;
+  PetscBool   gpu = PETSC_FALSE;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscVPatchInitializePackage());
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-gpu", &gpu, NULL));
+  PetscCall(CreateDM(PETSC_FALSE, PETSC_FALSE, &dm));
+  PetscCall(DMCreateGlobalVector(dm, &x));
+  PetscCall(VecDuplicate(x, &y));
+  PetscCall(VecDuplicate(x, &z));
+  PetscCall(VecDuplicate(x, &d));
+  PetscCall(VecDuplicate(x, &e));
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
+  PetscCall(VecSetRandom(x, rnd));
+
+  /* matrix-free against assembled */
+  PetscCall(Apply(dm, MATSHELL, x, y, d));
+  PetscCall(Apply(dm, MATAIJ, x, z, e));
+  PetscCall(RelDiff(y, z, &rel));
+  PetscCall(RelDiff(d, e, &rel2));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "matrix-free vs assembled: MatMult %s, diagonal %s\n", rel < 1e-12 ? "equal to 1e-12" : "DIFFERENT", rel2 < 1e-12 ? "equal to 1e-12" : "DIFFERENT"));
+  PetscCheck(rel < 1e-12 && rel2 < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "mapped operator: matrix-free and assembled differ: MatMult %g, diagonal %g", (double)rel, (double)rel2);
+
+  { /* symmetry: z^T A x = x^T A z */
+    Mat         A;
+    PetscScalar a, b;
+    PetscCall(DMSetMatType(dm, MATSHELL));
+    PetscCall(DMCreateMatrix(dm, &A));
+    PetscCall(VecSetRandom(z, rnd));
+    PetscCall(MatMult(A, x, y));
+    PetscCall(VecDot(z, y, &a));
+    PetscCall(MatMult(A, z, y));
+    PetscCall(VecDot(x, y, &b));
+    PetscCheck(PetscAbsScalar(a - b) <= 1e-12 * PetscAbsScalar(a), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "mapped operator not symmetric: %g vs %g", (double)PetscRealPart(a), (double)PetscRealPart(b));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "symmetric to 1e-12\n"));
+    PetscCall(MatDestroy(&A));
+  }
+
+  { /* the general path on the box itself with a = c: c times the Cartesian fast path */
+    PetscInt  cells[3] = {4, 4, 4};
+    PetscReal c = 2.5, lo[3] = {0, -1, 0.5}, up[3] = {1, 1, 1};
+    DM        dg, dc;
+    Vec       xg;
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 3, cells, 3, lo, up, &dg));
+    PetscCall(DMQBoxSetCoefficient(dg, Constant, &c));
+    PetscCall(DMSetUp(dg));
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 3, cells, 3, lo, up, &dc));
+    PetscCall(DMSetUp(dc));
+    PetscCall(DMCreateGlobalVector(dg, &xg));
+    PetscCall(VecSetRandom(xg, rnd));
+    {
+      Vec yg, yc, dgv, dcv;
+      PetscCall(VecDuplicate(xg, &yg));
+      PetscCall(VecDuplicate(xg, &yc));
+      PetscCall(VecDuplicate(xg, &dgv));
+      PetscCall(VecDuplicate(xg, &dcv));
+      PetscCall(Apply(dg, MATSHELL, xg, yg, dgv));
+      PetscCall(Apply(dc, MATSHELL, xg, yc, dcv));
+      PetscCall(VecScale(yc, c));
+      PetscCall(VecScale(dcv, c));
+      { /* the Dirichlet rows are the identity in both: c L + (1 - c) B, B the 0/1 diagonal of the boundary nodes */
+        Vec bnd, bx;
+        PetscCall(VecDuplicate(xg, &bnd));
+        PetscCall(VecDuplicate(xg, &bx));
+        PetscCall(DMQBoxProjectFunction(dc, OnBoundary, NULL, bnd));
+        PetscCall(VecPointwiseMult(bx, bnd, xg));
+        PetscCall(VecAXPY(yc, 1.0 - c, bx));
+        PetscCall(VecAXPY(dcv, 1.0 - c, bnd));
+        PetscCall(VecDestroy(&bnd));
+        PetscCall(VecDestroy(&bx));
+      }
+      PetscCall(RelDiff(yg, yc, &rel));
+      PetscCall(RelDiff(dgv, dcv, &rel2));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "general path with a = 2.5 on the box vs 2.5 x Cartesian: MatMult %s, diagonal %s\n", rel < 1e-12 ? "equal to 1e-12" : "DIFFERENT", rel2 < 1e-12 ? "equal to 1e-12" : "DIFFERENT"));
+      PetscCheck(rel < 1e-12 && rel2 < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "general path on a box: MatMult %g, diagonal %g off", (double)rel, (double)rel2);
+      PetscCall(VecDestroy(&yg));
+      PetscCall(VecDestroy(&yc));
+      PetscCall(VecDestroy(&dgv));
+      PetscCall(VecDestroy(&dcv));
+    }
+    PetscCall(VecDestroy(&xg));
+    PetscCall(DMDestroy(&dg));
+    PetscCall(DMDestroy(&dc));
+  }
+
+  if (gpu) { /* CUDA against CPU */
+    PetscCall(Apply(dm, MATSHELL, x, y, d));
+    for (PetscInt single = 0; single < 2; single++) {
+      PetscCall(CreateDM(PETSC_TRUE, (PetscBool)single, &dm2));
+      PetscCall(Apply(dm2, MATSHELL, x, z, e));
+      PetscCall(RelDiff(z, y, &rel));
+      PetscCall(RelDiff(e, d, &rel2));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "CUDA %s vs CPU: MatMult %s, diagonal %s\n", single ? "single" : "double", rel < (single ? 1e-5 : 1e-12) ? "equal" : "DIFFERENT", rel2 < 1e-12 ? "equal" : "DIFFERENT"));
+      PetscCheck(rel < (single ? 1e-5 : 1e-12) && rel2 < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "CUDA %s mapped operator vs CPU: MatMult %g, diagonal %g", single ? "single" : "double", (double)rel, (double)rel2);
+      PetscCall(DMDestroy(&dm2));
+    }
+  }
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&z));
+  PetscCall(VecDestroy(&d));
+  PetscCall(VecDestroy(&e));
+  PetscCall(DMDestroy(&dm));
+  PetscCall(PetscFinalize());
+  return 0;
+}
+
+/*TEST
+
+  test:
+    suffix: shell
+    args: -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_coefficient_contrast 100
+
+  test:
+    suffix: deformed_np3
+    nsize: 3
+    args: -dm_qbox_mapping deformed -dm_qbox_deform_amplitude 0.15 -dm_qbox_coefficient oscillatory
+    output_file: test_mapped_shell
+
+  test:
+    suffix: shell_2d
+    args: -dm_qbox_dim 2 -dm_qbox_degree 4 -dm_qbox_cells 6 -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory
+    output_file: test_mapped_shell
+
+  test:
+    suffix: gpu
+    requires: cuda
+    args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3
+    output_file: test_mapped_gpu
+
+  test:
+    suffix: gpu_2d_np2
+    requires: cuda
+    nsize: 2
+    args: -gpu -dm_qbox_dim 2 -dm_qbox_degree 5 -dm_qbox_cells 8 -dm_qbox_mapping deformed -dm_qbox_coefficient oscillatory
+    output_file: test_mapped_gpu
+
+TEST*/
