@@ -1,6 +1,7 @@
 #!/bin/bash
 # compute-sanitizer memcheck, racecheck and synccheck over small runs of every GPU kernel (tests/test_gpu: operator,
-# transfer, each smoother variant and sweep; double and single precision) and tests/test_vecmdot. On a machine with an NVIDIA GPU:
+# transfer, each smoother variant and sweep; double and single precision), tests/test_vecmdot and tests/test_mapped (the
+# operator on mapped cells). On a machine with an NVIDIA GPU:
 #   bash tests/sanitize.sh BUILD_DIR      (BUILD_DIR: build/<PETSC_ARCH>)
 # Prints each tool's summary line per case; exits non-zero if any run reports an error or hazard.
 set -u
@@ -16,12 +17,14 @@ for tool in memcheck racecheck synccheck; do
       echo "$out" | tail -n 20
     fi
   done
-  out=$(compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/tests/test_vecmdot" -use_gpu_aware_mpi 0 2>&1) # VecMDot kernel
-  rc=$?
-  echo "$tool [test_vecmdot]: rc $rc, $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -n 1)"
-  if [ $rc -ne 0 ]; then
-    fail=1
-    echo "$out" | tail -n 20
-  fi
+  for args in "test_vecmdot" "test_mapped -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3" "test_mapped -gpu -dm_qbox_dim 2 -dm_qbox_degree 5 -dm_qbox_mapping deformed"; do
+    out=$(compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/tests/"$args -use_gpu_aware_mpi 0 2>&1) # VecMDot kernel; mapped operator and diagonal
+    rc=$?
+    echo "$tool [$args]: rc $rc, $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -n 1)"
+    if [ $rc -ne 0 ]; then
+      fail=1
+      echo "$out" | tail -n 20
+    fi
+  done
 done
 exit $fail
