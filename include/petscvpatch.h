@@ -77,6 +77,27 @@ typedef enum {
 PETSC_EXTERN const char *const PCVPatchLocalSolvers[];
 
 /*E
+  PCVPatchSurrogate - how `PCVPATCH` scales the separable surrogate of a patch of a mapped `DMQBOX` (or one with a coefficient)
+
+  Values:
++ PC_VPATCH_SURROGATE_POINTMAX - per direction d, the largest a det(J) (J^-1 J^-T)_dd over the quadrature points of the patch's cells:
+                                  the sweep converges where the coefficient varies inside a cell (default)
+. PC_VPATCH_SURROGATE_CELLMAX  - the largest integral of that entry over one of the patch's cells
+- PC_VPATCH_SURROGATE_MEAN     - the mean of those integrals over the patch's cells (the exact patch solve on a Cartesian mesh with a
+                                  constant coefficient; may diverge where the coefficient varies strongly inside a patch)
+
+  Level: advanced
+
+.seealso: `PCVPATCH`, `DMQBoxSetCoefficient()`, `DMQBoxSetMapping()`
+E*/
+typedef enum {
+  PC_VPATCH_SURROGATE_POINTMAX,
+  PC_VPATCH_SURROGATE_CELLMAX,
+  PC_VPATCH_SURROGATE_MEAN
+} PCVPatchSurrogate;
+PETSC_EXTERN const char *const PCVPatchSurrogates[];
+
+/*E
   PCVPatchKernel - the GPU kernel variant of `PCVPATCH` (the three designs of the main reference)
 
   Values:

@@ -2,7 +2,8 @@ static char help[] = "Bad input to DMQBOX and its operators: each -case must sto
 names the problem (the test runner checks the message). Cases: degree0, degree9_3d, degree11_2d, dim4, cells0,\n\
 nanbox, oddcoarsen, vectype, sizes, interp, toomanyprocs, setter_on_dmda, options (the -dm_qbox_* options), vpatch_aij, vpatch_option (the\n\
 -pc_vpatch_* options), mapped (the -dm_qbox_mapping/-dm_qbox_coefficient options), fold (a map that inverts the cells of\n\
-y > 0.75: on 2 processes, those of one process), coef_negative, coef_nan, map_nan, map_after_setup, vpatch_mapped.\n\n";
+y > 0.75: on 2 processes, those of one process), coef_negative, coef_nan, map_nan, map_after_setup, vpatch_mapped (PCVPATCH on a\n\
+mapped operator, with -pc_vpatch_* options).\n\n";
 
 #include <petscvpatch.h>
 #include <petscdmda.h>
@@ -136,6 +137,7 @@ int main(int argc, char **argv)
       PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
       PetscCall(PCSetType(pc, PCVPATCH));
       PetscCall(PCSetOperators(pc, A, A));
+      PetscCall(PCSetFromOptions(pc));
       PetscCall(PCSetUp(pc));
     }
   } else if (!strcmp(cs, "map_after_setup")) {
@@ -260,9 +262,9 @@ int main(int argc, char **argv)
     expect_error: the geometry and coefficient of a DMQBOX are set before DMSetUp()
 
   test:
-    suffix: vpatch_mapped
-    args: -case vpatch_mapped
-    expect_error: the vertex-patch solves are those of the Cartesian Laplacian
+    suffix: vpatch_mapped_dense
+    args: -case vpatch_mapped -pc_vpatch_local_solver dense
+    expect_error: -pc_vpatch_local_solver dense is for the Cartesian Laplacian only
 
   test:
     suffix: setter_on_dmda

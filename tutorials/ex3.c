@@ -2,7 +2,8 @@ static char help[] = "Variable coefficient on a curved domain: -div(a grad u) = 
 (isoparametric Q_k geometry of a DMQBOX), with the coefficient a = 1 + c prod_e cos^2(2 pi x_e + 0.1 e) (contrast c = 1e6 by\n\
 default: the positive variant of the coefficient of Kronbichler et al.) and the manufactured solution u = prod_e sin(pi x_e)\n\
 (inhomogeneous Dirichlet data). Default solver, as theirs: CG with PCMG over the whole hierarchy and Chebyshev (degree 5)\n\
-with Jacobi on every level; on the GPU (-dm_vec_type cuda) -dm_qbox_mg_precision single runs the V-cycle's operators in\n\
+with Jacobi on every level (the vertex patches: -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type\n\
+vpatch -mg_levels_pc_vpatch_sweep symmetric, with inexact patch solves, -mg_levels_pc_vpatch_surrogate); on the GPU (-dm_vec_type cuda) -dm_qbox_mg_precision single runs the V-cycle's operators in\n\
 float. Prints the unknowns, iterations, true residual, L2 and H1 errors; with -refinements n it solves on n uniform\n\
 refinements too and prints the convergence rates (-check_rates: exit 1 unless the finest L2 rate is k+1 within 0.3).\n\
 Exits with status 1 when a solve did not converge.\n\n";
@@ -242,6 +243,21 @@ int main(int argc, char **argv)
   test:
     suffix: deformed
     args: -dm_qbox_mapping deformed -dm_qbox_degree 2 -dm_qbox_cells 2 -refinements 2 -dm_qbox_coefficient_contrast 10 -check_rates
+
+  test:
+    suffix: vpatch_contrast0
+    args: -dm_qbox_degree 3 -dm_qbox_cells 2 -refinements 2 -dm_qbox_coefficient_contrast 0 -check_rates -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_levels_pc_vpatch_sweep symmetric
+
+  test:
+    suffix: vpatch_contrast10_np2
+    nsize: 2
+    args: -dm_qbox_degree 2 -dm_qbox_cells 2 -refinements 2 -dm_qbox_coefficient_contrast 10 -check_rates -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_levels_pc_vpatch_sweep symmetric
+
+  test:
+    suffix: vpatch_contrast0_cuda
+    requires: cuda
+    args: -dm_qbox_degree 3 -dm_qbox_cells 2 -refinements 2 -dm_qbox_coefficient_contrast 0 -check_rates -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_levels_pc_vpatch_sweep symmetric -dm_vec_type cuda
+    output_file: ex3_vpatch_contrast0
 
   test:
     suffix: contrast_1e6_cuda

@@ -125,9 +125,22 @@ typedef struct {
 /* One color of the multiplicative sweep on the owned vertices of one rank: for each patch of the
    color, the localized residual r = b - A x on its interior from the patch's 2^d cells, then the
    exact local solve; the corrections are added into dl (patches of one color never share an
-   interior node). With additive, every patch is processed (color ignored) and the corrections of
-   the restricted b are summed. */
-PETSC_INTERN PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *, const VPPatchOp *, PetscInt color, PetscBool additive, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *work);
+   interior node). With additive, every patch is processed (color ignored). With xl NULL, bl is the residual
+   (no localized residual). pg: NULL, or the separable surrogate of each patch (inexact local solves, a mapped DMQBOX):
+   op then holds the unit-patch eigenpairs and patch v's solve divides by sum_d pg[3 i_v + d] lam_d, i_v the index of v
+   among this rank's vertices (VPPatchVertexBox()). */
+PETSC_INTERN PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *, const VPPatchOp *, const PetscReal *pg, PetscInt color, PetscBool additive, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *work);
+/* this rank's vertices (the lower corners of its cells, interior to the domain): first vertex lo and count n per
+   direction (1 for d >= dim); the index of vertex v is ((v_2 - lo_2) n_1 + v_1 - lo_1) n_0 + v_0 - lo_0 */
+static inline void VPPatchVertexBox(const VPGrid *g, PetscInt lo[3], PetscInt n[3])
+{
+  for (PetscInt d = 0; d < 3; d++) {
+    PetscInt hi;
+    lo[d] = d < g->dim ? (g->cs[d] > 1 ? g->cs[d] : 1) : 0;
+    hi    = d < g->dim ? (g->cs[d] + g->cm[d] - 1 < g->N[d] - 1 ? g->cs[d] + g->cm[d] - 1 : g->N[d] - 1) : 0;
+    n[d]  = hi >= lo[d] ? hi - lo[d] + 1 : 0;
+  }
+}
 /* work: 8 (2k+1)^d scalars, allocated once by the caller */
 static inline PetscInt VPPatchWorkSize(PetscInt dim, PetscInt k)
 {
@@ -161,4 +174,5 @@ PETSC_INTERN PetscErrorCode VPPatchSetUp_CUDA(PetscInt k, const PetscReal *Mcell
    holds the ghosted global residual b - A x of this color and the kernel solves; separate: a localized-residual kernel
    into scratch, then a local-solve kernel; fused: one kernel does both. ppb: patches per thread block, 0 for the
    default of each (dim, degree) */
-PETSC_INTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch);
+/* d_pg: NULL, or (variant global only) the device copy of the per-vertex surrogate of VPPatchSmoothColor_CPU() */
+PETSC_INTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, const PetscReal *d_pg, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch);

@@ -20,6 +20,7 @@ const char *const PCVPatchTypes[]        = {"multiplicative", "additive", "PCVPa
 const char *const PCVPatchKernels[]      = {"global", "separate", "fused", "PCVPatchKernel", "PC_VPATCH_KERNEL_", NULL};
 const char *const VPPrecisions[]         = {"double", "single", "VPPrecision", "VP_PRECISION_", NULL};
 const char *const PCVPatchLocalSolvers[] = {"fdm", "dense", "PCVPatchLocalSolver", "PC_VPATCH_LOCAL_", NULL};
+const char *const PCVPatchSurrogates[]   = {"pointmax", "cellmax", "mean", "PCVPatchSurrogate", "PC_VPATCH_SURROGATE_", NULL};
 
 typedef struct {
   PCVPatchSweep       sweep;     /* color order of one smoothing step */
@@ -46,17 +47,11 @@ typedef struct {
   PetscBool           cuda;      /* the DM's vectors live on the GPU: the CUDA kernels run */
   PetscReal          *scratch;   /* device buffer of the patch residuals of one color (kernel separate) */
   PetscBool           overlap;   /* several ranks: the exchange of a color travels while the inner patches are solved */
+  PetscBool           surrogate; /* a mapped DMQBOX (or one with a coefficient): inexact local solves of a separable surrogate, residuals by MatMult */
+  PCVPatchSurrogate   surtype;   /* how the surrogate is scaled (-pc_vpatch_surrogate) */
+  PetscReal          *pg;        /* surrogate: per vertex of this rank (VPPatchVertexBox()) the factors g_0, g_1, g_2 of its patch */
+  PetscReal          *d_pg;      /* their device copy */
 } PC_VPatch;
-
-/* the exact patch solves are those of the Cartesian Laplacian: a mapped DMQBOX or one with a coefficient is refused */
-static PetscErrorCode PCVPatchCheckCartesian(PC pc, DM dm)
-{
-  PetscFunctionBegin;
-  PetscCheck(!DMQBoxIsGeneral_Private((DM_QBox *)dm->data), PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
-             "PCVPATCH: the DMQBOX operator is -div(a grad u) on a mapped box or with a coefficient (-dm_qbox_mapping, -dm_qbox_coefficient); the vertex-patch solves are those of the Cartesian Laplacian. Use Chebyshev with Jacobi "
-             "(-mg_levels_ksp_type chebyshev -mg_levels_pc_type jacobi) for this operator");
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
 
 /* The DMQBOX whose Laplacian L the preconditioning matrix is, and the scale s > 0 with Pmat = s L.
    The matrix-free operator of a DMQBOX says so itself (MATSHELL records MatScale() and MatShift()); any other matrix
@@ -83,7 +78,6 @@ static PetscErrorCode PCVPatchGetOperator(PC pc, DM *dm, PetscScalar *scale)
                "eigenvectors of the 1D patch matrices: use another smoother (e.g. -mg_levels_pc_type jacobi) for a shifted operator",
                (double)PetscRealPart(t));
     PetscCheck(PetscRealPart(s) > 0 && PetscImaginaryPart(s) == 0, comm, PETSC_ERR_SUP, "PCVPATCH: the operator is the DMQBOX Laplacian scaled by %g (MatScale()); the vertex-patch smoother needs a positive scale", (double)PetscRealPart(s));
-    PetscCall(PCVPatchCheckCartesian(pc, mdm));
     *dm    = mdm;
     *scale = s;
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -132,7 +126,6 @@ static PetscErrorCode PCVPatchGetOperator(PC pc, DM *dm, PetscScalar *scale)
                "matrix from DMCreateMatrix() (MatScale() at most), or another preconditioner",
                ((PetscObject)A)->type_name, (double)(diff / (PetscAbsScalar(s) * nz)), (double)PetscRealPart(s));
   }
-  PetscCall(PCVPatchCheckCartesian(pc, pdm));
   *dm    = pdm;
   *scale = s;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -236,9 +229,76 @@ static PetscErrorCode PCReset_VPatch(PC pc)
   PetscCall(PetscFree(jac->work));
   PetscCall(PetscFree2(jac->LU, jac->piv));
   PetscCall(VPDeviceFree_Private(&jac->scratch));
+  PetscCall(PetscFree(jac->pg));
+  PetscCall(VPDeviceFree_Private(&jac->d_pg));
   jac->op.LU  = NULL;
   jac->op.piv = NULL;
   PetscCall(DMDestroy(&jac->dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  The separable surrogate of each patch of a mapped DMQBOX (or one with a coefficient): the patch operator is replaced by
+  sum_d g_d Khat_d (x) Mhat_(others) on the unit reference patch, whose inverse is fast diagonalization with the unit
+  patch's eigenvectors and the eigenvalues sum_d g_d lamhat_d. g_d comes from the diagonal entry a det(J) (J^-1 J^-T)_dd
+  over the patch's 2^d cells (-pc_vpatch_surrogate): its largest value at a quadrature point (pointmax), the largest of its
+  integrals over a cell (cellmax), or the mean of those integrals (mean; on Cartesian cells with a constant coefficient,
+  vol / h_d^2 a: the exact patch solve). The off-diagonal entries of G and the variation inside the patch are left out;
+  the residual is the true one. The sweep converges when the surrogate is not much smaller than the patch matrix
+  (2 Atilde_v > A_v): the largest point value assures that where the coefficient varies inside a cell (coarse levels),
+  at the price of a slower sweep where it varies strongly (bench/RESULTS.md, session 12).
+  Cells owned by another process (the layer below this rank's cells) get their factors computed here.
+*/
+static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
+{
+  DM_QBox         *q  = (DM_QBox *)jac->dm->data;
+  const VPGrid    *g  = &q->grid;
+  const VPBasis1D *b  = &q->basis;
+  PetscInt         nd = VPGridCellNodes(g), ncomp = VPGeometryComponents(g->dim), dim = g->dim, n1 = g->k + 1, vlo[3], nv[3], nvert;
+  const PetscReal *geo;
+  PetscReal       *G, *work;
+  char             msg[1024];
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxGetGeometry_Private(jac->dm, &geo, NULL));
+  VPPatchVertexBox(g, vlo, nv);
+  nvert = nv[0] * nv[1] * nv[2];
+  PetscCall(PetscCalloc1(3 * PetscMax(nvert, 1), &jac->pg));
+  PetscCall(PetscMalloc2(ncomp * nd, &G, (2 * dim + dim * dim + 2) * nd, &work));
+  for (PetscInt vz = 0, iv = 0; vz < nv[2]; vz++)
+    for (PetscInt vy = 0; vy < nv[1]; vy++)
+      for (PetscInt vx = 0; vx < nv[0]; vx++, iv++) {
+        PetscInt v[3] = {vlo[0] + vx, vlo[1] + vy, vlo[2] + vz};
+        for (PetscInt cc = 0; cc < (1 << dim); cc++) {
+          PetscInt         c[3]  = {0, 0, 0};
+          PetscBool        owned = PETSC_TRUE;
+          const PetscReal *Gc;
+          for (PetscInt d = 0; d < dim; d++) {
+            c[d] = v[d] - 1 + ((cc >> d) & 1);
+            if (c[d] < g->cs[d] || c[d] >= g->cs[d] + g->cm[d]) owned = PETSC_FALSE;
+          }
+          if (owned)
+            Gc = geo + (((c[2] - g->cs[2]) * g->cm[1] + c[1] - g->cs[1]) * g->cm[0] + c[0] - g->cs[0]) * ncomp * nd;
+          else {
+            PetscCall(DMQBoxCellFactors_Private(jac->dm, c, G, work, msg, sizeof(msg)));
+            PetscCheck(!msg[0], PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s", msg); /* the owner found it too, in DMCreateMatrix() */
+            Gc = G;
+          }
+          for (PetscInt d = 0; d < dim; d++) {
+            PetscReal gd = 0;
+            if (jac->surtype == PC_VPATCH_SURROGATE_POINTMAX) /* the entry itself: the factor over the point's weight */
+              for (PetscInt qp = 0; qp < nd; qp++) gd = PetscMax(gd, Gc[d * nd + qp] / (b->qwts[qp % n1] * b->qwts[(qp / n1) % n1] * (dim == 3 ? b->qwts[qp / (n1 * n1)] : 1.0)));
+            else /* its integral over the cell */
+              for (PetscInt qp = 0; qp < nd; qp++) gd += Gc[d * nd + qp];
+            if (jac->surtype == PC_VPATCH_SURROGATE_MEAN)
+              jac->pg[3 * iv + d] += gd / (1 << dim);
+            else
+              jac->pg[3 * iv + d] = PetscMax(jac->pg[3 * iv + d], gd);
+          }
+        }
+      }
+  PetscCall(PetscFree2(G, work));
+  if (jac->cuda) PetscCall(VPDeviceCopy_Private(jac->pg, (size_t)3 * (size_t)PetscMax(nvert, 1), &jac->d_pg));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -265,10 +325,24 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
   jac->op.k   = q->degree;
   if (jac->damping <= 0) jac->damping = q->dim == 3 ? 0.125 : 0.25;
   if (jac->scale != (PetscScalar)1.0) PetscCall(DMCreateGlobalVector(dm, &jac->bs));
-  for (PetscInt d = 0; d < q->dim; d++) PetscCall(PCVPatchSetUpDirection(&jac->op, &q->basis, d, q->grid.h[d]));
+  jac->surrogate = DMQBoxIsGeneral_Private(q);
+  PetscCall(DMQBoxIsCUDA_Private(dm, &jac->cuda));
+  if (jac->surrogate) {
+    PetscCheck(jac->local == PC_VPATCH_LOCAL_FDM, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+               "PCVPATCH on a mapped DMQBOX (or one with a coefficient) solves the patches inexactly by fast diagonalization of a separable surrogate: -pc_vpatch_local_solver dense is for the Cartesian Laplacian only");
+    PetscCheck(!jac->cuda || !jac->kernelset || jac->kernel == PC_VPATCH_KERNEL_GLOBAL, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+               "PCVPATCH on a mapped DMQBOX (or one with a coefficient) takes each color's residual from the operator (MatMult): -pc_vpatch_kernel %s computes it for the Cartesian Laplacian; use -pc_vpatch_kernel global (the default here)",
+               PCVPatchKernels[jac->kernel]);
+    jac->kernel = PC_VPATCH_KERNEL_GLOBAL;
+  }
+  /* the surrogate's local solves use the unit patch (its factors carry the geometry) */
+  for (PetscInt d = 0; d < q->dim; d++) PetscCall(PCVPatchSetUpDirection(&jac->op, &q->basis, d, jac->surrogate ? 1.0 : q->grid.h[d]));
   if (jac->local == PC_VPATCH_LOCAL_DENSE) PetscCall(PCVPatchSetUpDense(jac));
   PetscCall(PetscMalloc1(VPPatchWorkSize(q->dim, q->degree), &jac->work));
-  PetscCall(DMQBoxIsCUDA_Private(dm, &jac->cuda));
+  if (jac->surrogate) {
+    PetscCall(PCVPatchSetUpSurrogate(jac));
+    if (jac->type == PC_VPATCH_MULTIPLICATIVE && !jac->cuda) PetscCall(DMCreateGlobalVector(dm, &jac->w)); /* the residual of each color */
+  }
   if (!jac->cuda && jac->kernelset) PetscCall(PetscInfo(pc, "-pc_vpatch_kernel and -pc_vpatch_patches_per_block choose GPU kernels; the CPU path runs here and ignores them\n"));
   PetscCheck(jac->cuda || jac->precision == VP_PRECISION_DOUBLE, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCVPATCH -pc_vpatch_precision single runs on the GPU only: use -dm_vec_type cuda, or double precision");
   if (jac->cuda) {
@@ -287,7 +361,7 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
     }
     if (jac->kernel == PC_VPATCH_KERNEL_GLOBAL) PetscCall(DMCreateGlobalVector(dm, &jac->w));
   }
-  if (!q->samelayout && jac->type == PC_VPATCH_MULTIPLICATIVE && !(jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL))
+  if (!q->samelayout && jac->type == PC_VPATCH_MULTIPLICATIVE && !jac->surrogate && !(jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL))
     for (PetscInt c = 0; c < (1 << q->dim); c++) { /* several ranks: the exchange of each color (PCVPatchStepLocal()) */
       PetscSF sf;
       PetscCall(DMQBoxGetColorSF_Private(dm, c, &sf));
@@ -362,7 +436,7 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
     PetscCall(VecGetArrayReadAndMemType(b, &ba, NULL));
     PetscCall(VecGetArrayAndMemType(x, &xw, NULL));
     PetscCall(PetscLogGpuTimeBegin());
-    for (PetscInt i = 0; i < nc; i++) PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), reverse ? nc - 1 - i : i, jac->kernel, jac->ppb, ba, xw, xw, jac->scratch));
+    for (PetscInt i = 0; i < nc; i++) PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), reverse ? nc - 1 - i : i, jac->kernel, jac->ppb, NULL, ba, xw, xw, jac->scratch));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(VecRestoreArrayAndMemType(x, &xw));
     PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
@@ -377,9 +451,12 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
       PetscCall(VecGetArrayReadAndMemType(jac->bl, &ba, NULL));
       PetscCall(VecGetArrayReadAndMemType(jac->xl, &xa, NULL));
       PetscCall(VecGetArrayAndMemType(jac->dl, &da, NULL));
-      PetscCall(PetscLogGpuTimeBegin());
-      PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), reverse ? nc - 1 - i : i, jac->kernel, jac->ppb, ba, xa, da, jac->scratch));
-      PetscCall(PetscLogGpuTimeEnd());
+      if (jac->cuda) {
+        PetscCall(PetscLogGpuTimeBegin());
+        PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), reverse ? nc - 1 - i : i, jac->kernel, jac->ppb, jac->d_pg, ba, xa, da, jac->scratch));
+        PetscCall(PetscLogGpuTimeEnd());
+      } else
+        PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, jac->pg, reverse ? nc - 1 - i : i, PETSC_FALSE, ba, NULL, da, jac->work)); /* the surrogate on the CPU */
       PetscCall(VecRestoreArrayAndMemType(jac->dl, &da));
       PetscCall(VecRestoreArrayReadAndMemType(jac->xl, &xa));
       PetscCall(VecRestoreArrayReadAndMemType(jac->bl, &ba));
@@ -387,7 +464,10 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
     }
     PetscCall(PCVPatchRestoreLocal(jac));
   }
-  PetscCall(PetscLogGpuFlops(VPFlopsPatches(g) * VPFlopsPatchGPU(g->dim, g->k)));
+  if (jac->cuda)
+    PetscCall(PetscLogGpuFlops(VPFlopsPatches(g) * VPFlopsPatchGPU(g->dim, g->k)));
+  else
+    PetscCall(PetscLogFlops(VPFlopsPatches(g) * VPFlopsPatchCPU(g->dim, g->k)));
   PetscCall(PCVPatchBoundary(jac, b, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -406,10 +486,10 @@ static PetscErrorCode PCVPatchColorBox(PC_VPatch *jac, PetscMemType mt, PetscInt
   }
   if (PetscMemTypeDevice(mt)) {
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(VPPatchSmoothColor_CUDA(&g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, jac->kernel, jac->ppb, ba, xa, xa, jac->scratch));
+    PetscCall(VPPatchSmoothColor_CUDA(&g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, jac->kernel, jac->ppb, NULL, ba, xa, xa, jac->scratch));
     PetscCall(PetscLogGpuTimeEnd());
   } else
-    PetscCall(VPPatchSmoothColor_CPU(&g, &jac->op, c, PETSC_FALSE, ba, xa, xa, jac->work));
+    PetscCall(VPPatchSmoothColor_CPU(&g, &jac->op, NULL, c, PETSC_FALSE, ba, xa, xa, jac->work));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -495,7 +575,7 @@ static PetscErrorCode PCVPatchAdditive(PC_VPatch *jac, Vec r, Vec y)
   PetscCall(VecSet(jac->dl, 0.0));
   PetscCall(VecGetArrayRead(jac->bl, &ra));
   PetscCall(VecGetArray(jac->dl, &da));
-  PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, -1, PETSC_TRUE, ra, NULL, da, jac->work));
+  PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, jac->pg, -1, PETSC_TRUE, ra, NULL, da, jac->work));
   PetscCall(PetscLogFlops(VPFlopsPatches(g) * VPFlopsPatchCPU(g->dim, g->k)));
   PetscCall(VecRestoreArray(jac->dl, &da));
   PetscCall(VecRestoreArrayRead(jac->bl, &ra));
@@ -526,8 +606,8 @@ static PetscErrorCode PCVPatchStep(PC pc, Vec b, Vec x, PetscBool transpose)
   if (transpose && s != PC_VPATCH_SWEEP_SYMMETRIC) s = s == PC_VPATCH_SWEEP_FORWARD ? PC_VPATCH_SWEEP_BACKWARD : PC_VPATCH_SWEEP_FORWARD;
   fwd = (PetscBool)(s == PC_VPATCH_SWEEP_FORWARD || s == PC_VPATCH_SWEEP_SYMMETRIC);
   bwd = (PetscBool)(s == PC_VPATCH_SWEEP_BACKWARD || s == PC_VPATCH_SWEEP_SYMMETRIC);
-  if (jac->kernel != PC_VPATCH_KERNEL_GLOBAL) PetscCall(DMQBoxUseGlobalArrays_Private(jac->dm, b, &global));
-  if (!global && !(jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL))
+  if (jac->kernel != PC_VPATCH_KERNEL_GLOBAL && !jac->surrogate) PetscCall(DMQBoxUseGlobalArrays_Private(jac->dm, b, &global));
+  if (!global && !jac->surrogate && !(jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL))
     PetscCall(PCVPatchStepLocal(jac, b, x, fwd, bwd));
   else {
     if (fwd) PetscCall(PCVPatchSweepColors(jac, b, x, PETSC_FALSE, global));
@@ -663,6 +743,8 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
   PetscCall(PetscOptionsRangeInt("-pc_vpatch_patches_per_block", "GPU: patches per thread block (0: chosen per dimension and degree; no effect on the CPU path)", "PCVPATCH", jac->ppb, &jac->ppb, &flg2, 0, 64));
   if (flg || flg2) jac->kernelset = PETSC_TRUE;
   PetscCall(PetscOptionsBool("-pc_vpatch_overlap", "Several ranks: solve the patches next to other ranks first, the others while their values travel", "PCVPATCH", jac->overlap, &jac->overlap, NULL));
+  PetscCall(PetscOptionsEnum("-pc_vpatch_surrogate", "Mapped DMQBOX: scaling of the separable surrogate of each patch", "PCVPATCH", PCVPatchSurrogates, (PetscEnum)jac->surtype, (PetscEnum *)&jac->surtype, &flg));
+  if (flg) pc->setupcalled = PETSC_FALSE;
   PetscCall(PetscOptionsEnum("-pc_vpatch_local_solver", "Exact local solver: fast diagonalization or dense LU", "PCVPatchSetLocalSolver", PCVPatchLocalSolvers, (PetscEnum)jac->local, (PetscEnum *)&jac->local, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -688,7 +770,8 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
                                                       ? "CUDA kernel fused (localized residual and local solve in one kernel per color)"
                                                       : (jac->kernel == PC_VPATCH_KERNEL_SEPARATE ? "CUDA kernels separate (localized residual kernel, then local solve kernel)" : "CUDA kernel global (residual by MatMult, then local solve kernel)"))
                                                : "CPU kernel"));
-    if (jac->scale != (PetscScalar)1.0) PetscCall(PetscViewerASCIIPrintf(viewer, "operator: the DMQBOX Laplacian scaled by %g\n", (double)PetscRealPart(jac->scale)));
+    if (jac->surrogate) PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: inexact local solves (fast diagonalization of a separable surrogate per patch, scaled by %s), each color's residual by MatMult\n", PCVPatchSurrogates[jac->surtype]));
+    if (jac->scale != (PetscScalar)1.0) PetscCall(PetscViewerASCIIPrintf(viewer, "operator: the DMQBOX operator scaled by %g\n", (double)PetscRealPart(jac->scale)));
     if (!jac->cuda && jac->kernelset) PetscCall(PetscViewerASCIIPrintf(viewer, "-pc_vpatch_kernel and -pc_vpatch_patches_per_block have no effect on the CPU path\n"));
     if (jac->cuda) {
       PetscCall(PetscViewerASCIIPrintf(viewer, "%s precision arithmetic (-pc_vpatch_precision)\n", VPPrecisions[jac->precision]));

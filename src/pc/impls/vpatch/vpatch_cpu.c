@@ -33,9 +33,12 @@ static void PatchApply(const VPPatchOp *op, PetscInt np, const PetscScalar *x, P
   }
 }
 
-/* u = A_v^{-1} r on the (2k-1)^d interior, by fast diagonalization (or the dense LU) */
-static PetscErrorCode PatchSolve(const VPPatchOp *op, PetscInt ni, PetscScalar *r, PetscScalar *u, PetscScalar *t)
+/* u = A_v^{-1} r on the (2k-1)^d interior, by fast diagonalization (or the dense LU); gv: NULL, or the surrogate's
+   per-direction factors (the eigenvalue of mode (i, j, l) is sum_d gv[d] lam_d) */
+static PetscErrorCode PatchSolve(const VPPatchOp *op, const PetscReal *gv, PetscInt ni, PetscScalar *r, PetscScalar *u, PetscScalar *t)
 {
+  const PetscReal g0 = gv ? gv[0] : 1.0, g1 = gv ? gv[1] : 1.0, g2 = gv ? gv[2] : 1.0;
+
   PetscInt ext[3] = {ni, ni, op->dim == 3 ? ni : 1};
 
   PetscFunctionBegin;
@@ -50,7 +53,7 @@ static PetscErrorCode PatchSolve(const VPPatchOp *op, PetscInt ni, PetscScalar *
   if (op->dim == 2) {
     VPContract(ext, 1, ni, op->S[1], PETSC_TRUE, t, u);
     for (PetscInt j = 0; j < ni; j++)
-      for (PetscInt i = 0; i < ni; i++) u[j * ni + i] /= op->lam[0][i] + op->lam[1][j];
+      for (PetscInt i = 0; i < ni; i++) u[j * ni + i] /= g0 * op->lam[0][i] + g1 * op->lam[1][j];
     VPContract(ext, 1, ni, op->S[1], PETSC_FALSE, u, t);
     VPContract(ext, 0, ni, op->S[0], PETSC_FALSE, t, u);
   } else {
@@ -58,7 +61,7 @@ static PetscErrorCode PatchSolve(const VPPatchOp *op, PetscInt ni, PetscScalar *
     VPContract(ext, 2, ni, op->S[2], PETSC_TRUE, u, t);
     for (PetscInt l = 0; l < ni; l++)
       for (PetscInt j = 0; j < ni; j++)
-        for (PetscInt i = 0; i < ni; i++) t[(l * ni + j) * ni + i] /= op->lam[0][i] + op->lam[1][j] + op->lam[2][l];
+        for (PetscInt i = 0; i < ni; i++) t[(l * ni + j) * ni + i] /= g0 * op->lam[0][i] + g1 * op->lam[1][j] + g2 * op->lam[2][l];
     VPContract(ext, 2, ni, op->S[2], PETSC_FALSE, t, u);
     VPContract(ext, 1, ni, op->S[1], PETSC_FALSE, u, t);
     VPContract(ext, 0, ni, op->S[0], PETSC_FALSE, t, u);
@@ -66,26 +69,22 @@ static PetscErrorCode PatchSolve(const VPPatchOp *op, PetscInt ni, PetscScalar *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *g, const VPPatchOp *op, PetscInt color, PetscBool additive, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *work)
+PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *g, const VPPatchOp *op, const PetscReal *pg, PetscInt color, PetscBool additive, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *work)
 {
   PetscInt     k = g->k, np = 2 * k + 1, ni = 2 * k - 1, dim = g->dim;
   PetscInt     npz = dim == 3 ? np : 1, niz = dim == 3 ? ni : 1, npt = np * np * npz;
-  PetscInt     vlo[3], vhi[3];
+  PetscInt     vlo[3], nv[3];
   PetscScalar *xp = work, *v = xp + npt, *a = v + npt, *t1 = a + npt, *t2 = t1 + npt, *t3 = t2 + npt, *r = t3 + npt, *u = r + npt;
 
   PetscFunctionBegin;
-  /* this rank's vertices: the lower corners of its cells, interior to the domain */
-  for (PetscInt d = 0; d < 3; d++) {
-    vlo[d] = d < dim ? PetscMax(g->cs[d], 1) : 0;
-    vhi[d] = d < dim ? PetscMin(g->cs[d] + g->cm[d] - 1, g->N[d] - 1) : 0; /* inclusive */
-  }
-  for (PetscInt vz = vlo[2]; vz <= vhi[2]; vz++)
-    for (PetscInt vy = vlo[1]; vy <= vhi[1]; vy++)
-      for (PetscInt vx = vlo[0]; vx <= vhi[0]; vx++) {
-        PetscInt c = (vx % 2) + 2 * (vy % 2) + 4 * (vz % 2), p[3], e = 0;
+  VPPatchVertexBox(g, vlo, nv); /* this rank's vertices: the lower corners of its cells, interior to the domain */
+  for (PetscInt vz = vlo[2]; vz < vlo[2] + nv[2]; vz++)
+    for (PetscInt vy = vlo[1]; vy < vlo[1] + nv[1]; vy++)
+      for (PetscInt vx = vlo[0]; vx < vlo[0] + nv[0]; vx++) {
+        PetscInt c = (vx % 2) + 2 * (vy % 2) + 4 * (vz % 2), p[3], e = 0, iv = ((vz - vlo[2]) * nv[1] + vy - vlo[1]) * nv[0] + vx - vlo[0];
         if (!additive && c != color) continue;
         /* localized residual on the interior */
-        if (!additive) {
+        if (xl) {
           for (PetscInt iz = 0; iz < npz; iz++)
             for (PetscInt iy = 0; iy < np; iy++)
               for (PetscInt ix = 0; ix < np; ix++, e++) {
@@ -104,9 +103,9 @@ PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *g, const VPPatchOp *op, Pets
               p[0]       = vx * k - k + 1 + ix;
               p[1]       = vy * k - k + 1 + iy;
               p[2]       = dim == 3 ? vz * k - k + 1 + iz : 0;
-              r[e]       = bl[VPGridLocalIndex(g, p)] - (additive ? 0.0 : v[f]);
+              r[e]       = bl[VPGridLocalIndex(g, p)] - (xl ? v[f] : 0.0);
             }
-        PetscCall(PatchSolve(op, ni, r, u, t1));
+        PetscCall(PatchSolve(op, pg ? pg + 3 * iv : NULL, ni, r, u, t1));
         e = 0;
         for (PetscInt iz = 0; iz < niz; iz++)
           for (PetscInt iy = 0; iy < ni; iy++)

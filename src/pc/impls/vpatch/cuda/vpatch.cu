@@ -450,8 +450,12 @@ enum {
   VP_MODE_SOLVE_GLOBAL   /* local solve of the residual b (a ghosted global residual) */
 };
 
-#define VP_PATCH_ARGS_DECL VPGrid g, T c0, T c1, T c2, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *d, PetscScalar *__restrict__ scratch, const int NB
-#define VP_PATCH_ARGS      g, c0, c1, c2, npatch, vlo0, vlo1, vlo2, nv0, nv1, b, x, d, scratch, NB
+/* pg, alo, anv: the per-vertex surrogate factors (mode global on a mapped DMQBOX, else NULL) and this rank's vertex box
+   (VPPatchVertexBox()) that indexes them */
+#define VP_PATCH_ARGS_DECL                                                                                                                                                                                                                            \
+  VPGrid g, T c0, T c1, T c2, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *d, PetscScalar *__restrict__ scratch, const int NB, const PetscReal *__restrict__ pg, \
+      int alo0, int alo1, int alo2, int anv0, int anv1
+#define VP_PATCH_ARGS g, c0, c1, c2, npatch, vlo0, vlo1, vlo2, nv0, nv1, b, x, d, scratch, NB, pg, alo0, alo1, alo2, anv0, anv1
 
 template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void VPPatchBody(VP_PATCH_ARGS_DECL)
 {
@@ -612,12 +616,24 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     using LI = typename std::conditional<DIM == 3, U2, R1>::type;
     T         v[NI], u[NI];
     const int o = LI::template line<1>(q, a0, a1), w = U3::template line<1>(q, a0, a1);
-    const T   base = c0 * lam[a0] + (DIM == 3 ? c2 * lam[a1] : (T)0);
+    T         q0 = c0, q1 = c1, q2 = c2;
+    if (MODE == VP_MODE_SOLVE_GLOBAL && pg) { /* the patch's own surrogate factors */
+      const int p = blockIdx.x * NB + q;
+      if (p < npatch) {
+        int vx, vy, vz;
+        VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
+        const PetscReal *gp = pg + 3 * (size_t)(((vz - alo2) * anv1 + (vy - alo1)) * anv0 + (vx - alo0));
+        q0                  = (T)gp[0];
+        q1                  = (T)gp[1];
+        q2                  = (T)gp[2];
+      }
+    }
+    const T base = q0 * lam[a0] + (DIM == 3 ? q2 * lam[a1] : (T)0);
 #pragma unroll
     for (int j = 0; j < NI; j++) v[j] = Y[o + j * LI::template stride<1>()];
     H::template shat<true>(v, u);
 #pragma unroll
-    for (int i = 0; i < NI; i++) u[i] /= base + c1 * H::lam(i);
+    for (int i = 0; i < NI; i++) u[i] /= base + q1 * H::lam(i);
     H::template shat<false>(u, v);
 #pragma unroll
     for (int i = 0; i < NI; i++) Z[w + i * U3::template stride<1>()] = v[i];
@@ -648,8 +664,10 @@ template <int DIM, int K, int MODE, typename T> __global__ void __maxnreg__((VPP
 }
 
 template <int DIM, int K, int MODE, typename T>
-static PetscErrorCode VPPatchLaunch(const VPGrid *g, int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int ppb, cudaStream_t stream)
+static PetscErrorCode VPPatchLaunch(const VPGrid *g, int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int ppb, cudaStream_t stream, const PetscReal *pg = NULL)
 {
+  PetscInt alo[3], anv[3];
+  VPPatchVertexBox(g, alo, anv);
   using S            = VPPatchShape<DIM, K, T>;
   const int    NB    = ppb > 0 ? ppb : S::NB;
   const size_t shmem = S::smem(NB);
@@ -664,17 +682,17 @@ static PetscErrorCode VPPatchLaunch(const VPGrid *g, int npatch, const int vlo[3
   PetscCheck(shmem <= (size_t)maxshmem, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVPATCH: %d patches per block of Q_%d in %dD need %zu bytes of shared memory, the GPU allows %d: lower -pc_vpatch_patches_per_block", NB, K, DIM, shmem, maxshmem);
   if constexpr (VPPatchRegs<DIM, K, T>::value == 0) {
     PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernel<DIM, K, MODE, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    VPPatchKernel<DIM, K, MODE, T><<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB);
+    VPPatchKernel<DIM, K, MODE, T><<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1]);
   } else {
     PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernelCapped<DIM, K, MODE, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    VPPatchKernelCapped<DIM, K, MODE, T><<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB);
+    VPPatchKernelCapped<DIM, K, MODE, T><<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1]);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 template <int DIM, int K, typename T> struct VPPatchSmooth {
-  static PetscErrorCode run(const VPGrid *g, PetscInt color, PCVPatchKernel variant, PetscInt ppb, const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch)
+  static PetscErrorCode run(const VPGrid *g, PetscInt color, PCVPatchKernel variant, PetscInt ppb, const PetscReal *pg, const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch)
   {
     int          vlo[3] = {0, 0, 0}, nv[3] = {1, 1, 1};
     cudaStream_t stream;
@@ -695,17 +713,18 @@ template <int DIM, int K, typename T> struct VPPatchSmooth {
       PetscCall((VPPatchLaunch<DIM, K, VP_MODE_RESIDUAL, T>(g, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
       PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_SCRATCH, T>(g, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
     } else
-      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_GLOBAL, T>(g, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream)));
+      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_GLOBAL, T>(g, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream, pg)));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 };
 
 VP_PRECISION_ALIASES(VPPatchSmooth);
 
-PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch)
+PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, const PetscReal *d_pg, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch)
 {
   PetscFunctionBegin;
-  VP_DISPATCH_PRECISION(VPPatchSmooth, single, g->dim, g->k, g, color, variant, ppb, bl, xl, dl, scratch);
+  PetscCheck(!d_pg || variant == PC_VPATCH_KERNEL_GLOBAL, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the surrogate local solves run in the kernel global only");
+  VP_DISPATCH_PRECISION(VPPatchSmooth, single, g->dim, g->k, g, color, variant, ppb, d_pg, bl, xl, dl, scratch);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
