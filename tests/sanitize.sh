@@ -7,24 +7,24 @@
 set -u
 B=${1:?usage: tests/sanitize.sh BUILD_DIR}
 fail=0
+# one run of a tool: its summary line; the tail of its output when it reports an error or a hazard
+check() {
+  local tool=$1
+  shift
+  out=$(compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" -use_gpu_aware_mpi 0 2>&1)
+  rc=$?
+  echo "$tool [${*#$B/tests/}]: rc $rc, $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -n 1)"
+  if [ $rc -ne 0 ]; then
+    fail=1
+    echo "$out" | tail -n 20
+  fi
+}
 for tool in memcheck racecheck synccheck; do
   for args in "-dim 2 -cells 4,6 -degrees 1,3,10" "-dim 3 -cells 4,4,4 -degrees 1,3,6,8" "-dim 3 -cells 4,6,4 -degrees 2,6 -single" "-dim 3 -cells 4,6,4 -degrees 2"; do
-    out=$(compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/tests/test_gpu" $args -use_gpu_aware_mpi 0 2>&1)
-    rc=$?
-    echo "$tool [$args]: rc $rc, $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -n 1)"
-    if [ $rc -ne 0 ]; then
-      fail=1
-      echo "$out" | tail -n 20
-    fi
+    check "$tool" "$B/tests/test_gpu" $args
   done
-  for args in "test_vecmdot" "test_mapped -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3" "test_mapped -gpu -dm_qbox_dim 2 -dm_qbox_degree 5 -dm_qbox_mapping deformed"; do
-    out=$(compute-sanitizer --tool "$tool" --error-exitcode 9 "$B/tests/"$args -use_gpu_aware_mpi 0 2>&1) # VecMDot kernel; mapped operator and diagonal
-    rc=$?
-    echo "$tool [$args]: rc $rc, $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -n 1)"
-    if [ $rc -ne 0 ]; then
-      fail=1
-      echo "$out" | tail -n 20
-    fi
-  done
+  check "$tool" "$B/tests/test_vecmdot" # VecMDot kernel
+  check "$tool" "$B/tests/test_mapped" -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 # the mapped operator, diagonal, surrogate sweep
+  check "$tool" "$B/tests/test_mapped" -gpu -dm_qbox_dim 2 -dm_qbox_degree 5 -dm_qbox_mapping deformed
 done
 exit $fail

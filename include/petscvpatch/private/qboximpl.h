@@ -66,6 +66,7 @@ PETSC_INTERN PetscErrorCode DMCreateInterpolation_QBox(DM, DM, Mat *, Vec *);
 PETSC_INTERN PetscErrorCode DMQBoxCreateTransfer_Private(DM, DM, PetscBool, Mat *);
 PETSC_INTERN PetscErrorCode DMView_QBox(DM, PetscViewer);
 PETSC_INTERN PetscErrorCode DMQBoxCheck_Private(DM, const char[]);
+PETSC_INTERN PetscErrorCode DMQBoxCheckSetter_Private(DM, const char[]);
 PETSC_INTERN PetscErrorCode DMQBoxMaxLevels_Private(DM, PetscInt *);
 PETSC_INTERN PetscErrorCode DMQBoxGetNodeDA_Private(DM, DM *);
 PETSC_INTERN PetscErrorCode DMQBoxGetColorSF_Private(DM, PetscInt, PetscSF *);

@@ -16,8 +16,9 @@
 #include <petscvpatch/private/qboximpl.h>
 #include <petscdmda.h>
 
-/* a DMQBOX setter: the DM must be a DMQBOX, checked in every build (PetscValidHeaderSpecificType() checks only with debugging) */
-static PetscErrorCode DMQBoxCheckSetter(DM dm, const char caller[])
+/* a DMQBOX setter: the DM must be a DMQBOX, checked in every build (PetscValidHeaderSpecificType() checks only with debugging);
+   also the setters of qboxgeo.c */
+PetscErrorCode DMQBoxCheckSetter_Private(DM dm, const char caller[])
 {
   PetscBool isqbox;
 
@@ -121,7 +122,7 @@ PetscErrorCode DMQBoxSetDimension(DM dm, PetscInt dim)
   DM_QBox *q = (DM_QBox *)dm->data;
 
   PetscFunctionBegin;
-  PetscCall(DMQBoxCheckSetter(dm, "DMQBoxSetDimension"));
+  PetscCall(DMQBoxCheckSetter_Private(dm, "DMQBoxSetDimension"));
   PetscCall(DMQBoxCheckNotSetUp(dm));
   PetscCheck(dim == 2 || dim == 3, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "DMQBOX supports dimension 2 or 3, not %" PetscInt_FMT, dim);
   q->dim = dim;
@@ -147,7 +148,7 @@ PetscErrorCode DMQBoxSetCells(DM dm, const PetscInt cells[])
   DM_QBox *q = (DM_QBox *)dm->data;
 
   PetscFunctionBegin;
-  PetscCall(DMQBoxCheckSetter(dm, "DMQBoxSetCells"));
+  PetscCall(DMQBoxCheckSetter_Private(dm, "DMQBoxSetCells"));
   PetscCall(DMQBoxCheckNotSetUp(dm));
   for (PetscInt d = 0; d < q->dim; d++) {
     PetscCheck(cells[d] >= 1, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "DMQBOX needs at least one cell per direction, got %" PetscInt_FMT " in direction %" PetscInt_FMT, cells[d], d);
@@ -174,7 +175,7 @@ PetscErrorCode DMQBoxSetDegree(DM dm, PetscInt degree)
   DM_QBox *q = (DM_QBox *)dm->data;
 
   PetscFunctionBegin;
-  PetscCall(DMQBoxCheckSetter(dm, "DMQBoxSetDegree"));
+  PetscCall(DMQBoxCheckSetter_Private(dm, "DMQBoxSetDegree"));
   PetscCall(DMQBoxCheckNotSetUp(dm));
   q->degree = degree;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -209,7 +210,7 @@ PetscErrorCode DMQBoxSetPrecision(DM dm, VPPrecision precision, VPPrecision mgpr
   DM_QBox *q = (DM_QBox *)dm->data;
 
   PetscFunctionBegin;
-  PetscCall(DMQBoxCheckSetter(dm, "DMQBoxSetPrecision"));
+  PetscCall(DMQBoxCheckSetter_Private(dm, "DMQBoxSetPrecision"));
   PetscValidLogicalCollectiveEnum(dm, precision, 2);
   PetscValidLogicalCollectiveEnum(dm, mgprecision, 3);
   q->precision   = precision;
@@ -236,7 +237,7 @@ PetscErrorCode DMQBoxSetBox(DM dm, const PetscReal lower[], const PetscReal uppe
   DM_QBox *q = (DM_QBox *)dm->data;
 
   PetscFunctionBegin;
-  PetscCall(DMQBoxCheckSetter(dm, "DMQBoxSetBox"));
+  PetscCall(DMQBoxCheckSetter_Private(dm, "DMQBoxSetBox"));
   PetscCall(DMQBoxCheckNotSetUp(dm));
   for (PetscInt d = 0; d < q->dim; d++) {
     q->lower[d] = lower[d];

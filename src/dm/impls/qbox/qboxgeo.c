@@ -71,12 +71,8 @@ static PetscErrorCode CoefficientOscillatory(PetscInt dim, const PetscReal x[], 
 
 static PetscErrorCode DMQBoxCheckUnset(DM dm, const char caller[])
 {
-  PetscBool isqbox;
-
   PetscFunctionBegin;
-  PetscValidHeaderSpecific(dm, DM_CLASSID, 1);
-  PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMQBOX, &isqbox));
-  PetscCheck(isqbox, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "%s() needs a DM of type %s, not %s", caller, DMQBOX, ((PetscObject)dm)->type_name ? ((PetscObject)dm)->type_name : "(unset)");
+  PetscCall(DMQBoxCheckSetter_Private(dm, caller));
   PetscCheck(!dm->setupcalled, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONGSTATE, "%s(): the geometry and coefficient of a DMQBOX are set before DMSetUp()", caller);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
