@@ -225,6 +225,12 @@ int main(int argc, char **argv)
     expect_error: the map inverts, degenerates or is not finite there
 
   test:
+    suffix: mapped_inverted_cuda
+    requires: cuda
+    args: -case mapped -dm_qbox_mapping deformed -dm_qbox_deform_amplitude 1 -dm_vec_type cuda
+    expect_error: the map inverts, degenerates or is not finite there
+
+  test:
     suffix: mapped_contrast
     args: -case mapped -dm_qbox_coefficient oscillatory -dm_qbox_coefficient_contrast -2
     expect_error: -dm_qbox_coefficient_contrast must be >= 0

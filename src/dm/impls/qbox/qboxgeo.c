@@ -4,8 +4,9 @@
   The geometry is isoparametric: on each cell the map is interpolated by Q_k at the cell's nodes, so the Jacobian J at
   a point of the reference cell [0,1]^d is the sum factorization of the nodal coordinates with the basis derivatives.
   The operator's kernels (src/mat/impls/laplacian/) read, per owned cell and Gauss point (k+1 per direction), the
-  symmetric factor G = w a det(J) J^-1 J^-T, computed here once on the host (DMQBoxGetGeometry_Private()) and copied
-  to the GPU on first use. Without a map and with a = 1 none of this exists: the Cartesian fast path runs.
+  symmetric factor G = w a det(J) J^-1 J^-T, computed once (DMQBoxGetGeometry_Private()): on the host, and on the GPU
+  for CUDA vectors, where the GPU computes them itself for a built-in map and coefficient (cuda/qboxgeo.cu; the host
+  copy is then made only where a host computation needs it). Without a map and with a = 1 none of this exists: the Cartesian fast path runs.
 
   Built-in maps (unit-cube coordinates s of the box): a panel of the spherical shell r0 < |x| < r1 (3D: the cubed-sphere
   panel around the z axis, 2D: the quarter annulus around the y axis), and a deformed box. Built-in coefficient: the
@@ -421,8 +422,69 @@ PetscErrorCode DMQBoxCellFactors_Private(DM dm, const PetscInt c[3], PetscReal *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The factors of every owned cell, made on first use (host), and their device copy when d_geo is asked for. Collective:
-   a bad cell on one process stops every process, with the cell named by the process that owns it. */
+/* a bad cell on one process (msg not empty there) stops every process, with the cell named by the process that owns it */
+static PetscErrorCode DMQBoxGeometryCheck(DM dm, const char msg[])
+{
+  PetscMPIInt bad = msg[0] ? 1 : 0, anybad;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPIU_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)dm)));
+  if (anybad) PetscCall(DMQBoxDestroyGeometry_Private(dm));
+  PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s", msg);
+  PetscCheck(!anybad, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "DMQBOX: another process found a cell whose map or coefficient is not valid (its message names the cell)");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if defined(PETSC_HAVE_CUDA)
+/* the built-in map and coefficient on the GPU, straight into q->d_geo (cuda/qboxgeo.cu); a bad cell is named by the host
+   computation of that cell */
+static PetscErrorCode DMQBoxGeometryDevice(DM dm, PetscInt size)
+{
+  DM_QBox         *q = (DM_QBox *)dm->data;
+  const VPGrid    *g = &q->grid;
+  VPGeometryParams p;
+  PetscInt         bad, n1 = g->k + 1;
+  char             msg[1024] = "";
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(&p, sizeof(p)));
+  p.maptype   = q->maptype;
+  p.coeftype  = q->coeftype;
+  p.radii[0]  = q->radii[0];
+  p.radii[1]  = q->radii[1];
+  p.amplitude = q->amplitude;
+  p.contrast  = q->contrast;
+  for (PetscInt d = 0; d < 3; d++) {
+    p.lower[d] = q->lower[d];
+    p.upper[d] = q->upper[d];
+  }
+  for (PetscInt i = 0; i < n1; i++) {
+    p.nodes[i] = q->basis.nodes[i];
+    p.w[i]     = q->basis.qwts[i];
+  }
+  for (PetscInt i = 0; i < n1 * n1; i++) {
+    p.S[i] = q->basis.S[i];
+    p.D[i] = q->basis.D[i];
+  }
+  PetscCall(VPDeviceAlloc_Private((size_t)size, &q->d_geo));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(VPGeometryBuiltin_CUDA(g, &p, q->d_geo, &bad));
+  PetscCall(PetscLogGpuTimeEnd());
+  if (bad >= 0) {
+    PetscInt   nd = VPGridCellNodes(g), c[3] = {g->cs[0] + bad % g->cm[0], g->cs[1] + (bad / g->cm[0]) % g->cm[1], g->cs[2] + bad / (g->cm[0] * g->cm[1])};
+    PetscReal *G, *work;
+    PetscCall(PetscMalloc2(VPGeometryComponents(g->dim) * nd, &G, (2 * g->dim + g->dim * g->dim + 2) * nd, &work));
+    PetscCall(DMQBoxCellFactors_Private(dm, c, G, work, msg, sizeof(msg)));
+    PetscCall(PetscFree2(G, work));
+    if (!msg[0]) PetscCall(PetscSNPrintf(msg, sizeof(msg), "DMQBOX: the GPU found det J <= 0 or a coefficient that is not positive and finite in cell (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ")", c[0], c[1], c[2]));
+  }
+  PetscCall(DMQBoxGeometryCheck(dm, msg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+/* The factors of every owned cell, made on first use: on the host (geo), and on the GPU when d_geo is asked for, there
+   computed by the GPU itself for a built-in map and coefficient, else copied from the host. Collective. */
 PetscErrorCode DMQBoxGetGeometry_Private(DM dm, const PetscReal **geo, const PetscReal **d_geo)
 {
   DM_QBox *q  = (DM_QBox *)dm->data;
@@ -431,10 +493,17 @@ PetscErrorCode DMQBoxGetGeometry_Private(DM dm, const PetscReal **geo, const Pet
 
   PetscFunctionBegin;
   PetscCheck(DMQBoxIsGeneral_Private(q), PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX: geometric factors of a Cartesian mesh with a = 1 are not stored");
-  if (!q->geo) {
-    PetscReal  *work;
-    PetscMPIInt bad, anybad;
-    char        msg[1024] = "";
+#if defined(PETSC_HAVE_CUDA)
+  if (d_geo && !q->d_geo && !q->geo && q->maptype != DMQBOX_MAPPING_USER && q->coeftype != DMQBOX_COEFFICIENT_USER) {
+    PetscCall(PetscLogEventBegin(VPATCH_Geometry, dm, 0, 0, 0));
+    PetscCall(DMQBoxGeometryDevice(dm, ncells * stride));
+    PetscCall(PetscLogGpuFlops((PetscLogDouble)ncells * nd * (2.0 * g->dim * (g->dim + 1) * nd + 60)));
+    PetscCall(PetscLogEventEnd(VPATCH_Geometry, dm, 0, 0, 0));
+  }
+#endif
+  if ((geo || (d_geo && !q->d_geo)) && !q->geo) {
+    PetscReal *work;
+    char       msg[1024] = "";
 
     PetscCall(PetscLogEventBegin(VPATCH_Geometry, dm, 0, 0, 0));
     PetscCall(PetscMalloc1(ncells * stride, &q->geo));
@@ -446,11 +515,7 @@ PetscErrorCode DMQBoxGetGeometry_Private(DM dm, const PetscReal **geo, const Pet
           PetscCall(DMQBoxCellFactors_Private(dm, c, q->geo + i * stride, work, msg, sizeof(msg)));
         }
     PetscCall(PetscFree(work));
-    bad = msg[0] ? 1 : 0;
-    PetscCallMPI(MPIU_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, PetscObjectComm((PetscObject)dm)));
-    if (anybad) PetscCall(PetscFree(q->geo));
-    PetscCheck(!bad, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s", msg);
-    PetscCheck(!anybad, PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "DMQBOX: another process found a cell whose map or coefficient is not valid (its message names the cell)");
+    PetscCall(DMQBoxGeometryCheck(dm, msg));
     PetscCall(PetscLogFlops((PetscLogDouble)ncells * nd * (2.0 * g->dim * (g->dim + 1) * (g->k + 1) + 40)));
     PetscCall(PetscLogEventEnd(VPATCH_Geometry, dm, 0, 0, 0));
   }

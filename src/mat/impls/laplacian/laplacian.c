@@ -424,13 +424,17 @@ PetscErrorCode DMQBoxCreateLaplacianShell_Private(DM dm, Mat *A)
   DM_QBox           *q = (DM_QBox *)dm->data;
   Mat_QBoxLaplacian *ctx;
   PetscInt           n = q->grid.xm[0] * q->grid.xm[1] * q->grid.xm[2];
+  const PetscReal   *geo, *d_geo;
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&ctx));
   ctx->dm = dm;
   PetscCall(PetscObjectReference((PetscObject)dm));
-  if (DMQBoxIsGeneral_Private(q)) { /* the geometric factors now, so that a bad map or coefficient stops here */
-    PetscCall(DMQBoxGetGeometry_Private(dm, NULL, NULL));
+  if (DMQBoxIsGeneral_Private(q)) { /* the geometric factors now, where the operator will run, so that a bad map or coefficient stops here */
+    PetscBool cuda;
+    PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
+    if (cuda) PetscCall(DMQBoxGetDeviceMatrices_Private(dm, NULL));
+    PetscCall(DMQBoxGetGeometry_Private(dm, cuda ? NULL : &geo, cuda ? &d_geo : NULL));
     PetscCall(PetscMalloc1(VPMappedWorkSize(q->dim, q->degree), &ctx->work));
   }
   PetscCall(MatCreateShell(PetscObjectComm((PetscObject)dm), n, n, PETSC_DETERMINE, PETSC_DETERMINE, ctx, A));

@@ -1,0 +1,159 @@
+/*
+  The geometric factors of a DMQBOX with a built-in map and coefficient, computed on the GPU (the host version and the
+  formulas: qboxgeo.c). One thread block per owned cell: the threads map the cell's nodes (shared memory), then each
+  computes, at its Gauss point, J by sum over the nodes, det J, adj(J^T J), the point and the coefficient, and writes
+  G = w a adj(J^T J) / det J in the layout of vpkernels.h. A cell with det J <= 0 or a not positive and finite is not
+  written; the smallest such cell index is returned (the host names it).
+*/
+#include <petscvpatch/private/vpcuda.cuh>
+
+/* unit-cube coordinates of a box point */
+__device__ __forceinline__ void VPGeoUnit(const VPGeometryParams &p, int dim, const double X[3], double s[3])
+{
+  for (int d = 0; d < 3; d++) s[d] = d < dim ? (X[d] - p.lower[d]) / (p.upper[d] - p.lower[d]) : 0.0;
+}
+
+/* the built-in maps of qboxgeo.c (MapShell, MapDeformed) */
+__device__ void VPGeoMap(const VPGeometryParams &p, int dim, const double X[3], double x[3])
+{
+  double s[3];
+  VPGeoUnit(p, dim, X, s);
+  if (p.maptype == DMQBOX_MAPPING_SHELL) {
+    const double r = p.radii[0] + (p.radii[1] - p.radii[0]) * s[dim - 1], xi = tan(0.25 * PETSC_PI * (2 * s[0] - 1)), eta = dim == 3 ? tan(0.25 * PETSC_PI * (2 * s[1] - 1)) : 0.0;
+    const double nrm = sqrt(1 + xi * xi + eta * eta);
+    x[0]             = r * xi / nrm;
+    if (dim == 3) {
+      x[1] = r * eta / nrm;
+      x[2] = r / nrm;
+    } else
+      x[1] = r / nrm;
+  } else if (p.maptype == DMQBOX_MAPPING_DEFORMED) {
+    double q = 1;
+    for (int d = 0; d < dim; d++) q *= sin(PETSC_PI * s[d]);
+    for (int d = 0; d < dim; d++) x[d] = X[d] + p.amplitude * (p.upper[d] - p.lower[d]) * q;
+  } else
+    for (int d = 0; d < dim; d++) x[d] = X[d];
+}
+
+__device__ double VPGeoCoefficient(const VPGeometryParams &p, int dim, const double x[3])
+{
+  if (p.coeftype != DMQBOX_COEFFICIENT_OSCILLATORY) return 1.0;
+  double q = 1;
+  for (int d = 0; d < dim; d++) {
+    const double c = cos(2 * PETSC_PI * x[d] + 0.1 * d);
+    q *= c * c;
+  }
+  return 1 + p.contrast * q;
+}
+
+template <int DIM, int K> __device__ void VPGeoPoint(const VPGeometryParams &, const double (*)[DIM == 3 ? (K + 1) * (K + 1) * (K + 1) : (K + 1) * (K + 1)], int, int, PetscReal *__restrict__, unsigned long long *);
+
+template <int DIM, int K> __global__ void VPGeoKernel(VPGrid g, VPGeometryParams p, PetscReal *__restrict__ geo, unsigned long long *bad)
+{
+  constexpr int     N = K + 1, ND = DIM == 3 ? N * N * N : N * N;
+  __shared__ double xn[DIM][ND];
+  const int         cell = blockIdx.x;
+  const int         c[3] = {(int)g.cs[0] + cell % (int)g.cm[0], (int)g.cs[1] + (cell / (int)g.cm[0]) % (int)g.cm[1], DIM == 3 ? (int)g.cs[2] + cell / (int)(g.cm[0] * g.cm[1]) : 0};
+
+  for (int t = threadIdx.x; t < ND; t += blockDim.x) { /* the node's box point as qbox.c makes it (the last node: the upper corner), and its image */
+    const int it[3] = {t % N, (t / N) % N, DIM == 3 ? t / (N * N) : 0};
+    double    X[3] = {0, 0, 0}, x[3] = {0, 0, 0};
+    for (int d = 0; d < DIM; d++) {
+      const int m = c[d] * K + it[d];
+      X[d]        = m == g.N[d] * K ? p.upper[d] : p.lower[d] + (c[d] + p.nodes[it[d]]) * g.h[d];
+    }
+    VPGeoMap(p, DIM, X, x);
+    for (int a = 0; a < DIM; a++) xn[a][t] = x[a];
+  }
+  __syncthreads();
+  for (int t = threadIdx.x; t < ND; t += blockDim.x) VPGeoPoint<DIM, K>(p, xn, t, cell, geo, bad);
+}
+
+/* at Gauss point t of the cell (nodes mapped in xn): J, the point, the coefficient, G */
+template <int DIM, int K> __device__ void VPGeoPoint(const VPGeometryParams &p, const double (*xn)[DIM == 3 ? (K + 1) * (K + 1) * (K + 1) : (K + 1) * (K + 1)], int t, int cell, PetscReal *__restrict__ geo, unsigned long long *bad)
+{
+  constexpr int N = K + 1, ND = DIM == 3 ? N * N * N : N * N, NC = DIM == 3 ? 6 : 3;
+  const int     it[3] = {t % N, (t / N) % N, DIM == 3 ? t / (N * N) : 0};
+  double        J[DIM][DIM], xq[3] = {0, 0, 0};
+  for (int a = 0; a < DIM; a++) {
+    for (int b = 0; b < DIM; b++) J[a][b] = 0;
+  }
+  for (int i = 0; i < ND; i++) { /* t is the point (qx, qy, qz) */
+    const int ii[3] = {i % N, (i / N) % N, DIM == 3 ? i / (N * N) : 0};
+    double    sv[3], dv[3], val = 1;
+    for (int e = 0; e < DIM; e++) {
+      sv[e] = p.S[it[e] * N + ii[e]];
+      dv[e] = p.D[it[e] * N + ii[e]];
+      val *= sv[e];
+    }
+    for (int b = 0; b < DIM; b++) {
+      double f = 1;
+      for (int e = 0; e < DIM; e++) f *= e == b ? dv[e] : sv[e];
+      for (int a = 0; a < DIM; a++) J[a][b] += xn[a][i] * f;
+    }
+    for (int a = 0; a < DIM; a++) xq[a] += xn[a][i] * val;
+  }
+  double C[3][3], adj[6], det;
+  for (int i = 0; i < DIM; i++)
+    for (int j = 0; j < DIM; j++) {
+      C[i][j] = 0;
+      for (int a = 0; a < DIM; a++) C[i][j] += J[a][i] * J[a][j];
+    }
+  if (DIM == 2) {
+    adj[0] = C[1][1];
+    adj[1] = C[0][0];
+    adj[2] = -C[0][1];
+    det    = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+  } else {
+    adj[0] = C[1][1] * C[2][2] - C[1][2] * C[1][2];
+    adj[1] = C[0][0] * C[2][2] - C[0][2] * C[0][2];
+    adj[2] = C[0][0] * C[1][1] - C[0][1] * C[0][1];
+    adj[3] = C[0][2] * C[1][2] - C[0][1] * C[2][2];
+    adj[4] = C[0][1] * C[1][2] - C[0][2] * C[1][1];
+    adj[5] = C[0][1] * C[0][2] - C[0][0] * C[1][2];
+    det    = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) + J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+  }
+  const double a = VPGeoCoefficient(p, DIM, xq);
+  if (!(det > 0) || isinf(det) || !(a > 0) || isinf(a)) {
+    atomicMin(bad, (unsigned long long)cell);
+    return;
+  }
+  double w = 1;
+  for (int e = 0; e < DIM; e++) w *= p.w[it[e]];
+  PetscReal *G = geo + (size_t)cell * NC * ND + t;
+  for (int m = 0; m < NC; m++) G[(size_t)m * ND] = w * a * adj[m] / det;
+}
+
+template <int DIM, int K> struct VPGeoRun {
+  static PetscErrorCode run(const VPGrid *g, const VPGeometryParams *p, PetscReal *geo, unsigned long long *bad)
+  {
+    constexpr int N = K + 1, ND = DIM == 3 ? N * N * N : N * N;
+    const int     ncells = (int)(g->cm[0] * g->cm[1] * g->cm[2]);
+    cudaStream_t  stream;
+    PetscFunctionBegin;
+    PetscCall(VPGetStream(&stream));
+    if (ncells) {
+      VPGeoKernel<DIM, K><<<ncells, VPThreads(ND < 256 ? ND : 256), 0, stream>>>(*g, *p, geo, bad);
+      PetscCallCUDA(cudaGetLastError());
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+};
+
+PetscErrorCode VPGeometryBuiltin_CUDA(const VPGrid *g, const VPGeometryParams *p, PetscReal *d_geo, PetscInt *badcell)
+{
+  unsigned long long *d_bad, h_bad = ~0ULL;
+  cudaStream_t        stream;
+
+  PetscFunctionBegin;
+  PetscCheck((double)g->cm[0] * g->cm[1] * g->cm[2] < 2147483647.0, PETSC_COMM_SELF, PETSC_ERR_SUP, "The CUDA geometry numbers the owned cells of a process in int: use more processes");
+  PetscCall(VPGetStream(&stream));
+  PetscCallCUDA(cudaMallocAsync((void **)&d_bad, sizeof(*d_bad), stream));
+  PetscCallCUDA(cudaMemcpyAsync(d_bad, &h_bad, sizeof(h_bad), cudaMemcpyHostToDevice, stream));
+  VP_DISPATCH(VPGeoRun, g->dim, g->k, g, p, d_geo, d_bad);
+  PetscCallCUDA(cudaMemcpyAsync(&h_bad, d_bad, sizeof(h_bad), cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaFreeAsync(d_bad, stream));
+  PetscCallCUDA(cudaStreamSynchronize(stream));
+  *badcell = h_bad == ~0ULL ? -1 : (PetscInt)h_bad;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
