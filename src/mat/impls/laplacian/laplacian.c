@@ -1,6 +1,8 @@
 /*
   The matrix-free Q_k Laplacian of a DMQBOX (host glue): the MATSHELL that DMCreateMatrix() returns by default
-  (src/dm/impls/qbox/qboxmat.c makes it; the CPU kernel is laplacian_cpu.c, the CUDA kernels cuda/laplacian.cu).
+  (src/dm/impls/qbox/qboxmat.c makes it; the CPU kernels are laplacian_cpu.c, the CUDA kernels cuda/laplacian.cu).
+  With a map or a coefficient (src/dm/impls/qbox/qboxgeo.c) the same shell applies -div(a grad u) on the mapped cells
+  with the DM's geometric factors (CPU: laplacian_cpu.c, VPMappedApply_CPU(); CUDA: cuda/mapped.cu).
 
   MatMult = global-to-local, cell kernel (sum factorization) on the owned cells, local-to-global with ADD. Dirichlet
   nodes are eliminated: their rows are the identity and their columns are zero in the interior rows, so the operator
