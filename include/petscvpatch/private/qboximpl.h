@@ -40,6 +40,7 @@ typedef struct {
   PetscReal            *geo;       /* per owned cell and quadrature point (k+1 Gauss points per direction) the symmetric w a det(J) J^-1 J^-T:
                                       [cell][component][point], components 00 11 (22) 01 (02 12); NULL until first use (VPGeometryComponents()) */
   PetscReal            *d_geo;     /* its device copy, or NULL */
+  float                *d_geof;    /* single precision (-dm_qbox_precision single): the device copy in float, read by the operator kernel */
 } DM_QBox;
 
 /* the operator is not the Cartesian Laplacian: a mapped box or a coefficient */
@@ -77,6 +78,7 @@ PETSC_INTERN PetscErrorCode DMQBoxIsCUDA_Private(DM, PetscBool *);
 PETSC_INTERN PetscErrorCode DMQBoxUseGlobalArrays_Private(DM, Vec, PetscBool *);
 PETSC_INTERN PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM, const PetscReal **);
 PETSC_INTERN PetscErrorCode DMQBoxGetGeometry_Private(DM, const PetscReal **, const PetscReal **);
+PETSC_INTERN PetscErrorCode DMQBoxGetGeometryFloat_Private(DM, const float **);
 PETSC_INTERN PetscErrorCode DMQBoxDestroyGeometry_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxCopyGeometry_Private(DM, DM);
 PETSC_INTERN PetscErrorCode DMQBoxSetFromOptions_Geometry(DM, PetscOptionItems);

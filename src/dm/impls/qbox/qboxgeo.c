@@ -527,6 +527,27 @@ PetscErrorCode DMQBoxGetGeometry_Private(DM dm, const PetscReal **geo, const Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the factors in float on the GPU, for the single-precision operator kernel (half the bytes it reads) */
+PetscErrorCode DMQBoxGetGeometryFloat_Private(DM dm, const float **d_geof)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  if (!q->d_geof) {
+    const PetscReal *d_geo;
+    const VPGrid    *g = &q->grid;
+    PetscCall(DMQBoxGetGeometry_Private(dm, NULL, &d_geo));
+    PetscCall(VPMappedToFloat_CUDA(d_geo, (size_t)g->cm[0] * (size_t)g->cm[1] * (size_t)g->cm[2] * (size_t)(VPGeometryComponents(g->dim) * VPGridCellNodes(g)), &q->d_geof));
+  }
+  *d_geof = q->d_geof;
+#else
+  *d_geof = NULL;
+  SETERRQ(PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "This PETSc has no CUDA");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DMQBoxDestroyGeometry_Private(DM dm)
 {
   DM_QBox *q = (DM_QBox *)dm->data;
@@ -534,5 +555,8 @@ PetscErrorCode DMQBoxDestroyGeometry_Private(DM dm)
   PetscFunctionBegin;
   PetscCall(PetscFree(q->geo));
   PetscCall(VPDeviceFree_Private(&q->d_geo));
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(VPMappedFloatFree_CUDA(&q->d_geof));
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }

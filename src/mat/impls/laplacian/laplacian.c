@@ -50,10 +50,14 @@ static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
   if (PetscMemTypeDevice(mt)) {
     PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, NULL)); /* also the operator kernel's constants */
     PetscCall(PetscLogGpuTimeBegin());
-    if (general) {
+    if (general && q->precision == VP_PRECISION_SINGLE) {
+      const float *d_geof;
+      PetscCall(DMQBoxGetGeometryFloat_Private(ctx->dm, &d_geof));
+      PetscCall(VPMappedApply_CUDA(&q->grid, PETSC_TRUE, d_geof, xa, ya));
+    } else if (general) {
       const PetscReal *d_geo;
       PetscCall(DMQBoxGetGeometry_Private(ctx->dm, NULL, &d_geo));
-      PetscCall(VPMappedApply_CUDA(&q->grid, (PetscBool)(q->precision == VP_PRECISION_SINGLE), d_geo, xa, ya));
+      PetscCall(VPMappedApply_CUDA(&q->grid, PETSC_FALSE, d_geo, xa, ya));
     } else
       PetscCall(VPLaplacianApply_CUDA(&q->grid, (PetscBool)(q->precision == VP_PRECISION_SINGLE), q->deterministic, xa, ya));
     PetscCall(PetscLogGpuTimeEnd());

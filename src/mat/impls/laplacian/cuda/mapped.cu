@@ -2,7 +2,8 @@
   CUDA kernels of the operator -div(a grad u) on mapped cells (the general path of the DMQBOX operator; the CPU kernels
   and the formulas: laplacian_cpu.c, VPMappedCellApply_CPU()). NB cells per thread block, one thread per node of a cell;
   the cell's tensors in shared memory; the 1D basis values S and derivatives D at the k+1 Gauss points in constant
-  memory; the factors G (d (d+1) / 2 per point) read from global memory once per apply, coalesced (point fastest);
+  memory; the factors G (d (d+1) / 2 per point) read from global memory once per apply, coalesced (point fastest; in
+  float for single precision);
   scatter-add with atomics. Arithmetic in T (double, or float for single precision), G converted on load.
 */
 #include <petscvpatch/private/vpcuda.cuh>
@@ -39,7 +40,7 @@ template <int DIM, int K, int DIR, int MAT, bool TR, typename T> __device__ __fo
   return s;
 }
 
-template <int DIM, int K, typename T> __global__ void __launch_bounds__(VPMapShape<DIM, K>::THREADS) VPMapApplyKernel(VPGrid g, int ncells, const PetscReal *__restrict__ geo, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+template <int DIM, int K, typename T> __global__ void __launch_bounds__(VPMapShape<DIM, K>::THREADS) VPMapApplyKernel(VPGrid g, int ncells, const T *__restrict__ geo, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
   using S         = VPMapShape<DIM, K>;
   constexpr int N = S::N, ND = S::ND, NB = S::NB, NC = DIM == 3 ? 6 : 3;
@@ -85,9 +86,9 @@ template <int DIM, int K, typename T> __global__ void __launch_bounds__(VPMapSha
       gr[2] = VPMapContract<DIM, K, 2, 1, false>(P[2] + o, i0, i1, i2);
     }
   }
-  __syncthreads(); /* every gradient read its lines before f overwrites them (2D) */
-  if (active) {    /* f = G grad at this point */
-    const PetscReal *G = geo + (size_t)cell * NC * ND + t;
+  __syncthreads();                                 /* every gradient read its lines before f overwrites them (2D) */
+  if (active) {                                    /* f = G grad at this point */
+    const T *G = geo + (size_t)cell * NC * ND + t; /* in T: float factors for single precision */
     if (DIM == 2) {
       const T g00 = (T)G[0], g11 = (T)G[ND], g01 = (T)G[2 * ND];
       Q[0][o + t] = g00 * gr[0] + g01 * gr[1];
@@ -162,7 +163,7 @@ static inline int VPMapCells(const VPGrid *g)
 }
 
 template <int DIM, int K, typename T> struct VPMapApply {
-  static PetscErrorCode run(const VPGrid *g, const PetscReal *geo, const PetscScalar *x, PetscScalar *y)
+  static PetscErrorCode run(const VPGrid *g, const void *geo, const PetscScalar *x, PetscScalar *y)
   {
     using S         = VPMapShape<DIM, K>;
     const int    nc = VPMapCells(g);
@@ -170,7 +171,7 @@ template <int DIM, int K, typename T> struct VPMapApply {
     PetscFunctionBegin;
     PetscCall(VPGetStream(&stream));
     if (nc) {
-      VPMapApplyKernel<DIM, K, T><<<(nc + S::NB - 1) / S::NB, S::THREADS, 0, stream>>>(*g, nc, geo, x, y);
+      VPMapApplyKernel<DIM, K, T><<<(nc + S::NB - 1) / S::NB, S::THREADS, 0, stream>>>(*g, nc, (const T *)geo, x, y);
       PetscCallCUDA(cudaGetLastError());
     }
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -209,7 +210,7 @@ PetscErrorCode VPMappedSetUp_CUDA(PetscInt k, const PetscReal *S, const PetscRea
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode VPMappedApply_CUDA(const VPGrid *g, PetscBool single, const PetscReal *d_geo, const PetscScalar *xl, PetscScalar *yl)
+PetscErrorCode VPMappedApply_CUDA(const VPGrid *g, PetscBool single, const void *d_geo, const PetscScalar *xl, PetscScalar *yl)
 {
   PetscFunctionBegin;
   PetscCheck((double)g->cm[0] * g->cm[1] * g->cm[2] < 2147483647.0, PETSC_COMM_SELF, PETSC_ERR_SUP, "The CUDA mapped operator numbers the owned cells of a process in int: use more processes");
@@ -223,5 +224,32 @@ PetscErrorCode VPMappedDiagonal_CUDA(const VPGrid *g, const PetscReal *d_geo, Pe
   PetscFunctionBegin;
   VP_DISPATCH(VPMapDiag, g->dim, g->k, g, d_geo, dl);
   PetscCall(VPOwnedBoundary_CUDA(g, NULL, dl, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+__global__ void VPMapToFloatKernel(const PetscReal *__restrict__ in, size_t n, float *__restrict__ out)
+{
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) out[i] = (float)in[i];
+}
+
+PetscErrorCode VPMappedToFloat_CUDA(const PetscReal *d_geo, size_t n, float **d_geof)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetStream(&stream));
+  PetscCallCUDA(cudaMalloc((void **)d_geof, (n ? n : 1) * sizeof(float)));
+  if (n) {
+    VPMapToFloatKernel<<<(int)PetscMin((n + 255) / 256, (size_t)65536), 256, 0, stream>>>(d_geo, n, *d_geof);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VPMappedFloatFree_CUDA(float **d_geof)
+{
+  PetscFunctionBegin;
+  if (*d_geof) PetscCallCUDA(cudaFree(*d_geof));
+  *d_geof = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
