@@ -132,11 +132,12 @@ static PetscErrorCode Solve(DM dm, AppCtx *app, PetscInt *its, KSPConvergedReaso
 
 int main(int argc, char **argv)
 {
-  DM        dm;
-  AppCtx    app = {1e6};
-  PetscInt  dim = 3, cells[3] = {4, 4, 4}, k = 3, refinements = 0, levels;
-  PetscBool usercoef = PETSC_FALSE, checkrates = PETSC_FALSE, timing = PETSC_FALSE, failed = PETSC_FALSE;
-  PetscReal prevl2 = 0, prevh1 = 0, rate = 0;
+  DM                    dm;
+  AppCtx                app = {1e6};
+  PetscInt              dim = 3, cells[3] = {4, 4, 4}, k = 3, refinements = 0, levels;
+  PetscBool             usercoef = PETSC_FALSE, checkrates = PETSC_FALSE, timing = PETSC_FALSE, failed = PETSC_FALSE;
+  DMQBoxCoefficientType coef   = DMQBOX_COEFFICIENT_OSCILLATORY;
+  PetscReal             prevl2 = 0, prevh1 = 0, rate = 0;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -147,7 +148,10 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-user_coefficient", "Give the coefficient as a callback (DMQBoxSetCoefficient()) instead of the DM's built-in", NULL, usercoef, &usercoef, NULL));
   PetscCall(PetscOptionsBool("-timing", "Print the set-up and solve times", NULL, timing, &timing, NULL));
   PetscCall(PetscOptionsReal("-dm_qbox_coefficient_contrast", "Contrast c of the coefficient (read by the DM too)", NULL, app.contrast, &app.contrast, NULL));
+  PetscCall(PetscOptionsEnum("-dm_qbox_coefficient", "The coefficient (read by the DM too): with one, the source term is that of a = 1", NULL, DMQBoxCoefficientTypes, (PetscEnum)coef, (PetscEnum *)&coef, NULL));
   PetscOptionsEnd();
+  PetscCheck(coef != DMQBOX_COEFFICIENT_USER, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "ex3: -dm_qbox_coefficient one or oscillatory (-user_coefficient gives the same a as a callback)");
+  if (coef == DMQBOX_COEFFICIENT_ONE) app.contrast = 0; /* a = 1: the source term follows */
   /* seed 003's solver: Chebyshev of degree 5 with Jacobi on every level */
   PetscCall(SetDefaultOption("-mg_levels_ksp_type", "chebyshev"));
   PetscCall(SetDefaultOption("-mg_levels_ksp_max_it", "5"));
@@ -235,6 +239,10 @@ int main(int argc, char **argv)
     suffix: contrast_1e6_user_coefficient
     args: -dm_qbox_degree 3 -dm_qbox_cells 2 -refinements 3 -user_coefficient
     output_file: ex3_contrast_1e6
+
+  test:
+    suffix: shell_a1
+    args: -dm_qbox_coefficient one -dm_qbox_degree 3 -dm_qbox_cells 2 -refinements 2 -check_rates
 
   test:
     suffix: annulus_2d
