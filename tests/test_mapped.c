@@ -282,6 +282,13 @@ int main(int argc, char **argv)
     output_file: test_mapped_gpu
 
   test:
+    suffix: gpu_np2
+    requires: cuda
+    nsize: 2
+    args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3
+    output_file: test_mapped_gpu
+
+  test:
     suffix: gpu_2d_np2
     requires: cuda
     nsize: 2

@@ -274,6 +274,13 @@ int main(int argc, char **argv)
     output_file: ex3_contrast_1e6
 
   test:
+    suffix: contrast_1e6_np4_cuda
+    requires: cuda
+    nsize: 4
+    args: -dm_qbox_degree 3 -dm_qbox_cells 2 -refinements 3 -dm_vec_type cuda
+    output_file: ex3_contrast_1e6_np4
+
+  test:
     suffix: shell_rates_k4_cuda_mixed
     requires: cuda
     args: -dm_qbox_degree 4 -dm_qbox_cells 4 -refinements 2 -dm_qbox_coefficient_contrast 10 -check_rates -dm_vec_type cuda -dm_qbox_mg_precision single
