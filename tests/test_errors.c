@@ -268,9 +268,16 @@ int main(int argc, char **argv)
     expect_error: the geometry and coefficient of a DMQBOX are set before DMSetUp()
 
   test:
-    suffix: vpatch_mapped_dense
-    args: -case vpatch_mapped -pc_vpatch_local_solver dense
-    expect_error: -pc_vpatch_local_solver dense is for the Cartesian Laplacian only
+    suffix: vpatch_mapped_kernel_cuda
+    requires: cuda
+    args: -case vpatch_mapped -dm_vec_type cuda -pc_vpatch_kernel fused
+    expect_error: use -pc_vpatch_kernel global (the default here)
+
+  test:
+    suffix: vpatch_mapped_dense_cuda
+    requires: cuda
+    args: -case vpatch_mapped -dm_vec_type cuda -pc_vpatch_local_solver dense
+    expect_error: runs on the CPU only
 
   test:
     suffix: setter_on_dmda

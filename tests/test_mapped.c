@@ -276,6 +276,12 @@ int main(int argc, char **argv)
     output_file: test_mapped_shell
 
   test:
+    suffix: shell_dense_np3
+    nsize: 3
+    args: -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_coefficient_contrast 100 -pc_vpatch_local_solver dense
+    output_file: test_mapped_shell
+
+  test:
     suffix: gpu
     requires: cuda
     args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3

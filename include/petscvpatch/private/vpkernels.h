@@ -141,10 +141,18 @@ typedef struct {
    color, the localized residual r = b - A x on its interior from the patch's 2^d cells, then the
    exact local solve; the corrections are added into dl (patches of one color never share an
    interior node). With additive, every patch is processed (color ignored). With xl NULL, bl is the residual
-   (no localized residual). pg: NULL, or the separable surrogate of each patch (inexact local solves, a mapped DMQBOX):
-   op then holds the unit-patch eigenpairs and patch v's solve divides by sum_d pg[3 i_v + d] lam_d, i_v the index of v
-   among this rank's vertices (VPPatchVertexBox()). */
-PETSC_INTERN PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *, const VPPatchOp *, const PetscReal *pg, PetscInt color, PetscBool additive, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *work);
+   (no localized residual). pg (pl->g): NULL, or the separable surrogate of each patch (inexact local solves, a mapped
+   DMQBOX): op then holds the unit-patch eigenpairs and patch v's solve divides by sum_d pg[3 i_v + d] lam_d, i_v the
+   index of v among this rank's vertices (VPPatchVertexBox()). */
+/* the per-vertex local solvers of a mapped DMQBOX (pl NULL, or a member NULL: not used): g, the surrogate's factors
+   (3 per vertex, as pg above); LU, piv: each patch's own dense LU of its true matrix ((2k-1)^d square, row-major;
+   -pc_vpatch_local_solver dense, the exact local solve, for verification) */
+typedef struct {
+  const PetscReal   *g;
+  const PetscScalar *LU;
+  const int         *piv;
+} VPPatchLocal;
+PETSC_INTERN PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *, const VPPatchOp *, const VPPatchLocal *pl, PetscInt color, PetscBool additive, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *work);
 /* this rank's vertices (the lower corners of its cells, interior to the domain): first vertex lo and count n per
    direction (1 for d >= dim); the index of vertex v is ((v_2 - lo_2) n_1 + v_1 - lo_1) n_0 + v_0 - lo_0 */
 static inline void VPPatchVertexBox(const VPGrid *g, PetscInt lo[3], PetscInt n[3])

@@ -51,6 +51,9 @@ typedef struct {
   PCVPatchSurrogate   surtype;   /* how the surrogate is scaled (-pc_vpatch_surrogate) */
   PetscReal          *pg;        /* surrogate: per vertex of this rank (VPPatchVertexBox()) the factors g_0, g_1, g_2 of its patch */
   PetscReal          *d_pg;      /* their device copy */
+  PetscScalar        *pLU;       /* local solver dense on a mapped DMQBOX: per vertex its patch's LU ((2k-1)^d square) */
+  int                *ppiv;      /* its pivots */
+  VPPatchLocal        plocal;    /* what the CPU kernel reads: pg, or pLU and ppiv */
 } PC_VPatch;
 
 /* The DMQBOX whose Laplacian L the preconditioning matrix is, and the scale s > 0 with Pmat = s L.
@@ -230,11 +233,23 @@ static PetscErrorCode PCReset_VPatch(PC pc)
   PetscCall(PetscFree2(jac->LU, jac->piv));
   PetscCall(VPDeviceFree_Private(&jac->scratch));
   PetscCall(PetscFree(jac->pg));
+  PetscCall(PetscFree2(jac->pLU, jac->ppiv));
+  PetscCall(PetscMemzero(&jac->plocal, sizeof(jac->plocal)));
   PetscCall(VPDeviceFree_Private(&jac->d_pg));
   jac->op.LU  = NULL;
   jac->op.piv = NULL;
   PetscCall(DMDestroy(&jac->dm));
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* node r (lexicographic among the cell's (k+1)^d) of a cell whose first node sits at off[] in its patch: its index among
+   the patch's (2k-1)^d interior nodes, or -1 on the patch's boundary */
+static inline PetscInt PatchInterior(PetscInt dim, PetscInt k, const PetscInt off[3], PetscInt r, PetscInt n1)
+{
+  PetscInt p[3] = {off[0] + r % n1, off[1] + (r / n1) % n1, dim == 3 ? off[2] + r / (n1 * n1) : 1}, ni = 2 * k - 1;
+  for (PetscInt d = 0; d < dim; d++)
+    if (p[d] < 1 || p[d] > ni) return -1;
+  return (p[0] - 1) + ni * ((p[1] - 1) + (dim == 3 ? ni * (p[2] - 1) : 0));
 }
 
 /*
@@ -257,6 +272,8 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
   PetscInt         nd = VPGridCellNodes(g), ncomp = VPGeometryComponents(g->dim), dim = g->dim, n1 = g->k + 1, vlo[3], nv[3], nvert;
   const PetscReal *geo;
   PetscReal       *G, *work;
+  PetscScalar     *Ae;
+  PetscInt         nt = (2 * g->k - 1) * (2 * g->k - 1) * (g->dim == 3 ? 2 * g->k - 1 : 1);
   char             msg[1024];
 
   PetscFunctionBegin;
@@ -264,11 +281,13 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
   VPPatchVertexBox(g, vlo, nv);
   nvert = nv[0] * nv[1] * nv[2];
   PetscCall(PetscCalloc1(3 * PetscMax(nvert, 1), &jac->pg));
-  PetscCall(PetscMalloc2(ncomp * nd, &G, (2 * dim + dim * dim + 2) * nd, &work));
+  PetscCall(PetscMalloc3(ncomp * nd, &G, PetscMax(2 * dim + dim * dim + 2, dim * nd) * nd, &work, jac->local == PC_VPATCH_LOCAL_DENSE ? nd * nd : 1, &Ae));
+  if (jac->local == PC_VPATCH_LOCAL_DENSE) PetscCall(PetscMalloc2(nt * nt * PetscMax(nvert, 1), &jac->pLU, nt * PetscMax(nvert, 1), &jac->ppiv));
   for (PetscInt vz = 0, iv = 0; vz < nv[2]; vz++)
     for (PetscInt vy = 0; vy < nv[1]; vy++)
       for (PetscInt vx = 0; vx < nv[0]; vx++, iv++) {
         PetscInt v[3] = {vlo[0] + vx, vlo[1] + vy, vlo[2] + vz};
+        if (jac->pLU) PetscCall(PetscArrayzero(jac->pLU + nt * nt * iv, nt * nt));
         for (PetscInt cc = 0; cc < (1 << dim); cc++) {
           PetscInt         c[3]  = {0, 0, 0};
           PetscBool        owned = PETSC_TRUE;
@@ -284,6 +303,19 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
             PetscCheck(!msg[0], PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s", msg); /* the owner found it too, in DMCreateMatrix() */
             Gc = G;
           }
+          if (jac->pLU) { /* the exact patch matrix: this cell's matrix on the patch's interior nodes */
+            PetscInt n1d = n1 * n1 * (dim == 3 ? n1 : 1), off[3] = {0, 0, 0};
+            PetscCall(VPMappedCellMatrix_CPU(dim, b, Gc, Ae, work));
+            for (PetscInt d = 0; d < dim; d++) off[d] = ((cc >> d) & 1) * g->k; /* the cell's first node in the patch */
+            for (PetscInt r = 0; r < n1d; r++) {
+              PetscInt pr = PatchInterior(dim, g->k, off, r, n1);
+              if (pr < 0) continue;
+              for (PetscInt t = 0; t < n1d; t++) {
+                PetscInt pt = PatchInterior(dim, g->k, off, t, n1);
+                if (pt >= 0) jac->pLU[nt * nt * iv + pr * nt + pt] += Ae[r * n1d + t];
+              }
+            }
+          }
           for (PetscInt d = 0; d < dim; d++) {
             PetscReal gd = 0;
             if (jac->surtype == PC_VPATCH_SURROGATE_POINTMAX) /* the entry itself: the factor over the point's weight */
@@ -296,8 +328,15 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
               jac->pg[3 * iv + d] = PetscMax(jac->pg[3 * iv + d], gd);
           }
         }
+        if (jac->pLU) {
+          lapack_int info = LAPACKE_dgetrf(LAPACK_ROW_MAJOR, (lapack_int)nt, (lapack_int)nt, jac->pLU + nt * nt * iv, (lapack_int)nt, jac->ppiv + nt * iv);
+          PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK getrf of the patch matrix of vertex (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") failed: %d", v[0], v[1], v[2], (int)info);
+        }
       }
-  PetscCall(PetscFree2(G, work));
+  PetscCall(PetscFree3(G, work, Ae));
+  jac->plocal.g   = jac->pLU ? NULL : jac->pg;
+  jac->plocal.LU  = jac->pLU;
+  jac->plocal.piv = jac->ppiv;
   if (jac->cuda) PetscCall(VPDeviceCopy_Private(jac->pg, (size_t)3 * (size_t)PetscMax(nvert, 1), &jac->d_pg));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -328,8 +367,9 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
   jac->surrogate = DMQBoxIsGeneral_Private(q);
   PetscCall(DMQBoxIsCUDA_Private(dm, &jac->cuda));
   if (jac->surrogate) {
-    PetscCheck(jac->local == PC_VPATCH_LOCAL_FDM, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
-               "PCVPATCH on a mapped DMQBOX (or one with a coefficient) solves the patches inexactly by fast diagonalization of a separable surrogate: -pc_vpatch_local_solver dense is for the Cartesian Laplacian only");
+    PetscCheck(jac->local == PC_VPATCH_LOCAL_FDM || !jac->cuda, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+               "PCVPATCH on a mapped DMQBOX (or one with a coefficient): -pc_vpatch_local_solver dense (each patch's exact matrix, LU-factored, for verification) runs on the CPU only: use -dm_vec_type standard, or the default fdm (the separable "
+               "surrogate)");
     PetscCheck(!jac->cuda || !jac->kernelset || jac->kernel == PC_VPATCH_KERNEL_GLOBAL, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
                "PCVPATCH on a mapped DMQBOX (or one with a coefficient) takes each color's residual from the operator (MatMult): -pc_vpatch_kernel %s computes it for the Cartesian Laplacian; use -pc_vpatch_kernel global (the default here)",
                PCVPatchKernels[jac->kernel]);
@@ -337,7 +377,7 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
   }
   /* the surrogate's local solves use the unit patch (its factors carry the geometry) */
   for (PetscInt d = 0; d < q->dim; d++) PetscCall(PCVPatchSetUpDirection(&jac->op, &q->basis, d, jac->surrogate ? 1.0 : q->grid.h[d]));
-  if (jac->local == PC_VPATCH_LOCAL_DENSE) PetscCall(PCVPatchSetUpDense(jac));
+  if (jac->local == PC_VPATCH_LOCAL_DENSE && !jac->surrogate) PetscCall(PCVPatchSetUpDense(jac));
   PetscCall(PetscMalloc1(VPPatchWorkSize(q->dim, q->degree), &jac->work));
   if (jac->surrogate) {
     PetscCall(PCVPatchSetUpSurrogate(jac));
@@ -456,7 +496,7 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
         PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), reverse ? nc - 1 - i : i, jac->kernel, jac->ppb, jac->d_pg, ba, xa, da, jac->scratch));
         PetscCall(PetscLogGpuTimeEnd());
       } else
-        PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, jac->pg, reverse ? nc - 1 - i : i, PETSC_FALSE, ba, NULL, da, jac->work)); /* the surrogate on the CPU */
+        PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, &jac->plocal, reverse ? nc - 1 - i : i, PETSC_FALSE, ba, NULL, da, jac->work)); /* mapped DMQBOX on the CPU */
       PetscCall(VecRestoreArrayAndMemType(jac->dl, &da));
       PetscCall(VecRestoreArrayReadAndMemType(jac->xl, &xa));
       PetscCall(VecRestoreArrayReadAndMemType(jac->bl, &ba));
@@ -575,7 +615,7 @@ static PetscErrorCode PCVPatchAdditive(PC_VPatch *jac, Vec r, Vec y)
   PetscCall(VecSet(jac->dl, 0.0));
   PetscCall(VecGetArrayRead(jac->bl, &ra));
   PetscCall(VecGetArray(jac->dl, &da));
-  PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, jac->pg, -1, PETSC_TRUE, ra, NULL, da, jac->work));
+  PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, jac->surrogate ? &jac->plocal : NULL, -1, PETSC_TRUE, ra, NULL, da, jac->work));
   PetscCall(PetscLogFlops(VPFlopsPatches(g) * VPFlopsPatchCPU(g->dim, g->k)));
   PetscCall(VecRestoreArray(jac->dl, &da));
   PetscCall(VecRestoreArrayRead(jac->bl, &ra));

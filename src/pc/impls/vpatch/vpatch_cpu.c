@@ -35,17 +35,17 @@ static void PatchApply(const VPPatchOp *op, PetscInt np, const PetscScalar *x, P
 
 /* u = A_v^{-1} r on the (2k-1)^d interior, by fast diagonalization (or the dense LU); gv: NULL, or the surrogate's
    per-direction factors (the eigenvalue of mode (i, j, l) is sum_d gv[d] lam_d) */
-static PetscErrorCode PatchSolve(const VPPatchOp *op, const PetscReal *gv, PetscInt ni, PetscScalar *r, PetscScalar *u, PetscScalar *t)
+static PetscErrorCode PatchSolve(const VPPatchOp *op, const PetscReal *gv, const PetscScalar *LU, const int *piv, PetscInt ni, PetscScalar *r, PetscScalar *u, PetscScalar *t)
 {
   const PetscReal g0 = gv ? gv[0] : 1.0, g1 = gv ? gv[1] : 1.0, g2 = gv ? gv[2] : 1.0;
 
   PetscInt ext[3] = {ni, ni, op->dim == 3 ? ni : 1};
 
   PetscFunctionBegin;
-  if (op->LU) {
+  if (LU || op->LU) { /* the patch's own LU (mapped DMQBOX), or the one of every patch (Cartesian) */
     lapack_int n = (lapack_int)(ext[0] * ext[1] * ext[2]), info;
     for (PetscInt i = 0; i < n; i++) u[i] = r[i];
-    info = LAPACKE_dgetrs(LAPACK_ROW_MAJOR, 'N', n, 1, op->LU, n, op->piv, u, 1);
+    info = LAPACKE_dgetrs(LAPACK_ROW_MAJOR, 'N', n, 1, LU ? LU : op->LU, n, LU ? piv : op->piv, u, 1);
     PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK getrs failed: %d", (int)info);
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -69,7 +69,7 @@ static PetscErrorCode PatchSolve(const VPPatchOp *op, const PetscReal *gv, Petsc
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *g, const VPPatchOp *op, const PetscReal *pg, PetscInt color, PetscBool additive, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *work)
+PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *g, const VPPatchOp *op, const VPPatchLocal *pl, PetscInt color, PetscBool additive, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *work)
 {
   PetscInt     k = g->k, np = 2 * k + 1, ni = 2 * k - 1, dim = g->dim;
   PetscInt     npz = dim == 3 ? np : 1, niz = dim == 3 ? ni : 1, npt = np * np * npz;
@@ -105,7 +105,8 @@ PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *g, const VPPatchOp *op, cons
               p[2]       = dim == 3 ? vz * k - k + 1 + iz : 0;
               r[e]       = bl[VPGridLocalIndex(g, p)] - (xl ? v[f] : 0.0);
             }
-        PetscCall(PatchSolve(op, pg ? pg + 3 * iv : NULL, ni, r, u, t1));
+        PetscInt nt = ni * ni * niz;
+        PetscCall(PatchSolve(op, pl && pl->g ? pl->g + 3 * iv : NULL, pl && pl->LU ? pl->LU + nt * nt * iv : NULL, pl && pl->piv ? pl->piv + nt * iv : NULL, ni, r, u, t1));
         e = 0;
         for (PetscInt iz = 0; iz < niz; iz++)
           for (PetscInt iy = 0; iy < ni; iy++)
