@@ -14,59 +14,36 @@
 */
 #include <petscvpatch/private/qboximpl.h>
 #include <petscvpatch/private/vpcontract.h>
+#include <petscvpatch/private/vpgeo.h>
 
 const char *const DMQBoxMappingTypes[]     = {"none", "shell", "deformed", "user", "DMQBoxMappingType", "DMQBOX_MAPPING_", NULL};
 const char *const DMQBoxCoefficientTypes[] = {"one", "oscillatory", "user", "DMQBoxCoefficientType", "DMQBOX_COEFFICIENT_", NULL};
 
-/* unit-cube coordinates of a box point */
-static inline void UnitCoordinates(const DM_QBox *q, const PetscReal X[], PetscReal s[3])
-{
-  for (PetscInt d = 0; d < 3; d++) s[d] = d < q->dim ? (X[d] - q->lower[d]) / (q->upper[d] - q->lower[d]) : 0.0;
-}
-
+/* the built-in callbacks: the formulas of vpgeo.h with this DM's parameters */
 static PetscErrorCode MapShell(PetscInt dim, const PetscReal X[], PetscReal x[], void *ctx)
 {
   const DM_QBox *q = (const DM_QBox *)ctx;
-  PetscReal      s[3], r, xi, eta = 0, nrm;
 
   PetscFunctionBegin;
-  UnitCoordinates(q, X, s);
-  r    = q->radii[0] + (q->radii[1] - q->radii[0]) * s[dim - 1];
-  xi   = PetscTanReal(0.25 * PETSC_PI * (2 * s[0] - 1));
-  eta  = dim == 3 ? PetscTanReal(0.25 * PETSC_PI * (2 * s[1] - 1)) : 0.0;
-  nrm  = PetscSqrtReal(1 + xi * xi + eta * eta);
-  x[0] = r * xi / nrm;
-  if (dim == 3) {
-    x[1] = r * eta / nrm;
-    x[2] = r / nrm;
-  } else
-    x[1] = r / nrm;
+  VPGeoMapShell((int)dim, q->lower, q->upper, q->radii[0], q->radii[1], X, x);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode MapDeformed(PetscInt dim, const PetscReal X[], PetscReal x[], void *ctx)
 {
   const DM_QBox *q = (const DM_QBox *)ctx;
-  PetscReal      s[3], p = 1;
 
   PetscFunctionBegin;
-  UnitCoordinates(q, X, s);
-  for (PetscInt d = 0; d < dim; d++) p *= PetscSinReal(PETSC_PI * s[d]);
-  for (PetscInt d = 0; d < dim; d++) x[d] = X[d] + q->amplitude * (q->upper[d] - q->lower[d]) * p;
+  VPGeoMapDeformed((int)dim, q->lower, q->upper, q->amplitude, X, x);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode CoefficientOscillatory(PetscInt dim, const PetscReal x[], PetscReal *a, void *ctx)
 {
   const DM_QBox *q = (const DM_QBox *)ctx;
-  PetscReal      p = 1;
 
   PetscFunctionBegin;
-  for (PetscInt d = 0; d < dim; d++) {
-    PetscReal c = PetscCosReal(2 * PETSC_PI * x[d] + 0.1 * d);
-    p *= c * c;
-  }
-  *a = 1 + q->contrast * p;
+  *a = VPGeoOscillatory((int)dim, q->contrast, x);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -6,44 +6,22 @@
   written; the smallest such cell index is returned (the host names it).
 */
 #include <petscvpatch/private/vpcuda.cuh>
+#include <petscvpatch/private/vpgeo.h>
 
-/* unit-cube coordinates of a box point */
-__device__ __forceinline__ void VPGeoUnit(const VPGeometryParams &p, int dim, const double X[3], double s[3])
-{
-  for (int d = 0; d < 3; d++) s[d] = d < dim ? (X[d] - p.lower[d]) / (p.upper[d] - p.lower[d]) : 0.0;
-}
-
-/* the built-in maps of qboxgeo.c (MapShell, MapDeformed) */
+/* the built-in maps and coefficient (vpgeo.h, the host's formulas) */
 __device__ void VPGeoMap(const VPGeometryParams &p, int dim, const double X[3], double x[3])
 {
-  double s[3];
-  VPGeoUnit(p, dim, X, s);
-  if (p.maptype == DMQBOX_MAPPING_SHELL) {
-    const double r = p.radii[0] + (p.radii[1] - p.radii[0]) * s[dim - 1], xi = tan(0.25 * PETSC_PI * (2 * s[0] - 1)), eta = dim == 3 ? tan(0.25 * PETSC_PI * (2 * s[1] - 1)) : 0.0;
-    const double nrm = sqrt(1 + xi * xi + eta * eta);
-    x[0]             = r * xi / nrm;
-    if (dim == 3) {
-      x[1] = r * eta / nrm;
-      x[2] = r / nrm;
-    } else
-      x[1] = r / nrm;
-  } else if (p.maptype == DMQBOX_MAPPING_DEFORMED) {
-    double q = 1;
-    for (int d = 0; d < dim; d++) q *= sin(PETSC_PI * s[d]);
-    for (int d = 0; d < dim; d++) x[d] = X[d] + p.amplitude * (p.upper[d] - p.lower[d]) * q;
-  } else
+  if (p.maptype == DMQBOX_MAPPING_SHELL)
+    VPGeoMapShell(dim, p.lower, p.upper, p.radii[0], p.radii[1], X, x);
+  else if (p.maptype == DMQBOX_MAPPING_DEFORMED)
+    VPGeoMapDeformed(dim, p.lower, p.upper, p.amplitude, X, x);
+  else
     for (int d = 0; d < dim; d++) x[d] = X[d];
 }
 
 __device__ double VPGeoCoefficient(const VPGeometryParams &p, int dim, const double x[3])
 {
-  if (p.coeftype != DMQBOX_COEFFICIENT_OSCILLATORY) return 1.0;
-  double q = 1;
-  for (int d = 0; d < dim; d++) {
-    const double c = cos(2 * PETSC_PI * x[d] + 0.1 * d);
-    q *= c * c;
-  }
-  return 1 + p.contrast * q;
+  return p.coeftype == DMQBOX_COEFFICIENT_OSCILLATORY ? VPGeoOscillatory(dim, p.contrast, x) : 1.0;
 }
 
 template <int DIM, int K> __device__ void VPGeoPoint(const VPGeometryParams &, const double (*)[DIM == 3 ? (K + 1) * (K + 1) * (K + 1) : (K + 1) * (K + 1)], int, int, PetscReal *__restrict__, unsigned long long *);
