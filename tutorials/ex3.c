@@ -3,7 +3,8 @@ static char help[] = "Variable coefficient on a curved domain: -div(a grad u) = 
 default: the positive variant of the coefficient of Kronbichler et al.) and the manufactured solution u = prod_e sin(pi x_e)\n\
 (inhomogeneous Dirichlet data). Default solver, as theirs: CG with PCMG over the whole hierarchy and Chebyshev (degree 5)\n\
 with Jacobi on every level (the vertex patches: -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type\n\
-vpatch -mg_levels_pc_vpatch_sweep symmetric, with inexact patch solves, -mg_levels_pc_vpatch_surrogate); on the GPU (-dm_vec_type cuda) -dm_qbox_mg_precision single runs the V-cycle's operators in\n\
+vpatch -mg_levels_pc_vpatch_sweep symmetric, with inexact patch solves, -mg_levels_pc_vpatch_surrogate, or exact ones on\n\
+the CPU, -mg_levels_pc_vpatch_local_solver dense); on the GPU (-dm_vec_type cuda) -dm_qbox_mg_precision single runs the V-cycle's operators in\n\
 float. Prints the unknowns, iterations, true residual, L2 and H1 errors; with -refinements n it solves on n uniform\n\
 refinements too and prints the convergence rates (-check_rates: exit 1 unless the finest L2 rate is k+1 within 0.3).\n\
 Exits with status 1 when a solve did not converge.\n\n";
