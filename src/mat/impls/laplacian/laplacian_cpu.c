@@ -47,6 +47,28 @@ static void BoundaryIdentity(const VPGrid *g, const PetscScalar *xl, PetscScalar
       }
 }
 
+/* gather the cell's values (Dirichlet nodes read as zero) or scatter-add v (Dirichlet rows skipped) */
+static void CellGather(const VPGrid *g, const PetscInt c[3], const PetscScalar *xl, PetscScalar *u)
+{
+  PetscInt n = g->k + 1, nz = g->dim == 3 ? n : 1, p[3], e = 0;
+  for (PetscInt iz = 0; iz < nz; iz++)
+    for (PetscInt iy = 0; iy < n; iy++)
+      for (PetscInt ix = 0; ix < n; ix++, e++) {
+        CellNode(g, c, ix, iy, iz, p);
+        u[e] = VPGridIsBoundary(g, p) ? 0.0 : xl[VPGridLocalIndex(g, p)];
+      }
+}
+static void CellScatterAdd(const VPGrid *g, const PetscInt c[3], const PetscScalar *v, PetscScalar *yl)
+{
+  PetscInt n = g->k + 1, nz = g->dim == 3 ? n : 1, p[3], e = 0;
+  for (PetscInt iz = 0; iz < nz; iz++)
+    for (PetscInt iy = 0; iy < n; iy++)
+      for (PetscInt ix = 0; ix < n; ix++, e++) {
+        CellNode(g, c, ix, iy, iz, p);
+        if (!VPGridIsBoundary(g, p)) yl[VPGridLocalIndex(g, p)] += v[e];
+      }
+}
+
 PetscErrorCode VPLaplacianApply_CPU(const VPGrid *g, const VPBasis1D *b, const PetscScalar *xl, PetscScalar *yl)
 {
   PetscInt    n = g->k + 1, nz = g->dim == 3 ? n : 1, czm = g->dim == 3 ? g->cm[2] : 1;
@@ -59,13 +81,8 @@ PetscErrorCode VPLaplacianApply_CPU(const VPGrid *g, const VPBasis1D *b, const P
   for (PetscInt cz = 0; cz < czm; cz++)
     for (PetscInt cy = 0; cy < g->cm[1]; cy++)
       for (PetscInt cx = 0; cx < g->cm[0]; cx++) {
-        PetscInt c[3] = {g->cs[0] + cx, g->cs[1] + cy, g->dim == 3 ? g->cs[2] + cz : 0}, p[3], e = 0;
-        for (PetscInt iz = 0; iz < nz; iz++)
-          for (PetscInt iy = 0; iy < n; iy++)
-            for (PetscInt ix = 0; ix < n; ix++, e++) {
-              CellNode(g, c, ix, iy, iz, p);
-              u[e] = VPGridIsBoundary(g, p) ? 0.0 : xl[VPGridLocalIndex(g, p)];
-            }
+        PetscInt c[3] = {g->cs[0] + cx, g->cs[1] + cy, g->dim == 3 ? g->cs[2] + cz : 0};
+        CellGather(g, c, xl, u);
         VPContract(ext, 0, n, Mh[0], PETSC_FALSE, u, a);  /* a  = M_x u */
         VPContract(ext, 0, n, Kh[0], PETSC_FALSE, u, t1); /* t1 = K_x u */
         if (g->dim == 2) {
@@ -81,13 +98,7 @@ PetscErrorCode VPLaplacianApply_CPU(const VPGrid *g, const VPBasis1D *b, const P
           VPContract(ext, 2, n, Kh[2], PETSC_FALSE, t1, t3); /* K_z M_y M_x u */
           for (PetscInt i = 0; i < n * n * n; i++) v[i] += t3[i];
         }
-        e = 0;
-        for (PetscInt iz = 0; iz < nz; iz++)
-          for (PetscInt iy = 0; iy < n; iy++)
-            for (PetscInt ix = 0; ix < n; ix++, e++) {
-              CellNode(g, c, ix, iy, iz, p);
-              if (!VPGridIsBoundary(g, p)) yl[VPGridLocalIndex(g, p)] += v[e];
-            }
+        CellScatterAdd(g, c, v, yl);
       }
   BoundaryIdentity(g, xl, yl);
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -198,28 +209,6 @@ PetscErrorCode VPMappedCellApply_CPU(PetscInt dim, const VPBasis1D *b, const Pet
   VPContract(ext, 0, n, b->S, PETSC_TRUE, tb, t1);
   for (PetscInt i = 0; i < nd; i++) v[i] += t1[i];
   PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* gather the cell's values (Dirichlet nodes read as zero) or scatter-add v (Dirichlet rows skipped) */
-static void CellGather(const VPGrid *g, const PetscInt c[3], const PetscScalar *xl, PetscScalar *u)
-{
-  PetscInt n = g->k + 1, nz = g->dim == 3 ? n : 1, p[3], e = 0;
-  for (PetscInt iz = 0; iz < nz; iz++)
-    for (PetscInt iy = 0; iy < n; iy++)
-      for (PetscInt ix = 0; ix < n; ix++, e++) {
-        CellNode(g, c, ix, iy, iz, p);
-        u[e] = VPGridIsBoundary(g, p) ? 0.0 : xl[VPGridLocalIndex(g, p)];
-      }
-}
-static void CellScatterAdd(const VPGrid *g, const PetscInt c[3], const PetscScalar *v, PetscScalar *yl)
-{
-  PetscInt n = g->k + 1, nz = g->dim == 3 ? n : 1, p[3], e = 0;
-  for (PetscInt iz = 0; iz < nz; iz++)
-    for (PetscInt iy = 0; iy < n; iy++)
-      for (PetscInt ix = 0; ix < n; ix++, e++) {
-        CellNode(g, c, ix, iy, iz, p);
-        if (!VPGridIsBoundary(g, p)) yl[VPGridLocalIndex(g, p)] += v[e];
-      }
 }
 
 PetscErrorCode VPMappedApply_CPU(const VPGrid *g, const VPBasis1D *b, const PetscReal *geo, const PetscScalar *xl, PetscScalar *yl, PetscScalar *work)
