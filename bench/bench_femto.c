@@ -84,9 +84,9 @@ int main(int argc, char **argv)
     PetscCall(PetscDeviceMalloc(dctx, PETSC_MEMTYPE_CUDA, 6 * nqv, &G));
     PetscCall(PetscMalloc1(6 * nqv, &h)); /* values: a smooth u, G = the identity plus a small symmetric part */
     for (PetscInt v = 0; v < m->nnodes; v++) h[v] = PetscSinReal(0.001 * (PetscReal)v);
-    PetscCall(PetscDeviceMemcpy(dctx, u, h, sizeof(PetscReal) * (size_t)m->nnodes));
+    PetscCall(VPFemtoCopy(u, h, sizeof(PetscReal) * (size_t)m->nnodes));
     for (size_t j = 0; j < 6 * nqv; j++) h[j] = (j % 6 == 0 || j % 6 == 3 || j % 6 == 5) ? 1.0 : 0.01 * (PetscReal)(j % 7);
-    PetscCall(PetscDeviceMemcpy(dctx, G, h, sizeof(PetscReal) * 6 * nqv));
+    PetscCall(VPFemtoCopy(G, h, sizeof(PetscReal) * 6 * nqv));
     PetscCall(PetscDeviceArrayZero(dctx, r, (size_t)m->nnodes));
     PetscCall(VPFemtoInterpolate(m, u, grad));
     PetscCall(VPFemtoPointwise(m, G, grad, flux));

@@ -11,7 +11,7 @@ gather assemblies bitwise equal from run to run (deterministic).\n\n";
 static PetscErrorCode ToHost(PetscDeviceContext dctx, const PetscReal *d, size_t n, PetscReal *h)
 {
   PetscFunctionBeginUser;
-  PetscCall(PetscDeviceMemcpy(dctx, h, d, n * sizeof(PetscReal)));
+  PetscCall(VPFemtoCopy(h, d, n * sizeof(PetscReal)));
   PetscCall(PetscDeviceContextSynchronize(dctx));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -60,7 +60,7 @@ static PetscErrorCode CheckDegree(PetscDeviceContext dctx, PetscInt n, PetscInt 
     }
     hu[v] = x[0] + 2 * x[1] + 3 * x[2];
   }
-  PetscCall(PetscDeviceMemcpy(dctx, u, hu, sizeof(PetscReal) * (size_t)m->nnodes));
+  PetscCall(VPFemtoCopy(u, hu, sizeof(PetscReal) * (size_t)m->nnodes));
   PetscCall(VPFemtoInterpolate(m, u, grad));
   PetscCall(ToHost(dctx, grad, nq3, out));
   for (size_t j = 0; j < nq3; j++) ref[j] = (PetscReal)(1 + j % 3) / n;
@@ -69,7 +69,7 @@ static PetscErrorCode CheckDegree(PetscDeviceContext dctx, PetscInt n, PetscInt 
 
   /* 2. random u against the direct sum over the nodes of each cell */
   for (PetscInt v = 0; v < m->nnodes; v++) PetscCall(PetscRandomGetValueReal(rnd, &hu[v]));
-  PetscCall(PetscDeviceMemcpy(dctx, u, hu, sizeof(PetscReal) * (size_t)m->nnodes));
+  PetscCall(VPFemtoCopy(u, hu, sizeof(PetscReal) * (size_t)m->nnodes));
   PetscCall(VPFemtoInterpolate(m, u, grad));
   PetscCall(ToHost(dctx, grad, nq3, out));
   for (PetscInt c = 0; c < m->ncells; c++)
@@ -84,7 +84,7 @@ static PetscErrorCode CheckDegree(PetscDeviceContext dctx, PetscInt n, PetscInt 
 
   /* 3. pointwise: flux = G grad */
   for (size_t j = 0; j < 2 * nq3; j++) PetscCall(PetscRandomGetValueReal(rnd, &hG[j]));
-  PetscCall(PetscDeviceMemcpy(dctx, G, hG, sizeof(PetscReal) * 2 * nq3));
+  PetscCall(VPFemtoCopy(G, hG, sizeof(PetscReal) * 2 * nq3));
   PetscCall(VPFemtoPointwise(m, G, grad, flux));
   PetscCall(ToHost(dctx, flux, nq3, out));
   for (size_t pt = 0; pt < nq3 / 3; pt++) {
@@ -98,7 +98,7 @@ static PetscErrorCode CheckDegree(PetscDeviceContext dctx, PetscInt n, PetscInt 
   /* 4. integration of random fluxes, added into a random vector, against the direct sum */
   for (size_t j = 0; j < nq3; j++) PetscCall(PetscRandomGetValueReal(rnd, &hf[j]));
   for (PetscInt v = 0; v < m->nnodes; v++) PetscCall(PetscRandomGetValueReal(rnd, &r0[v]));
-  PetscCall(PetscDeviceMemcpy(dctx, flux, hf, sizeof(PetscReal) * nq3));
+  PetscCall(VPFemtoCopy(flux, hf, sizeof(PetscReal) * nq3));
   for (PetscInt v = 0; v < m->nnodes; v++) ref[v] = r0[v];
   for (PetscInt c = 0; c < m->ncells; c++)
     for (PetscInt l = 0; l < m->npe; l++) {
@@ -113,7 +113,7 @@ static PetscErrorCode CheckDegree(PetscDeviceContext dctx, PetscInt n, PetscInt 
     }
   for (PetscInt a = VP_FEMTO_ATOMIC; a <= VP_FEMTO_GATHER; a++) {
     for (PetscInt rep = 0; rep < 2; rep++) {
-      PetscCall(PetscDeviceMemcpy(dctx, r, r0, sizeof(PetscReal) * (size_t)m->nnodes));
+      PetscCall(VPFemtoCopy(r, r0, sizeof(PetscReal) * (size_t)m->nnodes));
       PetscCall(VPFemtoIntegrate(m, (VPFemtoAssembly)a, flux, r));
       PetscCall(ToHost(dctx, r, (size_t)m->nnodes, out));
       err = MaxRelDiff((size_t)m->nnodes, out, ref);

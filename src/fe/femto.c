@@ -26,12 +26,28 @@ static PetscErrorCode VPFemtoTablesGet(const VPFemtoMesh *m, VPFemtoTables *t)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@C
+  VPFemtoCopy - Copies bytes between host and device arrays (either way) on PETSc's current stream and waits for it
+
+  Level: developer
+@*/
+PetscErrorCode VPFemtoCopy(void *dst, const void *src, size_t bytes)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(VPFemtoCopy_CUDA(dst, src, bytes));
+#else
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "This PETSc has no CUDA");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* a host array of n entries of size sz copied to a new device array */
 static PetscErrorCode VPFemtoUpload(PetscDeviceContext dctx, const void *h, size_t n, size_t sz, void **d)
 {
   PetscFunctionBegin;
   PetscCall(PetscDeviceMalloc(dctx, PETSC_MEMTYPE_CUDA, n * sz, (char **)d));
-  PetscCall(PetscDeviceMemcpy(dctx, *d, h, n * sz));
+  PetscCall(VPFemtoCopy(*d, h, n * sz));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif

@@ -58,6 +58,8 @@ PETSC_EXTERN PetscErrorCode VPFemtoIntegrate(VPFemtoMesh *, VPFemtoAssembly, con
 /* the gather variant's two kernels apart (VPFemtoIntegrate(VP_FEMTO_GATHER) runs both), for femto's two timings */
 PETSC_EXTERN PetscErrorCode VPFemtoIntegrateElements(VPFemtoMesh *, const PetscReal *d_flux);
 PETSC_EXTERN PetscErrorCode VPFemtoGather(VPFemtoMesh *, PetscReal *d_r);
+/* bytes between host and device arrays (either way), on PETSc's current stream, waited for */
+PETSC_EXTERN PetscErrorCode VPFemtoCopy(void *dst, const void *src, size_t bytes);
 
 /* kernels (src/fe/cuda/femto.cu); S, D, w: the 1D tables in device-readable form are passed by value */
 typedef struct {
@@ -69,4 +71,5 @@ PETSC_INTERN PetscErrorCode VPFemtoPointwise_CUDA(PetscInt npoints, const PetscR
 /* cells: NULL for all cells 0..ncells-1, else the list of ncells cells; mode: 0 atomics into r, 1 plain adds into r
    (a color), 2 element vectors into elem */
 PETSC_INTERN PetscErrorCode VPFemtoIntegrate_CUDA(const VPFemtoTables *, PetscInt ncells, const int *d_cells, const int *d_conn, const PetscReal *d_flux, int mode, PetscReal *d_r, PetscReal *d_elem);
+PETSC_INTERN PetscErrorCode VPFemtoCopy_CUDA(void *dst, const void *src, size_t bytes);
 PETSC_INTERN PetscErrorCode VPFemtoGather_CUDA(PetscInt nnodes, const PetscInt *d_inv_off, const PetscInt *d_inv, const PetscReal *d_elem, PetscReal *d_r);

@@ -268,3 +268,14 @@ PetscErrorCode VPFemtoGather_CUDA(PetscInt nnodes, const PetscInt *d_inv_off, co
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+PetscErrorCode VPFemtoCopy_CUDA(void *dst, const void *src, size_t bytes)
+{
+  cudaStream_t st;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetStream(&st));
+  PetscCallCUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, st));
+  PetscCallCUDA(cudaStreamSynchronize(st));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
