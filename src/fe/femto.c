@@ -46,7 +46,8 @@ PetscErrorCode VPFemtoCopy(void *dst, const void *src, size_t bytes)
 static PetscErrorCode VPFemtoUpload(PetscDeviceContext dctx, const void *h, size_t n, size_t sz, void **d)
 {
   PetscFunctionBegin;
-  PetscCall(PetscDeviceMalloc(dctx, PETSC_MEMTYPE_CUDA, n * sz, (char **)d));
+  /* in units of 8 bytes: PetscDeviceMalloc() aligns to the pointer's type */
+  PetscCall(PetscDeviceMalloc(dctx, PETSC_MEMTYPE_CUDA, (n * sz + 7) / 8, (PetscInt64 **)d));
   PetscCall(VPFemtoCopy(*d, h, n * sz));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
