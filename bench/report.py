@@ -66,14 +66,22 @@ def main():
     ap.add_argument('--plots', default='')
     ap.add_argument('files', nargs='+')
     a = ap.parse_args()
-    kern, solve = [], []
+    kern, solve, femto = [], [], []
     for f in a.files:
         for line in open(f):
             line = line.strip()
             if not line.startswith('{'):
                 continue
             r = json.loads(line)
-            (kern if 'matmult_s' in r else solve).append(r)
+            (kern if 'matmult_s' in r else femto if 'interpolation_us' in r else solve).append(r)
+
+    if femto:
+        print("### femto's element kernels on 1e6 hexahedra (commit %s, %s), us\n" % (femto[0].get('commit'), femto[0].get('gpu')))
+        print('| p | interpolation | integration, atomics | integration, colored | element vectors + gather | pointwise G | interp + G + integrate |')
+        print('|---|---|---|---|---|---|---|')
+        for r in femto:
+            print('| %d | %.0f | %.0f | %.0f | {%.0f, %.0f} | %.0f | %.0f |' % (r['p'], r['interpolation_us'], r['integration_atomic_us'], r['integration_colored_us'], r['integration_elements_us'], r['gather_us'], r['pointwise_us'], r['operator_us']))
+        print()
 
     if kern:
         meta = kern[0]
