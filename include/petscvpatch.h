@@ -64,15 +64,25 @@ typedef enum {
 PETSC_EXTERN const char *const PCVPatchTypes[];
 
 /*E
-  PCVPatchLocalSolver - the exact local solver of `PCVPATCH`: fast diagonalization or a stored dense LU (verification)
+  PCVPatchLocalSolver - the local solver of `PCVPATCH`
+
+  Values:
++ PC_VPATCH_LOCAL_FDM   - fast diagonalization: exact on a Cartesian `DMQBOX`; on a mapped one (or one with a coefficient) of a
+                          separable surrogate of each patch (`PCVPatchSurrogate`)
+. PC_VPATCH_LOCAL_DENSE - a stored dense LU of each patch matrix (verification, CPU)
+- PC_VPATCH_LOCAL_CG    - on a mapped `DMQBOX`: a few conjugate-gradient steps on each patch's true operator (matrix-free), preconditioned
+                          by the surrogate scaled by the operator's diagonal (-pc_vpatch_local_its); robust where the coefficient varies
+                          strongly inside a patch. Nonlinear: use a flexible outer Krylov method (`KSPFGMRES`, `KSPFCG`). On a Cartesian
+                          `DMQBOX` it is the exact fast diagonalization.
 
   Level: intermediate
 
-.seealso: `PCVPATCH`
+.seealso: `PCVPATCH`, `PCVPatchSetLocalSolver()`
 E*/
 typedef enum {
   PC_VPATCH_LOCAL_FDM,
-  PC_VPATCH_LOCAL_DENSE
+  PC_VPATCH_LOCAL_DENSE,
+  PC_VPATCH_LOCAL_CG
 } PCVPatchLocalSolver;
 PETSC_EXTERN const char *const PCVPatchLocalSolvers[];
 

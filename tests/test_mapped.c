@@ -82,7 +82,8 @@ static PetscErrorCode Apply(DM dm, MatType type, Vec xh, Vec yh, Vec dh)
 }
 
 /* y = one symmetric sweep of PCVPATCH (zero initial guess) on the operator of dm applied to x */
-static PetscErrorCode Sweep(DM dm, Vec x, Vec y)
+/* one symmetric sweep of PCVPATCH (options with the prefix) */
+static PetscErrorCode Sweep(DM dm, const char prefix[], Vec x, Vec y)
 {
   Mat A;
   PC  pc;
@@ -94,6 +95,7 @@ static PetscErrorCode Sweep(DM dm, Vec x, Vec y)
   PetscCall(PCSetType(pc, PCVPATCH));
   PetscCall(PCSetOperators(pc, A, A));
   PetscCall(PCVPatchSetSweep(pc, PC_VPATCH_SWEEP_SYMMETRIC));
+  PetscCall(PCSetOptionsPrefix(pc, prefix));
   PetscCall(PCSetFromOptions(pc));
   PetscCall(PCSetUp(pc));
   PetscCall(PCApply(pc, x, y));
@@ -188,8 +190,8 @@ int main(int argc, char **argv)
         Vec bnd;
         PetscCall(VecDuplicate(xg, &bnd));
         PetscCall(DMQBoxProjectFunction(dc, OnBoundary, NULL, bnd));
-        PetscCall(Sweep(dg, xg, yg));
-        PetscCall(Sweep(dc, xg, yc));
+        PetscCall(Sweep(dg, NULL, xg, yg));
+        PetscCall(Sweep(dc, NULL, xg, yc));
         PetscCall(VecPointwiseMult(dcv, bnd, yc));
         PetscCall(VecAXPBY(yc, 1.0 - 1.0 / c, 1.0 / c, dcv));
         PetscCall(RelDiff(yg, yc, &rel));
@@ -215,7 +217,7 @@ int main(int argc, char **argv)
       PetscCall(DMCreateGlobalVector(dm2, &xd));
       PetscCall(VecDuplicate(xd, &yd));
       PetscCall(VecCopy(x, xd));
-      PetscCall(Sweep(dm2, xd, yd));
+      PetscCall(Sweep(dm2, NULL, xd, yd));
       if (!dev) {
         PetscReal ny;
         PetscCall(VecDuplicate(x, &ys));
@@ -233,6 +235,25 @@ int main(int argc, char **argv)
       PetscCall(DMDestroy(&dm2));
     }
     PetscCall(VecDestroy(&ys));
+  }
+
+  { /* local solver cg: with as many CG steps as a patch has unknowns, each patch solve is exact (up to round-off), so the
+       sweep is that of the dense LU of each patch's assembled matrix (an independent computation of the patch operator) */
+    Vec ycg, yd;
+    PetscCall(CreateDM(PETSC_FALSE, PETSC_FALSE, &dm2));
+    PetscCall(DMCreateGlobalVector(dm2, &ycg));
+    PetscCall(VecDuplicate(ycg, &yd));
+    PetscCall(PetscOptionsSetValue(NULL, "-chk_cg_pc_vpatch_local_solver", "cg"));
+    PetscCall(PetscOptionsSetValue(NULL, "-chk_cg_pc_vpatch_local_its", "60"));
+    PetscCall(PetscOptionsSetValue(NULL, "-chk_lu_pc_vpatch_local_solver", "dense"));
+    PetscCall(Sweep(dm2, "chk_cg_", x, ycg));
+    PetscCall(Sweep(dm2, "chk_lu_", x, yd));
+    PetscCall(RelDiff(ycg, yd, &rel));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCVPATCH local solver cg (60 steps) vs dense LU: %s\n", rel < 1e-9 ? "equal to 1e-9" : "DIFFERENT"));
+    PetscCheck(rel < 1e-9, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "PCVPATCH local solver cg with 60 steps vs the dense LU: %g off", (double)rel);
+    PetscCall(VecDestroy(&ycg));
+    PetscCall(VecDestroy(&yd));
+    PetscCall(DMDestroy(&dm2));
   }
 
   if (gpu) { /* CUDA against CPU */
@@ -279,6 +300,12 @@ int main(int argc, char **argv)
     suffix: shell_dense_np3
     nsize: 3
     args: -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_coefficient_contrast 100 -pc_vpatch_local_solver dense
+    output_file: test_mapped_shell
+
+  test:
+    suffix: shell_cg_np3
+    nsize: 3
+    args: -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_coefficient_contrast 1e4 -pc_vpatch_local_solver cg
     output_file: test_mapped_shell
 
   test:

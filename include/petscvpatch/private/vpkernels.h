@@ -147,10 +147,19 @@ typedef struct {
 /* the per-vertex local solvers of a mapped DMQBOX (pl NULL, or a member NULL: not used): g, the surrogate's factors
    (3 per vertex, as pg above); LU, piv: each patch's own dense LU of its true matrix ((2k-1)^d square, row-major;
    -pc_vpatch_local_solver dense, the exact local solve, for verification) */
+/* its > 0 (-pc_vpatch_local_solver cg): its preconditioned CG steps on the patch's true operator (matrix-free over its
+   2^d cells, with the factors geo of the cell box [gclo, gclo + gcm) in the layout of VPMappedApply_CPU()), the
+   preconditioner being the surrogate g scaled by the diagonals: D^1/2 Dt^-1/2 Atilde Dt^-1/2 D^1/2, D the operator's
+   diagonal (diag, ghosted local), Dt the surrogate's (sum_d g_d of products of 1D unit-patch diagonals) */
 typedef struct {
   const PetscReal   *g;
   const PetscScalar *LU;
   const int         *piv;
+  PetscInt           its;
+  const VPBasis1D   *basis;
+  const PetscReal   *geo;
+  PetscInt           gclo[3], gcm[3];
+  const PetscScalar *diag;
 } VPPatchLocal;
 PETSC_INTERN PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *, const VPPatchOp *, const VPPatchLocal *pl, PetscInt color, PetscBool additive, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *work);
 /* this rank's vertices (the lower corners of its cells, interior to the domain): first vertex lo and count n per
@@ -164,10 +173,10 @@ static inline void VPPatchVertexBox(const VPGrid *g, PetscInt lo[3], PetscInt n[
     n[d]  = hi >= lo[d] ? hi - lo[d] + 1 : 0;
   }
 }
-/* work: 8 (2k+1)^d scalars, allocated once by the caller */
+/* work: 24 (2k+1)^d scalars, allocated once by the caller */
 static inline PetscInt VPPatchWorkSize(PetscInt dim, PetscInt k)
 {
-  return 8 * (2 * k + 1) * (2 * k + 1) * (dim == 3 ? 2 * k + 1 : 1);
+  return 24 * (2 * k + 1) * (2 * k + 1) * (dim == 3 ? 2 * k + 1 : 1);
 }
 
 /* CUDA kernels (device pointers; d_* arrays hold the 1D matrices on the device, see the .cu files) */

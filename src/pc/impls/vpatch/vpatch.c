@@ -19,41 +19,45 @@ const char *const PCVPatchSweeps[]       = {"forward", "backward", "symmetric", 
 const char *const PCVPatchTypes[]        = {"multiplicative", "additive", "PCVPatchType", "PC_VPATCH_", NULL};
 const char *const PCVPatchKernels[]      = {"global", "separate", "fused", "PCVPatchKernel", "PC_VPATCH_KERNEL_", NULL};
 const char *const VPPrecisions[]         = {"double", "single", "VPPrecision", "VP_PRECISION_", NULL};
-const char *const PCVPatchLocalSolvers[] = {"fdm", "dense", "PCVPatchLocalSolver", "PC_VPATCH_LOCAL_", NULL};
+const char *const PCVPatchLocalSolvers[] = {"fdm", "dense", "cg", "PCVPatchLocalSolver", "PC_VPATCH_LOCAL_", NULL};
 const char *const PCVPatchSurrogates[]   = {"pointmax", "cellmax", "mean", "PCVPatchSurrogate", "PC_VPATCH_SURROGATE_", NULL};
 
 typedef struct {
-  PCVPatchSweep       sweep;     /* color order of one smoothing step */
-  PCVPatchType        type;      /* multiplicative (colored) or additive */
-  PetscReal           damping;   /* additive: the correction is scaled by this (0: not set, 1/2^d) */
-  PetscBool           kernelset; /* -pc_vpatch_kernel or -pc_vpatch_patches_per_block given (GPU only: noted when the CPU path runs) */
-  PetscScalar         scale;     /* the preconditioning matrix is scale * (the DMQBOX Laplacian) */
-  Vec                 bs;        /* b / scale, when scale != 1 */
-  PetscScalar        *work;      /* CPU path: one patch's work arrays (VPPatchWorkSize()) */
-  Vec                 r;         /* Richardson: the residual, where the caller gives no work vector */
-  PCVPatchLocalSolver local;     /* fast diagonalization or stored dense LU */
-  DM                  dm;        /* the DMQBOX of the operator (referenced) */
-  VPPatchOp           op;        /* 1D patch matrices, eigenvectors and eigenvalues */
-  PetscScalar        *LU;        /* dense LU of the patch matrix (local solver dense) */
-  int                *piv;       /* its pivots */
-  Vec                 bl;        /* ghosted right-hand side, from the DM's pool during an apply (PCVPatchGetLocal()) */
-  Vec                 xl;        /* ghosted iterate, likewise */
-  Vec                 dl;        /* ghosted correction of one color (additive, kernel global), likewise */
-  Vec                 w;         /* global work vector (additive Richardson) */
-  PCVPatchKernel      kernel;    /* GPU kernel variant */
-  PetscInt            ppb;       /* GPU: patches per thread block (0: the default for the degree) */
-  VPPrecision         precision; /* GPU arithmetic of the patch kernels */
-  Mat                 A;         /* the level operator (the PC's Pmat, not referenced): residuals of kernel global */
-  PetscBool           cuda;      /* the DM's vectors live on the GPU: the CUDA kernels run */
-  PetscReal          *scratch;   /* device buffer of the patch residuals of one color (kernel separate) */
-  PetscBool           overlap;   /* several ranks: the exchange of a color travels while the inner patches are solved */
-  PetscBool           surrogate; /* a mapped DMQBOX (or one with a coefficient): inexact local solves of a separable surrogate, residuals by MatMult */
-  PCVPatchSurrogate   surtype;   /* how the surrogate is scaled (-pc_vpatch_surrogate) */
-  PetscReal          *pg;        /* surrogate: per vertex of this rank (VPPatchVertexBox()) the factors g_0, g_1, g_2 of its patch */
-  PetscReal          *d_pg;      /* their device copy */
-  PetscScalar        *pLU;       /* local solver dense on a mapped DMQBOX: per vertex its patch's LU ((2k-1)^d square) */
-  int                *ppiv;      /* its pivots */
-  VPPatchLocal        plocal;    /* what the CPU kernel reads: pg, or pLU and ppiv */
+  PCVPatchSweep       sweep;      /* color order of one smoothing step */
+  PCVPatchType        type;       /* multiplicative (colored) or additive */
+  PetscReal           damping;    /* additive: the correction is scaled by this (0: not set, 1/2^d) */
+  PetscBool           kernelset;  /* -pc_vpatch_kernel or -pc_vpatch_patches_per_block given (GPU only: noted when the CPU path runs) */
+  PetscScalar         scale;      /* the preconditioning matrix is scale * (the DMQBOX Laplacian) */
+  Vec                 bs;         /* b / scale, when scale != 1 */
+  PetscScalar        *work;       /* CPU path: one patch's work arrays (VPPatchWorkSize()) */
+  Vec                 r;          /* Richardson: the residual, where the caller gives no work vector */
+  PCVPatchLocalSolver local;      /* fast diagonalization or stored dense LU */
+  DM                  dm;         /* the DMQBOX of the operator (referenced) */
+  VPPatchOp           op;         /* 1D patch matrices, eigenvectors and eigenvalues */
+  PetscScalar        *LU;         /* dense LU of the patch matrix (local solver dense) */
+  int                *piv;        /* its pivots */
+  Vec                 bl;         /* ghosted right-hand side, from the DM's pool during an apply (PCVPatchGetLocal()) */
+  Vec                 xl;         /* ghosted iterate, likewise */
+  Vec                 dl;         /* ghosted correction of one color (additive, kernel global), likewise */
+  Vec                 w;          /* global work vector (additive Richardson) */
+  PCVPatchKernel      kernel;     /* GPU kernel variant */
+  PetscInt            ppb;        /* GPU: patches per thread block (0: the default for the degree) */
+  VPPrecision         precision;  /* GPU arithmetic of the patch kernels */
+  Mat                 A;          /* the level operator (the PC's Pmat, not referenced): residuals of kernel global */
+  PetscBool           cuda;       /* the DM's vectors live on the GPU: the CUDA kernels run */
+  PetscReal          *scratch;    /* device buffer of the patch residuals of one color (kernel separate) */
+  PetscBool           overlap;    /* several ranks: the exchange of a color travels while the inner patches are solved */
+  PetscBool           surrogate;  /* a mapped DMQBOX (or one with a coefficient): inexact local solves of a separable surrogate, residuals by MatMult */
+  PCVPatchSurrogate   surtype;    /* how the surrogate is scaled (-pc_vpatch_surrogate) */
+  PetscBool           surtypeset; /* -pc_vpatch_surrogate given (else the local solver cg takes mean) */
+  PetscInt            localits;   /* local solver cg: CG steps per patch solve */
+  PetscReal          *pgeo;       /* local solver cg: the factors of this rank's cells and the layer below them (VPPatchLocal) */
+  PetscScalar        *pdiag;      /* local solver cg: the operator's diagonal, ghosted local */
+  PetscReal          *pg;         /* surrogate: per vertex of this rank (VPPatchVertexBox()) the factors g_0, g_1, g_2 of its patch */
+  PetscReal          *d_pg;       /* their device copy */
+  PetscScalar        *pLU;        /* local solver dense on a mapped DMQBOX: per vertex its patch's LU ((2k-1)^d square) */
+  int                *ppiv;       /* its pivots */
+  VPPatchLocal        plocal;     /* what the CPU kernel reads: pg, or pLU and ppiv */
 } PC_VPatch;
 
 /* The DMQBOX whose Laplacian L the preconditioning matrix is, and the scale s > 0 with Pmat = s L.
@@ -234,6 +238,8 @@ static PetscErrorCode PCReset_VPatch(PC pc)
   PetscCall(VPDeviceFree_Private(&jac->scratch));
   PetscCall(PetscFree(jac->pg));
   PetscCall(PetscFree2(jac->pLU, jac->ppiv));
+  PetscCall(PetscFree(jac->pgeo));
+  PetscCall(PetscFree(jac->pdiag));
   PetscCall(PetscMemzero(&jac->plocal, sizeof(jac->plocal)));
   PetscCall(VPDeviceFree_Private(&jac->d_pg));
   jac->op.LU  = NULL;
@@ -333,6 +339,50 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
           PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK getrf of the patch matrix of vertex (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") failed: %d", v[0], v[1], v[2], (int)info);
         }
       }
+  if (jac->local == PC_VPATCH_LOCAL_CG) { /* the factors of the cells the patches touch, and the diagonal */
+    PetscInt gn = 1;
+    Vec      dg, dl;
+    for (PetscInt d = 0; d < 3; d++) {
+      jac->plocal.gclo[d] = d < dim ? PetscMax(g->cs[d] - 1, 0) : 0;
+      jac->plocal.gcm[d]  = d < dim ? g->cs[d] + g->cm[d] - jac->plocal.gclo[d] : 1;
+      gn *= jac->plocal.gcm[d];
+    }
+    PetscCall(PetscMalloc1(gn * ncomp * nd, &jac->pgeo));
+    for (PetscInt cz = 0, ic = 0; cz < jac->plocal.gcm[2]; cz++)
+      for (PetscInt cy = 0; cy < jac->plocal.gcm[1]; cy++)
+        for (PetscInt cx = 0; cx < jac->plocal.gcm[0]; cx++, ic++) {
+          PetscInt  c[3]  = {jac->plocal.gclo[0] + cx, jac->plocal.gclo[1] + cy, jac->plocal.gclo[2] + cz};
+          PetscBool owned = PETSC_TRUE;
+          for (PetscInt d = 0; d < dim; d++)
+            if (c[d] < g->cs[d]) owned = PETSC_FALSE;
+          if (owned)
+            PetscCall(PetscArraycpy(jac->pgeo + ic * ncomp * nd, geo + (((c[2] - g->cs[2]) * g->cm[1] + c[1] - g->cs[1]) * g->cm[0] + c[0] - g->cs[0]) * ncomp * nd, ncomp * nd));
+          else {
+            PetscCall(DMQBoxCellFactors_Private(jac->dm, c, jac->pgeo + ic * ncomp * nd, work, msg, sizeof(msg)));
+            PetscCheck(!msg[0], PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s", msg);
+          }
+        }
+    PetscCall(DMGetGlobalVector(jac->dm, &dg));
+    PetscCall(DMGetLocalVector(jac->dm, &dl));
+    PetscCall(MatGetDiagonal(jac->A, dg));
+    if (jac->scale != (PetscScalar)1.0) PetscCall(VecScale(dg, 1.0 / jac->scale));
+    PetscCall(DMGlobalToLocal(jac->dm, dg, INSERT_VALUES, dl));
+    {
+      const PetscScalar *a;
+      PetscInt           nl;
+      PetscCall(VecGetLocalSize(dl, &nl));
+      PetscCall(PetscMalloc1(nl, &jac->pdiag));
+      PetscCall(VecGetArrayRead(dl, &a));
+      PetscCall(PetscArraycpy(jac->pdiag, a, nl));
+      PetscCall(VecRestoreArrayRead(dl, &a));
+    }
+    PetscCall(DMRestoreLocalVector(jac->dm, &dl));
+    PetscCall(DMRestoreGlobalVector(jac->dm, &dg));
+    jac->plocal.its   = jac->localits;
+    jac->plocal.basis = b;
+    jac->plocal.geo   = jac->pgeo;
+    jac->plocal.diag  = jac->pdiag;
+  }
   PetscCall(PetscFree3(G, work, Ae));
   jac->plocal.g   = jac->pLU ? NULL : jac->pg;
   jac->plocal.LU  = jac->pLU;
@@ -367,9 +417,10 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
   jac->surrogate = DMQBoxIsGeneral_Private(q);
   PetscCall(DMQBoxIsCUDA_Private(dm, &jac->cuda));
   if (jac->surrogate) {
-    PetscCheck(jac->local == PC_VPATCH_LOCAL_FDM || !jac->cuda, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+    PetscCheck(jac->local != PC_VPATCH_LOCAL_DENSE || !jac->cuda, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
                "PCVPATCH on a mapped DMQBOX (or one with a coefficient): -pc_vpatch_local_solver dense (each patch's exact matrix, LU-factored, for verification) runs on the CPU only: use -dm_vec_type standard, or the default fdm (the separable "
                "surrogate)");
+    if (jac->local == PC_VPATCH_LOCAL_CG && !jac->surtypeset) jac->surtype = PC_VPATCH_SURROGATE_MEAN; /* scaled by the diagonal, the mean is the better base (bench/RESULTS.md, session 12) */
     PetscCheck(!jac->cuda || !jac->kernelset || jac->kernel == PC_VPATCH_KERNEL_GLOBAL, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
                "PCVPATCH on a mapped DMQBOX (or one with a coefficient) takes each color's residual from the operator (MatMult): -pc_vpatch_kernel %s computes it for the Cartesian Laplacian; use -pc_vpatch_kernel global (the default here)",
                PCVPatchKernels[jac->kernel]);
@@ -389,7 +440,7 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
     PetscInt  ni = 2 * q->degree - 1, dim = q->dim;
     VPPatchOp hat;
 
-    PetscCheck(jac->type == PC_VPATCH_MULTIPLICATIVE && jac->local == PC_VPATCH_LOCAL_FDM, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+    PetscCheck(jac->type == PC_VPATCH_MULTIPLICATIVE && (jac->local == PC_VPATCH_LOCAL_FDM || (jac->local == PC_VPATCH_LOCAL_CG && !jac->surrogate)), PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
                "PCVPATCH on CUDA vectors runs -pc_vpatch_type multiplicative with -pc_vpatch_local_solver fdm; the %s %s variant runs on the CPU only (-dm_vec_type standard)", PCVPatchTypes[jac->type], PCVPatchLocalSolvers[jac->local]);
     /* the kernels take the reference matrices (h = 1) and scale them by the cell sizes (vpatch.cu) */
     PetscCall(PCVPatchSetUpDirection(&hat, &q->basis, 0, 1.0));
@@ -783,9 +834,17 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
   PetscCall(PetscOptionsRangeInt("-pc_vpatch_patches_per_block", "GPU: patches per thread block (0: chosen per dimension and degree; no effect on the CPU path)", "PCVPATCH", jac->ppb, &jac->ppb, &flg2, 0, 64));
   if (flg || flg2) jac->kernelset = PETSC_TRUE;
   PetscCall(PetscOptionsBool("-pc_vpatch_overlap", "Several ranks: solve the patches next to other ranks first, the others while their values travel", "PCVPATCH", jac->overlap, &jac->overlap, NULL));
-  PetscCall(PetscOptionsEnum("-pc_vpatch_surrogate", "Mapped DMQBOX: scaling of the separable surrogate of each patch", "PCVPATCH", PCVPatchSurrogates, (PetscEnum)jac->surtype, (PetscEnum *)&jac->surtype, &flg));
+  PetscCall(PetscOptionsEnum("-pc_vpatch_surrogate", "Mapped DMQBOX: scaling of the separable surrogate of each patch (default: pointmax, with local solver cg mean)", "PCVPATCH", PCVPatchSurrogates, (PetscEnum)jac->surtype,
+                             (PetscEnum *)&jac->surtype, &flg));
+  if (flg) {
+    pc->setupcalled = PETSC_FALSE;
+    jac->surtypeset = PETSC_TRUE;
+  }
+  PetscCall(PetscOptionsEnum("-pc_vpatch_local_solver", "Local solver: fast diagonalization, dense LU, or (mapped DMQBOX) CG steps on the patch's true operator", "PCVPatchSetLocalSolver", PCVPatchLocalSolvers, (PetscEnum)jac->local,
+                             (PetscEnum *)&jac->local, &flg));
   if (flg) pc->setupcalled = PETSC_FALSE;
-  PetscCall(PetscOptionsEnum("-pc_vpatch_local_solver", "Exact local solver: fast diagonalization or dense LU", "PCVPatchSetLocalSolver", PCVPatchLocalSolvers, (PetscEnum)jac->local, (PetscEnum *)&jac->local, NULL));
+  PetscCall(PetscOptionsRangeInt("-pc_vpatch_local_its", "Local solver cg: CG steps per patch", "PCVPATCH", jac->localits, &jac->localits, &flg, 1, 100));
+  if (flg) pc->setupcalled = PETSC_FALSE;
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -810,7 +869,16 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
                                                       ? "CUDA kernel fused (localized residual and local solve in one kernel per color)"
                                                       : (jac->kernel == PC_VPATCH_KERNEL_SEPARATE ? "CUDA kernels separate (localized residual kernel, then local solve kernel)" : "CUDA kernel global (residual by MatMult, then local solve kernel)"))
                                                : "CPU kernel"));
-    if (jac->surrogate) PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: inexact local solves (fast diagonalization of a separable surrogate per patch, scaled by %s), each color's residual by MatMult\n", PCVPatchSurrogates[jac->surtype]));
+    if (jac->surrogate && jac->local == PC_VPATCH_LOCAL_CG)
+      PetscCall(PetscViewerASCIIPrintf(
+          viewer, "mapped DMQBOX: %" PetscInt_FMT " CG steps per patch on its true operator, preconditioned by the separable surrogate (%s) scaled by the diagonal; nonlinear (use a flexible outer method); each color's residual by MatMult\n",
+          jac->localits, PCVPatchSurrogates[jac->surtype]));
+    else if (jac->surrogate && jac->local == PC_VPATCH_LOCAL_FDM)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: inexact local solves (fast diagonalization of a separable surrogate per patch, scaled by %s), each color's residual by MatMult\n", PCVPatchSurrogates[jac->surtype]));
+    else if (jac->surrogate)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: exact local solves (each patch's dense LU), each color's residual by MatMult\n"));
+    else if (jac->local == PC_VPATCH_LOCAL_CG)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "Cartesian DMQBOX: local solver cg is the exact fast diagonalization here\n"));
     if (jac->scale != (PetscScalar)1.0) PetscCall(PetscViewerASCIIPrintf(viewer, "operator: the DMQBOX operator scaled by %g\n", (double)PetscRealPart(jac->scale)));
     if (!jac->cuda && jac->kernelset) PetscCall(PetscViewerASCIIPrintf(viewer, "-pc_vpatch_kernel and -pc_vpatch_patches_per_block have no effect on the CPU path\n"));
     if (jac->cuda) {
@@ -996,16 +1064,18 @@ PetscErrorCode PCVPatchSetDamping(PC pc, PetscReal w)
 }
 
 /*@
-  PCVPatchSetLocalSolver - Chooses the exact local solver of `PCVPATCH`
+  PCVPatchSetLocalSolver - Chooses the local solver of `PCVPATCH`
 
   Logically Collective
 
   Input Parameters:
 + pc - the `PCVPATCH`
-- l  - `PC_VPATCH_LOCAL_FDM` (fast diagonalization, default) or `PC_VPATCH_LOCAL_DENSE` (stored LU, for verification)
+- l  - `PC_VPATCH_LOCAL_FDM` (fast diagonalization, default), `PC_VPATCH_LOCAL_DENSE` (stored LU, for verification) or
+         `PC_VPATCH_LOCAL_CG` (mapped `DMQBOX`: CG steps on each patch's true operator, see `PCVPatchLocalSolver`)
 
-  Options Database Key:
-. -pc_vpatch_local_solver <fdm,dense> - the local solver
+  Options Database Keys:
++ -pc_vpatch_local_solver <fdm,dense,cg> - the local solver
+- -pc_vpatch_local_its <n>               - local solver cg: CG steps per patch (default 2)
 
   Level: advanced
 
@@ -1049,7 +1119,9 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
 . -pc_vpatch_kernel <global,separate,fused>     - GPU kernel variant (default fused)
 . -pc_vpatch_precision <double,single>           - GPU arithmetic of the patch kernels (single: mixed precision multigrid, see `VPPrecision`)
 . -pc_vpatch_patches_per_block <n>              - GPU: patches per thread block (default 0: enough patches for about 256 threads, one per 1D line, at most 64, fewer where such a block would take more than half of an SM's shared memory)
-. -pc_vpatch_local_solver <fdm,dense>           - fast diagonalization (default) or a stored dense LU (verification)
+. -pc_vpatch_local_solver <fdm,dense,cg>        - fast diagonalization (default), a stored dense LU (verification), or on a mapped `DMQBOX` CG steps on each patch's true operator (CPU)
+. -pc_vpatch_local_its <n>                      - local solver cg: CG steps per patch (default 2)
+. -pc_vpatch_surrogate <pointmax,cellmax,mean>  - mapped `DMQBOX`: the scaling of the separable surrogate (`PCVPatchSurrogate`)
 - -pc_vpatch_overlap <bool>                      - several ranks: solve the patches next to other ranks first and the others while their values travel (default true)
 
   Level: beginner
@@ -1091,13 +1163,14 @@ PetscErrorCode PCCreate_VPatch(PC pc)
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&jac));
-  pc->data     = jac;
-  jac->sweep   = PC_VPATCH_SWEEP_SYMMETRIC; /* a symmetric preconditioner for CG; share/vpatch-mg.options sets forward for PCMG */
-  jac->type    = PC_VPATCH_MULTIPLICATIVE;
-  jac->damping = 0.0; /* 1/2^d at set-up */
-  jac->local   = PC_VPATCH_LOCAL_FDM;
-  jac->kernel  = PC_VPATCH_KERNEL_FUSED;
-  jac->overlap = PETSC_TRUE;
+  pc->data      = jac;
+  jac->sweep    = PC_VPATCH_SWEEP_SYMMETRIC; /* a symmetric preconditioner for CG; share/vpatch-mg.options sets forward for PCMG */
+  jac->type     = PC_VPATCH_MULTIPLICATIVE;
+  jac->damping  = 0.0; /* 1/2^d at set-up */
+  jac->local    = PC_VPATCH_LOCAL_FDM;
+  jac->localits = 2; /* 4, 4, 4, 5 its at contrast 1e6 against 7, 7, 6, 5 with one step (bench/RESULTS.md, session 12) */
+  jac->kernel   = PC_VPATCH_KERNEL_FUSED;
+  jac->overlap  = PETSC_TRUE;
 
   pc->ops->apply           = PCApply_VPatch;
   pc->ops->applytranspose  = PCApplyTranspose_VPatch;

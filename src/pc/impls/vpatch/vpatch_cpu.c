@@ -69,6 +69,83 @@ static PetscErrorCode PatchSolve(const VPPatchOp *op, const PetscReal *gv, const
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* interior node e = (ix, iy, iz) of a patch (ni per direction) <-> its index in the patch box (np per direction) */
+static inline PetscInt PatchBoxIndex(PetscInt dim, PetscInt ni, PetscInt np, PetscInt e)
+{
+  return ((dim == 3 ? e / (ni * ni) + 1 : 0) * np + (e / ni) % ni + 1) * np + e % ni + 1;
+}
+
+/* w = A_v p on the patch's interior: the true operator of its 2^d cells (matrix-free, VPMappedCellApply_CPU()), p zero
+   on the patch's boundary; v: the patch's vertex */
+static PetscErrorCode PatchTrueApply(const VPGrid *g, const VPPatchLocal *pl, const PetscInt v[3], const PetscScalar *p, PetscScalar *w, PetscScalar *box, PetscScalar *boxo, PetscScalar *cu, PetscScalar *cv, PetscScalar *cw)
+{
+  const PetscInt dim = g->dim, k = g->k, n = k + 1, np = 2 * k + 1, ni = 2 * k - 1, npt = np * np * (dim == 3 ? np : 1), nt = ni * ni * (dim == 3 ? ni : 1);
+  const PetscInt nd = n * n * (dim == 3 ? n : 1), ncomp = VPGeometryComponents(dim);
+
+  PetscFunctionBegin;
+  for (PetscInt e = 0; e < npt; e++) box[e] = boxo[e] = 0;
+  for (PetscInt e = 0; e < nt; e++) box[PatchBoxIndex(dim, ni, np, e)] = p[e];
+  for (PetscInt cc = 0; cc < (1 << dim); cc++) {
+    PetscInt off[3] = {0, 0, 0}, cell = 0;
+    for (PetscInt d = dim - 1; d >= 0; d--) {
+      off[d] = ((cc >> d) & 1) * k;
+      cell   = cell * pl->gcm[d] + (v[d] - 1 + ((cc >> d) & 1) - pl->gclo[d]);
+    }
+    for (PetscInt l = 0; l < nd; l++) cu[l] = box[((dim == 3 ? off[2] + l / (n * n) : 0) * np + off[1] + (l / n) % n) * np + off[0] + l % n];
+    PetscCall(VPMappedCellApply_CPU(dim, pl->basis, pl->geo + cell * ncomp * nd, cu, cv, cw));
+    for (PetscInt l = 0; l < nd; l++) boxo[((dim == 3 ? off[2] + l / (n * n) : 0) * np + off[1] + (l / n) % n) * np + off[0] + l % n] += cv[l];
+  }
+  for (PetscInt e = 0; e < nt; e++) w[e] = boxo[PatchBoxIndex(dim, ni, np, e)];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* u ~ A_v^-1 r by pl->its preconditioned CG steps (VPPatchLocal), from u = 0; gv: the patch's surrogate factors */
+static PetscErrorCode PatchCG(const VPGrid *g, const VPPatchOp *op, const VPPatchLocal *pl, const PetscReal *gv, const PetscInt v[3], const PetscScalar *r, PetscScalar *u, PetscScalar *t, PetscScalar *work)
+{
+  const PetscInt dim = g->dim, k = g->k, np = 2 * k + 1, ni = 2 * k - 1, npt = np * np * (dim == 3 ? np : 1), nt = ni * ni * (dim == 3 ? ni : 1);
+  PetscScalar   *rr = work, *z = rr + npt, *pp = z + npt, *ww = pp + npt, *sc = ww + npt, *tmp = sc + npt, *box = tmp + npt, *boxo = box + npt, *cu = boxo + npt, *cv = cu + npt, *cw = cv + npt;
+  PetscScalar    rz = 0, rzold = 1;
+
+  PetscFunctionBegin;
+  for (PetscInt e = 0; e < nt; e++) { /* the scaling sqrt(Dt / D) */
+    PetscInt  ix = e % ni + 1, iy = (e / ni) % ni + 1, iz = dim == 3 ? e / (ni * ni) + 1 : 0, p[3];
+    PetscReal Kd[3], Md[3], dt                            = 0;
+    Kd[0] = op->Kp[0][ix * np + ix];
+    Md[0] = op->Mp[0][ix * np + ix];
+    Kd[1] = op->Kp[1][iy * np + iy];
+    Md[1] = op->Mp[1][iy * np + iy];
+    Kd[2] = dim == 3 ? op->Kp[2][iz * np + iz] : 0;
+    Md[2] = dim == 3 ? op->Mp[2][iz * np + iz] : 1;
+    for (PetscInt d = 0; d < dim; d++) dt += gv[d] * Kd[d] * Md[(d + 1) % dim] * (dim == 3 ? Md[(d + 2) % 3] : 1);
+    p[0]  = v[0] * k - k + ix;
+    p[1]  = v[1] * k - k + iy;
+    p[2]  = dim == 3 ? v[2] * k - k + iz : 0;
+    sc[e] = PetscSqrtReal(dt / PetscRealPart(pl->diag[VPGridLocalIndex(g, p)]));
+    rr[e] = r[e];
+    u[e]  = 0;
+  }
+  for (PetscInt it = 0; it < pl->its; it++) {
+    PetscScalar pw = 0;
+    for (PetscInt e = 0; e < nt; e++) tmp[e] = sc[e] * rr[e];
+    PetscCall(PatchSolve(op, gv, NULL, NULL, ni, tmp, z, t));
+    rz = 0;
+    for (PetscInt e = 0; e < nt; e++) {
+      z[e] *= sc[e];
+      rz += rr[e] * z[e];
+    }
+    for (PetscInt e = 0; e < nt; e++) pp[e] = it ? z[e] + (rz / rzold) * pp[e] : z[e];
+    PetscCall(PatchTrueApply(g, pl, v, pp, ww, box, boxo, cu, cv, cw));
+    for (PetscInt e = 0; e < nt; e++) pw += pp[e] * ww[e];
+    if (PetscRealPart(pw) <= 0) break; /* rr = 0 (or round-off): nothing left to correct */
+    for (PetscInt e = 0; e < nt; e++) {
+      u[e] += (rz / pw) * pp[e];
+      rr[e] -= (rz / pw) * ww[e];
+    }
+    rzold = rz;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *g, const VPPatchOp *op, const VPPatchLocal *pl, PetscInt color, PetscBool additive, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *work)
 {
   PetscInt     k = g->k, np = 2 * k + 1, ni = 2 * k - 1, dim = g->dim;
@@ -106,7 +183,11 @@ PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *g, const VPPatchOp *op, cons
               r[e]       = bl[VPGridLocalIndex(g, p)] - (xl ? v[f] : 0.0);
             }
         PetscInt nt = ni * ni * niz;
-        PetscCall(PatchSolve(op, pl && pl->g ? pl->g + 3 * iv : NULL, pl && pl->LU ? pl->LU + nt * nt * iv : NULL, pl && pl->piv ? pl->piv + nt * iv : NULL, ni, r, u, t1));
+        if (pl && pl->its > 0) {
+          PetscInt vv[3] = {vx, vy, vz};
+          PetscCall(PatchCG(g, op, pl, pl->g + 3 * iv, vv, r, u, t1, work + 8 * npt));
+        } else
+          PetscCall(PatchSolve(op, pl && pl->g ? pl->g + 3 * iv : NULL, pl && pl->LU ? pl->LU + nt * nt * iv : NULL, pl && pl->piv ? pl->piv + nt * iv : NULL, ni, r, u, t1));
         e = 0;
         for (PetscInt iz = 0; iz < niz; iz++)
           for (PetscInt iy = 0; iy < ni; iy++)
