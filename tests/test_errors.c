@@ -280,6 +280,12 @@ int main(int argc, char **argv)
     expect_error: runs on the CPU only
 
   test:
+    suffix: vpatch_mapped_cg_single_cuda
+    requires: cuda
+    args: -case vpatch_mapped -dm_vec_type cuda -pc_vpatch_local_solver cg -pc_vpatch_precision single
+    expect_error: local solver cg on the GPU computes in double precision
+
+  test:
     suffix: setter_on_dmda
     args: -case setter_on_dmda
     expect_error: DMQBoxSetDegree() needs a DM of type qbox, not da

@@ -251,6 +251,24 @@ int main(int argc, char **argv)
     PetscCall(RelDiff(ycg, yd, &rel));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCVPATCH local solver cg (60 steps) vs dense LU: %s\n", rel < 1e-9 ? "equal to 1e-9" : "DIFFERENT"));
     PetscCheck(rel < 1e-9, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "PCVPATCH local solver cg with 60 steps vs the dense LU: %g off", (double)rel);
+    if (gpu) { /* the CUDA kernel of local solver cg (2 steps) against the CPU one */
+      DM  dmg;
+      Vec xg, yg;
+      PetscCall(PetscOptionsSetValue(NULL, "-chk_cg2_pc_vpatch_local_solver", "cg"));
+      PetscCall(Sweep(dm2, "chk_cg2_", x, ycg));
+      PetscCall(CreateDM(PETSC_TRUE, PETSC_FALSE, &dmg));
+      PetscCall(DMCreateGlobalVector(dmg, &xg));
+      PetscCall(VecDuplicate(xg, &yg));
+      PetscCall(VecCopy(x, xg));
+      PetscCall(Sweep(dmg, "chk_cg2_", xg, yg));
+      PetscCall(VecCopy(yg, yd));
+      PetscCall(RelDiff(yd, ycg, &rel));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCVPATCH local solver cg, CUDA vs CPU: %s\n", rel < 1e-12 ? "equal to 1e-12" : "DIFFERENT"));
+      PetscCheck(rel < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "PCVPATCH local solver cg, CUDA vs CPU: %g off", (double)rel);
+      PetscCall(VecDestroy(&xg));
+      PetscCall(VecDestroy(&yg));
+      PetscCall(DMDestroy(&dmg));
+    }
     PetscCall(VecDestroy(&ycg));
     PetscCall(VecDestroy(&yd));
     PetscCall(DMDestroy(&dm2));

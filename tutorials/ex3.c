@@ -276,6 +276,12 @@ int main(int argc, char **argv)
     args: -dm_qbox_degree 3 -dm_qbox_cells 3 -refinements 1 -ksp_type fgmres -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_levels_pc_vpatch_sweep symmetric -mg_levels_pc_vpatch_local_solver cg
 
   test:
+    suffix: vpatch_cg_contrast_1e6_cuda
+    requires: cuda
+    args: -dm_qbox_degree 3 -dm_qbox_cells 2 -refinements 2 -ksp_type fgmres -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_levels_pc_vpatch_sweep symmetric -mg_levels_pc_vpatch_local_solver cg -dm_vec_type cuda
+    output_file: ex3_vpatch_cg_contrast_1e6
+
+  test:
     suffix: vpatch_contrast0_cuda
     requires: cuda
     args: -dm_qbox_degree 3 -dm_qbox_cells 2 -refinements 2 -dm_qbox_coefficient_contrast 0 -check_rates -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_levels_pc_vpatch_sweep symmetric -dm_vec_type cuda

@@ -207,4 +207,17 @@ PETSC_INTERN PetscErrorCode VPPatchSetUp_CUDA(PetscInt k, const PetscReal *Mcell
    into scratch, then a local-solve kernel; fused: one kernel does both. ppb: patches per thread block, 0 for the
    default of each (dim, degree) */
 /* d_pg: NULL, or (variant global only) the device copy of the per-vertex surrogate of VPPatchSmoothColor_CPU() */
+/* local solver cg on the GPU (VPPatchLocal; vpatch_cg.cu): the unit patch's eigenpairs (S[i ni + j]: entry i of vector
+   j) and the diagonals of its 1D stiffness and mass matrices at the interior nodes, the cell basis at the Gauss points
+   (cS[q][i], cD[q][i], leading dimension VPATCH_MAX_N1D), the cell box of geo and this rank's vertex box (the index of
+   a vertex's surrogate factors) */
+typedef struct {
+  int       k, its;
+  int       gclo[3], gcm[3], alo[3], anv[3];
+  PetscReal S[VPATCH_MAX_NI * VPATCH_MAX_NI], lam[VPATCH_MAX_NI], Kd[VPATCH_MAX_NI], Md[VPATCH_MAX_NI];
+  PetscReal cS[VPATCH_MAX_N1D * VPATCH_MAX_N1D], cD[VPATCH_MAX_N1D * VPATCH_MAX_N1D];
+} VPPatchCGTables;
+/* the patches of one color: dl += their CG corrections from the ghosted residual bl; d_pg, d_geo (cell box of t), diag
+   (ghosted local operator diagonal): device arrays */
+PETSC_INTERN PetscErrorCode VPPatchCGColor_CUDA(const VPGrid *, const VPPatchCGTables *, PetscInt color, const PetscReal *d_pg, const PetscReal *d_geo, const PetscScalar *diag, const PetscScalar *bl, PetscScalar *dl);
 PETSC_INTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, const PetscReal *d_pg, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch);

@@ -52,7 +52,11 @@ typedef struct {
   PetscBool           surtypeset; /* -pc_vpatch_surrogate given (else the local solver cg takes mean) */
   PetscInt            localits;   /* local solver cg: CG steps per patch solve */
   PetscReal          *pgeo;       /* local solver cg: the factors of this rank's cells and the layer below them (VPPatchLocal) */
-  PetscScalar        *pdiag;      /* local solver cg: the operator's diagonal, ghosted local */
+  PetscScalar        *pdiag;      /* local solver cg, CPU: the operator's diagonal, ghosted local */
+  Vec                 diagl;      /* local solver cg, GPU: the same in a ghosted CUDA vector */
+  PetscReal          *d_pgeo;     /* local solver cg, GPU, with a layer of cells below this rank's: pgeo on the device */
+  const PetscReal    *d_cggeo;    /* local solver cg, GPU: the factors the kernel reads (d_pgeo, or the DM's own) */
+  VPPatchCGTables     cgt;        /* local solver cg, GPU: the kernel's tables */
   PetscReal          *pg;         /* surrogate: per vertex of this rank (VPPatchVertexBox()) the factors g_0, g_1, g_2 of its patch */
   PetscReal          *d_pg;       /* their device copy */
   PetscScalar        *pLU;        /* local solver dense on a mapped DMQBOX: per vertex its patch's LU ((2k-1)^d square) */
@@ -240,6 +244,9 @@ static PetscErrorCode PCReset_VPatch(PC pc)
   PetscCall(PetscFree2(jac->pLU, jac->ppiv));
   PetscCall(PetscFree(jac->pgeo));
   PetscCall(PetscFree(jac->pdiag));
+  PetscCall(VecDestroy(&jac->diagl));
+  PetscCall(VPDeviceFree_Private(&jac->d_pgeo));
+  jac->d_cggeo = NULL;
   PetscCall(PetscMemzero(&jac->plocal, sizeof(jac->plocal)));
   PetscCall(VPDeviceFree_Private(&jac->d_pg));
   jac->op.LU  = NULL;
@@ -340,15 +347,17 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
         }
       }
   if (jac->local == PC_VPATCH_LOCAL_CG) { /* the factors of the cells the patches touch, and the diagonal */
-    PetscInt gn = 1;
-    Vec      dg, dl;
+    PetscInt  gn    = 1;
+    PetscBool below = PETSC_FALSE; /* a layer of cells below this rank's */
+    Vec       dg, dl;
     for (PetscInt d = 0; d < 3; d++) {
       jac->plocal.gclo[d] = d < dim ? PetscMax(g->cs[d] - 1, 0) : 0;
       jac->plocal.gcm[d]  = d < dim ? g->cs[d] + g->cm[d] - jac->plocal.gclo[d] : 1;
       gn *= jac->plocal.gcm[d];
+      if (jac->plocal.gclo[d] < g->cs[d]) below = PETSC_TRUE;
     }
-    PetscCall(PetscMalloc1(gn * ncomp * nd, &jac->pgeo));
-    for (PetscInt cz = 0, ic = 0; cz < jac->plocal.gcm[2]; cz++)
+    PetscCall(PetscMalloc1(jac->cuda && !below ? 1 : gn * ncomp * nd, &jac->pgeo));
+    for (PetscInt cz = 0, ic = 0; cz < jac->plocal.gcm[2] && !(jac->cuda && !below); cz++)
       for (PetscInt cy = 0; cy < jac->plocal.gcm[1]; cy++)
         for (PetscInt cx = 0; cx < jac->plocal.gcm[0]; cx++, ic++) {
           PetscInt  c[3]  = {jac->plocal.gclo[0] + cx, jac->plocal.gclo[1] + cy, jac->plocal.gclo[2] + cz};
@@ -367,7 +376,10 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
     PetscCall(MatGetDiagonal(jac->A, dg));
     if (jac->scale != (PetscScalar)1.0) PetscCall(VecScale(dg, 1.0 / jac->scale));
     PetscCall(DMGlobalToLocal(jac->dm, dg, INSERT_VALUES, dl));
-    {
+    if (jac->cuda) { /* kept: the kernel reads its device array */
+      PetscCall(VecDuplicate(dl, &jac->diagl));
+      PetscCall(VecCopy(dl, jac->diagl));
+    } else {
       const PetscScalar *a;
       PetscInt           nl;
       PetscCall(VecGetLocalSize(dl, &nl));
@@ -377,6 +389,38 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
       PetscCall(VecRestoreArrayRead(dl, &a));
     }
     PetscCall(DMRestoreLocalVector(jac->dm, &dl));
+#if defined(PETSC_HAVE_CUDA)
+    if (jac->cuda) { /* the kernel's tables; its factors: the DM's own, or with a layer of cells below, pgeo */
+      VPPatchCGTables *t  = &jac->cgt;
+      PetscInt         ni = 2 * g->k - 1, np = 2 * g->k + 1, alo[3], anv[3];
+      PetscCall(PetscMemzero(t, sizeof(*t)));
+      t->k   = (int)g->k;
+      t->its = (int)jac->localits;
+      VPPatchVertexBox(g, alo, anv);
+      for (PetscInt d = 0; d < 3; d++) {
+        t->gclo[d] = (int)jac->plocal.gclo[d];
+        t->gcm[d]  = (int)jac->plocal.gcm[d];
+        t->alo[d]  = (int)alo[d];
+        t->anv[d]  = (int)anv[d];
+      }
+      for (PetscInt i = 0; i < ni; i++) {
+        t->lam[i] = jac->op.lam[0][i];
+        t->Kd[i]  = jac->op.Kp[0][(i + 1) * np + i + 1];
+        t->Md[i]  = jac->op.Mp[0][(i + 1) * np + i + 1];
+        for (PetscInt j = 0; j < ni; j++) t->S[i * ni + j] = jac->op.S[0][i * ni + j];
+      }
+      for (PetscInt qq = 0; qq < n1; qq++)
+        for (PetscInt i = 0; i < n1; i++) {
+          t->cS[qq * VPATCH_MAX_N1D + i] = b->S[qq * n1 + i];
+          t->cD[qq * VPATCH_MAX_N1D + i] = b->D[qq * n1 + i];
+        }
+      if (below) {
+        PetscCall(VPDeviceCopy_Private(jac->pgeo, (size_t)(gn * ncomp * nd), &jac->d_pgeo));
+        jac->d_cggeo = jac->d_pgeo;
+      } else
+        PetscCall(DMQBoxGetGeometry_Private(jac->dm, NULL, &jac->d_cggeo));
+    }
+#endif
     PetscCall(DMRestoreGlobalVector(jac->dm, &dg));
     jac->plocal.its   = jac->localits;
     jac->plocal.basis = b;
@@ -440,8 +484,10 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
     PetscInt  ni = 2 * q->degree - 1, dim = q->dim;
     VPPatchOp hat;
 
-    PetscCheck(jac->type == PC_VPATCH_MULTIPLICATIVE && (jac->local == PC_VPATCH_LOCAL_FDM || (jac->local == PC_VPATCH_LOCAL_CG && !jac->surrogate)), PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
-               "PCVPATCH on CUDA vectors runs -pc_vpatch_type multiplicative with -pc_vpatch_local_solver fdm; the %s %s variant runs on the CPU only (-dm_vec_type standard)", PCVPatchTypes[jac->type], PCVPatchLocalSolvers[jac->local]);
+    PetscCheck(jac->type == PC_VPATCH_MULTIPLICATIVE && jac->local != PC_VPATCH_LOCAL_DENSE, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+               "PCVPATCH on CUDA vectors runs -pc_vpatch_type multiplicative with -pc_vpatch_local_solver fdm or cg; the %s %s variant runs on the CPU only (-dm_vec_type standard)", PCVPatchTypes[jac->type], PCVPatchLocalSolvers[jac->local]);
+    PetscCheck(!(jac->surrogate && jac->local == PC_VPATCH_LOCAL_CG) || jac->precision == VP_PRECISION_DOUBLE, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+               "PCVPATCH local solver cg on the GPU computes in double precision: use -pc_vpatch_precision double");
     /* the kernels take the reference matrices (h = 1) and scale them by the cell sizes (vpatch.cu) */
     PetscCall(PCVPatchSetUpDirection(&hat, &q->basis, 0, 1.0));
     PetscCall(VPPatchSetUp_CUDA(q->degree, q->basis.M, q->basis.K, hat.S[0], hat.lam[0]));
@@ -542,7 +588,14 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
       PetscCall(VecGetArrayReadAndMemType(jac->bl, &ba, NULL));
       PetscCall(VecGetArrayReadAndMemType(jac->xl, &xa, NULL));
       PetscCall(VecGetArrayAndMemType(jac->dl, &da, NULL));
-      if (jac->cuda) {
+      if (jac->cuda && jac->local == PC_VPATCH_LOCAL_CG && jac->surrogate) {
+        const PetscScalar *dg;
+        PetscCall(VecGetArrayReadAndMemType(jac->diagl, &dg, NULL));
+        PetscCall(PetscLogGpuTimeBegin());
+        PetscCall(VPPatchCGColor_CUDA(g, &jac->cgt, reverse ? nc - 1 - i : i, jac->d_pg, jac->d_cggeo, dg, ba, da));
+        PetscCall(PetscLogGpuTimeEnd());
+        PetscCall(VecRestoreArrayReadAndMemType(jac->diagl, &dg));
+      } else if (jac->cuda) {
         PetscCall(PetscLogGpuTimeBegin());
         PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), reverse ? nc - 1 - i : i, jac->kernel, jac->ppb, jac->d_pg, ba, xa, da, jac->scratch));
         PetscCall(PetscLogGpuTimeEnd());
