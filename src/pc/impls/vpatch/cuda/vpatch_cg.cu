@@ -12,13 +12,14 @@
 */
 #include <petscvpatch/private/vpcuda.cuh>
 
-/* out = M along direction dir of the e0 x e1 x e2 tensor in (tr: M^T); M row-major with leading dimension ld; in != out */
-__device__ static void VPCGContract(int e0, int e1, int e2, int dir, const PetscReal *M, int ld, bool tr, const PetscReal *in, PetscReal *out)
+/* out = M along direction dir of B tensors e0 x e1 x e2 (contiguous) in in (tr: M^T); M row-major with leading
+   dimension ld; in != out */
+__device__ static void VPCGContract(int e0, int e1, int e2, int B, int dir, const PetscReal *M, int ld, bool tr, const PetscReal *in, PetscReal *out)
 {
-  const int n = dir == 0 ? e0 : dir == 1 ? e1 : e2, st = dir == 0 ? 1 : dir == 1 ? e0 : e0 * e1, tot = e0 * e1 * e2;
+  const int n = dir == 0 ? e0 : dir == 1 ? e1 : e2, st = dir == 0 ? 1 : dir == 1 ? e0 : e0 * e1, tot = e0 * e1 * e2 * B;
 
   for (int t = threadIdx.x; t < tot; t += blockDim.x) {
-    const int q = (t / st) % n, base = t - q * st;
+    const int q = (t / st) % n, base = t - q * st; /* a line never crosses from one tensor into the next */
     PetscReal s = 0;
     for (int i = 0; i < n; i++) s += (tr ? M[i * ld + q] : M[q * ld + i]) * in[base + i * st];
     out[t] = s;
@@ -43,62 +44,81 @@ __device__ static PetscReal VPCGBlockSum(PetscReal v, PetscReal *red)
   return v;
 }
 
-/* w = A_v p on the interior: the patch's cells one after the other; box, boxo: the patch box; c: 7 cell tensors */
-template <int DIM> __device__ static void VPCGTrueApply(const VPPatchCGTables &t, const int v[3], const PetscReal *__restrict__ geo, const PetscReal *p, PetscReal *w, PetscReal *box, PetscReal *boxo, PetscReal *c)
+/* w = A_v p on the interior: the patch's 2^d cells, B at a time (B divides 2^d), each batch's results gathered into the
+   patch box node by node (no two threads add into one node: deterministic); box, boxo: the patch box; c: 7 B cell
+   tensors */
+template <int DIM> __device__ static void VPCGTrueApply(const VPPatchCGTables &t, int B, const int v[3], const PetscReal *__restrict__ geo, const PetscReal *p, PetscReal *w, PetscReal *box, PetscReal *boxo, PetscReal *c)
 {
   const int  k = t.k, n = k + 1, np = 2 * k + 1, ni = 2 * k - 1, nz = DIM == 3 ? n : 1, nd = n * n * nz, npt = np * np * (DIM == 3 ? np : 1), nt = ni * ni * (DIM == 3 ? ni : 1), ncomp = DIM == 3 ? 6 : 3;
-  const int  L  = VPATCH_MAX_N1D;
-  PetscReal *cu = c, *ca = c + nd, *cb = c + 2 * nd, *ct = c + 3 * nd, *g0 = c + 4 * nd, *g1 = c + 5 * nd, *g2 = c + 6 * nd;
+  const int  L = VPATCH_MAX_N1D, bn = B * nd;
+  PetscReal *cu = c, *ca = c + bn, *cb = c + 2 * bn, *ct = c + 3 * bn, *g0 = c + 4 * bn, *g1 = c + 5 * bn, *g2 = c + 6 * bn;
 
   for (int e = threadIdx.x; e < npt; e += blockDim.x) box[e] = boxo[e] = 0;
   __syncthreads();
   for (int e = threadIdx.x; e < nt; e += blockDim.x) box[((DIM == 3 ? e / (ni * ni) + 1 : 0) * np + (e / ni) % ni + 1) * np + e % ni + 1] = p[e];
   __syncthreads();
-  for (int cc = 0; cc < (1 << DIM); cc++) {
-    const int        o0 = (cc & 1) * k, o1 = ((cc >> 1) & 1) * k, o2 = DIM == 3 ? ((cc >> 2) & 1) * k : 0;
-    const PetscInt   cell = ((PetscInt)(DIM == 3 ? v[2] - 1 + ((cc >> 2) & 1) - t.gclo[2] : 0) * t.gcm[1] + (v[1] - 1 + ((cc >> 1) & 1) - t.gclo[1])) * t.gcm[0] + (v[0] - 1 + (cc & 1) - t.gclo[0]);
-    const PetscReal *G    = geo + cell * ncomp * nd;
-    for (int l = threadIdx.x; l < nd; l += blockDim.x) cu[l] = box[((o2 + l / (n * n)) * np + o1 + (l / n) % n) * np + o0 + l % n];
-    __syncthreads();
-    VPCGContract(n, n, nz, 0, t.cD, L, false, cu, ca); /* D_x u */
-    VPCGContract(n, n, nz, 0, t.cS, L, false, cu, cb); /* S_x u */
-    if (DIM == 2) {
-      VPCGContract(n, n, 1, 1, t.cS, L, false, ca, g0);
-      VPCGContract(n, n, 1, 1, t.cD, L, false, cb, g1);
-      for (int q = threadIdx.x; q < nd; q += blockDim.x) {
-        const PetscReal a0 = g0[q], a1 = g1[q];
-        g0[q] = G[q] * a0 + G[2 * nd + q] * a1;
-        g1[q] = G[2 * nd + q] * a0 + G[nd + q] * a1;
-      }
-      __syncthreads();
-      VPCGContract(n, n, 1, 1, t.cS, L, true, g0, ca);
-      VPCGContract(n, n, 1, 1, t.cD, L, true, g1, cb);
-    } else {
-      VPCGContract(n, n, n, 1, t.cS, L, false, ca, ct);
-      VPCGContract(n, n, n, 2, t.cS, L, false, ct, g0); /* d/dx */
-      VPCGContract(n, n, n, 1, t.cD, L, false, cb, ct);
-      VPCGContract(n, n, n, 2, t.cS, L, false, ct, g1); /* d/dy */
-      VPCGContract(n, n, n, 1, t.cS, L, false, cb, ct);
-      VPCGContract(n, n, n, 2, t.cD, L, false, ct, g2); /* d/dz */
-      for (int q = threadIdx.x; q < nd; q += blockDim.x) {
-        const PetscReal a0 = g0[q], a1 = g1[q], a2 = g2[q], G00 = G[q], G11 = G[nd + q], G22 = G[2 * nd + q], G01 = G[3 * nd + q], G02 = G[4 * nd + q], G12 = G[5 * nd + q];
-        g0[q] = G00 * a0 + G01 * a1 + G02 * a2;
-        g1[q] = G01 * a0 + G11 * a1 + G12 * a2;
-        g2[q] = G02 * a0 + G12 * a1 + G22 * a2;
-      }
-      __syncthreads();
-      VPCGContract(n, n, n, 2, t.cS, L, true, g0, ct);
-      VPCGContract(n, n, n, 1, t.cS, L, true, ct, ca); /* toward D_x^T */
-      VPCGContract(n, n, n, 2, t.cS, L, true, g1, ct);
-      VPCGContract(n, n, n, 1, t.cD, L, true, ct, cb); /* toward S_x^T */
-      VPCGContract(n, n, n, 2, t.cD, L, true, g2, ct);
-      VPCGContract(n, n, n, 1, t.cS, L, true, ct, g0);
-      for (int q = threadIdx.x; q < nd; q += blockDim.x) cb[q] += g0[q];
-      __syncthreads();
+  for (int c0 = 0; c0 < (1 << DIM); c0 += B) {
+    for (int j = threadIdx.x; j < bn; j += blockDim.x) { /* the batch's cells from the box */
+      const int cc = c0 + j / nd, l = j % nd, o0 = (cc & 1) * k, o1 = ((cc >> 1) & 1) * k, o2 = DIM == 3 ? ((cc >> 2) & 1) * k : 0;
+      cu[j] = box[((o2 + (DIM == 3 ? l / (n * n) : 0)) * np + o1 + (l / n) % n) * np + o0 + l % n];
     }
-    VPCGContract(n, n, nz, 0, t.cD, L, true, ca, ct);
-    VPCGContract(n, n, nz, 0, t.cS, L, true, cb, g1);
-    for (int l = threadIdx.x; l < nd; l += blockDim.x) boxo[((o2 + l / (n * n)) * np + o1 + (l / n) % n) * np + o0 + l % n] += ct[l] + g1[l];
+    __syncthreads();
+    VPCGContract(n, n, nz, B, 0, t.cD, L, false, cu, ca); /* D_x u */
+    VPCGContract(n, n, nz, B, 0, t.cS, L, false, cu, cb); /* S_x u */
+    if (DIM == 3) {
+      VPCGContract(n, n, n, B, 1, t.cS, L, false, ca, ct);
+      VPCGContract(n, n, n, B, 2, t.cS, L, false, ct, g0); /* d/dx */
+      VPCGContract(n, n, n, B, 1, t.cD, L, false, cb, ct);
+      VPCGContract(n, n, n, B, 2, t.cS, L, false, ct, g1); /* d/dy */
+      VPCGContract(n, n, n, B, 1, t.cS, L, false, cb, ct);
+      VPCGContract(n, n, n, B, 2, t.cD, L, false, ct, g2); /* d/dz */
+    } else {
+      VPCGContract(n, n, 1, B, 1, t.cS, L, false, ca, g0);
+      VPCGContract(n, n, 1, B, 1, t.cD, L, false, cb, g1);
+    }
+    for (int j = threadIdx.x; j < bn; j += blockDim.x) { /* the cell's factors at its points */
+      const int        cc = c0 + j / nd, q = j % nd;
+      const PetscInt   cell = ((PetscInt)(DIM == 3 ? v[2] - 1 + ((cc >> 2) & 1) - t.gclo[2] : 0) * t.gcm[1] + (v[1] - 1 + ((cc >> 1) & 1) - t.gclo[1])) * t.gcm[0] + (v[0] - 1 + (cc & 1) - t.gclo[0]);
+      const PetscReal *G    = geo + cell * ncomp * nd;
+      if (DIM == 3) {
+        const PetscReal a0 = g0[j], a1 = g1[j], a2 = g2[j], G00 = G[q], G11 = G[nd + q], G22 = G[2 * nd + q], G01 = G[3 * nd + q], G02 = G[4 * nd + q], G12 = G[5 * nd + q];
+        g0[j] = G00 * a0 + G01 * a1 + G02 * a2;
+        g1[j] = G01 * a0 + G11 * a1 + G12 * a2;
+        g2[j] = G02 * a0 + G12 * a1 + G22 * a2;
+      } else {
+        const PetscReal a0 = g0[j], a1 = g1[j];
+        g0[j] = G[q] * a0 + G[2 * nd + q] * a1;
+        g1[j] = G[2 * nd + q] * a0 + G[nd + q] * a1;
+      }
+    }
+    __syncthreads();
+    if (DIM == 3) {
+      VPCGContract(n, n, n, B, 2, t.cS, L, true, g0, ct);
+      VPCGContract(n, n, n, B, 1, t.cS, L, true, ct, ca); /* toward D_x^T */
+      VPCGContract(n, n, n, B, 2, t.cS, L, true, g1, ct);
+      VPCGContract(n, n, n, B, 1, t.cD, L, true, ct, cb); /* toward S_x^T */
+      VPCGContract(n, n, n, B, 2, t.cD, L, true, g2, ct);
+      VPCGContract(n, n, n, B, 1, t.cS, L, true, ct, g0);
+      for (int j = threadIdx.x; j < bn; j += blockDim.x) cb[j] += g0[j];
+      __syncthreads();
+    } else {
+      VPCGContract(n, n, 1, B, 1, t.cS, L, true, g0, ca);
+      VPCGContract(n, n, 1, B, 1, t.cD, L, true, g1, cb);
+    }
+    VPCGContract(n, n, nz, B, 0, t.cD, L, true, ca, ct);
+    VPCGContract(n, n, nz, B, 0, t.cS, L, true, cb, g1);
+    for (int e = threadIdx.x; e < npt; e += blockDim.x) { /* gather: each node sums the batch's cells that hold it */
+      const int i0 = e % np, i1 = (e / np) % np, i2 = DIM == 3 ? e / (np * np) : 0;
+      PetscReal s = 0;
+      for (int b = 0; b < B; b++) {
+        const int cc = c0 + b, l0 = i0 - (cc & 1) * k, l1 = i1 - ((cc >> 1) & 1) * k, l2 = DIM == 3 ? i2 - ((cc >> 2) & 1) * k : 0;
+        if (l0 >= 0 && l0 <= k && l1 >= 0 && l1 <= k && l2 >= 0 && l2 <= k) {
+          const int l = (l2 * n + l1) * n + l0;
+          s += ct[b * nd + l] + g1[b * nd + l];
+        }
+      }
+      boxo[e] += s;
+    }
     __syncthreads();
   }
   for (int e = threadIdx.x; e < nt; e += blockDim.x) w[e] = boxo[((DIM == 3 ? e / (ni * ni) + 1 : 0) * np + (e / ni) % ni + 1) * np + e % ni + 1];
@@ -106,13 +126,13 @@ template <int DIM> __device__ static void VPCGTrueApply(const VPPatchCGTables &t
 }
 
 template <int DIM>
-__global__ void VPPatchCGKernel(const VPGrid g, const VPPatchCGTables t, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscReal *__restrict__ pg, const PetscReal *__restrict__ geo, const PetscScalar *__restrict__ diag,
+__global__ void VPPatchCGKernel(const VPGrid g, const VPPatchCGTables t, int B, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscReal *__restrict__ pg, const PetscReal *__restrict__ geo, const PetscScalar *__restrict__ diag,
                                 const PetscScalar *__restrict__ bl, PetscScalar *__restrict__ dl)
 {
   VP_DYNAMIC_SHARED(PetscReal, sm);
   const int        k = t.k, n = k + 1, np = 2 * k + 1, ni = 2 * k - 1, nd = n * n * (DIM == 3 ? n : 1), npt = np * np * (DIM == 3 ? np : 1), nt = ni * ni * (DIM == 3 ? ni : 1), niz = DIM == 3 ? ni : 1;
   const int        pb = blockIdx.x, v[3] = {vlo0 + 2 * (pb % nv0), vlo1 + 2 * ((pb / nv0) % nv1), DIM == 3 ? vlo2 + 2 * (pb / (nv0 * nv1)) : 0};
-  PetscReal       *rr = sm, *z = rr + nt, *pp = z + nt, *ww = pp + nt, *sc = ww + nt, *u = sc + nt, *ta = u + nt, *tb = ta + nt, *box = tb + nt, *boxo = box + npt, *c = boxo + npt, *red = c + 7 * nd;
+  PetscReal       *rr = sm, *z = rr + nt, *pp = z + nt, *ww = pp + nt, *sc = ww + nt, *u = sc + nt, *ta = u + nt, *tb = ta + nt, *box = tb + nt, *boxo = box + npt, *c = boxo + npt, *red = c + 7 * B * nd;
   const PetscReal *gv = pg + 3 * (((PetscInt)(v[2] - t.alo[2]) * t.anv[1] + (v[1] - t.alo[1])) * t.anv[0] + (v[0] - t.alo[0]));
   const PetscReal  g0 = gv[0], g1 = gv[1], g2 = DIM == 3 ? gv[2] : 0;
   PetscReal        rzold = 1;
@@ -132,19 +152,19 @@ __global__ void VPPatchCGKernel(const VPGrid g, const VPPatchCGTables t, int vlo
     for (int e = threadIdx.x; e < nt; e += blockDim.x) ta[e] = sc[e] * rr[e];
     __syncthreads();
     /* the surrogate's fast diagonalization: S^T along each direction, the eigenvalues, S back */
-    VPCGContract(ni, ni, niz, 0, t.S, ni, true, ta, tb);
-    VPCGContract(ni, ni, niz, 1, t.S, ni, true, tb, ta);
+    VPCGContract(ni, ni, niz, 1, 0, t.S, ni, true, ta, tb);
+    VPCGContract(ni, ni, niz, 1, 1, t.S, ni, true, tb, ta);
     if (DIM == 3) {
-      VPCGContract(ni, ni, ni, 2, t.S, ni, true, ta, tb);
+      VPCGContract(ni, ni, ni, 1, 2, t.S, ni, true, ta, tb);
       for (int e = threadIdx.x; e < nt; e += blockDim.x) tb[e] /= g0 * t.lam[e % ni] + g1 * t.lam[(e / ni) % ni] + g2 * t.lam[e / (ni * ni)];
       __syncthreads();
-      VPCGContract(ni, ni, ni, 2, t.S, ni, false, tb, ta);
+      VPCGContract(ni, ni, ni, 1, 2, t.S, ni, false, tb, ta);
     } else {
       for (int e = threadIdx.x; e < nt; e += blockDim.x) ta[e] /= g0 * t.lam[e % ni] + g1 * t.lam[e / ni];
       __syncthreads();
     }
-    VPCGContract(ni, ni, niz, 1, t.S, ni, false, ta, tb);
-    VPCGContract(ni, ni, niz, 0, t.S, ni, false, tb, z);
+    VPCGContract(ni, ni, niz, 1, 1, t.S, ni, false, ta, tb);
+    VPCGContract(ni, ni, niz, 1, 0, t.S, ni, false, tb, z);
     for (int e = threadIdx.x; e < nt; e += blockDim.x) {
       z[e] *= sc[e];
       rz += rr[e] * z[e];
@@ -152,7 +172,7 @@ __global__ void VPPatchCGKernel(const VPGrid g, const VPPatchCGTables t, int vlo
     rz = VPCGBlockSum(rz, red);
     for (int e = threadIdx.x; e < nt; e += blockDim.x) pp[e] = it ? z[e] + (rz / rzold) * pp[e] : z[e];
     __syncthreads();
-    VPCGTrueApply<DIM>(t, v, geo, pp, ww, box, boxo, c);
+    VPCGTrueApply<DIM>(t, B, v, geo, pp, ww, box, boxo, c);
     for (int e = threadIdx.x; e < nt; e += blockDim.x) pw += pp[e] * ww[e];
     pw = VPCGBlockSum(pw, red);
     if (pw <= 0) break; /* the residual is zero (or round-off): nothing left to correct */
@@ -166,19 +186,19 @@ __global__ void VPPatchCGKernel(const VPGrid g, const VPPatchCGTables t, int vlo
   for (int e = threadIdx.x; e < nt; e += blockDim.x) dl[VPDLocalIndex(g, v[0] * k - k + 1 + e % ni, v[1] * k - k + 1 + (e / ni) % ni, DIM == 3 ? v[2] * k - k + 1 + e / (ni * ni) : 0)] += u[e];
 }
 
-/* shared memory of one block, in bytes */
-static size_t VPPatchCGShared(PetscInt dim, PetscInt k)
+/* shared memory of one block, in bytes, with B cells at a time */
+static size_t VPPatchCGShared(PetscInt dim, PetscInt k, int B)
 {
   const size_t n = (size_t)k + 1, np = 2 * (size_t)k + 1, ni = 2 * (size_t)k - 1;
   const size_t nd = dim == 3 ? n * n * n : n * n, npt = dim == 3 ? np * np * np : np * np, nt = dim == 3 ? ni * ni * ni : ni * ni;
-  return sizeof(PetscReal) * (8 * nt + 2 * npt + 7 * nd + 33);
+  return sizeof(PetscReal) * (8 * nt + 2 * npt + 7 * (size_t)B * nd + 33);
 }
 
 PetscErrorCode VPPatchCGColor_CUDA(const VPGrid *g, const VPPatchCGTables *t, PetscInt color, const PetscReal *d_pg, const PetscReal *d_geo, const PetscScalar *diag, const PetscScalar *bl, PetscScalar *dl)
 {
-  int          vlo[3] = {0, 0, 0}, nv[3] = {1, 1, 1}, dev, maxshmem;
-  const size_t shmem = VPPatchCGShared(g->dim, g->k);
-  const int    thr   = g->k <= 3 ? 128 : 256;
+  int          vlo[3] = {0, 0, 0}, nv[3] = {1, 1, 1}, dev, maxshmem, B;
+  size_t       shmem;
+  const int    thr = 256;
   cudaStream_t stream;
 
   PetscFunctionBegin;
@@ -191,16 +211,18 @@ PetscErrorCode VPPatchCGColor_CUDA(const VPGrid *g, const VPPatchCGTables *t, Pe
   if (!nv[0] || !nv[1] || !nv[2]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallCUDA(cudaGetDevice(&dev));
   PetscCallCUDA(cudaDeviceGetAttribute(&maxshmem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+  for (B = 1 << g->dim; B > 1 && VPPatchCGShared(g->dim, g->k, B) > (size_t)maxshmem / 2; B /= 2) {} /* all the patch's cells at once where half an SM's shared memory holds them */
+  shmem = VPPatchCGShared(g->dim, g->k, B);
   PetscCheck(shmem <= (size_t)maxshmem, PETSC_COMM_SELF, PETSC_ERR_SUP,
              "PCVPATCH local solver cg on the GPU: a patch of Q_%" PetscInt_FMT " in %" PetscInt_FMT "D needs %zu bytes of shared memory, the GPU allows %d: use a lower degree, or run on the CPU (-dm_vec_type standard)", g->k, g->dim, shmem,
              maxshmem);
   PetscCall(VPGetStream(&stream));
   if (g->dim == 3) {
     PetscCallCUDA(cudaFuncSetAttribute(VPPatchCGKernel<3>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    VPPatchCGKernel<3><<<nv[0] * nv[1] * nv[2], thr, shmem, stream>>>(*g, *t, vlo[0], vlo[1], vlo[2], nv[0], nv[1], d_pg, d_geo, diag, bl, dl);
+    VPPatchCGKernel<3><<<nv[0] * nv[1] * nv[2], thr, shmem, stream>>>(*g, *t, B, vlo[0], vlo[1], vlo[2], nv[0], nv[1], d_pg, d_geo, diag, bl, dl);
   } else {
     PetscCallCUDA(cudaFuncSetAttribute(VPPatchCGKernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    VPPatchCGKernel<2><<<nv[0] * nv[1], thr, shmem, stream>>>(*g, *t, vlo[0], vlo[1], vlo[2], nv[0], nv[1], d_pg, d_geo, diag, bl, dl);
+    VPPatchCGKernel<2><<<nv[0] * nv[1], thr, shmem, stream>>>(*g, *t, B, vlo[0], vlo[1], vlo[2], nv[0], nv[1], d_pg, d_geo, diag, bl, dl);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
