@@ -87,4 +87,5 @@ PETSC_INTERN PetscErrorCode DMQBoxCellGeometry_Private(DM, const PetscInt[3], Pe
 PETSC_INTERN PetscErrorCode DMQBoxCellFactors_Private(DM, const PetscInt[3], PetscReal *, PetscReal *, char[], size_t);
 PETSC_INTERN PetscErrorCode VPDeviceCopy_Private(const PetscReal *, size_t, PetscReal **);
 PETSC_INTERN PetscErrorCode VPDeviceFree_Private(PetscReal **);
+PETSC_INTERN PetscErrorCode VPDeviceToHost_Private(const PetscReal *, size_t, PetscReal *);
 PETSC_INTERN PetscErrorCode VPDeviceAlloc_Private(size_t, PetscReal **);

@@ -478,6 +478,10 @@ PetscErrorCode DMQBoxGetGeometry_Private(DM dm, const PetscReal **geo, const Pet
     PetscCall(PetscLogEventEnd(VPATCH_Geometry, dm, 0, 0, 0));
   }
 #endif
+  if (geo && q->d_geo && !q->geo) { /* computed by the GPU (and checked there): the host copy is a download */
+    PetscCall(PetscMalloc1(ncells * stride, &q->geo));
+    PetscCall(VPDeviceToHost_Private(q->d_geo, (size_t)ncells * (size_t)stride, q->geo));
+  }
   if ((geo || (d_geo && !q->d_geo)) && !q->geo) {
     PetscReal *work;
     char       msg[1024] = "";

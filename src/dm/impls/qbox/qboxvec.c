@@ -29,6 +29,21 @@ PetscErrorCode VPDeviceCopy_Private(const PetscReal *h, size_t n, PetscReal **d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* a host copy of n device reals into h (CUDA builds only) */
+PetscErrorCode VPDeviceToHost_Private(const PetscReal *d, size_t n, PetscReal *h)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  PetscCallCUDA(cudaMemcpy(h, d, n * sizeof(PetscReal), cudaMemcpyDeviceToHost));
+#else
+  (void)d;
+  (void)n;
+  (void)h;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "This PETSc has no CUDA");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* device memory for n reals (CUDA builds only) */
 PetscErrorCode VPDeviceAlloc_Private(size_t n, PetscReal **d)
 {
