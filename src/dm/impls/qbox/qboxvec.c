@@ -202,11 +202,6 @@ static PetscErrorCode VecQBoxEnsureDevice_Private(Vec v)
   PetscErrorCode ierr;
 
   PetscFunctionBegin;
-  {
-    PetscBool cuda; /* the destination of a copy may be a host vector */
-    PetscCall(PetscObjectTypeCompareAny((PetscObject)v, &cuda, VECSEQCUDA, VECMPICUDA, ""));
-    if (!cuda) PetscFunctionReturn(PETSC_SUCCESS);
-  }
   if (v->offloadmask != PETSC_OFFLOAD_UNALLOCATED) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   ierr = VecCUDAGetArrayWrite(v, &a);
