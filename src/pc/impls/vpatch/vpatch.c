@@ -286,38 +286,70 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
   const PetscReal *geo;
   PetscReal       *G, *work;
   PetscScalar     *Ae;
-  PetscInt         nt = (2 * g->k - 1) * (2 * g->k - 1) * (g->dim == 3 ? 2 * g->k - 1 : 1);
+  PetscInt         nt = (2 * g->k - 1) * (2 * g->k - 1) * (g->dim == 3 ? 2 * g->k - 1 : 1), clo[3], cn[3], ncb = 1;
+  PetscReal       *cgv; /* per cell of the box [clo, clo + cn) (this rank's cells and the layer below): the three values */
   char             msg[1024];
 
   PetscFunctionBegin;
   PetscCall(DMQBoxGetGeometry_Private(jac->dm, &geo, NULL));
   VPPatchVertexBox(g, vlo, nv);
+  for (PetscInt d = 0; d < 3; d++) {
+    clo[d] = d < dim ? PetscMax(g->cs[d] - 1, 0) : 0;
+    cn[d]  = d < dim ? g->cs[d] + g->cm[d] - clo[d] : 1;
+    ncb *= cn[d];
+  }
   nvert = nv[0] * nv[1] * nv[2];
   PetscCall(PetscCalloc1(3 * PetscMax(nvert, 1), &jac->pg));
   PetscCall(PetscMalloc3(ncomp * nd, &G, PetscMax(2 * dim + dim * dim + 2, dim * nd) * nd, &work, jac->local == PC_VPATCH_LOCAL_DENSE ? nd * nd : 1, &Ae));
   if (jac->local == PC_VPATCH_LOCAL_DENSE) PetscCall(PetscMalloc2(nt * nt * PetscMax(nvert, 1), &jac->pLU, nt * PetscMax(nvert, 1), &jac->ppiv));
+  /* each cell's values once (a cell is in 2^d patches): the largest point value or the integral of G_dd */
+  PetscCall(PetscMalloc1(3 * ncb, &cgv));
+  for (PetscInt cz = 0, ic = 0; cz < cn[2]; cz++)
+    for (PetscInt cy = 0; cy < cn[1]; cy++)
+      for (PetscInt cx = 0; cx < cn[0]; cx++, ic++) {
+        PetscInt         c[3]  = {clo[0] + cx, clo[1] + cy, clo[2] + cz};
+        PetscBool        owned = PETSC_TRUE;
+        const PetscReal *Gc;
+        for (PetscInt d = 0; d < dim; d++)
+          if (c[d] < g->cs[d]) owned = PETSC_FALSE;
+        if (owned)
+          Gc = geo + (((c[2] - g->cs[2]) * g->cm[1] + c[1] - g->cs[1]) * g->cm[0] + c[0] - g->cs[0]) * ncomp * nd;
+        else {
+          PetscCall(DMQBoxCellFactors_Private(jac->dm, c, G, work, msg, sizeof(msg)));
+          PetscCheck(!msg[0], PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s", msg); /* the owner found it too, in DMCreateMatrix() */
+          Gc = G;
+        }
+        for (PetscInt d = 0; d < 3; d++) {
+          PetscReal gd = 0;
+          if (d < dim && jac->surtype == PC_VPATCH_SURROGATE_POINTMAX) /* the entry itself: the factor over the point's weight */
+            for (PetscInt qp = 0; qp < nd; qp++) gd = PetscMax(gd, Gc[d * nd + qp] / (b->qwts[qp % n1] * b->qwts[(qp / n1) % n1] * (dim == 3 ? b->qwts[qp / (n1 * n1)] : 1.0)));
+          else if (d < dim) /* its integral over the cell */
+            for (PetscInt qp = 0; qp < nd; qp++) gd += Gc[d * nd + qp];
+          cgv[3 * ic + d] = gd;
+        }
+      }
   for (PetscInt vz = 0, iv = 0; vz < nv[2]; vz++)
     for (PetscInt vy = 0; vy < nv[1]; vy++)
       for (PetscInt vx = 0; vx < nv[0]; vx++, iv++) {
         PetscInt v[3] = {vlo[0] + vx, vlo[1] + vy, vlo[2] + vz};
         if (jac->pLU) PetscCall(PetscArrayzero(jac->pLU + nt * nt * iv, nt * nt));
         for (PetscInt cc = 0; cc < (1 << dim); cc++) {
-          PetscInt         c[3]  = {0, 0, 0};
-          PetscBool        owned = PETSC_TRUE;
-          const PetscReal *Gc;
-          for (PetscInt d = 0; d < dim; d++) {
-            c[d] = v[d] - 1 + ((cc >> d) & 1);
-            if (c[d] < g->cs[d] || c[d] >= g->cs[d] + g->cm[d]) owned = PETSC_FALSE;
-          }
-          if (owned)
-            Gc = geo + (((c[2] - g->cs[2]) * g->cm[1] + c[1] - g->cs[1]) * g->cm[0] + c[0] - g->cs[0]) * ncomp * nd;
-          else {
-            PetscCall(DMQBoxCellFactors_Private(jac->dm, c, G, work, msg, sizeof(msg)));
-            PetscCheck(!msg[0], PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s", msg); /* the owner found it too, in DMCreateMatrix() */
-            Gc = G;
-          }
+          PetscInt c[3] = {0, 0, 0}, ic;
+          for (PetscInt d = 0; d < dim; d++) c[d] = v[d] - 1 + ((cc >> d) & 1);
+          ic = ((c[2] - clo[2]) * cn[1] + c[1] - clo[1]) * cn[0] + c[0] - clo[0];
           if (jac->pLU) { /* the exact patch matrix: this cell's matrix on the patch's interior nodes */
-            PetscInt n1d = n1 * n1 * (dim == 3 ? n1 : 1), off[3] = {0, 0, 0};
+            PetscInt         n1d = n1 * n1 * (dim == 3 ? n1 : 1), off[3] = {0, 0, 0};
+            PetscBool        owned = PETSC_TRUE;
+            const PetscReal *Gc;
+            for (PetscInt d = 0; d < dim; d++)
+              if (c[d] < g->cs[d]) owned = PETSC_FALSE;
+            if (owned)
+              Gc = geo + (((c[2] - g->cs[2]) * g->cm[1] + c[1] - g->cs[1]) * g->cm[0] + c[0] - g->cs[0]) * ncomp * nd;
+            else {
+              PetscCall(DMQBoxCellFactors_Private(jac->dm, c, G, work, msg, sizeof(msg)));
+              PetscCheck(!msg[0], PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s", msg);
+              Gc = G;
+            }
             PetscCall(VPMappedCellMatrix_CPU(dim, b, Gc, Ae, work));
             for (PetscInt d = 0; d < dim; d++) off[d] = ((cc >> d) & 1) * g->k; /* the cell's first node in the patch */
             for (PetscInt r = 0; r < n1d; r++) {
@@ -330,15 +362,10 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
             }
           }
           for (PetscInt d = 0; d < dim; d++) {
-            PetscReal gd = 0;
-            if (jac->surtype == PC_VPATCH_SURROGATE_POINTMAX) /* the entry itself: the factor over the point's weight */
-              for (PetscInt qp = 0; qp < nd; qp++) gd = PetscMax(gd, Gc[d * nd + qp] / (b->qwts[qp % n1] * b->qwts[(qp / n1) % n1] * (dim == 3 ? b->qwts[qp / (n1 * n1)] : 1.0)));
-            else /* its integral over the cell */
-              for (PetscInt qp = 0; qp < nd; qp++) gd += Gc[d * nd + qp];
             if (jac->surtype == PC_VPATCH_SURROGATE_MEAN)
-              jac->pg[3 * iv + d] += gd / (1 << dim);
+              jac->pg[3 * iv + d] += cgv[3 * ic + d] / (1 << dim);
             else
-              jac->pg[3 * iv + d] = PetscMax(jac->pg[3 * iv + d], gd);
+              jac->pg[3 * iv + d] = PetscMax(jac->pg[3 * iv + d], cgv[3 * ic + d]);
           }
         }
         if (jac->pLU) {
@@ -427,6 +454,7 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
     jac->plocal.geo   = jac->pgeo;
     jac->plocal.diag  = jac->pdiag;
   }
+  PetscCall(PetscFree(cgv));
   PetscCall(PetscFree3(G, work, Ae));
   jac->plocal.g   = jac->pLU ? NULL : jac->pg;
   jac->plocal.LU  = jac->pLU;
