@@ -81,6 +81,14 @@ static inline PetscLogDouble VPFlopsPatchGPU(PetscInt dim, PetscInt k)
   return dim == 2 ? r * (2 * np + 2 * ni) + 4 * ni * e : r * (2 * np * np + 3 * np * ni + 2 * ni * ni) + 6 * ni * ni * e;
 }
 
+/* one patch of the local solver cg (CPU and GPU) with its steps: per step the scaled surrogate solve (2d contractions of
+   NI^(d+1), 3 NI^d for the scaling) and the true operator on the patch's 2^d cells, the dot products and updates (8 NI^d) */
+static inline PetscLogDouble VPFlopsPatchCG(PetscInt dim, PetscInt k, PetscInt its)
+{
+  PetscLogDouble ni = 2 * k - 1, nid = dim == 2 ? ni * ni : ni * ni * ni;
+  return its * ((dim == 2 ? 8 : 12) * nid * ni + 11 * nid + (dim == 2 ? 4 : 8) * VPFlopsMappedCell(dim, k));
+}
+
 /* one patch of the CPU kernel: the patch operator on the whole (2k+1)^d patch (as MatMult per cell, with NP for N),
    the residual on the NI^d interior, 2d contractions of NI^(d+1) for the solve, the correction */
 static inline PetscLogDouble VPFlopsPatchCPU(PetscInt dim, PetscInt k)

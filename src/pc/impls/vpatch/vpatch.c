@@ -636,7 +636,12 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
     }
     PetscCall(PCVPatchRestoreLocal(jac));
   }
-  if (jac->cuda)
+  if (jac->surrogate && jac->local == PC_VPATCH_LOCAL_CG) {
+    if (jac->cuda)
+      PetscCall(PetscLogGpuFlops(VPFlopsPatches(g) * VPFlopsPatchCG(g->dim, g->k, jac->localits)));
+    else
+      PetscCall(PetscLogFlops(VPFlopsPatches(g) * VPFlopsPatchCG(g->dim, g->k, jac->localits)));
+  } else if (jac->cuda)
     PetscCall(PetscLogGpuFlops(VPFlopsPatches(g) * VPFlopsPatchGPU(g->dim, g->k)));
   else
     PetscCall(PetscLogFlops(VPFlopsPatches(g) * VPFlopsPatchCPU(g->dim, g->k)));
