@@ -173,6 +173,22 @@ static inline void VPPatchVertexBox(const VPGrid *g, PetscInt lo[3], PetscInt n[
     n[d]  = hi >= lo[d] ? hi - lo[d] + 1 : 0;
   }
 }
+/* the vertices of one color among this rank's (VPPatchVertexBox()): the first vlo and the count nv per direction, every
+   second vertex (1 for d >= dim); false when there is none */
+static inline PetscBool VPPatchColorVertices(const VPGrid *g, PetscInt color, int vlo[3], int nv[3])
+{
+  for (PetscInt d = 0; d < 3; d++) {
+    vlo[d] = 0;
+    nv[d]  = 1;
+  }
+  for (PetscInt d = 0; d < g->dim; d++) {
+    int lo = g->cs[d] > 1 ? (int)g->cs[d] : 1, hi = (int)(g->cs[d] + g->cm[d] - 1 < g->N[d] - 1 ? g->cs[d] + g->cm[d] - 1 : g->N[d] - 1), bit = (int)((color >> d) & 1);
+    if (lo % 2 != bit) lo++;
+    vlo[d] = lo;
+    nv[d]  = hi >= lo ? (hi - lo) / 2 + 1 : 0;
+  }
+  return (PetscBool)(nv[0] && nv[1] && nv[2]);
+}
 /* work: 24 (2k+1)^d scalars, allocated once by the caller */
 static inline PetscInt VPPatchWorkSize(PetscInt dim, PetscInt k)
 {

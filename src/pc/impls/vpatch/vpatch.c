@@ -265,6 +265,27 @@ static inline PetscInt PatchInterior(PetscInt dim, PetscInt k, const PetscInt of
   return (p[0] - 1) + ni * ((p[1] - 1) + (dim == 3 ? ni * (p[2] - 1) : 0));
 }
 
+/* the factors G of cell c of this rank's cells or the layer below them: a pointer into the DM's (owned cells), or
+   computed into G (work: the scratch of DMQBoxCellFactors_Private()) */
+static PetscErrorCode PCVPatchCellFactors(PC_VPatch *jac, const PetscReal *geo, const PetscInt c[3], PetscReal *G, PetscReal *work, const PetscReal **Gc)
+{
+  const VPGrid *g     = &((DM_QBox *)jac->dm->data)->grid;
+  PetscBool     owned = PETSC_TRUE;
+  char          msg[1024];
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < g->dim; d++)
+    if (c[d] < g->cs[d]) owned = PETSC_FALSE;
+  if (owned)
+    *Gc = geo + (((c[2] - g->cs[2]) * g->cm[1] + c[1] - g->cs[1]) * g->cm[0] + c[0] - g->cs[0]) * VPGeometryComponents(g->dim) * VPGridCellNodes(g);
+  else {
+    PetscCall(DMQBoxCellFactors_Private(jac->dm, c, G, work, msg, sizeof(msg)));
+    PetscCheck(!msg[0], PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s", msg); /* the owner found it too, in DMCreateMatrix() */
+    *Gc = G;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
   The separable surrogate of each patch of a mapped DMQBOX (or one with a coefficient): the patch operator is replaced by
   sum_d g_d Khat_d (x) Mhat_(others) on the unit reference patch, whose inverse is fast diagonalization with the unit
@@ -288,7 +309,6 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
   PetscScalar     *Ae;
   PetscInt         nt = (2 * g->k - 1) * (2 * g->k - 1) * (g->dim == 3 ? 2 * g->k - 1 : 1), clo[3], cn[3], ncb = 1;
   PetscReal       *cgv; /* per cell of the box [clo, clo + cn) (this rank's cells and the layer below): the three values */
-  char             msg[1024];
 
   PetscFunctionBegin;
   PetscCall(DMQBoxGetGeometry_Private(jac->dm, &geo, NULL));
@@ -307,18 +327,9 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
   for (PetscInt cz = 0, ic = 0; cz < cn[2]; cz++)
     for (PetscInt cy = 0; cy < cn[1]; cy++)
       for (PetscInt cx = 0; cx < cn[0]; cx++, ic++) {
-        PetscInt         c[3]  = {clo[0] + cx, clo[1] + cy, clo[2] + cz};
-        PetscBool        owned = PETSC_TRUE;
+        PetscInt         c[3] = {clo[0] + cx, clo[1] + cy, clo[2] + cz};
         const PetscReal *Gc;
-        for (PetscInt d = 0; d < dim; d++)
-          if (c[d] < g->cs[d]) owned = PETSC_FALSE;
-        if (owned)
-          Gc = geo + (((c[2] - g->cs[2]) * g->cm[1] + c[1] - g->cs[1]) * g->cm[0] + c[0] - g->cs[0]) * ncomp * nd;
-        else {
-          PetscCall(DMQBoxCellFactors_Private(jac->dm, c, G, work, msg, sizeof(msg)));
-          PetscCheck(!msg[0], PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s", msg); /* the owner found it too, in DMCreateMatrix() */
-          Gc = G;
-        }
+        PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
         for (PetscInt d = 0; d < 3; d++) {
           PetscReal gd = 0;
           if (d < dim && jac->surtype == PC_VPATCH_SURROGATE_POINTMAX) /* the entry itself: the factor over the point's weight */
@@ -339,17 +350,8 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
           ic = ((c[2] - clo[2]) * cn[1] + c[1] - clo[1]) * cn[0] + c[0] - clo[0];
           if (jac->pLU) { /* the exact patch matrix: this cell's matrix on the patch's interior nodes */
             PetscInt         n1d = n1 * n1 * (dim == 3 ? n1 : 1), off[3] = {0, 0, 0};
-            PetscBool        owned = PETSC_TRUE;
             const PetscReal *Gc;
-            for (PetscInt d = 0; d < dim; d++)
-              if (c[d] < g->cs[d]) owned = PETSC_FALSE;
-            if (owned)
-              Gc = geo + (((c[2] - g->cs[2]) * g->cm[1] + c[1] - g->cs[1]) * g->cm[0] + c[0] - g->cs[0]) * ncomp * nd;
-            else {
-              PetscCall(DMQBoxCellFactors_Private(jac->dm, c, G, work, msg, sizeof(msg)));
-              PetscCheck(!msg[0], PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s", msg);
-              Gc = G;
-            }
+            PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
             PetscCall(VPMappedCellMatrix_CPU(dim, b, Gc, Ae, work));
             for (PetscInt d = 0; d < dim; d++) off[d] = ((cc >> d) & 1) * g->k; /* the cell's first node in the patch */
             for (PetscInt r = 0; r < n1d; r++) {
@@ -387,16 +389,10 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
     for (PetscInt cz = 0, ic = 0; cz < jac->plocal.gcm[2] && !(jac->cuda && !below); cz++)
       for (PetscInt cy = 0; cy < jac->plocal.gcm[1]; cy++)
         for (PetscInt cx = 0; cx < jac->plocal.gcm[0]; cx++, ic++) {
-          PetscInt  c[3]  = {jac->plocal.gclo[0] + cx, jac->plocal.gclo[1] + cy, jac->plocal.gclo[2] + cz};
-          PetscBool owned = PETSC_TRUE;
-          for (PetscInt d = 0; d < dim; d++)
-            if (c[d] < g->cs[d]) owned = PETSC_FALSE;
-          if (owned)
-            PetscCall(PetscArraycpy(jac->pgeo + ic * ncomp * nd, geo + (((c[2] - g->cs[2]) * g->cm[1] + c[1] - g->cs[1]) * g->cm[0] + c[0] - g->cs[0]) * ncomp * nd, ncomp * nd));
-          else {
-            PetscCall(DMQBoxCellFactors_Private(jac->dm, c, jac->pgeo + ic * ncomp * nd, work, msg, sizeof(msg)));
-            PetscCheck(!msg[0], PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s", msg);
-          }
+          PetscInt         c[3] = {jac->plocal.gclo[0] + cx, jac->plocal.gclo[1] + cy, jac->plocal.gclo[2] + cz};
+          const PetscReal *Gc;
+          PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
+          PetscCall(PetscArraycpy(jac->pgeo + ic * ncomp * nd, Gc, ncomp * nd));
         }
     PetscCall(DMGetGlobalVector(jac->dm, &dg));
     PetscCall(DMGetLocalVector(jac->dm, &dl));

@@ -694,17 +694,11 @@ static PetscErrorCode VPPatchLaunch(const VPGrid *g, int npatch, const int vlo[3
 template <int DIM, int K, typename T> struct VPPatchSmooth {
   static PetscErrorCode run(const VPGrid *g, PetscInt color, PCVPatchKernel variant, PetscInt ppb, const PetscReal *pg, const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch)
   {
-    int          vlo[3] = {0, 0, 0}, nv[3] = {1, 1, 1};
+    int          vlo[3], nv[3];
     cudaStream_t stream;
 
     PetscFunctionBegin;
-    for (int dd = 0; dd < DIM; dd++) { /* vertices of this color among this rank's: lower corners of owned cells, interior */
-      int lo = g->cs[dd] > 1 ? (int)g->cs[dd] : 1, hi = (int)PetscMin(g->cs[dd] + g->cm[dd] - 1, g->N[dd] - 1), bit = (int)((color >> dd) & 1);
-      if (lo % 2 != bit) lo++;
-      vlo[dd] = lo;
-      nv[dd]  = hi >= lo ? (hi - lo) / 2 + 1 : 0;
-    }
-    if (!nv[0] || !nv[1] || !nv[2]) PetscFunctionReturn(PETSC_SUCCESS);
+    if (!VPPatchColorVertices(g, color, vlo, nv)) PetscFunctionReturn(PETSC_SUCCESS); /* vertices of this color among this rank's */
     PetscCall(VPGetStream(&stream));
     const int npatch = nv[0] * nv[1] * nv[2];
     if (variant == PC_VPATCH_KERNEL_FUSED)

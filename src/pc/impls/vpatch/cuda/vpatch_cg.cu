@@ -196,19 +196,13 @@ static size_t VPPatchCGShared(PetscInt dim, PetscInt k, int B)
 
 PetscErrorCode VPPatchCGColor_CUDA(const VPGrid *g, const VPPatchCGTables *t, PetscInt color, const PetscReal *d_pg, const PetscReal *d_geo, const PetscScalar *diag, const PetscScalar *bl, PetscScalar *dl)
 {
-  int          vlo[3] = {0, 0, 0}, nv[3] = {1, 1, 1}, dev, maxshmem, B;
+  int          vlo[3], nv[3], dev, maxshmem, B;
   size_t       shmem;
   const int    thr = 256;
   cudaStream_t stream;
 
   PetscFunctionBegin;
-  for (int dd = 0; dd < g->dim; dd++) { /* the vertices of this color among this rank's (as VPPatchSmooth) */
-    int lo = g->cs[dd] > 1 ? (int)g->cs[dd] : 1, hi = (int)PetscMin(g->cs[dd] + g->cm[dd] - 1, g->N[dd] - 1), bit = (int)((color >> dd) & 1);
-    if (lo % 2 != bit) lo++;
-    vlo[dd] = lo;
-    nv[dd]  = hi >= lo ? (hi - lo) / 2 + 1 : 0;
-  }
-  if (!nv[0] || !nv[1] || !nv[2]) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!VPPatchColorVertices(g, color, vlo, nv)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCallCUDA(cudaGetDevice(&dev));
   PetscCallCUDA(cudaDeviceGetAttribute(&maxshmem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   for (B = 1 << g->dim; B > 1 && VPPatchCGShared(g->dim, g->k, B) > (size_t)maxshmem / 2; B /= 2) {} /* all the patch's cells at once where half an SM's shared memory holds them */
