@@ -31,6 +31,28 @@ J*/
 J*/
 #define PCVPATCH "vpatch"
 
+/*MC
+  PCAUXAMG - "auxamg": auxiliary-grid aggregation AMG for assembled matrices with point coordinates
+
+  Level: intermediate
+
+.seealso: `PCGAMG`, `PCSetCoordinates()`
+M*/
+#define PCAUXAMG "auxamg"
+
+/*E
+  PCAuxAMGCycle - the cycle of `PCAUXAMG`: `PC_AUXAMG_CYCLE_V` (linear) or `PC_AUXAMG_CYCLE_K` (the K-cycle, nonlinear)
+
+  Level: intermediate
+
+.seealso: `PCAUXAMG`
+E*/
+typedef enum {
+  PC_AUXAMG_CYCLE_V,
+  PC_AUXAMG_CYCLE_K
+} PCAuxAMGCycle;
+PETSC_EXTERN const char *const PCAuxAMGCycles[];
+
 /*E
   PCVPatchSweep - order of the colors in one smoothing step of `PCVPATCH`
 

@@ -47,6 +47,7 @@ PetscErrorCode PetscVPatchInitializePackage(void)
   PetscCall(KSPInitializePackage());
   PetscCall(DMRegister(DMQBOX, DMCreate_QBox));
   PetscCall(PCRegister(PCVPATCH, PCCreate_VPatch));
+  PetscCall(PCRegister(PCAUXAMG, PCCreate_AuxAMG));
   dmid = DM_CLASSID;
   PetscCall(PetscLogEventRegister("VPLapMult", MAT_CLASSID, &VPATCH_LaplacianMult));
   PetscCall(PetscLogEventRegister("VPLapDiag", MAT_CLASSID, &VPATCH_LaplacianDiag));

@@ -12,4 +12,5 @@ PETSC_INTERN PetscErrorCode VPBasis1DEvaluate(const VPBasis1D *, PetscReal, Pets
 
 PETSC_EXTERN PetscErrorCode DMCreate_QBox(DM);
 PETSC_EXTERN PetscErrorCode PCCreate_VPatch(PC);
+PETSC_EXTERN PetscErrorCode PCCreate_AuxAMG(PC);
 PETSC_INTERN PetscLogEvent  VPATCH_PatchSetUp, VPATCH_PatchSmooth;

@@ -1,0 +1,546 @@
+/*
+  PCAUXAMG: unsmoothed aggregation AMG whose aggregates come from a region tree over an auxiliary structured grid laid
+  on the points' coordinates (seed 004, "A parallel auxiliary grid AMG method for GPU"). CPU version.
+
+  Set-up. A uniform auxiliary grid of M^d cells (M a power of two) covers the bounding box of all points, about
+  -pc_auxamg_points_per_cell points per cell. Level 1's unknowns are the non-empty auxiliary cells of this rank (the
+  points of a cell form an aggregate); each further level merges the 2^d children of a tree cell (quadtree in 2D,
+  octree in 3D) into their parent, so the coarsening is fixed by the geometry and needs no graph algorithm. Empty
+  cells carry no unknown (a disk or a cavity in the box). Aggregates stay on the rank of their points. The
+  prolongation P is piecewise constant (one 1 per row), and the coarse operator P^T A P is summed directly from A's
+  entries: entry (I, J) is the sum of a_ij over i in aggregate I and j in aggregate J (no general sparse product).
+  Solve. A K-cycle (Notay and Vassilevski's nonlinear AMLI; -pc_auxamg_cycle k, the default) or a V-cycle (v): one
+  forward Gauss-Seidel sweep before the coarse correction, one backward sweep after it (processor-local sweeps with
+  several ranks), and on each coarse level of the K-cycle up to two flexible CG steps preconditioned by the next
+  cycle; the second step is skipped when the first reduced the residual by -pc_auxamg_ktol. The coarsest level is
+  solved by LU (PCREDUNDANT). The K-cycle is nonlinear: use a flexible outer method (KSPFCG, KSPFGMRES).
+
+  Not yet (issue 20): the CUDA kernels, the tree-colored Gauss-Seidel (processor-local sweeps here), ELL storage and
+  adaptive (region) refinement of the auxiliary grid where points cluster.
+*/
+#include <petscvpatch/private/vpatchimpl.h>
+#include <petscdm.h>
+#include <petscksp.h>
+#include <petscsf.h>
+#include <petsc/private/pcimpl.h>
+#include <petsc/private/matimpl.h>
+
+#define AUXAMG_MAX_LEVELS 32
+
+const char *const PCAuxAMGCycles[] = {"v", "k", "PCAuxAMGCycle", "PC_AUXAMG_CYCLE_", NULL};
+
+typedef struct {
+  PetscInt       nlevels;
+  Mat            A[AUXAMG_MAX_LEVELS], P[AUXAMG_MAX_LEVELS]; /* A[0] is the PC's Pmat (referenced); P[l]: level l+1 -> l */
+  Vec            r[AUXAMG_MAX_LEVELS], rc[AUXAMG_MAX_LEVELS], e[AUXAMG_MAX_LEVELS];
+  Vec            c1[AUXAMG_MAX_LEVELS], v1[AUXAMG_MAX_LEVELS], r1[AUXAMG_MAX_LEVELS], c2[AUXAMG_MAX_LEVELS], v2[AUXAMG_MAX_LEVELS];
+  KSP            coarse;
+  PetscReal     *coords; /* PCSetCoordinates(): cdim values per local row */
+  PetscInt       cdim, ncoords;
+  PetscInt       maxlevels, coarsesize;
+  PetscReal      ppc, ktol;
+  PCAuxAMGCycle  cycle;
+  PetscInt       M;             /* auxiliary cells per direction of level 1 */
+  PetscBool      checkgalerkin; /* -pc_auxamg_check_galerkin: compare each coarse operator with MatPtAP() */
+  PetscLogDouble opcomplexity;
+} PC_AuxAMG;
+
+static PetscErrorCode PCSetCoordinates_AuxAMG(PC pc, PetscInt dim, PetscInt n, PetscReal coords[])
+{
+  PC_AuxAMG *j = (PC_AuxAMG *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(dim >= 1 && dim <= 3, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "PCAUXAMG: coordinates of dimension %" PetscInt_FMT "; give 1, 2 or 3", dim);
+  PetscCall(PetscFree(j->coords));
+  PetscCall(PetscMalloc1(dim * n, &j->coords));
+  PetscCall(PetscArraycpy(j->coords, coords, dim * n));
+  j->cdim    = dim;
+  j->ncoords = n;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* this rank's coordinates (cdim per local row): PCSetCoordinates(), else the DM's; checked */
+static PetscErrorCode PCAuxAMGGetCoordinates(PC pc, PetscInt nlocal, PetscInt *cdim, const PetscReal **x, Vec *cvec)
+{
+  PC_AuxAMG *j    = (PC_AuxAMG *)pc->data;
+  MPI_Comm   comm = PetscObjectComm((PetscObject)pc);
+  PetscInt   n;
+  PetscBool  bad = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  *cvec = NULL;
+  if (j->coords) {
+    PetscCheck(j->ncoords == nlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCAUXAMG: PCSetCoordinates() gave %" PetscInt_FMT " points on this rank, but the matrix has %" PetscInt_FMT " local rows: give one point per row", j->ncoords, nlocal);
+    *cdim = j->cdim;
+    *x    = j->coords;
+  } else {
+    DM dm = NULL;
+    PetscCall(PCGetDM(pc, &dm));
+    if (dm) PetscCall(DMGetCoordinates(dm, cvec));
+    PetscCheck(*cvec, comm, PETSC_ERR_ARG_WRONGSTATE, "PCAUXAMG needs the coordinates of the matrix's rows: call PCSetCoordinates() (as for PCGAMG), or give the KSP a DM with coordinates");
+    PetscCall(DMGetCoordinateDim(dm, cdim));
+    PetscCall(VecGetLocalSize(*cvec, &n));
+    PetscCheck(n == *cdim * nlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+               "PCAUXAMG: the DM's coordinates have %" PetscInt_FMT " values on this rank, the matrix %" PetscInt_FMT " local rows of dimension %" PetscInt_FMT ": give coordinates with PCSetCoordinates()", n, nlocal, *cdim);
+    PetscCall(VecGetArrayRead(*cvec, x));
+  }
+  for (PetscInt i = 0; i < *cdim * nlocal; i++)
+    if (PetscIsInfOrNanReal((*x)[i])) bad = PETSC_TRUE;
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_C_BOOL, MPI_LOR, comm));
+  PetscCheck(!bad, comm, PETSC_ERR_FP, "PCAUXAMG: a coordinate is not finite (NaN or Inf)");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscInt PCAuxAMGFind(PetscInt n, const PetscInt64 *a, PetscInt64 key)
+{
+  PetscInt lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    PetscInt mid = lo + (hi - lo) / 2;
+    if (a[mid] == key) return mid;
+    if (a[mid] < key)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return -1;
+}
+
+/* the aggregates of n unknowns with tree-cell keys: agg[i] = the index of key[i] among the sorted distinct keys, which
+   are returned in ukeys (nc of them) */
+static PetscErrorCode PCAuxAMGAggregate(PetscInt n, const PetscInt64 *key, PetscInt *agg, PetscInt *nc, PetscInt64 **ukeys)
+{
+  PetscInt m = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(PetscMax(n, 1), ukeys));
+  PetscCall(PetscArraycpy(*ukeys, key, n));
+  PetscCall(PetscSortInt64(n, *ukeys));
+  for (PetscInt i = 0; i < n; i++)
+    if (!m || (*ukeys)[m - 1] != (*ukeys)[i]) (*ukeys)[m++] = (*ukeys)[i];
+  for (PetscInt i = 0; i < n; i++) agg[i] = PCAuxAMGFind(m, *ukeys, key[i]);
+  *nc = m;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the keys of tree cells of a grid of M cells per direction become those of their parents (grid M/2) */
+static PetscErrorCode PCAuxAMGParent(PetscInt n, PetscInt cdim, PetscInt64 *key, PetscInt *M)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n; i++) {
+    PetscInt64 k = key[i], p = 0, f = 1;
+    for (PetscInt d = 0; d < cdim; d++) {
+      p += ((k % *M) / 2) * f;
+      k /= *M;
+      f *= *M / 2;
+    }
+    key[i] = p;
+  }
+  *M /= 2;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Ac = P^T A P for the 0/1 aggregation P (agg: the local aggregate of each local row, cstart: this rank's first
+   coarse unknown), summed from A's rows */
+static PetscErrorCode PCAuxAMGGalerkin(Mat A, const PetscInt *agg, PetscInt nc, Mat *Ac)
+{
+  MPI_Comm     comm = PetscObjectComm((PetscObject)A);
+  PetscInt     rstart, rend, n, cstart = 0, nghost = 0, *ghost, *gagg, *aggg, maxc = 0;
+  PetscSF      sf;
+  Mat          pre;
+  PetscInt    *cc;
+  PetscScalar *cv;
+
+  PetscFunctionBegin;
+  PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
+  n = rend - rstart;
+  PetscCallMPI(MPI_Exscan(&nc, &cstart, 1, MPIU_INT, MPI_SUM, comm));
+  /* the columns owned elsewhere, and their aggregates' global numbers (a star forest on A's row layout) */
+  for (PetscInt i = rstart; i < rend; i++) {
+    PetscInt ncols;
+    PetscCall(MatGetRow(A, i, &ncols, NULL, NULL));
+    nghost += ncols;
+    maxc = PetscMax(maxc, ncols);
+    PetscCall(MatRestoreRow(A, i, &ncols, NULL, NULL));
+  }
+  PetscCall(PetscMalloc1(PetscMax(nghost, 1), &ghost));
+  nghost = 0;
+  for (PetscInt i = rstart; i < rend; i++) {
+    PetscInt        ncols;
+    const PetscInt *cols;
+    PetscCall(MatGetRow(A, i, &ncols, &cols, NULL));
+    for (PetscInt k = 0; k < ncols; k++)
+      if (cols[k] < rstart || cols[k] >= rend) ghost[nghost++] = cols[k];
+    PetscCall(MatRestoreRow(A, i, &ncols, &cols, NULL));
+  }
+  PetscCall(PetscSortRemoveDupsInt(&nghost, ghost));
+  PetscCall(PetscMalloc2(PetscMax(n, 1), &aggg, PetscMax(nghost, 1), &gagg));
+  for (PetscInt i = 0; i < n; i++) aggg[i] = cstart + agg[i];
+  PetscCall(PetscSFCreate(comm, &sf));
+  PetscCall(PetscSFSetGraphLayout(sf, A->rmap, nghost, NULL, PETSC_COPY_VALUES, ghost));
+  PetscCall(PetscSFBcastBegin(sf, MPIU_INT, aggg, gagg, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(sf, MPIU_INT, aggg, gagg, MPI_REPLACE));
+  PetscCall(PetscSFDestroy(&sf));
+  /* two passes over A's rows: the pattern (MATPREALLOCATOR), then the values */
+  PetscCall(MatCreate(comm, Ac));
+  PetscCall(MatSetSizes(*Ac, nc, nc, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetType(*Ac, MATAIJ));
+  PetscCall(MatCreate(comm, &pre));
+  PetscCall(MatSetSizes(pre, nc, nc, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetType(pre, MATPREALLOCATOR));
+  PetscCall(MatSetUp(pre));
+  PetscCall(PetscMalloc2(PetscMax(maxc, 1), &cc, PetscMax(maxc, 1), &cv));
+  for (PetscInt pass = 0; pass < 2; pass++) {
+    Mat T = pass ? *Ac : pre;
+    for (PetscInt i = rstart; i < rend; i++) {
+      PetscInt           ncols, m = 0, row = cstart + agg[i - rstart];
+      const PetscInt    *cols;
+      const PetscScalar *vals;
+      PetscCall(MatGetRow(A, i, &ncols, &cols, &vals));
+      for (PetscInt k = 0; k < ncols; k++) {
+        if (cols[k] >= rstart && cols[k] < rend)
+          cc[k] = cstart + agg[cols[k] - rstart];
+        else {
+          PetscInt g;
+          PetscCall(PetscFindInt(cols[k], nghost, ghost, &g));
+          cc[k] = gagg[g];
+        }
+        cv[k] = vals[k];
+      }
+      PetscCall(PetscSortIntWithScalarArray(ncols, cc, cv));
+      for (PetscInt k = 0; k < ncols; k++) { /* merge the entries of one coarse column */
+        if (m && cc[m - 1] == cc[k])
+          cv[m - 1] += cv[k];
+        else {
+          cc[m] = cc[k];
+          cv[m] = cv[k];
+          m++;
+        }
+      }
+      PetscCall(MatRestoreRow(A, i, &ncols, &cols, &vals));
+      PetscCall(MatSetValues(T, 1, &row, m, cc, cv, ADD_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(T, MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(T, MAT_FINAL_ASSEMBLY));
+    if (!pass) PetscCall(MatPreallocatorPreallocate(pre, PETSC_TRUE, *Ac));
+  }
+  PetscCall(PetscLogFlops((PetscLogDouble)nghost));
+  PetscCall(PetscFree2(cc, cv));
+  PetscCall(PetscFree2(aggg, gagg));
+  PetscCall(PetscFree(ghost));
+  PetscCall(MatDestroy(&pre));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCReset_AuxAMG(PC pc)
+{
+  PC_AuxAMG *j = (PC_AuxAMG *)pc->data;
+
+  PetscFunctionBegin;
+  for (PetscInt l = 0; l < AUXAMG_MAX_LEVELS; l++) {
+    PetscCall(MatDestroy(&j->A[l]));
+    PetscCall(MatDestroy(&j->P[l]));
+    PetscCall(VecDestroy(&j->r[l]));
+    PetscCall(VecDestroy(&j->rc[l]));
+    PetscCall(VecDestroy(&j->e[l]));
+    PetscCall(VecDestroy(&j->c1[l]));
+    PetscCall(VecDestroy(&j->v1[l]));
+    PetscCall(VecDestroy(&j->r1[l]));
+    PetscCall(VecDestroy(&j->c2[l]));
+    PetscCall(VecDestroy(&j->v2[l]));
+  }
+  PetscCall(KSPDestroy(&j->coarse));
+  j->nlevels = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSetUp_AuxAMG(PC pc)
+{
+  PC_AuxAMG       *j    = (PC_AuxAMG *)pc->data;
+  MPI_Comm         comm = PetscObjectComm((PetscObject)pc);
+  Mat              A    = pc->pmat;
+  PetscInt         m, nn, N, rstart, cdim, nf, L = 0, M;
+  const PetscReal *x;
+  Vec              cvec;
+  PetscReal        lo[3] = {PETSC_MAX_REAL, PETSC_MAX_REAL, PETSC_MAX_REAL}, hi[3] = {PETSC_MIN_REAL, PETSC_MIN_REAL, PETSC_MIN_REAL}, h[3];
+  PetscInt64      *key, *ukeys;
+  PetscInt        *agg;
+  PetscBool        assembled;
+  PetscLogDouble   nnz0 = 0, nnzall = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PCReset_AuxAMG(pc));
+  PetscCall(MatGetSize(A, &N, &nn));
+  PetscCheck(N == nn, comm, PETSC_ERR_ARG_SIZ, "PCAUXAMG needs a square matrix, not %" PetscInt_FMT " x %" PetscInt_FMT, N, nn);
+  PetscCall(MatAssembled(A, &assembled));
+  PetscCheck(assembled, comm, PETSC_ERR_ARG_WRONGSTATE, "PCAUXAMG needs an assembled matrix: call MatAssemblyBegin()/MatAssemblyEnd()");
+  PetscCall(MatGetLocalSize(A, &m, NULL));
+  PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
+  PetscCall(PCAuxAMGGetCoordinates(pc, m, &cdim, &x, &cvec));
+  for (PetscInt i = 0; i < m; i++)
+    for (PetscInt d = 0; d < cdim; d++) {
+      lo[d] = PetscMin(lo[d], x[i * cdim + d]);
+      hi[d] = PetscMax(hi[d], x[i * cdim + d]);
+    }
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, lo, 3, MPIU_REAL, MPIU_MIN, comm));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, hi, 3, MPIU_REAL, MPIU_MAX, comm));
+  /* the auxiliary grid: M = 2^L cells per direction, about ppc points per cell */
+  while ((PetscReal)N / PetscPowReal(2.0, (PetscReal)(cdim * L)) > (j->ppc > 0 ? j->ppc : (PetscReal)(1 << cdim)) && L < 20) L++;
+  M = (PetscInt)1 << L;
+  for (PetscInt d = 0; d < cdim; d++) h[d] = (hi[d] > lo[d] ? hi[d] - lo[d] : 1.0) / M * (1 + 1e-12);
+  PetscCall(PetscMalloc2(PetscMax(m, 1), &key, PetscMax(m, 1), &agg));
+  for (PetscInt i = 0; i < m; i++) {
+    PetscInt64 k = 0;
+    for (PetscInt d = cdim - 1; d >= 0; d--) k = k * M + PetscMin(M - 1, (PetscInt)((x[i * cdim + d] - lo[d]) / h[d]));
+    key[i] = k;
+  }
+  if (cvec) PetscCall(VecRestoreArrayRead(cvec, &x));
+  j->M = M;
+  /* the levels: the points of a cell, then the children of a tree cell (where that does not coarsen, as when a cell
+     holds one point, the next tree level at once) */
+  PetscCall(PetscObjectReference((PetscObject)A));
+  j->A[0]    = A;
+  j->nlevels = 1;
+  nf         = m;
+  for (PetscInt l = 0; l + 1 < j->maxlevels && l + 1 < AUXAMG_MAX_LEVELS; l++) {
+    PetscInt nc = 0, Nc = 0, Nf, cstart = 0, fstart;
+    PetscCall(MatGetSize(j->A[l], &Nf, NULL));
+    if (Nf <= j->coarsesize) break;
+    if (l > 0) {
+      if (M == 1) break;
+      PetscCall(PCAuxAMGParent(nf, cdim, key, &M));
+    }
+    for (;;) {
+      PetscCall(PCAuxAMGAggregate(nf, key, agg, &nc, &ukeys));
+      PetscCallMPI(MPIU_Allreduce(&nc, &Nc, 1, MPIU_INT, MPI_SUM, comm));
+      if ((PetscReal)Nc <= 0.9 * (PetscReal)Nf || M == 1) break;
+      PetscCall(PetscFree(ukeys));
+      PetscCall(PCAuxAMGParent(nf, cdim, key, &M));
+    }
+    if ((PetscReal)Nc > 0.9 * (PetscReal)Nf) { /* nothing left to coarsen */
+      PetscCall(PetscFree(ukeys));
+      break;
+    }
+    PetscCallMPI(MPI_Exscan(&nc, &cstart, 1, MPIU_INT, MPI_SUM, comm));
+    PetscCall(MatGetOwnershipRange(j->A[l], &fstart, NULL));
+    PetscCall(MatCreateAIJ(comm, nf, nc, PETSC_DETERMINE, PETSC_DETERMINE, 1, NULL, 1, NULL, &j->P[l])); /* one 1 per row */
+    for (PetscInt i = 0; i < nf; i++) {
+      PetscInt    row = fstart + i, col = cstart + agg[i];
+      PetscScalar one = 1.0;
+      PetscCall(MatSetValues(j->P[l], 1, &row, 1, &col, &one, INSERT_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(j->P[l], MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(j->P[l], MAT_FINAL_ASSEMBLY));
+    PetscCall(PCAuxAMGGalerkin(j->A[l], agg, nc, &j->A[l + 1]));
+    if (j->checkgalerkin) { /* against PETSc's general sparse product */
+      Mat       C;
+      PetscReal nd, na;
+      PetscCall(MatPtAP(j->A[l], j->P[l], MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
+      PetscCall(MatNorm(C, NORM_FROBENIUS, &na));
+      PetscCall(MatAXPY(C, -1.0, j->A[l + 1], DIFFERENT_NONZERO_PATTERN));
+      PetscCall(MatNorm(C, NORM_FROBENIUS, &nd));
+      PetscCall(MatDestroy(&C));
+      PetscCheck(nd <= 1e-12 * na, comm, PETSC_ERR_PLIB, "PCAUXAMG: the coarse operator of level %" PetscInt_FMT " differs from MatPtAP() by %g (relative)", l + 1, (double)(nd / na));
+      PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": coarse operator equal to MatPtAP() (difference %g relative)\n", l + 1, (double)(nd / na)));
+    }
+    for (PetscInt i = 0; i < nc; i++) key[i] = ukeys[i]; /* the next level's unknowns are the tree cells */
+    PetscCall(PetscFree(ukeys));
+    nf         = nc;
+    j->nlevels = l + 2;
+  }
+
+  PetscCall(PetscFree2(key, agg));
+  /* work vectors and the coarse solver */
+  for (PetscInt l = 0; l < j->nlevels; l++) {
+    MatInfo info;
+    PetscCall(MatCreateVecs(j->A[l], &j->e[l], &j->r[l]));
+    PetscCall(VecDuplicate(j->r[l], &j->rc[l]));
+    PetscCall(VecDuplicate(j->r[l], &j->c1[l]));
+    PetscCall(VecDuplicate(j->r[l], &j->v1[l]));
+    PetscCall(VecDuplicate(j->r[l], &j->r1[l]));
+    PetscCall(VecDuplicate(j->r[l], &j->c2[l]));
+    PetscCall(VecDuplicate(j->r[l], &j->v2[l]));
+    PetscCall(MatGetInfo(j->A[l], MAT_GLOBAL_SUM, &info));
+    if (!l) nnz0 = info.nz_used;
+    nnzall += info.nz_used;
+  }
+  j->opcomplexity = nnz0 > 0 ? nnzall / nnz0 : 1;
+  PetscCall(KSPCreate(comm, &j->coarse));
+  PetscCall(KSPSetNestLevel(j->coarse, pc->kspnestlevel + 1));
+  PetscCall(KSPSetOptionsPrefix(j->coarse, ((PetscObject)pc)->prefix));
+  PetscCall(KSPAppendOptionsPrefix(j->coarse, "pc_auxamg_coarse_"));
+  PetscCall(KSPSetType(j->coarse, KSPPREONLY));
+  {
+    PC cpc;
+    PetscCall(KSPGetPC(j->coarse, &cpc));
+    PetscCall(PCSetType(cpc, PCREDUNDANT));
+  }
+  PetscCall(KSPSetOperators(j->coarse, j->A[j->nlevels - 1], j->A[j->nlevels - 1]));
+  PetscCall(KSPSetFromOptions(j->coarse));
+  PetscCall(KSPSetUp(j->coarse));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCAuxAMGCycle_Private(PC_AuxAMG *j, PetscInt l, Vec b, Vec x);
+
+/* e ~ A_l^-1 r on a coarse level: the cycle (V), or up to two flexible CG steps preconditioned by it (K) */
+static PetscErrorCode PCAuxAMGCoarseCorrect(PC_AuxAMG *j, PetscInt l, Vec r, Vec e)
+{
+  PetscScalar rho1, a1, gam, beta, a2, rho2;
+  PetscReal   nr, nr1;
+
+  PetscFunctionBegin;
+  if (l == j->nlevels - 1 || j->cycle == PC_AUXAMG_CYCLE_V) {
+    PetscCall(PCAuxAMGCycle_Private(j, l, r, e));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PCAuxAMGCycle_Private(j, l, r, j->c1[l]));
+  PetscCall(MatMult(j->A[l], j->c1[l], j->v1[l]));
+  PetscCall(VecDot(j->v1[l], j->c1[l], &rho1));
+  PetscCall(VecDot(r, j->c1[l], &a1));
+  if (PetscRealPart(rho1) <= 0) { /* r = 0 */
+    PetscCall(VecSet(e, 0.0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(VecWAXPY(j->r1[l], -a1 / rho1, j->v1[l], r));
+  PetscCall(VecNorm(r, NORM_2, &nr));
+  PetscCall(VecNorm(j->r1[l], NORM_2, &nr1));
+  if (nr1 <= j->ktol * nr) {
+    PetscCall(VecAXPBY(e, a1 / rho1, 0.0, j->c1[l]));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PCAuxAMGCycle_Private(j, l, j->r1[l], j->c2[l]));
+  PetscCall(MatMult(j->A[l], j->c2[l], j->v2[l]));
+  PetscCall(VecDot(j->v1[l], j->c2[l], &gam));
+  PetscCall(VecDot(j->v2[l], j->c2[l], &beta));
+  PetscCall(VecDot(j->r1[l], j->c2[l], &a2));
+  rho2 = beta - gam * gam / rho1;
+  if (PetscRealPart(rho2) <= 0) {
+    PetscCall(VecAXPBY(e, a1 / rho1, 0.0, j->c1[l]));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(VecAXPBYPCZ(e, a1 / rho1 - gam * a2 / (rho1 * rho2), a2 / rho2, 0.0, j->c1[l], j->c2[l]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* x = B_l b: pre-smoothing, the coarse correction, post-smoothing (the coarsest level: LU) */
+static PetscErrorCode PCAuxAMGCycle_Private(PC_AuxAMG *j, PetscInt l, Vec b, Vec x)
+{
+  PetscFunctionBegin;
+  if (l == j->nlevels - 1) {
+    PetscCall(KSPSolve(j->coarse, b, x));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(MatSOR(j->A[l], b, 1.0, (MatSORType)(SOR_LOCAL_FORWARD_SWEEP | SOR_ZERO_INITIAL_GUESS), 0.0, 1, 1, x));
+  PetscCall(MatResidual(j->A[l], b, x, j->r[l]));
+  PetscCall(MatMultTranspose(j->P[l], j->r[l], j->rc[l + 1]));
+  PetscCall(PCAuxAMGCoarseCorrect(j, l + 1, j->rc[l + 1], j->e[l + 1]));
+  PetscCall(MatMultAdd(j->P[l], j->e[l + 1], x, x));
+  PetscCall(MatSOR(j->A[l], b, 1.0, SOR_LOCAL_BACKWARD_SWEEP, 0.0, 1, 1, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCApply_AuxAMG(PC pc, Vec b, Vec x)
+{
+  PetscFunctionBegin;
+  PetscCall(PCAuxAMGCycle_Private((PC_AuxAMG *)pc->data, 0, b, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCSetFromOptions_AuxAMG(PC pc, PetscOptionItems PetscOptionsObject)
+{
+  PC_AuxAMG *j = (PC_AuxAMG *)pc->data;
+
+  PetscFunctionBegin;
+  PetscOptionsHeadBegin(PetscOptionsObject, "Auxiliary-grid AMG options");
+  PetscCall(PetscOptionsEnum("-pc_auxamg_cycle", "The cycle: k (K-cycle, nonlinear: use a flexible outer method) or v", "PCAUXAMG", PCAuxAMGCycles, (PetscEnum)j->cycle, (PetscEnum *)&j->cycle, NULL));
+  PetscCall(PetscOptionsRangeInt("-pc_auxamg_max_levels", "Most levels", "PCAUXAMG", j->maxlevels, &j->maxlevels, NULL, 1, AUXAMG_MAX_LEVELS));
+  PetscCall(PetscOptionsInt("-pc_auxamg_coarse_size", "Stop coarsening at this many unknowns (the coarsest level is solved by LU)", "PCAUXAMG", j->coarsesize, &j->coarsesize, NULL));
+  PetscCall(PetscOptionsReal("-pc_auxamg_points_per_cell", "About this many points per auxiliary cell of the first level (0: 2^d)", "PCAUXAMG", j->ppc, &j->ppc, NULL));
+  PetscCall(PetscOptionsBool("-pc_auxamg_check_galerkin", "Compare each coarse operator with MatPtAP() (a check; costs a general sparse product)", "PCAUXAMG", j->checkgalerkin, &j->checkgalerkin, NULL));
+  PetscCall(PetscOptionsReal("-pc_auxamg_ktol", "K-cycle: skip the second inner step when the first reduced the residual by this factor", "PCAUXAMG", j->ktol, &j->ktol, NULL));
+  PetscOptionsHeadEnd();
+  PetscCheck(j->ppc == 0 || j->ppc >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_auxamg_points_per_cell must be at least 1 (0: 2^d)");
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCView_AuxAMG(PC pc, PetscViewer viewer)
+{
+  PC_AuxAMG *j = (PC_AuxAMG *)pc->data;
+  PetscBool  isascii;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary-grid AMG: %s-cycle, %" PetscInt_FMT " levels, auxiliary grid %" PetscInt_FMT " cells per direction, operator complexity %.3f\n", j->cycle == PC_AUXAMG_CYCLE_K ? "K" : "V", j->nlevels, j->M,
+                                   (double)j->opcomplexity));
+  for (PetscInt l = 0; l < j->nlevels; l++) {
+    PetscInt n;
+    MatInfo  info;
+    PetscCall(MatGetSize(j->A[l], &n, NULL));
+    PetscCall(MatGetInfo(j->A[l], MAT_GLOBAL_SUM, &info));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  level %" PetscInt_FMT ": %" PetscInt_FMT " unknowns, %.0f nonzeros\n", l, n, (double)info.nz_used));
+  }
+  if (j->coarse) {
+    PetscCall(PetscViewerASCIIPrintf(viewer, "coarsest level solver:\n"));
+    PetscCall(PetscViewerASCIIPushTab(viewer));
+    PetscCall(KSPView(j->coarse, viewer));
+    PetscCall(PetscViewerASCIIPopTab(viewer));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCDestroy_AuxAMG(PC pc)
+{
+  PC_AuxAMG *j = (PC_AuxAMG *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCall(PCReset_AuxAMG(pc));
+  PetscCall(PetscFree(j->coords));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSetCoordinates_C", NULL));
+  PetscCall(PetscFree(pc->data));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*MC
+  PCAUXAMG - "auxamg": unsmoothed aggregation AMG with aggregates from a region tree over an auxiliary structured grid
+  on the points' coordinates (Lan, Xu et al., "A parallel auxiliary grid AMG method for GPU"); CPU version
+
+  Options Database Keys:
++ -pc_auxamg_cycle <k,v>             - K-cycle (default; nonlinear: use `KSPFCG` or `KSPFGMRES` outside) or V-cycle
+. -pc_auxamg_max_levels <n>          - most levels (default 25)
+. -pc_auxamg_coarse_size <n>         - stop coarsening at this many unknowns (default 100); the coarsest level is solved by LU
+. -pc_auxamg_points_per_cell <p>     - about p points per auxiliary cell of the first level (default 2^d)
+. -pc_auxamg_ktol <t>                - K-cycle: skip the second inner step when the first reduced the residual by t (default 0.25)
+- -pc_auxamg_check_galerkin          - compare each coarse operator with `MatPtAP()` (a check)
+
+  Level: intermediate
+
+  Notes:
+  The matrix must be assembled and square. The coordinates of its rows come from `PCSetCoordinates()` (as for
+  `PCGAMG`), else from the `DM` of the `KSP`. The aggregates are the points of one auxiliary cell, then the cells of
+  one tree node: the coarsening depends on the geometry only. Each level smooths with one processor-local forward
+  Gauss-Seidel sweep before and one backward sweep after the coarse correction.
+
+.seealso: `PCGAMG`, `PCSetCoordinates()`
+M*/
+PETSC_EXTERN PetscErrorCode PCCreate_AuxAMG(PC pc)
+{
+  PC_AuxAMG *j;
+
+  PetscFunctionBegin;
+  PetscCall(PetscNew(&j));
+  pc->data                = (void *)j;
+  j->cycle                = PC_AUXAMG_CYCLE_K;
+  j->maxlevels            = 25;
+  j->coarsesize           = 100;
+  j->ppc                  = 0;
+  j->ktol                 = 0.25;
+  pc->ops->setup          = PCSetUp_AuxAMG;
+  pc->ops->apply          = PCApply_AuxAMG;
+  pc->ops->reset          = PCReset_AuxAMG;
+  pc->ops->destroy        = PCDestroy_AuxAMG;
+  pc->ops->setfromoptions = PCSetFromOptions_AuxAMG;
+  pc->ops->view           = PCView_AuxAMG;
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSetCoordinates_C", PCSetCoordinates_AuxAMG));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

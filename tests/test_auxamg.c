@@ -1,0 +1,158 @@
+static char help[] = "PCAUXAMG on the finite-difference Laplacian of the unit square (-dim 2) or cube (-dim 3) with n^d interior\n\
+points for n in -sizes: FCG (K-cycle) or CG (-pc_auxamg_cycle v) to -rtol, the iterations per size; the counts must\n\
+stay bounded as the mesh is refined (the largest at most the smallest + 4), and the true residual must meet the\n\
+tolerance. -no_coordinates: the error a user gets without PCSetCoordinates() or a DM; -use_dm: the coordinates from\n\
+the KSP's DM.\n\n";
+
+#include <petscdmda.h>
+#include <petscksp.h>
+#include <petscvpatch.h>
+
+static PetscErrorCode Laplacian(DM da, Mat A)
+{
+  DMDALocalInfo info;
+  PetscInt      dim;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAGetLocalInfo(da, &info));
+  PetscCall(DMGetDimension(da, &dim));
+  for (PetscInt k = info.zs; k < info.zs + info.zm; k++)
+    for (PetscInt j = info.ys; j < info.ys + info.ym; j++)
+      for (PetscInt i = info.xs; i < info.xs + info.xm; i++) {
+        MatStencil  row = {.k = k, .j = j, .i = i}, col[7];
+        PetscScalar v[7];
+        PetscInt    nc        = 0;
+        PetscInt    off[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
+        col[nc]               = row;
+        v[nc++]               = 2.0 * dim;
+        for (PetscInt o = 0; o < 2 * dim; o++) { /* Dirichlet boundary: neighbors outside are eliminated */
+          PetscInt ii = i + off[o][0], jj = j + off[o][1], kk = k + off[o][2];
+          if (ii < 0 || ii >= info.mx || jj < 0 || jj >= info.my || (dim == 3 && (kk < 0 || kk >= info.mz))) continue;
+          col[nc].i = ii;
+          col[nc].j = jj;
+          col[nc].k = kk;
+          v[nc++]   = -1.0;
+        }
+        PetscCall(MatSetValuesStencil(A, 1, &row, nc, col, v, INSERT_VALUES));
+      }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt  dim = 2, sizes[8] = {32, 64, 128}, nsizes = 8, its[8];
+  PetscReal rtol     = 1e-8;
+  PetscBool nocoords = PETSC_FALSE, usedm = PETSC_FALSE, set;
+  char      cycle[8] = "k";
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscVPatchInitializePackage());
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-sizes", sizes, &nsizes, &set));
+  if (!set) nsizes = 3;
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-rtol", &rtol, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-no_coordinates", &nocoords, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-use_dm", &usedm, NULL));
+  for (PetscInt s = 0; s < nsizes; s++) {
+    PetscInt           n = sizes[s], N;
+    DM                 da;
+    Mat                A;
+    Vec                x, b, r, c;
+    KSP                ksp;
+    PC                 pc;
+    KSPConvergedReason reason;
+    PetscReal          nr, nb;
+
+    if (dim == 2)
+      PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));
+    else
+      PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &da));
+    PetscCall(DMSetUp(da));
+    PetscCall(DMDASetUniformCoordinates(da, 0, 1, 0, 1, 0, 1));
+    PetscCall(DMCreateMatrix(da, &A));
+    PetscCall(Laplacian(da, A));
+    PetscCall(DMCreateGlobalVector(da, &x));
+    PetscCall(VecDuplicate(x, &b));
+    PetscCall(VecDuplicate(x, &r));
+    PetscCall(VecSet(b, 1.0));
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetOperators(ksp, A, A));
+    PetscCall(KSPSetType(ksp, KSPFCG));
+    PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED)); /* the stopping test on the true residual, as the paper's */
+    PetscCall(KSPSetTolerances(ksp, rtol, PETSC_CURRENT, PETSC_CURRENT, 200));
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PCSetType(pc, PCAUXAMG));
+    if (usedm) {
+      PetscCall(KSPSetDM(ksp, da));
+      PetscCall(KSPSetDMActive(ksp, KSP_DMACTIVE_ALL, PETSC_FALSE));
+    } else if (!nocoords) {
+      const PetscScalar *ca;
+      PetscInt           nl;
+      PetscReal         *xy;
+      PetscCall(DMGetCoordinates(da, &c));
+      PetscCall(VecGetLocalSize(c, &nl));
+      PetscCall(PetscMalloc1(nl, &xy));
+      PetscCall(VecGetArrayRead(c, &ca));
+      for (PetscInt i = 0; i < nl; i++) xy[i] = PetscRealPart(ca[i]);
+      PetscCall(VecRestoreArrayRead(c, &ca));
+      PetscCall(PCSetCoordinates(pc, dim, nl / dim, xy));
+      PetscCall(PetscFree(xy));
+    }
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(KSPSolve(ksp, b, x));
+    PetscCall(KSPGetIterationNumber(ksp, &its[s]));
+    PetscCall(KSPGetConvergedReason(ksp, &reason));
+    PetscCall(MatResidual(A, b, x, r));
+    PetscCall(VecNorm(r, NORM_2, &nr));
+    PetscCall(VecNorm(b, NORM_2, &nb));
+    PetscCall(VecGetSize(x, &N));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT "D, %" PetscInt_FMT " unknowns: %" PetscInt_FMT " iterations (%s), true relative residual %s\n", dim, N, its[s], KSPConvergedReasons[reason],
+                          nr <= 10 * rtol * nb ? "below 10 rtol" : "TOO LARGE"));
+    PetscCheck(reason > 0 && nr <= 10 * rtol * nb, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "PCAUXAMG: not converged on %" PetscInt_FMT " unknowns (%s, relative residual %g)", N, KSPConvergedReasons[reason], (double)(nr / nb));
+    PetscCall(KSPDestroy(&ksp));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&b));
+    PetscCall(VecDestroy(&r));
+    PetscCall(MatDestroy(&A));
+    PetscCall(DMDestroy(&da));
+  }
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-pc_auxamg_cycle", cycle, sizeof(cycle), NULL));
+  /* the K-cycle keeps the counts bounded; the V-cycle of unsmoothed aggregation does not (it is only checked to converge) */
+  if (cycle[0] != 'v') PetscCheck(its[nsizes - 1] <= its[0] + 4, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "PCAUXAMG: the iterations grow with the mesh (%" PetscInt_FMT " to %" PetscInt_FMT ")", its[0], its[nsizes - 1]);
+  PetscCall(PetscFinalize());
+  return 0;
+}
+
+/*TEST
+
+  test:
+    suffix: 2d
+    args: -pc_auxamg_check_galerkin
+
+  test:
+    suffix: 2d_vcycle_cg
+    args: -ksp_type cg -pc_auxamg_cycle v
+
+  test:
+    suffix: 3d
+    args: -dim 3 -sizes 16,32,48
+
+  test:
+    suffix: 2d_np3
+    nsize: 3
+    args: -sizes 32,64,128 -pc_auxamg_check_galerkin
+
+  test:
+    suffix: 3d_np2_dm
+    nsize: 2
+    args: -dim 3 -sizes 16,32 -use_dm -pc_auxamg_check_galerkin
+
+  test:
+    suffix: no_coordinates
+    args: -no_coordinates -sizes 16
+    expect_error: PCAUXAMG needs the coordinates
+
+TEST*/
