@@ -2,8 +2,9 @@ static char help[] = "PCAUXAMG on the finite-difference Laplacian of the unit sq
 points for n in -sizes: FCG (K-cycle) or CG (-pc_auxamg_cycle v) to -rtol, the iterations per size; the counts must\n\
 stay bounded as the mesh is refined (the largest at most the smallest + 4), and the true residual must meet the\n\
 tolerance. -no_coordinates: the error a user gets without PCSetCoordinates() or a DM; -use_dm: the coordinates from\n\
-the KSP's DM.\n\n";
+the KSP's DM; -short_coordinates, -nan_coordinate: bad coordinates.\n\n";
 
+#include <math.h>
 #include <petscdmda.h>
 #include <petscksp.h>
 #include <petscvpatch.h>
@@ -44,7 +45,7 @@ int main(int argc, char **argv)
 {
   PetscInt  dim = 2, sizes[8] = {32, 64, 128}, nsizes = 8, its[8];
   PetscReal rtol     = 1e-8;
-  PetscBool nocoords = PETSC_FALSE, usedm = PETSC_FALSE, set;
+  PetscBool nocoords = PETSC_FALSE, usedm = PETSC_FALSE, set, shortcoords = PETSC_FALSE, nancoord = PETSC_FALSE;
   char      cycle[8] = "k";
 
   PetscFunctionBeginUser;
@@ -56,6 +57,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-rtol", &rtol, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-no_coordinates", &nocoords, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-use_dm", &usedm, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-short_coordinates", &shortcoords, NULL)); /* bad input: one point too few */
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-nan_coordinate", &nancoord, NULL));       /* bad input: a NaN */
   for (PetscInt s = 0; s < nsizes; s++) {
     PetscInt           n = sizes[s], N;
     DM                 da;
@@ -97,8 +100,9 @@ int main(int argc, char **argv)
       PetscCall(PetscMalloc1(nl, &xy));
       PetscCall(VecGetArrayRead(c, &ca));
       for (PetscInt i = 0; i < nl; i++) xy[i] = PetscRealPart(ca[i]);
+      if (nancoord && nl) xy[nl - 1] = (PetscReal)NAN;
       PetscCall(VecRestoreArrayRead(c, &ca));
-      PetscCall(PCSetCoordinates(pc, dim, nl / dim, xy));
+      PetscCall(PCSetCoordinates(pc, dim, nl / dim - (shortcoords ? 1 : 0), xy));
       PetscCall(PetscFree(xy));
     }
     PetscCall(KSPSetFromOptions(ksp));
@@ -149,6 +153,16 @@ int main(int argc, char **argv)
     suffix: 3d_np2_dm
     nsize: 2
     args: -dim 3 -sizes 16,32 -use_dm -pc_auxamg_check_galerkin
+
+  test:
+    suffix: short_coordinates
+    args: -short_coordinates -sizes 16
+    expect_error: give one point per row
+
+  test:
+    suffix: nan_coordinate
+    args: -nan_coordinate -sizes 16
+    expect_error: a coordinate is not finite
 
   test:
     suffix: no_coordinates
