@@ -96,7 +96,10 @@ static PetscErrorCode Assemble(DM dm, Mat *A, Vec *b, PetscReal **xy, PetscInt *
     for (PetscInt i = 0; i < 2 * ncl; i += 2)
       if (cl2[i] >= vStart && cl2[i] < vEnd) vtx[nv++] = cl2[i];
     PetscCall(DMPlexRestoreTransitiveClosure(dm, cell, PETSC_TRUE, &ncl, &cl2));
-    PetscCheck(nv == dim + 1, comm, PETSC_ERR_SUP, "ex5 assembles P1 on simplices: use -dm_plex_simplex 1");
+    PetscCheck(nv == dim + 1, comm, PETSC_ERR_SUP,
+               "ex5 assembles P1 on triangles and tetrahedra, but cell %" PetscInt_FMT " has %" PetscInt_FMT
+               " vertices (in 3D, hexahedra split by PETSc's refine_tosimplex are not all tetrahedra): use a 2D mesh, or a simplex mesh from a file (-dm_plex_filename)",
+               cell, nv);
     for (PetscInt a = 0; a < nv; a++) {
       PetscInt off;
       PetscCall(PetscSectionGetOffset(cs, vtx[a], &off));
