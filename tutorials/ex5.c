@@ -232,7 +232,7 @@ int main(int argc, char **argv)
     KSP                ksp;
     PC                 pc;
     PetscReal         *xy, nr, nb;
-    PetscInt           dim, its, N;
+    PetscInt           dim = 0, its, N;
     KSPConvergedReason reason;
     PetscLogDouble     t0, t1, t2;
 

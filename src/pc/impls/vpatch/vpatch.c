@@ -31,7 +31,7 @@ typedef struct {
   Vec                 bs;         /* b / scale, when scale != 1 */
   PetscScalar        *work;       /* CPU path: one patch's work arrays (VPPatchWorkSize()) */
   Vec                 r;          /* Richardson: the residual, where the caller gives no work vector */
-  PCVPatchLocalSolver local;      /* fast diagonalization or stored dense LU */
+  PCVPatchLocalSolver local;      /* fast diagonalization, stored dense LU, or (mapped) CG steps on the true patch operator */
   DM                  dm;         /* the DMQBOX of the operator (referenced) */
   VPPatchOp           op;         /* 1D patch matrices, eigenvectors and eigenvalues */
   PetscScalar        *LU;         /* dense LU of the patch matrix (local solver dense) */
