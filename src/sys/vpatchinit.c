@@ -5,7 +5,7 @@
 */
 #include <petscvpatch/private/vpatchimpl.h>
 
-PetscLogEvent VPATCH_LaplacianMult, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Geometry, VPATCH_Prolong, VPATCH_Restrict, VPATCH_PatchSetUp, VPATCH_PatchSmooth;
+PetscLogEvent VPATCH_LaplacianMult, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Geometry, VPATCH_Prolong, VPATCH_Restrict, VPATCH_PatchSetUp, VPATCH_PatchSmooth, VPATCH_AuxAMGSetUp, VPATCH_AuxAMGGalerkin;
 
 static PetscBool PetscVPatchPackageInitialized = PETSC_FALSE;
 
@@ -57,6 +57,8 @@ PetscErrorCode PetscVPatchInitializePackage(void)
   PetscCall(PetscLogEventRegister("VPRestrict", MAT_CLASSID, &VPATCH_Restrict));
   PetscCall(PetscLogEventRegister("VPPatchSetUp", PC_CLASSID, &VPATCH_PatchSetUp));
   PetscCall(PetscLogEventRegister("VPPatchSmooth", PC_CLASSID, &VPATCH_PatchSmooth));
+  PetscCall(PetscLogEventRegister("AuxAMGSetUp", PC_CLASSID, &VPATCH_AuxAMGSetUp));
+  PetscCall(PetscLogEventRegister("AuxAMGGalerkin", PC_CLASSID, &VPATCH_AuxAMGGalerkin));
   PetscCall(PetscRegisterFinalize(PetscVPatchFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

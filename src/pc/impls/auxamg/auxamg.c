@@ -151,6 +151,7 @@ static PetscErrorCode PCAuxAMGGalerkin(Mat A, const PetscInt *agg, PetscInt nc, 
   PetscScalar *cv;
 
   PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(VPATCH_AuxAMGGalerkin, A, 0, 0, 0));
   PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
   n = rend - rstart;
   PetscCallMPI(MPI_Exscan(&nc, &cstart, 1, MPIU_INT, MPI_SUM, comm));
@@ -223,11 +224,16 @@ static PetscErrorCode PCAuxAMGGalerkin(Mat A, const PetscInt *agg, PetscInt nc, 
     PetscCall(MatAssemblyEnd(T, MAT_FINAL_ASSEMBLY));
     if (!pass) PetscCall(MatPreallocatorPreallocate(pre, PETSC_TRUE, *Ac));
   }
-  PetscCall(PetscLogFlops((PetscLogDouble)nghost));
+  {
+    MatInfo info;
+    PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
+    PetscCall(PetscLogFlops(info.nz_used)); /* one addition per entry of A */
+  }
   PetscCall(PetscFree2(cc, cv));
   PetscCall(PetscFree2(aggg, gagg));
   PetscCall(PetscFree(ghost));
   PetscCall(MatDestroy(&pre));
+  PetscCall(PetscLogEventEnd(VPATCH_AuxAMGGalerkin, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -269,6 +275,7 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
 
   PetscFunctionBegin;
   PetscCall(PCReset_AuxAMG(pc));
+  PetscCall(PetscLogEventBegin(VPATCH_AuxAMGSetUp, pc, 0, 0, 0));
   PetscCall(MatGetSize(A, &N, &nn));
   PetscCheck(N == nn, comm, PETSC_ERR_ARG_SIZ, "PCAUXAMG needs a square matrix, not %" PetscInt_FMT " x %" PetscInt_FMT, N, nn);
   PetscCall(MatAssembled(A, &assembled));
@@ -377,6 +384,7 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
   PetscCall(KSPSetOperators(j->coarse, j->A[j->nlevels - 1], j->A[j->nlevels - 1]));
   PetscCall(KSPSetFromOptions(j->coarse));
   PetscCall(KSPSetUp(j->coarse));
+  PetscCall(PetscLogEventEnd(VPATCH_AuxAMGSetUp, pc, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
