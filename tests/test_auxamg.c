@@ -137,6 +137,10 @@ int main(int argc, char **argv)
     args: -pc_auxamg_check_galerkin
 
   test:
+    suffix: 2d_local_gs
+    args: -pc_auxamg_smoother local
+
+  test:
     suffix: 2d_vcycle_cg
     args: -ksp_type cg -pc_auxamg_cycle v
 

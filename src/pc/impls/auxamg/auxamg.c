@@ -10,13 +10,16 @@
   prolongation P is piecewise constant (one 1 per row), and the coarse operator P^T A P is summed directly from A's
   entries: entry (I, J) is the sum of a_ij over i in aggregate I and j in aggregate J (no general sparse product).
   Solve. A K-cycle (Notay and Vassilevski's nonlinear AMLI; -pc_auxamg_cycle k, the default) or a V-cycle (v): one
-  forward Gauss-Seidel sweep before the coarse correction, one backward sweep after it (processor-local sweeps with
-  several ranks), and on each coarse level of the K-cycle up to two flexible CG steps preconditioned by the next
-  cycle; the second step is skipped when the first reduced the residual by -pc_auxamg_ktol. The coarsest level is
-  solved by LU (PCREDUNDANT). The K-cycle is nonlinear: use a flexible outer method (KSPFCG, KSPFGMRES).
+  forward Gauss-Seidel sweep before the coarse correction, one backward sweep after it, and on each coarse level of
+  the K-cycle up to two flexible CG steps preconditioned by the next cycle; the second step is skipped when the first
+  reduced the residual by -pc_auxamg_ktol. The coarsest level is solved by LU (PCREDUNDANT). The K-cycle is
+  nonlinear: use a flexible outer method (KSPFCG, KSPFGMRES). The Gauss-Seidel is colored by the tree (the default):
+  the 2^d parity classes of a level's cells one after the other, the rows of a cell in order, the other cells of the
+  color read as before the color, so the cells of a color can be smoothed in parallel (the GPU's design) and the
+  result does not depend on an order among them; -pc_auxamg_smoother local uses processor-local sweeps (MatSOR()).
 
-  Not yet (issue 20): the CUDA kernels, the tree-colored Gauss-Seidel (processor-local sweeps here), ELL storage and
-  adaptive (region) refinement of the auxiliary grid where points cluster.
+  Not yet (issue 20): the CUDA kernels, ELL storage and adaptive (region) refinement of the auxiliary grid where
+  points cluster.
 */
 #include <petscvpatch/private/vpatchimpl.h>
 #include <petscdm.h>
@@ -43,6 +46,15 @@ typedef struct {
   PetscInt       M;             /* auxiliary cells per direction of level 1 */
   PetscBool      checkgalerkin; /* -pc_auxamg_check_galerkin: compare each coarse operator with MatPtAP() */
   PetscLogDouble opcomplexity;
+  /* the tree-colored Gauss-Seidel (-pc_auxamg_smoother colored), per smoothed level: the local rows ordered by color,
+     then by cell (their aggregate), then by row; cellstart: each cell's first position in order; colorstart: each
+     color's first cell; cellof: each local row's cell; the off-rank columns' values through a scatter */
+  PetscBool  colored;
+  PetscInt   ncolors;
+  PetscInt  *order[AUXAMG_MAX_LEVELS], *cellstart[AUXAMG_MAX_LEVELS], *colorstart[AUXAMG_MAX_LEVELS], *cellof[AUXAMG_MAX_LEVELS];
+  VecScatter ghostscatter[AUXAMG_MAX_LEVELS];
+  Vec        ghost[AUXAMG_MAX_LEVELS];
+  PetscReal *xold;
 } PC_AuxAMG;
 
 static PetscErrorCode PCSetCoordinates_AuxAMG(PC pc, PetscInt dim, PetscInt n, PetscReal coords[])
@@ -237,6 +249,131 @@ static PetscErrorCode PCAuxAMGGalerkin(Mat A, const PetscInt *agg, PetscInt nc, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the tree-colored Gauss-Seidel's ordering of level l: cells are the aggregates (the unknowns of level l + 1), colored
+   by the parities of their tree cell's coordinates (ukeys, grid M per direction), so that cells of one color are two
+   or more cells apart */
+static PetscErrorCode PCAuxAMGColoring(PC_AuxAMG *j, PetscInt l, PetscInt cdim, PetscInt M, PetscInt nf, const PetscInt *agg, PetscInt nc, const PetscInt64 *ukeys)
+{
+  PetscInt  nco = 1 << cdim, *ccolor, *cnt, *corder, *pos;
+  Mat       Ao  = NULL;
+  PetscBool mpi;
+
+  PetscFunctionBegin;
+  j->ncolors = nco;
+  PetscCall(PetscMalloc4(PetscMax(nf, 1), &j->order[l], nc + 1, &j->cellstart[l], nco + 1, &j->colorstart[l], PetscMax(nf, 1), &j->cellof[l]));
+  PetscCall(PetscMalloc4(PetscMax(nc, 1), &ccolor, nco + 1, &cnt, PetscMax(nc, 1), &corder, PetscMax(nc, 1) + 1, &pos));
+  for (PetscInt a = 0; a < nc; a++) {
+    PetscInt64 k = ukeys[a];
+    ccolor[a]    = 0;
+    for (PetscInt d = 0; d < cdim; d++) {
+      ccolor[a] |= (PetscInt)((k % M) & 1) << d;
+      k /= M;
+    }
+  }
+  /* the cells by color (then by key: the aggregates are numbered in key order) */
+  PetscCall(PetscArrayzero(cnt, nco + 1));
+  for (PetscInt a = 0; a < nc; a++) cnt[ccolor[a] + 1]++;
+  for (PetscInt c = 0; c < nco; c++) cnt[c + 1] += cnt[c];
+  PetscCall(PetscArraycpy(j->colorstart[l], cnt, nco + 1));
+  for (PetscInt a = 0; a < nc; a++) corder[cnt[ccolor[a]]++] = a; /* corder[position] = cell */
+  /* the rows by cell in that order */
+  PetscCall(PetscArrayzero(pos, nc + 1));
+  for (PetscInt i = 0; i < nf; i++) pos[agg[i] + 1]++; /* rows per cell, indexed by the cell */
+  j->cellstart[l][0] = 0;
+  for (PetscInt t = 0; t < nc; t++) j->cellstart[l][t + 1] = j->cellstart[l][t] + pos[corder[t] + 1];
+  for (PetscInt t = 0; t < nc; t++) pos[corder[t]] = j->cellstart[l][t]; /* the next free place of each cell */
+  for (PetscInt i = 0; i < nf; i++) {
+    j->order[l][pos[agg[i]]++] = i;
+    j->cellof[l][i]            = agg[i];
+  }
+  PetscCall(PetscFree4(ccolor, cnt, corder, pos));
+  /* the values of the off-rank columns */
+  PetscCall(PetscObjectTypeCompare((PetscObject)j->A[l], MATMPIAIJ, &mpi));
+  if (mpi) {
+    const PetscInt *garray;
+    PetscInt        ng;
+    IS              is;
+    Vec             x;
+    PetscCall(MatMPIAIJGetSeqAIJ(j->A[l], NULL, &Ao, &garray));
+    PetscCall(MatGetSize(Ao, NULL, &ng));
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, ng, &j->ghost[l]));
+    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, ng, garray, PETSC_COPY_VALUES, &is));
+    PetscCall(MatCreateVecs(j->A[l], &x, NULL));
+    PetscCall(VecScatterCreate(x, is, j->ghost[l], NULL, &j->ghostscatter[l]));
+    PetscCall(VecDestroy(&x));
+    PetscCall(ISDestroy(&is));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one tree-colored Gauss-Seidel sweep on level l (forward: colors, cells and rows in order; else reversed): within a
+   color, the rows of one cell are updated one after the other, the rows of other cells are read as they were before
+   the color (so the cells of a color can run in parallel, as on the GPU), and the off-rank values are exchanged
+   before each color */
+static PetscErrorCode PCAuxAMGColoredGS(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, PetscBool forward, PetscBool zero)
+{
+  Mat                Ad = j->A[l], Ao = NULL;
+  const PetscInt    *ia, *ja, *ib = NULL, *jb = NULL;
+  const PetscScalar *aa, *ab = NULL, *ba, *ga = NULL;
+  PetscScalar       *xa;
+  PetscInt           n, nb;
+  PetscBool          done, mpi;
+  PetscLogDouble     nnz = 0;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompare((PetscObject)j->A[l], MATMPIAIJ, &mpi));
+  if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(j->A[l], &Ad, &Ao, NULL));
+  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "PCAUXAMG: the colored Gauss-Seidel needs an AIJ matrix");
+  PetscCall(MatSeqAIJGetArrayRead(Ad, &aa));
+  if (Ao) {
+    PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nb, &ib, &jb, &done));
+    PetscCall(MatSeqAIJGetArrayRead(Ao, &ab));
+  }
+  if (zero) PetscCall(VecSet(x, 0.0));
+  for (PetscInt ci = 0; ci < j->ncolors; ci++) {
+    const PetscInt c = forward ? ci : j->ncolors - 1 - ci;
+    if (Ao) {
+      PetscCall(VecScatterBegin(j->ghostscatter[l], x, j->ghost[l], INSERT_VALUES, SCATTER_FORWARD));
+      PetscCall(VecScatterEnd(j->ghostscatter[l], x, j->ghost[l], INSERT_VALUES, SCATTER_FORWARD));
+      PetscCall(VecGetArrayRead(j->ghost[l], &ga));
+    }
+    PetscCall(VecGetArrayRead(b, &ba));
+    PetscCall(VecGetArray(x, &xa));
+    for (PetscInt i = 0; i < n; i++) j->xold[i] = PetscRealPart(xa[i]);
+    for (PetscInt ti = j->colorstart[l][c]; ti < j->colorstart[l][c + 1]; ti++) {
+      const PetscInt t = forward ? ti : j->colorstart[l][c] + j->colorstart[l][c + 1] - 1 - ti;
+      for (PetscInt qi = j->cellstart[l][t]; qi < j->cellstart[l][t + 1]; qi++) {
+        const PetscInt q = forward ? qi : j->cellstart[l][t] + j->cellstart[l][t + 1] - 1 - qi, i = j->order[l][q];
+        PetscScalar    s = ba[i], d = 0;
+        for (PetscInt k = ia[i]; k < ia[i + 1]; k++) {
+          const PetscInt jj = ja[k];
+          if (jj == i)
+            d = aa[k];
+          else
+            s -= aa[k] * (j->cellof[l][jj] == j->cellof[l][i] ? xa[jj] : j->xold[jj]);
+        }
+        if (Ao)
+          for (PetscInt k = ib[i]; k < ib[i + 1]; k++) s -= ab[k] * ga[jb[k]];
+        PetscCheck(d != 0.0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "PCAUXAMG: zero diagonal in local row %" PetscInt_FMT " of level %" PetscInt_FMT, i, l);
+        xa[i] = s / d;
+        nnz += (ia[i + 1] - ia[i]) + (Ao ? ib[i + 1] - ib[i] : 0);
+      }
+    }
+    PetscCall(VecRestoreArray(x, &xa));
+    PetscCall(VecRestoreArrayRead(b, &ba));
+    if (Ao) PetscCall(VecRestoreArrayRead(j->ghost[l], &ga));
+  }
+  PetscCall(MatSeqAIJRestoreArrayRead(Ad, &aa));
+  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  if (Ao) {
+    PetscCall(MatSeqAIJRestoreArrayRead(Ao, &ab));
+    PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nb, &ib, &jb, &done));
+  }
+  PetscCall(PetscLogFlops(2 * nnz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCReset_AuxAMG(PC pc)
 {
   PC_AuxAMG *j = (PC_AuxAMG *)pc->data;
@@ -254,6 +391,12 @@ static PetscErrorCode PCReset_AuxAMG(PC pc)
     PetscCall(VecDestroy(&j->c2[l]));
     PetscCall(VecDestroy(&j->v2[l]));
   }
+  for (PetscInt l = 0; l < AUXAMG_MAX_LEVELS; l++) {
+    PetscCall(PetscFree4(j->order[l], j->cellstart[l], j->colorstart[l], j->cellof[l]));
+    PetscCall(VecScatterDestroy(&j->ghostscatter[l]));
+    PetscCall(VecDestroy(&j->ghost[l]));
+  }
+  PetscCall(PetscFree(j->xold));
   PetscCall(KSPDestroy(&j->coarse));
   j->nlevels = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -338,6 +481,7 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
     PetscCall(MatAssemblyBegin(j->P[l], MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(j->P[l], MAT_FINAL_ASSEMBLY));
     PetscCall(PCAuxAMGGalerkin(j->A[l], agg, nc, &j->A[l + 1]));
+    if (j->colored) PetscCall(PCAuxAMGColoring(j, l, cdim, M, nf, agg, nc, ukeys));
     if (j->checkgalerkin) { /* against PETSc's general sparse product */
       Mat       C;
       PetscReal nd, na;
@@ -356,6 +500,7 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
   }
 
   PetscCall(PetscFree2(key, agg));
+  if (j->colored) PetscCall(PetscMalloc1(PetscMax(m, 1), &j->xold)); /* the finest level is the largest on this rank */
   /* work vectors and the coarse solver */
   for (PetscInt l = 0; l < j->nlevels; l++) {
     MatInfo info;
@@ -438,12 +583,18 @@ static PetscErrorCode PCAuxAMGCycle_Private(PC_AuxAMG *j, PetscInt l, Vec b, Vec
     PetscCall(KSPSolve(j->coarse, b, x));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(MatSOR(j->A[l], b, 1.0, (MatSORType)(SOR_LOCAL_FORWARD_SWEEP | SOR_ZERO_INITIAL_GUESS), 0.0, 1, 1, x));
+  if (j->colored)
+    PetscCall(PCAuxAMGColoredGS(j, l, b, x, PETSC_TRUE, PETSC_TRUE));
+  else
+    PetscCall(MatSOR(j->A[l], b, 1.0, (MatSORType)(SOR_LOCAL_FORWARD_SWEEP | SOR_ZERO_INITIAL_GUESS), 0.0, 1, 1, x));
   PetscCall(MatResidual(j->A[l], b, x, j->r[l]));
   PetscCall(MatMultTranspose(j->P[l], j->r[l], j->rc[l + 1]));
   PetscCall(PCAuxAMGCoarseCorrect(j, l + 1, j->rc[l + 1], j->e[l + 1]));
   PetscCall(MatMultAdd(j->P[l], j->e[l + 1], x, x));
-  PetscCall(MatSOR(j->A[l], b, 1.0, SOR_LOCAL_BACKWARD_SWEEP, 0.0, 1, 1, x));
+  if (j->colored)
+    PetscCall(PCAuxAMGColoredGS(j, l, b, x, PETSC_FALSE, PETSC_FALSE));
+  else
+    PetscCall(MatSOR(j->A[l], b, 1.0, SOR_LOCAL_BACKWARD_SWEEP, 0.0, 1, 1, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -464,6 +615,12 @@ static PetscErrorCode PCSetFromOptions_AuxAMG(PC pc, PetscOptionItems PetscOptio
   PetscCall(PetscOptionsRangeInt("-pc_auxamg_max_levels", "Most levels", "PCAUXAMG", j->maxlevels, &j->maxlevels, NULL, 1, AUXAMG_MAX_LEVELS));
   PetscCall(PetscOptionsInt("-pc_auxamg_coarse_size", "Stop coarsening at this many unknowns (the coarsest level is solved by LU)", "PCAUXAMG", j->coarsesize, &j->coarsesize, NULL));
   PetscCall(PetscOptionsReal("-pc_auxamg_points_per_cell", "About this many points per auxiliary cell of the first level (0: 2^d)", "PCAUXAMG", j->ppc, &j->ppc, NULL));
+  {
+    PetscInt          sm          = j->colored ? 1 : 0;
+    const char *const smoothers[] = {"local", "colored"};
+    PetscCall(PetscOptionsEList("-pc_auxamg_smoother", "Gauss-Seidel: processor-local sweeps (MatSOR) or colored by the tree (deterministic, independent of the partition's sweep order)", "PCAUXAMG", smoothers, 2, smoothers[sm], &sm, NULL));
+    j->colored = (PetscBool)(sm == 1);
+  }
   PetscCall(PetscOptionsBool("-pc_auxamg_check_galerkin", "Compare each coarse operator with MatPtAP() (a check; costs a general sparse product)", "PCAUXAMG", j->checkgalerkin, &j->checkgalerkin, NULL));
   PetscCall(PetscOptionsReal("-pc_auxamg_ktol", "K-cycle: skip the second inner step when the first reduced the residual by this factor", "PCAUXAMG", j->ktol, &j->ktol, NULL));
   PetscOptionsHeadEnd();
@@ -519,6 +676,7 @@ static PetscErrorCode PCDestroy_AuxAMG(PC pc)
 . -pc_auxamg_coarse_size <n>         - stop coarsening at this many unknowns (default 100); the coarsest level is solved by LU
 . -pc_auxamg_points_per_cell <p>     - about p points per auxiliary cell of the first level (default 2^d)
 . -pc_auxamg_ktol <t>                - K-cycle: skip the second inner step when the first reduced the residual by t (default 0.25)
+. -pc_auxamg_smoother <colored,local> - Gauss-Seidel colored by the tree (default) or processor-local sweeps (`MatSOR()`)
 - -pc_auxamg_check_galerkin          - compare each coarse operator with `MatPtAP()` (a check)
 
   Level: intermediate
@@ -543,6 +701,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_AuxAMG(PC pc)
   j->coarsesize           = 100;
   j->ppc                  = 0;
   j->ktol                 = 0.25;
+  j->colored              = PETSC_TRUE;
   pc->ops->setup          = PCSetUp_AuxAMG;
   pc->ops->apply          = PCApply_AuxAMG;
   pc->ops->reset          = PCReset_AuxAMG;
