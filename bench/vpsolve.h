@@ -5,6 +5,8 @@
   Problem: -Laplace u = f on the unit square/cube, u = prod_d sin(pi x_d) (zero on the boundary), Q_k on
   cells^d cells. Solvers (each with its own options prefix, defaults below, overridable by options):
     gamg             CG + PETSc GAMG on the assembled operator (-dm_mat_type aijcusparse on CUDA vectors)
+    auxamg           FCG + our auxiliary-grid AMG (PCAUXAMG, K-cycle; CPU kernels so far) on the same assembled operator,
+                     with the owned nodes' coordinates
     mg-chebyshev     CG + PCMG on our matrix-free operator, Chebyshev(2)-Jacobi level smoothers
     vpatch-v         GMRES + PCMG V(1,1) with one forward vertex-patch sweep per smoothing step
     vpatch-fmg       the same, PCMG type full (one FMG cycle per preconditioner application)
@@ -48,10 +50,11 @@ typedef struct {
   KSPConvergedReason reason;
 } VPSolveResult;
 
-static const char *const VPOptsGAMG[]  = {"ksp_type", "cg", "pc_type", "gamg", NULL};
-static const char *const VPOptsCheby[] = {
-    "ksp_type", "cg", "pc_type", "mg", "mg_levels_ksp_type", "chebyshev", "mg_levels_ksp_max_it", "2", "mg_levels_pc_type", "jacobi", "mg_coarse_ksp_type", "cg", "mg_coarse_pc_type", "jacobi", "mg_coarse_ksp_rtol", "1e-12", "mg_coarse_ksp_max_it",
-    "1000",     NULL};
+static const char *const VPOptsGAMG[]   = {"ksp_type", "cg", "pc_type", "gamg", NULL};
+static const char *const VPOptsAuxAMG[] = {"ksp_type", "fcg", "pc_type", "auxamg", NULL};
+static const char *const VPOptsCheby[]  = {
+     "ksp_type", "cg", "pc_type", "mg", "mg_levels_ksp_type", "chebyshev", "mg_levels_ksp_max_it", "2", "mg_levels_pc_type", "jacobi", "mg_coarse_ksp_type", "cg", "mg_coarse_pc_type", "jacobi", "mg_coarse_ksp_rtol", "1e-12", "mg_coarse_ksp_max_it",
+     "1000",     NULL};
 #define VP_OPTS_VPATCH                                                                                                                                                                                                                          \
   "ksp_gmres_restart", "8", "pc_type", "mg", "mg_levels_ksp_type", "richardson", "mg_levels_ksp_max_it", "1", "mg_levels_pc_type", "vpatch", "mg_levels_pc_vpatch_sweep", "forward", "mg_coarse_ksp_type", "cg", "mg_coarse_pc_type", "jacobi", \
       "mg_coarse_ksp_max_it", "1000"
@@ -61,12 +64,41 @@ static const char *const VPOptsVMixed[]   = {"ksp_type", "fgmres", VP_OPTS_VPATC
 static const char *const VPOptsFMGMixed[] = {"ksp_type", "fgmres", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-6", "mg_levels_pc_vpatch_precision", "single", "pc_mg_type", "full", NULL};
 
 static const VPSolverConfig VPSolvers[] = {{"gamg", PETSC_TRUE, PETSC_FALSE, VP_PRECISION_DOUBLE, VPOptsGAMG, PETSC_FALSE},
+                                           {"auxamg", PETSC_TRUE, PETSC_FALSE, VP_PRECISION_DOUBLE, VPOptsAuxAMG, PETSC_FALSE},
                                            {"mg-chebyshev", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsCheby, PETSC_FALSE},
                                            {"vpatch-v", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsV, PETSC_TRUE},
                                            {"vpatch-fmg", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsFMG, PETSC_TRUE},
                                            {"vpatch-v-mixed", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_SINGLE, VPOptsVMixed, PETSC_TRUE},
                                            {"vpatch-fmg-mixed", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_SINGLE, VPOptsFMGMixed, PETSC_TRUE},
                                            {NULL, PETSC_FALSE, PETSC_FALSE, VP_PRECISION_DOUBLE, NULL, PETSC_FALSE}};
+
+/* the coordinates of this rank's nodes (lexicographic in the owned box, the order of the global vector) for a PC that
+   takes them (PCAUXAMG); the DMQBOX stores none by default */
+static inline PetscErrorCode VPSolveSetCoordinates(DM dm, PC pc)
+{
+  PetscInt         dim, cells[3], k, cs[3], cm[3], xs[3] = {0, 0, 0}, xm[3] = {1, 1, 1}, n1, i = 0;
+  const PetscReal *c1[3] = {NULL, NULL, NULL};
+  PetscReal       *xyz;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMQBoxGetInfo(dm, &dim, cells, &k, NULL, NULL));
+  PetscCall(DMQBoxGetOwnedCells(dm, cs, cm));
+  for (PetscInt d = 0; d < dim; d++) {
+    xs[d] = cs[d] * k;
+    xm[d] = cm[d] * k + (cs[d] + cm[d] == cells[d] ? 1 : 0); /* the last node belongs to the last column */
+    PetscCall(DMQBoxGetNodeCoordinates1D(dm, d, &c1[d], &n1));
+  }
+  PetscCall(PetscMalloc1(dim * xm[0] * xm[1] * xm[2], &xyz));
+  for (PetscInt pz = xs[2]; pz < xs[2] + xm[2]; pz++)
+    for (PetscInt py = xs[1]; py < xs[1] + xm[1]; py++)
+      for (PetscInt px = xs[0]; px < xs[0] + xm[0]; px++, i++) {
+        const PetscInt p[3] = {px, py, pz};
+        for (PetscInt d = 0; d < dim; d++) xyz[i * dim + d] = c1[d][p[d]];
+      }
+  PetscCall(PCSetCoordinates(pc, dim, i, xyz));
+  PetscCall(PetscFree(xyz));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static inline PetscErrorCode VPSolveSync(PetscBool device)
 {
@@ -205,6 +237,13 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_CURRENT, PETSC_CURRENT, 500));
   PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
   PetscCall(KSPSetFromOptions(ksp));
+  {
+    PC        pc;
+    PetscBool aux;
+    PetscCall(KSPGetPC(ksp, &pc));
+    PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCAUXAMG, &aux));
+    if (aux) PetscCall(VPSolveSetCoordinates(dm, pc));
+  }
 
   PetscCall(VPSolveSync(device));
   PetscCall(PetscLogStagePush(stage[1]));
