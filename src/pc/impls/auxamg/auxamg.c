@@ -288,7 +288,7 @@ static PetscErrorCode PCAuxAMGColoring(PC_AuxAMG *j, PetscInt l, PetscInt cdim, 
   }
   PetscCall(PetscFree4(ccolor, cnt, corder, pos));
   /* the values of the off-rank columns */
-  PetscCall(PetscObjectTypeCompare((PetscObject)j->A[l], MATMPIAIJ, &mpi));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)j->A[l], MATMPIAIJ, &mpi));
   if (mpi) {
     const PetscInt *garray;
     PetscInt        ng;
@@ -321,7 +321,7 @@ static PetscErrorCode PCAuxAMGColoredGS(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, 
   PetscLogDouble     nnz = 0;
 
   PetscFunctionBegin;
-  PetscCall(PetscObjectTypeCompare((PetscObject)j->A[l], MATMPIAIJ, &mpi));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)j->A[l], MATMPIAIJ, &mpi));
   if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(j->A[l], &Ad, &Ao, NULL));
   PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "PCAUXAMG: the colored Gauss-Seidel needs an AIJ matrix");
