@@ -1,6 +1,7 @@
 /*
-  The built-in maps and coefficient of DMQBOX, one source for the host (src/dm/impls/qbox/qboxgeo.c) and the GPU
-  (src/dm/impls/qbox/cuda/qboxgeo.cu). s: the unit-cube coordinates of the box point X.
+  The built-in maps and coefficient of DMQBOX and the algebra of the geometric factors, one source for the host
+  (src/dm/impls/qbox/qboxgeo.c) and the GPU (src/dm/impls/qbox/cuda/qboxgeo.cu). s: the unit-cube coordinates of the
+  box point X.
 */
 #pragma once
 
@@ -49,4 +50,29 @@ VP_HOST_DEVICE static inline PetscReal VPGeoOscillatory(int dim, PetscReal c, co
     q *= cs * cs;
   }
   return 1 + c * q;
+}
+
+/* det J and adj(J^T J) (symmetric, in the component order of VPGeometryComponents(): 00 11 01, or 00 11 22 01 02 12)
+   of a dim x dim J (row-major, leading dimension dim) */
+VP_HOST_DEVICE static inline PetscReal VPGeoDetAdj(int dim, const PetscReal J[], PetscReal adj[6])
+{
+  PetscReal C[3][3];
+  for (int i = 0; i < dim; i++)
+    for (int j = 0; j < dim; j++) {
+      C[i][j] = 0;
+      for (int a = 0; a < dim; a++) C[i][j] += J[a * dim + i] * J[a * dim + j];
+    }
+  if (dim == 2) {
+    adj[0] = C[1][1];
+    adj[1] = C[0][0];
+    adj[2] = -C[0][1];
+    return J[0] * J[3] - J[1] * J[2];
+  }
+  adj[0] = C[1][1] * C[2][2] - C[1][2] * C[1][2];
+  adj[1] = C[0][0] * C[2][2] - C[0][2] * C[0][2];
+  adj[2] = C[0][0] * C[1][1] - C[0][1] * C[0][1];
+  adj[3] = C[0][2] * C[1][2] - C[0][1] * C[2][2];
+  adj[4] = C[0][1] * C[1][2] - C[0][2] * C[1][1];
+  adj[5] = C[0][1] * C[0][2] - C[0][0] * C[1][2];
+  return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) + J[2] * (J[3] * J[7] - J[4] * J[6]);
 }

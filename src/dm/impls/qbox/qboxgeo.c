@@ -334,30 +334,6 @@ PetscErrorCode DMQBoxCellGeometry_Private(DM dm, const PetscInt c[3], PetscInt n
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* det J and adj(J^T J) (symmetric, in the component order of VPGeometryComponents()) of a d x d J (row-major) */
-static PetscReal DetAdj(PetscInt dim, const PetscReal J[9], PetscReal adj[6])
-{
-  PetscReal C[3][3];
-  for (PetscInt i = 0; i < dim; i++)
-    for (PetscInt j = 0; j < dim; j++) {
-      C[i][j] = 0;
-      for (PetscInt a = 0; a < dim; a++) C[i][j] += J[a * dim + i] * J[a * dim + j];
-    }
-  if (dim == 2) {
-    adj[0] = C[1][1];
-    adj[1] = C[0][0];
-    adj[2] = -C[0][1];
-    return J[0] * J[3] - J[1] * J[2];
-  }
-  adj[0] = C[1][1] * C[2][2] - C[1][2] * C[1][2];
-  adj[1] = C[0][0] * C[2][2] - C[0][2] * C[0][2];
-  adj[2] = C[0][0] * C[1][1] - C[0][1] * C[0][1];
-  adj[3] = C[0][2] * C[1][2] - C[0][1] * C[2][2];
-  adj[4] = C[0][1] * C[1][2] - C[0][2] * C[1][1];
-  adj[5] = C[0][1] * C[0][2] - C[0][0] * C[1][2];
-  return J[0] * (J[4] * J[8] - J[5] * J[7]) - J[1] * (J[3] * J[8] - J[5] * J[6]) + J[2] * (J[3] * J[7] - J[4] * J[6]);
-}
-
 /*
   DMQBoxCellFactors_Private - G = w a det(J) J^-1 J^-T = w a adj(J^T J) / det(J) at the k+1 Gauss points per direction of
   one cell (G[m (k+1)^d + q]); work: (2 d + d^2 + 2) (k+1)^d reals. Where det J <= 0 or a is not positive and finite, msg
@@ -379,7 +355,7 @@ PetscErrorCode DMQBoxCellFactors_Private(DM dm, const PetscInt c[3], PetscReal *
         PetscReal Jq[9], xq[3] = {0, 0, 0}, adj[6], det, a = 1, wq = b->qwts[qx] * b->qwts[qy] * (dim == 3 ? b->qwts[qz] : 1.0);
         for (PetscInt i = 0; i < dim * dim; i++) Jq[i] = J[i * nd + qi];
         for (PetscInt d = 0; d < dim; d++) xq[d] = x[d * nd + qi];
-        det = DetAdj(dim, Jq, adj);
+        det = VPGeoDetAdj((int)dim, Jq, adj);
         if (!(det > 0) || PetscIsInfReal(det)) {
           PetscCall(PetscSNPrintf(msg, len,
                                   "DMQBOX mapping: det J = %g at the point (%g, %g, %g) of cell (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT

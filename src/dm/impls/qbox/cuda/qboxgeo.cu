@@ -52,9 +52,9 @@ template <int DIM, int K> __device__ void VPGeoPoint(const VPGeometryParams &p, 
 {
   constexpr int N = K + 1, ND = DIM == 3 ? N * N * N : N * N, NC = DIM == 3 ? 6 : 3;
   const int     it[3] = {t % N, (t / N) % N, DIM == 3 ? t / (N * N) : 0};
-  double        J[DIM][DIM], xq[3] = {0, 0, 0};
+  double        J[DIM * DIM], xq[3] = {0, 0, 0}; /* row-major */
   for (int a = 0; a < DIM; a++) {
-    for (int b = 0; b < DIM; b++) J[a][b] = 0;
+    for (int b = 0; b < DIM; b++) J[a * DIM + b] = 0;
   }
   for (int i = 0; i < ND; i++) { /* t is the point (qx, qy, qz) */
     const int ii[3] = {i % N, (i / N) % N, DIM == 3 ? i / (N * N) : 0};
@@ -67,31 +67,13 @@ template <int DIM, int K> __device__ void VPGeoPoint(const VPGeometryParams &p, 
     for (int b = 0; b < DIM; b++) {
       double f = 1;
       for (int e = 0; e < DIM; e++) f *= e == b ? dv[e] : sv[e];
-      for (int a = 0; a < DIM; a++) J[a][b] += xn[a][i] * f;
+      for (int a = 0; a < DIM; a++) J[a * DIM + b] += xn[a][i] * f;
     }
     for (int a = 0; a < DIM; a++) xq[a] += xn[a][i] * val;
   }
-  double C[3][3], adj[6], det;
-  for (int i = 0; i < DIM; i++)
-    for (int j = 0; j < DIM; j++) {
-      C[i][j] = 0;
-      for (int a = 0; a < DIM; a++) C[i][j] += J[a][i] * J[a][j];
-    }
-  if (DIM == 2) {
-    adj[0] = C[1][1];
-    adj[1] = C[0][0];
-    adj[2] = -C[0][1];
-    det    = J[0][0] * J[1][1] - J[0][1] * J[1][0];
-  } else {
-    adj[0] = C[1][1] * C[2][2] - C[1][2] * C[1][2];
-    adj[1] = C[0][0] * C[2][2] - C[0][2] * C[0][2];
-    adj[2] = C[0][0] * C[1][1] - C[0][1] * C[0][1];
-    adj[3] = C[0][2] * C[1][2] - C[0][1] * C[2][2];
-    adj[4] = C[0][1] * C[1][2] - C[0][2] * C[1][1];
-    adj[5] = C[0][1] * C[0][2] - C[0][0] * C[1][2];
-    det    = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) + J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
-  }
-  const double a = VPGeoCoefficient(p, DIM, xq);
+  double       adj[6];
+  const double det = VPGeoDetAdj(DIM, J, adj);
+  const double a   = VPGeoCoefficient(p, DIM, xq);
   if (!(det > 0) || isinf(det) || !(a > 0) || isinf(a)) {
     atomicMin(bad, (unsigned long long)cell);
     return;
