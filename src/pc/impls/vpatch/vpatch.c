@@ -51,7 +51,7 @@ typedef struct {
   PCVPatchSurrogate   surtype;    /* how the surrogate is scaled (-pc_vpatch_surrogate) */
   PetscBool           surtypeset; /* -pc_vpatch_surrogate given (else the local solver cg takes mean) */
   PetscInt            localits;   /* local solver cg: CG steps per patch solve */
-  PetscReal          *pgeo;       /* local solver cg: the factors of this rank's cells and the layer below them (VPPatchLocal) */
+  PetscReal          *pgeo;       /* local solver cg with a layer of cells below this rank's: the factors of both (VPPatchLocal); else the DM's own are read */
   PetscScalar        *pdiag;      /* local solver cg, CPU: the operator's diagonal, ghosted local */
   Vec                 diagl;      /* local solver cg, GPU: the same in a ghosted CUDA vector */
   PetscReal          *d_pgeo;     /* local solver cg, GPU, with a layer of cells below this rank's: pgeo on the device */
@@ -308,7 +308,8 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
   PetscReal       *G, *work;
   PetscScalar     *Ae;
   PetscInt         nt = (2 * g->k - 1) * (2 * g->k - 1) * (g->dim == 3 ? 2 * g->k - 1 : 1), clo[3], cn[3], ncb = 1;
-  PetscReal       *cgv; /* per cell of the box [clo, clo + cn) (this rank's cells and the layer below): the three values */
+  PetscReal       *cgv;                 /* per cell of the box [clo, clo + cn) (this rank's cells and the layer below): the three values */
+  PetscBool        below = PETSC_FALSE; /* the box has a layer of cells below this rank's */
 
   PetscFunctionBegin;
   PetscCall(DMQBoxGetGeometry_Private(jac->dm, &geo, NULL));
@@ -317,19 +318,31 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
     clo[d] = d < dim ? PetscMax(g->cs[d] - 1, 0) : 0;
     cn[d]  = d < dim ? g->cs[d] + g->cm[d] - clo[d] : 1;
     ncb *= cn[d];
+    if (clo[d] < g->cs[d]) below = PETSC_TRUE;
   }
   nvert = nv[0] * nv[1] * nv[2];
   PetscCall(PetscCalloc1(3 * PetscMax(nvert, 1), &jac->pg));
   PetscCall(PetscMalloc3(ncomp * nd, &G, PetscMax(2 * dim + dim * dim + 2, dim * nd) * nd, &work, jac->local == PC_VPATCH_LOCAL_DENSE ? nd * nd : 1, &Ae));
   if (jac->local == PC_VPATCH_LOCAL_DENSE) PetscCall(PetscMalloc2(nt * nt * PetscMax(nvert, 1), &jac->pLU, nt * PetscMax(nvert, 1), &jac->ppiv));
+  if (jac->local == PC_VPATCH_LOCAL_CG && below) { /* local solver cg: the factors of the layer below too, in one box */
+    PetscCall(PetscMalloc1(ncb * ncomp * nd, &jac->pgeo));
+    for (PetscInt cz = 0, ic = 0; cz < cn[2]; cz++)
+      for (PetscInt cy = 0; cy < cn[1]; cy++)
+        for (PetscInt cx = 0; cx < cn[0]; cx++, ic++) {
+          PetscInt         c[3] = {clo[0] + cx, clo[1] + cy, clo[2] + cz};
+          const PetscReal *Gc;
+          PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
+          PetscCall(PetscArraycpy(jac->pgeo + ic * ncomp * nd, Gc, ncomp * nd));
+        }
+  }
   /* each cell's values once (a cell is in 2^d patches): the largest point value or the integral of G_dd */
   PetscCall(PetscMalloc1(3 * ncb, &cgv));
   for (PetscInt cz = 0, ic = 0; cz < cn[2]; cz++)
     for (PetscInt cy = 0; cy < cn[1]; cy++)
       for (PetscInt cx = 0; cx < cn[0]; cx++, ic++) {
         PetscInt         c[3] = {clo[0] + cx, clo[1] + cy, clo[2] + cz};
-        const PetscReal *Gc;
-        PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
+        const PetscReal *Gc   = jac->pgeo ? jac->pgeo + ic * ncomp * nd : NULL;
+        if (!Gc) PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
         for (PetscInt d = 0; d < 3; d++) {
           PetscReal gd = 0;
           if (d < dim && jac->surtype == PC_VPATCH_SURROGATE_POINTMAX) /* the entry itself: the factor over the point's weight */
@@ -375,25 +388,12 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
           PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK getrf of the patch matrix of vertex (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") failed: %d", v[0], v[1], v[2], (int)info);
         }
       }
-  if (jac->local == PC_VPATCH_LOCAL_CG) { /* the factors of the cells the patches touch, and the diagonal */
-    PetscInt  gn    = 1;
-    PetscBool below = PETSC_FALSE; /* a layer of cells below this rank's */
-    Vec       dg, dl;
+  if (jac->local == PC_VPATCH_LOCAL_CG) { /* the factors of the cells the patches touch (pgeo, or the DM's own), and the diagonal */
+    Vec dg, dl;
     for (PetscInt d = 0; d < 3; d++) {
-      jac->plocal.gclo[d] = d < dim ? PetscMax(g->cs[d] - 1, 0) : 0;
-      jac->plocal.gcm[d]  = d < dim ? g->cs[d] + g->cm[d] - jac->plocal.gclo[d] : 1;
-      gn *= jac->plocal.gcm[d];
-      if (jac->plocal.gclo[d] < g->cs[d]) below = PETSC_TRUE;
+      jac->plocal.gclo[d] = below ? clo[d] : g->cs[d];
+      jac->plocal.gcm[d]  = below ? cn[d] : g->cm[d];
     }
-    PetscCall(PetscMalloc1(jac->cuda && !below ? 1 : gn * ncomp * nd, &jac->pgeo));
-    for (PetscInt cz = 0, ic = 0; cz < jac->plocal.gcm[2] && !(jac->cuda && !below); cz++)
-      for (PetscInt cy = 0; cy < jac->plocal.gcm[1]; cy++)
-        for (PetscInt cx = 0; cx < jac->plocal.gcm[0]; cx++, ic++) {
-          PetscInt         c[3] = {jac->plocal.gclo[0] + cx, jac->plocal.gclo[1] + cy, jac->plocal.gclo[2] + cz};
-          const PetscReal *Gc;
-          PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
-          PetscCall(PetscArraycpy(jac->pgeo + ic * ncomp * nd, Gc, ncomp * nd));
-        }
     PetscCall(DMGetGlobalVector(jac->dm, &dg));
     PetscCall(DMGetLocalVector(jac->dm, &dl));
     PetscCall(MatGetDiagonal(jac->A, dg));
@@ -438,7 +438,7 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
           t->cD[qq * VPATCH_MAX_N1D + i] = b->D[qq * n1 + i];
         }
       if (below) {
-        PetscCall(VPDeviceCopy_Private(jac->pgeo, (size_t)(gn * ncomp * nd), &jac->d_pgeo));
+        PetscCall(VPDeviceCopy_Private(jac->pgeo, (size_t)(ncb * ncomp * nd), &jac->d_pgeo));
         jac->d_cggeo = jac->d_pgeo;
       } else
         PetscCall(DMQBoxGetGeometry_Private(jac->dm, NULL, &jac->d_cggeo));
@@ -447,7 +447,7 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
     PetscCall(DMRestoreGlobalVector(jac->dm, &dg));
     jac->plocal.its   = jac->localits;
     jac->plocal.basis = b;
-    jac->plocal.geo   = jac->pgeo;
+    jac->plocal.geo   = below ? jac->pgeo : geo;
     jac->plocal.diag  = jac->pdiag;
   }
   PetscCall(PetscFree(cgv));
