@@ -89,6 +89,7 @@ PetscErrorCode VPFemtoMeshCreate(PetscInt n, PetscInt p, VPFemtoMesh **mesh)
   m->npe    = N * N * N;
   m->nq     = m->npe;
   PetscCall(VPBasis1DSetUp(p, &m->basis));
+  PetscCall(VPFemtoTablesGet(m, &m->tables));
   PetscCall(PetscMalloc1(m->ncells * m->npe, &m->conn));
   PetscCall(PetscMalloc1(m->ncells, &m->color_cells));
   for (PetscInt cz = 0; cz < n; cz++)
@@ -173,11 +174,8 @@ PetscErrorCode VPFemtoMeshDestroy(VPFemtoMesh **mesh)
 PetscErrorCode VPFemtoInterpolate(VPFemtoMesh *m, const PetscReal *d_u, PetscReal *d_grad)
 {
 #if defined(PETSC_HAVE_CUDA)
-  VPFemtoTables t;
-
   PetscFunctionBegin;
-  PetscCall(VPFemtoTablesGet(m, &t));
-  PetscCall(VPFemtoInterpolate_CUDA(&t, m->ncells, m->d_conn, d_u, d_grad));
+  PetscCall(VPFemtoInterpolate_CUDA(&m->tables, m->ncells, m->d_conn, d_u, d_grad));
   PetscCall(PetscLogGpuFlops((PetscLogDouble)m->ncells * 8 * 2 * m->npe * (m->p + 1)));
   PetscFunctionReturn(PETSC_SUCCESS);
 #else
@@ -211,11 +209,8 @@ PetscErrorCode VPFemtoPointwise(VPFemtoMesh *m, const PetscReal *d_G, const Pets
 PetscErrorCode VPFemtoIntegrateElements(VPFemtoMesh *m, const PetscReal *d_flux)
 {
 #if defined(PETSC_HAVE_CUDA)
-  VPFemtoTables t;
-
   PetscFunctionBegin;
-  PetscCall(VPFemtoTablesGet(m, &t));
-  PetscCall(VPFemtoIntegrate_CUDA(&t, m->ncells, NULL, m->d_conn, d_flux, 2, NULL, m->d_elem));
+  PetscCall(VPFemtoIntegrate_CUDA(&m->tables, m->ncells, NULL, m->d_conn, d_flux, 2, NULL, m->d_elem));
   PetscFunctionReturn(PETSC_SUCCESS);
 #else
   SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "This PETSc has no CUDA");
@@ -254,16 +249,13 @@ PetscErrorCode VPFemtoGather(VPFemtoMesh *m, PetscReal *d_r)
 PetscErrorCode VPFemtoIntegrate(VPFemtoMesh *m, VPFemtoAssembly a, const PetscReal *d_flux, PetscReal *d_r)
 {
 #if defined(PETSC_HAVE_CUDA)
-  VPFemtoTables t;
-
   PetscFunctionBegin;
-  PetscCall(VPFemtoTablesGet(m, &t));
   switch (a) {
   case VP_FEMTO_ATOMIC:
-    PetscCall(VPFemtoIntegrate_CUDA(&t, m->ncells, NULL, m->d_conn, d_flux, 0, d_r, NULL));
+    PetscCall(VPFemtoIntegrate_CUDA(&m->tables, m->ncells, NULL, m->d_conn, d_flux, 0, d_r, NULL));
     break;
   case VP_FEMTO_COLORED:
-    for (PetscInt k = 0; k < 8; k++) PetscCall(VPFemtoIntegrate_CUDA(&t, m->color_off[k + 1] - m->color_off[k], m->d_color_cells + m->color_off[k], m->d_conn, d_flux, 1, d_r, NULL));
+    for (PetscInt k = 0; k < 8; k++) PetscCall(VPFemtoIntegrate_CUDA(&m->tables, m->color_off[k + 1] - m->color_off[k], m->d_color_cells + m->color_off[k], m->d_conn, d_flux, 1, d_r, NULL));
     break;
   case VP_FEMTO_GATHER:
     PetscCall(VPFemtoIntegrateElements(m, d_flux));

@@ -31,11 +31,18 @@ typedef enum {
 } VPFemtoAssembly;
 PETSC_EXTERN const char *const VPFemtoAssemblies[];
 
+/* the 1D tables as the kernels take them, by value (src/fe/cuda/femto.cu) */
 typedef struct {
-  PetscInt  p, n;           /* degree, cells per direction */
-  PetscInt  ncells, nnodes; /* n^3, (n p + 1)^3 */
-  PetscInt  npe, nq;        /* (p+1)^3 nodes and Gauss points per cell */
-  VPBasis1D basis;          /* the 1D tables: S, D at the Gauss points, the weights */
+  int       p;
+  PetscReal S[VP_FEMTO_MAX_DEGREE + 1][VP_FEMTO_MAX_DEGREE + 1], D[VP_FEMTO_MAX_DEGREE + 1][VP_FEMTO_MAX_DEGREE + 1], w[VP_FEMTO_MAX_DEGREE + 1];
+} VPFemtoTables;
+
+typedef struct {
+  PetscInt      p, n;           /* degree, cells per direction */
+  PetscInt      ncells, nnodes; /* n^3, (n p + 1)^3 */
+  PetscInt      npe, nq;        /* (p+1)^3 nodes and Gauss points per cell */
+  VPBasis1D     basis;          /* the 1D tables: S, D at the Gauss points, the weights */
+  VPFemtoTables tables;         /* the same for the kernels */
   /* host copies (the tests' reference uses them) */
   int      *conn;         /* conn[c npe + l]: global node of local node l (x fastest) of cell c */
   PetscInt *inv_off;      /* node v is in the cells inv[inv_off[v] .. inv_off[v+1]-1] */
@@ -61,11 +68,7 @@ PETSC_EXTERN PetscErrorCode VPFemtoGather(VPFemtoMesh *, PetscReal *d_r);
 /* bytes between host and device arrays (either way), on PETSc's current stream, waited for */
 PETSC_EXTERN PetscErrorCode VPFemtoCopy(void *dst, const void *src, size_t bytes);
 
-/* kernels (src/fe/cuda/femto.cu); S, D, w: the 1D tables in device-readable form are passed by value */
-typedef struct {
-  int       p;
-  PetscReal S[VP_FEMTO_MAX_DEGREE + 1][VP_FEMTO_MAX_DEGREE + 1], D[VP_FEMTO_MAX_DEGREE + 1][VP_FEMTO_MAX_DEGREE + 1], w[VP_FEMTO_MAX_DEGREE + 1];
-} VPFemtoTables;
+/* the kernels (src/fe/cuda/femto.cu) */
 PETSC_INTERN PetscErrorCode VPFemtoInterpolate_CUDA(const VPFemtoTables *, PetscInt ncells, const int *d_conn, const PetscReal *d_u, PetscReal *d_grad);
 PETSC_INTERN PetscErrorCode VPFemtoPointwise_CUDA(PetscInt npoints, const PetscReal *d_G, const PetscReal *d_grad, PetscReal *d_flux);
 /* cells: NULL for all cells 0..ncells-1, else the list of ncells cells; mode: 0 atomics into r, 1 plain adds into r
