@@ -156,27 +156,21 @@ static PetscErrorCode PCAuxAMGParent(PetscInt n, PetscInt cdim, PetscInt64 *key,
 static PetscErrorCode PCAuxAMGGalerkin(Mat A, const PetscInt *agg, PetscInt nc, Mat *Ac)
 {
   MPI_Comm     comm = PetscObjectComm((PetscObject)A);
-  PetscInt     rstart, rend, n, cstart = 0, nghost = 0, *ghost, *gagg, *aggg, maxc = 0;
+  PetscInt     rstart, rend, n, cstart = 0, nghost = 0, nnz, *ghost, *gagg, *aggg, *rp, *cc;
   PetscSF      sf;
   Mat          pre;
-  PetscInt    *cc;
   PetscScalar *cv;
+  MatInfo      info;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(VPATCH_AuxAMGGalerkin, A, 0, 0, 0));
   PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
-  n = rend - rstart;
+  PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
+  n   = rend - rstart;
+  nnz = (PetscInt)info.nz_used;
   PetscCallMPI(MPI_Exscan(&nc, &cstart, 1, MPIU_INT, MPI_SUM, comm));
   /* the columns owned elsewhere, and their aggregates' global numbers (a star forest on A's row layout) */
-  for (PetscInt i = rstart; i < rend; i++) {
-    PetscInt ncols;
-    PetscCall(MatGetRow(A, i, &ncols, NULL, NULL));
-    nghost += ncols;
-    maxc = PetscMax(maxc, ncols);
-    PetscCall(MatRestoreRow(A, i, &ncols, NULL, NULL));
-  }
-  PetscCall(PetscMalloc1(PetscMax(nghost, 1), &ghost));
-  nghost = 0;
+  PetscCall(PetscMalloc1(PetscMax(nnz, 1), &ghost));
   for (PetscInt i = rstart; i < rend; i++) {
     PetscInt        ncols;
     const PetscInt *cols;
@@ -193,7 +187,41 @@ static PetscErrorCode PCAuxAMGGalerkin(Mat A, const PetscInt *agg, PetscInt nc, 
   PetscCall(PetscSFBcastBegin(sf, MPIU_INT, aggg, gagg, MPI_REPLACE));
   PetscCall(PetscSFBcastEnd(sf, MPIU_INT, aggg, gagg, MPI_REPLACE));
   PetscCall(PetscSFDestroy(&sf));
-  /* two passes over A's rows: the pattern (MATPREALLOCATOR), then the values */
+  /* each row of A with its columns' aggregates, entries of one aggregate summed: rows rp[i] .. rp[i+1]-1 of (cc, cv) */
+  PetscCall(PetscMalloc3(n + 1, &rp, PetscMax(nnz, 1), &cc, PetscMax(nnz, 1), &cv));
+  rp[0] = 0;
+  for (PetscInt i = rstart; i < rend; i++) {
+    PetscInt           ncols, m = rp[i - rstart], *c;
+    const PetscInt    *cols;
+    const PetscScalar *vals;
+    PetscScalar       *v;
+    PetscCall(MatGetRow(A, i, &ncols, &cols, &vals));
+    c = cc + m;
+    v = cv + m;
+    for (PetscInt k = 0; k < ncols; k++) {
+      if (cols[k] >= rstart && cols[k] < rend)
+        c[k] = cstart + agg[cols[k] - rstart];
+      else {
+        PetscInt g;
+        PetscCall(PetscFindInt(cols[k], nghost, ghost, &g));
+        c[k] = gagg[g];
+      }
+      v[k] = vals[k];
+    }
+    PetscCall(PetscSortIntWithScalarArray(ncols, c, v));
+    for (PetscInt k = 0; k < ncols; k++) { /* merge the entries of one coarse column */
+      if (m > rp[i - rstart] && cc[m - 1] == c[k])
+        cv[m - 1] += v[k];
+      else {
+        cc[m] = c[k];
+        cv[m] = v[k];
+        m++;
+      }
+    }
+    PetscCall(MatRestoreRow(A, i, &ncols, &cols, &vals)); /* after the merge: it zeroes ncols */
+    rp[i - rstart + 1] = m;
+  }
+  /* the pattern (MATPREALLOCATOR), then the values, both from those rows */
   PetscCall(MatCreate(comm, Ac));
   PetscCall(MatSetSizes(*Ac, nc, nc, PETSC_DETERMINE, PETSC_DETERMINE));
   PetscCall(MatSetType(*Ac, MATAIJ));
@@ -201,47 +229,18 @@ static PetscErrorCode PCAuxAMGGalerkin(Mat A, const PetscInt *agg, PetscInt nc, 
   PetscCall(MatSetSizes(pre, nc, nc, PETSC_DETERMINE, PETSC_DETERMINE));
   PetscCall(MatSetType(pre, MATPREALLOCATOR));
   PetscCall(MatSetUp(pre));
-  PetscCall(PetscMalloc2(PetscMax(maxc, 1), &cc, PetscMax(maxc, 1), &cv));
   for (PetscInt pass = 0; pass < 2; pass++) {
     Mat T = pass ? *Ac : pre;
-    for (PetscInt i = rstart; i < rend; i++) {
-      PetscInt           ncols, m = 0, row = cstart + agg[i - rstart];
-      const PetscInt    *cols;
-      const PetscScalar *vals;
-      PetscCall(MatGetRow(A, i, &ncols, &cols, &vals));
-      for (PetscInt k = 0; k < ncols; k++) {
-        if (cols[k] >= rstart && cols[k] < rend)
-          cc[k] = cstart + agg[cols[k] - rstart];
-        else {
-          PetscInt g;
-          PetscCall(PetscFindInt(cols[k], nghost, ghost, &g));
-          cc[k] = gagg[g];
-        }
-        cv[k] = vals[k];
-      }
-      PetscCall(PetscSortIntWithScalarArray(ncols, cc, cv));
-      for (PetscInt k = 0; k < ncols; k++) { /* merge the entries of one coarse column */
-        if (m && cc[m - 1] == cc[k])
-          cv[m - 1] += cv[k];
-        else {
-          cc[m] = cc[k];
-          cv[m] = cv[k];
-          m++;
-        }
-      }
-      PetscCall(MatRestoreRow(A, i, &ncols, &cols, &vals));
-      PetscCall(MatSetValues(T, 1, &row, m, cc, cv, ADD_VALUES));
+    for (PetscInt i = 0; i < n; i++) {
+      PetscInt row = cstart + agg[i];
+      PetscCall(MatSetValues(T, 1, &row, rp[i + 1] - rp[i], cc + rp[i], cv + rp[i], ADD_VALUES));
     }
     PetscCall(MatAssemblyBegin(T, MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(T, MAT_FINAL_ASSEMBLY));
     if (!pass) PetscCall(MatPreallocatorPreallocate(pre, PETSC_TRUE, *Ac));
   }
-  {
-    MatInfo info;
-    PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
-    PetscCall(PetscLogFlops(info.nz_used)); /* one addition per entry of A */
-  }
-  PetscCall(PetscFree2(cc, cv));
+  PetscCall(PetscLogFlops(info.nz_used)); /* one addition per entry of A */
+  PetscCall(PetscFree3(rp, cc, cv));
   PetscCall(PetscFree2(aggg, gagg));
   PetscCall(PetscFree(ghost));
   PetscCall(MatDestroy(&pre));
