@@ -49,12 +49,12 @@ typedef struct {
   /* the tree-colored Gauss-Seidel (-pc_auxamg_smoother colored), per smoothed level: the local rows ordered by color,
      then by cell (their aggregate), then by row; cellstart: each cell's first position in order; colorstart: each
      color's first cell; cellof: each local row's cell; the off-rank columns' values through a scatter */
-  PetscBool  colored;
-  PetscInt   ncolors;
-  PetscInt  *order[AUXAMG_MAX_LEVELS], *cellstart[AUXAMG_MAX_LEVELS], *colorstart[AUXAMG_MAX_LEVELS], *cellof[AUXAMG_MAX_LEVELS];
-  VecScatter ghostscatter[AUXAMG_MAX_LEVELS];
-  Vec        ghost[AUXAMG_MAX_LEVELS];
-  PetscReal *xold;
+  PetscBool    colored;
+  PetscInt     ncolors;
+  PetscInt    *order[AUXAMG_MAX_LEVELS], *cellstart[AUXAMG_MAX_LEVELS], *colorstart[AUXAMG_MAX_LEVELS], *cellof[AUXAMG_MAX_LEVELS], *posof[AUXAMG_MAX_LEVELS];
+  VecScatter   ghostscatter[AUXAMG_MAX_LEVELS];
+  Vec          ghost[AUXAMG_MAX_LEVELS];
+  PetscScalar *pending; /* the new values of one color, by position in order, written into x when the color is done */
 } PC_AuxAMG;
 
 static PetscErrorCode PCSetCoordinates_AuxAMG(PC pc, PetscInt dim, PetscInt n, PetscReal coords[])
@@ -259,7 +259,7 @@ static PetscErrorCode PCAuxAMGColoring(PC_AuxAMG *j, PetscInt l, PetscInt cdim, 
 
   PetscFunctionBegin;
   j->ncolors = nco;
-  PetscCall(PetscMalloc4(PetscMax(nf, 1), &j->order[l], nc + 1, &j->cellstart[l], nco + 1, &j->colorstart[l], PetscMax(nf, 1), &j->cellof[l]));
+  PetscCall(PetscMalloc5(PetscMax(nf, 1), &j->order[l], nc + 1, &j->cellstart[l], nco + 1, &j->colorstart[l], PetscMax(nf, 1), &j->cellof[l], PetscMax(nf, 1), &j->posof[l]));
   PetscCall(PetscMalloc4(PetscMax(nc, 1), &ccolor, nco + 1, &cnt, PetscMax(nc, 1), &corder, PetscMax(nc, 1) + 1, &pos));
   for (PetscInt a = 0; a < nc; a++) {
     PetscInt64 k = ukeys[a];
@@ -282,8 +282,9 @@ static PetscErrorCode PCAuxAMGColoring(PC_AuxAMG *j, PetscInt l, PetscInt cdim, 
   for (PetscInt t = 0; t < nc; t++) j->cellstart[l][t + 1] = j->cellstart[l][t] + pos[corder[t] + 1];
   for (PetscInt t = 0; t < nc; t++) pos[corder[t]] = j->cellstart[l][t]; /* the next free place of each cell */
   for (PetscInt i = 0; i < nf; i++) {
-    j->order[l][pos[agg[i]]++] = i;
-    j->cellof[l][i]            = agg[i];
+    j->posof[l][i]              = pos[agg[i]]++;
+    j->order[l][j->posof[l][i]] = i;
+    j->cellof[l][i]             = agg[i];
   }
   PetscCall(PetscFree4(ccolor, cnt, corder, pos));
   /* the values of the off-rank columns */
@@ -339,7 +340,6 @@ static PetscErrorCode PCAuxAMGColoredGS(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, 
     }
     PetscCall(VecGetArrayRead(b, &ba));
     PetscCall(VecGetArray(x, &xa));
-    for (PetscInt i = 0; i < n; i++) j->xold[i] = PetscRealPart(xa[i]);
     for (PetscInt ti = j->colorstart[l][c]; ti < j->colorstart[l][c + 1]; ti++) {
       const PetscInt t = forward ? ti : j->colorstart[l][c] + j->colorstart[l][c + 1] - 1 - ti;
       for (PetscInt qi = j->cellstart[l][t]; qi < j->cellstart[l][t + 1]; qi++) {
@@ -347,18 +347,22 @@ static PetscErrorCode PCAuxAMGColoredGS(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, 
         PetscScalar    s = ba[i], d = 0;
         for (PetscInt k = ia[i]; k < ia[i + 1]; k++) {
           const PetscInt jj = ja[k];
+          const PetscInt pj = j->posof[l][jj];
           if (jj == i)
             d = aa[k];
+          else if (j->cellof[l][jj] == j->cellof[l][i] && (forward ? pj < q : pj > q))
+            s -= aa[k] * j->pending[pj]; /* done before in this cell */
           else
-            s -= aa[k] * (j->cellof[l][jj] == j->cellof[l][i] ? xa[jj] : j->xold[jj]);
+            s -= aa[k] * xa[jj]; /* as before the color */
         }
         if (Ao)
           for (PetscInt k = ib[i]; k < ib[i + 1]; k++) s -= ab[k] * ga[jb[k]];
         PetscCheck(d != 0.0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "PCAUXAMG: zero diagonal in local row %" PetscInt_FMT " of level %" PetscInt_FMT, i, l);
-        xa[i] = s / d;
+        j->pending[q] = s / d;
         nnz += (ia[i + 1] - ia[i]) + (Ao ? ib[i + 1] - ib[i] : 0);
       }
     }
+    for (PetscInt q = j->cellstart[l][j->colorstart[l][c]]; q < j->cellstart[l][j->colorstart[l][c + 1]]; q++) xa[j->order[l][q]] = j->pending[q];
     PetscCall(VecRestoreArray(x, &xa));
     PetscCall(VecRestoreArrayRead(b, &ba));
     if (Ao) PetscCall(VecRestoreArrayRead(j->ghost[l], &ga));
@@ -391,11 +395,11 @@ static PetscErrorCode PCReset_AuxAMG(PC pc)
     PetscCall(VecDestroy(&j->v2[l]));
   }
   for (PetscInt l = 0; l < AUXAMG_MAX_LEVELS; l++) {
-    PetscCall(PetscFree4(j->order[l], j->cellstart[l], j->colorstart[l], j->cellof[l]));
+    PetscCall(PetscFree5(j->order[l], j->cellstart[l], j->colorstart[l], j->cellof[l], j->posof[l]));
     PetscCall(VecScatterDestroy(&j->ghostscatter[l]));
     PetscCall(VecDestroy(&j->ghost[l]));
   }
-  PetscCall(PetscFree(j->xold));
+  PetscCall(PetscFree(j->pending));
   PetscCall(KSPDestroy(&j->coarse));
   j->nlevels = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -499,7 +503,7 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
   }
 
   PetscCall(PetscFree2(key, agg));
-  if (j->colored) PetscCall(PetscMalloc1(PetscMax(m, 1), &j->xold)); /* the finest level is the largest on this rank */
+  if (j->colored) PetscCall(PetscMalloc1(PetscMax(m, 1), &j->pending)); /* the finest level is the largest on this rank */
   /* work vectors and the coarse solver */
   for (PetscInt l = 0; l < j->nlevels; l++) {
     MatInfo info;
