@@ -69,10 +69,12 @@ def main():
     ap.add_argument('--petsc-dir', default='')
     ap.add_argument('--petsc-arch', default='')
     ap.add_argument('--gpu', action='store_true', help='also run tests that require cuda')
+    ap.add_argument('--gpu-only', action='store_true', help='run only the tests that require cuda (implies --gpu)')
     ap.add_argument('--slow', action='store_true', help='also run tests marked slow')
     ap.add_argument('--update', action='store_true', help='write the expected outputs instead of comparing')
     ap.add_argument('filter', nargs='*', help='run only tests whose name contains one of these')
     opt = ap.parse_args()
+    opt.gpu = opt.gpu or opt.gpu_only
 
     env = dict(os.environ)
     env.update(OMPI_ALLOW_RUN_AS_ROOT='1', OMPI_ALLOW_RUN_AS_ROOT_CONFIRM='1', OMPI_MCA_rmaps_base_oversubscribe='1',
@@ -90,6 +92,8 @@ def main():
         for t in parse_tests(src):
             name = base + ('_' + t['suffix'] if t['suffix'] else '')
             if opt.filter and not any(f in name for f in opt.filter):
+                continue
+            if opt.gpu_only and 'cuda' not in t['requires']:
                 continue
             if 'cuda' in t['requires'] and not opt.gpu:
                 skipped += 1
