@@ -4,6 +4,7 @@ mapping, and DMGetCoordinates() (present only with -dm_qbox_coordinates). On one
 (no inner DMDA); on several ranks it is the DMDA's.\n\n";
 
 #include <petscvpatch.h>
+#include <petscvpatch/private/qboximpl.h> /* the exchanges' transport */
 
 /* distinct values at distinct nodes, >= 1 on the box [0,1]^d */
 static PetscErrorCode Linear(PetscInt dim, const PetscReal x[], PetscScalar *u, PetscScalar du[], void *ctx)
@@ -147,6 +148,18 @@ int main(int argc, char **argv)
     PetscCall(VecRestoreArrayRead(coords, &a));
   }
 
+  { /* -expect_exchange <host|device|staged>: what the exchanges above handed to MPI (DMView() prints the same) */
+    const char *names[]    = {"host", "device", "staged"};
+    char        expect[64] = "";
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-expect_exchange", expect, sizeof(expect), NULL));
+    if (expect[0]) {
+      DMQBoxExchange ex = ((DM_QBox *)dm->data)->exchange;
+      PetscBool      eq;
+      PetscCall(PetscStrcmp(expect, names[ex], &eq));
+      PetscCheck(eq, PETSC_COMM_SELF, PETSC_ERR_PLIB, "The exchanges are %s, expected %s", names[ex], expect);
+    }
+  }
+
   PetscCall(VecDestroy(&l));
   PetscCall(VecDestroy(&g2));
   PetscCall(VecDestroy(&g));
@@ -189,6 +202,22 @@ int main(int argc, char **argv)
     requires: cuda
     nsize: 2
     args: -dm_vec_type cuda -cells 4,3,3
+    output_file: none
+
+  # device buffers asked for: with an MPI that does not move device memory the probe falls back to host staging
+  # (no crash) and says so; with one that does (Open MPI --mca pml ucx over a CUDA-enabled UCX) run it with
+  # -expect_exchange device instead
+  test:
+    suffix: cuda_np2_exchange_device
+    requires: cuda
+    nsize: 2
+    args: -dm_vec_type cuda -cells 4,3,3 -dm_qbox_exchange_device -expect_exchange staged
+    output_file: none
+
+  test:
+    suffix: np2_exchange_device_host_vectors
+    nsize: 2
+    args: -cells 4,3,3 -dm_qbox_exchange_device -expect_exchange host
     output_file: none
 
 TEST*/

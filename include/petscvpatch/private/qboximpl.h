@@ -5,28 +5,37 @@
 #include <petsc/private/dmimpl.h>
 #include <petscvpatch/private/vpflops.h>
 
+/* what the star forests of the exchanges hand to MPI (qboxmpi.c) */
+typedef enum {
+  DMQBOX_EXCHANGE_HOST,        /* host buffers: device data staged through host memory (or host vectors) */
+  DMQBOX_EXCHANGE_DEVICE,      /* device buffers (-use_gpu_aware_mpi, or -dm_qbox_exchange_device after a passed probe) */
+  DMQBOX_EXCHANGE_HOST_PROBED, /* host buffers: -dm_qbox_exchange_device was asked for and the probe failed */
+} DMQBoxExchange;
+
 typedef struct {
-  PetscInt    dim;           /* spatial dimension, 2 or 3 */
-  PetscInt    degree;        /* Q_k degree */
-  PetscInt    cells[3];      /* global cells per direction */
-  PetscReal   lower[3];      /* box lower corner */
-  PetscReal   upper[3];      /* box upper corner */
-  PetscInt    procs[3];      /* process grid */
-  PetscInt   *lc[3];         /* cells owned by each process column, per direction */
-  PetscInt    cellstart[3];  /* first cell owned by this rank per direction */
-  DM          da;            /* node-level DMDA (ghost width k, box stencil): natural ordering, exchanges other than INSERT/ADD; made on first use */
-  PetscSF     ghostsf;       /* roots: owned nodes; leaves: the ghost nodes of the local box (qboxvec.c); made on first use */
-  PetscSF     colorsf[8];    /* per patch color: the local-box nodes another rank's patches of that color change (qboxvec.c) */
-  VPGrid      grid;          /* plain description of this rank's part, for the kernels */
-  VPBasis1D   basis;         /* 1D reference matrices */
-  PetscReal  *coords1d[3];   /* global node coordinates per direction */
-  PetscBool   storecoords;   /* set DM coordinates at set-up (-dm_qbox_coordinates) */
-  PetscBool   deterministic; /* CUDA operator: colored cells (2D) or boxes of cells (3D) instead of atomics (-dm_qbox_deterministic) */
-  PetscBool   samelayout;    /* the ghosted local box is the owned box (one rank): kernels may work on global arrays */
-  PetscBool   vecmdot;       /* CUDA global vectors: VecMDot by our kernel (-dm_qbox_vec_mdot, qboxvec.c) */
-  VPPrecision precision;     /* CUDA arithmetic of this level's operator and of the transfers to its refinement */
-  VPPrecision mgprecision;   /* precision given to the levels created by DMCoarsen() */
-  PetscReal  *d_lap;         /* device copy of M_h, K_h per direction (CUDA kernels), or NULL */
+  PetscInt       dim;           /* spatial dimension, 2 or 3 */
+  PetscInt       degree;        /* Q_k degree */
+  PetscInt       cells[3];      /* global cells per direction */
+  PetscReal      lower[3];      /* box lower corner */
+  PetscReal      upper[3];      /* box upper corner */
+  PetscInt       procs[3];      /* process grid */
+  PetscInt      *lc[3];         /* cells owned by each process column, per direction */
+  PetscInt       cellstart[3];  /* first cell owned by this rank per direction */
+  DM             da;            /* node-level DMDA (ghost width k, box stencil): natural ordering, exchanges other than INSERT/ADD; made on first use */
+  PetscSF        ghostsf;       /* roots: owned nodes; leaves: the ghost nodes of the local box (qboxvec.c); made on first use */
+  PetscSF        colorsf[8];    /* per patch color: the local-box nodes another rank's patches of that color change (qboxvec.c) */
+  VPGrid         grid;          /* plain description of this rank's part, for the kernels */
+  VPBasis1D      basis;         /* 1D reference matrices */
+  PetscReal     *coords1d[3];   /* global node coordinates per direction */
+  PetscBool      storecoords;   /* set DM coordinates at set-up (-dm_qbox_coordinates) */
+  PetscBool      deterministic; /* CUDA operator: colored cells (2D) or boxes of cells (3D) instead of atomics (-dm_qbox_deterministic) */
+  PetscBool      samelayout;    /* the ghosted local box is the owned box (one rank): kernels may work on global arrays */
+  PetscBool      vecmdot;       /* CUDA global vectors: VecMDot by our kernel (-dm_qbox_vec_mdot, qboxvec.c) */
+  PetscBool      exchdevice;    /* -dm_qbox_exchange_device: device buffers to MPI after a probe (qboxmpi.c) */
+  DMQBoxExchange exchange;      /* what the exchanges hand to MPI, known once a star forest exists */
+  VPPrecision    precision;     /* CUDA arithmetic of this level's operator and of the transfers to its refinement */
+  VPPrecision    mgprecision;   /* precision given to the levels created by DMCoarsen() */
+  PetscReal     *d_lap;         /* device copy of M_h, K_h per direction (CUDA kernels), or NULL */
   /* the operator -div(a grad u) on a mapped box (qboxgeo.c); both NONE/ONE: the Cartesian Laplacian and its fast path */
   DMQBoxMappingType     maptype;
   DMQBoxMapping         map;    /* the map of the box (built-in or the user's) */
@@ -75,6 +84,7 @@ PETSC_INTERN PetscErrorCode DMQBoxColumnBox_Private(DM, PetscInt, PetscInt, Pets
 PETSC_INTERN PetscErrorCode DMQBoxDestroyExchange_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxCheckVecType_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxIsCUDA_Private(DM, PetscBool *);
+PETSC_INTERN PetscErrorCode DMQBoxExchangeTransport_Private(DM, PetscSF);
 PETSC_INTERN PetscErrorCode DMQBoxUseGlobalArrays_Private(DM, Vec, PetscBool *);
 PETSC_INTERN PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM, const PetscReal **);
 PETSC_INTERN PetscErrorCode DMQBoxGetGeometry_Private(DM, const PetscReal **, const PetscReal **);

@@ -383,6 +383,8 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
   PetscCall(PetscOptionsEnum("-dm_qbox_precision", "CUDA arithmetic of this level's operator and transfers", "DMQBoxSetPrecision", VPPrecisions, (PetscEnum)q->precision, (PetscEnum *)&q->precision, NULL));
   PetscCall(PetscOptionsEnum("-dm_qbox_mg_precision", "CUDA arithmetic of the coarser levels' operators and transfers (DMCoarsen)", "DMQBoxSetPrecision", VPPrecisions, (PetscEnum)q->mgprecision, (PetscEnum *)&q->mgprecision, NULL));
   PetscCall(PetscOptionsBool("-dm_qbox_coordinates", "Store node coordinates in the DM (DMGetCoordinates)", "DMQBoxCreate", q->storecoords, &q->storecoords, NULL));
+  PetscCall(PetscOptionsBool("-dm_qbox_exchange_device", "Several ranks, CUDA vectors: pass device buffers of the exchanges to MPI after a probe (an MPI that moves device memory point to point but fails PETSc's -use_gpu_aware_mpi check)", "DMQBOX",
+                             q->exchdevice, &q->exchdevice, NULL));
   PetscCall(DMQBoxSetFromOptions_Geometry(dm, PetscOptionsObject));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -691,6 +693,13 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
     if (cuda) PetscCall(PetscViewerASCIIPrintf(viewer, "VecMDot of the global vectors: petsc-vpatch's kernel (-dm_qbox_vec_mdot)\n"));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "processes %d: grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", vector type %s, matrix type %s\n", size, q->procs[0], q->procs[1], dim == 3 ? q->procs[2] : 1, dm->vectype, dm->mattype));
+  if (size > 1 && (q->ghostsf || q->exchdevice)) {
+    const char *how = q->exchange == DMQBOX_EXCHANGE_DEVICE        ? "device buffers passed to MPI"
+                      : q->exchange == DMQBOX_EXCHANGE_HOST_PROBED ? "staged through host memory (-dm_qbox_exchange_device: the probe found that MPI does not move device memory)"
+                      : q->ghostsf                                 ? "host buffers"
+                                                                   : "not made yet";
+    PetscCall(PetscViewerASCIIPrintf(viewer, "exchanges: %s\n", how));
+  }
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) {
     PetscMPIInt rank;
@@ -725,6 +734,7 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
 . -dm_qbox_coordinates <bool> - store node coordinates for `DMGetCoordinates()` (default false; levels made by `DMCoarsen()`/`DMRefine()` inherit it)
 . -dm_qbox_deterministic <bool> - CUDA operator without atomics (bitwise reproducible; default false)
 . -dm_qbox_vec_mdot <bool>    - `VecMDot()` of the CUDA global vectors (and their duplicates, e.g. the GMRES basis) by petsc-vpatch's kernel, which reads at memory bandwidth (default true; false: PETSc's own, see src/sys/cuda/vecmdot.cu)
+. -dm_qbox_exchange_device <bool> - several ranks on CUDA vectors: the exchanges hand device buffers to MPI, after a probe that falls back to host staging if MPI does not move device memory (default false; for an MPI that moves device memory point to point but fails PETSc's `-use_gpu_aware_mpi` check, e.g. Open MPI with `--mca pml ucx` over a CUDA-enabled UCX)
 . -dm_qbox_precision <double,single> - CUDA arithmetic of this level's operator and of the transfers to its refinement (default double)
 . -dm_qbox_mg_precision <double,single> - the same for the levels created by `DMCoarsen()` (mixed precision multigrid: single)
 . -dm_qbox_mapping <none,shell,deformed> - map the box onto a curved domain (isoparametric Q_k geometry; `DMQBoxSetMapping()` for a map of your own)

@@ -16,6 +16,7 @@ static PetscErrorCode DMQBoxCreateRelative(DM dm, MPI_Comm comm, PetscBool coars
   qn->storecoords   = q->storecoords;
   qn->deterministic = q->deterministic;
   qn->vecmdot       = q->vecmdot;
+  qn->exchdevice    = q->exchdevice;
   qn->mgprecision   = q->mgprecision;
   qn->precision     = coarsen ? q->mgprecision : q->precision;
   PetscCall(DMQBoxCopyGeometry_Private(dm, *dmn));

@@ -331,6 +331,7 @@ static PetscErrorCode DMQBoxGetGhostSF(DM dm, PetscSF *sf)
     PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)dm), &q->ghostsf));
     PetscCall(PetscSFSetGraph(q->ghostsf, nroots, nleaves, ilocal, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
     PetscCall(PetscSFSetUp(q->ghostsf));
+    PetscCall(DMQBoxExchangeTransport_Private(dm, q->ghostsf));
   }
   *sf = q->ghostsf;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -416,6 +417,7 @@ PetscErrorCode DMQBoxGetColorSF_Private(DM dm, PetscInt color, PetscSF *sf)
     PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)dm), &q->colorsf[color]));
     PetscCall(PetscSFSetGraph(q->colorsf[color], nroots, nleaves, ilocal, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
     PetscCall(PetscSFSetUp(q->colorsf[color]));
+    PetscCall(DMQBoxExchangeTransport_Private(dm, q->colorsf[color]));
   }
   *sf = q->colorsf[color];
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -1,0 +1,140 @@
+/*
+  DMQBOX exchanges: which buffers the star forests of the ghost exchange and of the multiplicative sweep hand to MPI.
+
+  PETSc passes device buffers to MPI only when `-use_gpu_aware_mpi` is true, and checks that at start-up with an
+  MPI_Allreduce() of device memory on PETSC_COMM_SELF. Some MPIs move device memory in point-to-point messages but not
+  in that collective: Open MPI built without CUDA whose pml ucx runs over a CUDA-enabled UCX (`mpiexec --mca pml ucx`)
+  is one. For those, `-dm_qbox_exchange_device` lets this DM's star forests (the only communication of the solve's
+  exchanges) pass device buffers to MPI while the rest of PETSc stays as it is. Before that, a probe: a device
+  buffer sent by this rank to itself (a crash there, caught as PETSc's own check does, means no), then one value
+  from every rank this rank receives ghosts from, checked. If any rank says no, every rank keeps the host-staged
+  path, and -info and DMView() say so; nothing stops.
+*/
+#include <petscvpatch/private/qboximpl.h>
+#include <petsc/private/sfimpl.h>
+#if defined(PETSC_HAVE_CUDA)
+#include <petscdevice_cuda.h>
+#include <setjmp.h>
+#include <signal.h>
+
+static sigjmp_buf            QBoxProbeJump;
+static volatile sig_atomic_t QBoxProbeArmed = 0;
+
+static PetscErrorCode QBoxProbeSignal(int sig, void *ctx)
+{
+  if (sig == SIGSEGV && QBoxProbeArmed) siglongjmp(QBoxProbeJump, 1);
+  return PetscSignalHandlerDefault(sig, ctx);
+}
+
+/* a device buffer sent to this rank itself: true when it arrives (an MPI that copies it as host memory crashes, caught) */
+static PetscErrorCode QBoxProbeSelf(PetscBool *ok)
+{
+  PetscInt  h[2] = {7, 0}, *d = NULL;
+  PetscBool arrived = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMalloc((void **)&d, sizeof(h)));
+  PetscCallCUDA(cudaMemcpy(d, h, sizeof(h), cudaMemcpyHostToDevice));
+  PetscCall(PetscPushSignalHandler(QBoxProbeSignal, NULL));
+  QBoxProbeArmed = 1;
+  if (!sigsetjmp(QBoxProbeJump, 1)) arrived = (PetscBool)(MPI_Sendrecv(d, 1, MPIU_INT, 0, 0, d + 1, 1, MPIU_INT, 0, 0, PETSC_COMM_SELF, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  QBoxProbeArmed = 0;
+  PetscCall(PetscPopSignalHandler());
+  if (arrived) PetscCallCUDA(cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost));
+  PetscCallCUDA(cudaFree(d));
+  *ok = (PetscBool)(arrived && h[1] == 7);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one value, rank + 1, from every rank whose roots sf's leaves reference, through device buffers; true when all arrived */
+static PetscErrorCode QBoxProbeNeighbors(PetscSF sf, PetscBool *ok)
+{
+  PetscSF            probe;
+  PetscMPIInt        rank, nranks;
+  const PetscMPIInt *ranks;
+  const PetscInt    *roffset, *rmine, *rremote;
+  PetscSFNode       *iremote;
+  PetscInt           root, *leaves, *d_root = NULL, *d_leaves = NULL, bad = 0;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)sf), &rank));
+  PetscCall(PetscSFGetRootRanks(sf, &nranks, &ranks, &roffset, &rmine, &rremote));
+  PetscCall(PetscMalloc2(nranks, &iremote, nranks + 1, &leaves));
+  for (PetscMPIInt i = 0; i < nranks; i++) {
+    iremote[i].rank  = ranks[i];
+    iremote[i].index = 0;
+  }
+  PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)sf), &probe));
+  PetscCall(PetscSFSetGraph(probe, 1, nranks, NULL, PETSC_OWN_POINTER, iremote, PETSC_COPY_VALUES));
+  PetscCall(PetscSFSetUp(probe));
+  probe->use_gpu_aware_mpi = PETSC_TRUE;
+  root                     = rank + 1;
+  PetscCallCUDA(cudaMalloc((void **)&d_root, sizeof(PetscInt)));
+  PetscCallCUDA(cudaMalloc((void **)&d_leaves, (nranks + 1) * sizeof(PetscInt)));
+  PetscCallCUDA(cudaMemcpy(d_root, &root, sizeof(PetscInt), cudaMemcpyHostToDevice));
+  PetscCallCUDA(cudaMemset(d_leaves, 0, (nranks + 1) * sizeof(PetscInt)));
+  PetscCall(PetscSFBcastWithMemTypeBegin(probe, MPIU_INT, PETSC_MEMTYPE_DEVICE, d_root, PETSC_MEMTYPE_DEVICE, d_leaves, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(probe, MPIU_INT, d_root, d_leaves, MPI_REPLACE));
+  PetscCallCUDA(cudaMemcpy(leaves, d_leaves, (nranks + 1) * sizeof(PetscInt), cudaMemcpyDeviceToHost));
+  for (PetscMPIInt i = 0; i < nranks; i++) bad += leaves[i] != ranks[i] + 1;
+  PetscCallCUDA(cudaFree(d_root));
+  PetscCallCUDA(cudaFree(d_leaves));
+  PetscCall(PetscSFDestroy(&probe));
+  PetscCall(PetscFree2(iremote, leaves));
+  *ok = (PetscBool)!bad;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+/* the transport probe's result, for this process: it is a property of the MPI (0 not probed, 1 device buffers, -1 host) */
+static int QBoxDeviceMPI = 0;
+
+/*
+  DMQBoxExchangeTransport_Private - called on each of this DM's star forests after PetscSFSetUp(): with
+  -dm_qbox_exchange_device on CUDA vectors and several ranks, probe once (collective on the DM's communicator, as
+  the star forests' creation is) and hand device buffers to MPI when every rank's probe passed.
+*/
+PetscErrorCode DMQBoxExchangeTransport_Private(DM dm, PetscSF sf)
+{
+  DM_QBox    *q = (DM_QBox *)dm->data;
+  PetscMPIInt size;
+  PetscBool   cuda;
+
+  PetscFunctionBegin;
+  q->exchange = DMQBOX_EXCHANGE_HOST;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+  PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
+  if (size == 1 || !cuda) PetscFunctionReturn(PETSC_SUCCESS);
+  if (use_gpu_aware_mpi) { /* PETSc passes device buffers to MPI anyway */
+    q->exchange = DMQBOX_EXCHANGE_DEVICE;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!q->exchdevice) PetscFunctionReturn(PETSC_SUCCESS);
+#if defined(PETSC_HAVE_CUDA)
+  if (!QBoxDeviceMPI) {
+    PetscBool pass;
+    int       ok;
+    PetscCall(QBoxProbeSelf(&pass));
+    ok = pass;
+    PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, PetscObjectComm((PetscObject)dm)));
+    if (!ok)
+      PetscCall(PetscInfo(dm, "-dm_qbox_exchange_device: MPI did not take a device buffer on some rank (PETSC_COMM_SELF); the exchanges stay staged through host memory\n"));
+    else {
+      PetscCall(QBoxProbeNeighbors(sf, &pass));
+      ok = pass;
+      PetscCallMPI(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, PetscObjectComm((PetscObject)dm)));
+      if (!ok)
+        PetscCall(PetscInfo(dm, "-dm_qbox_exchange_device: a value sent between ranks in device memory arrived wrong; the exchanges stay staged through host memory\n"));
+      else
+        PetscCall(PetscInfo(dm, "-dm_qbox_exchange_device: MPI moves device buffers between ranks; the exchanges pass them directly\n"));
+    }
+    QBoxDeviceMPI = ok ? 1 : -1;
+  }
+  if (QBoxDeviceMPI > 0) {
+    sf->use_gpu_aware_mpi = PETSC_TRUE;
+    q->exchange           = DMQBOX_EXCHANGE_DEVICE;
+  } else
+    q->exchange = DMQBOX_EXCHANGE_HOST_PROBED;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
