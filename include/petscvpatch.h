@@ -86,6 +86,27 @@ typedef enum {
 PETSC_EXTERN const char *const PCVPatchTypes[];
 
 /*E
+  PCVPatchRanks - how the multiplicative sweep of `PCVPATCH` couples several MPI ranks
+
+  Values:
++ PC_VPATCH_RANKS_EXACT   - the iterates of one rank: after each color, one exchange brings the values that other ranks'
+                            patches changed (default)
+- PC_VPATCH_RANKS_RELAXED - each rank sweeps all colors of its own patches with the other ranks' values from the start of
+                            the sweep and keeps its own nodes' values: two exchanges per sweep (b and x in) instead of one
+                            per color. Iteration counts may grow, and the preconditioner is not symmetric even with the
+                            symmetric sweep: use `KSPGMRES` or `KSPFGMRES` outside. One rank: the same as exact.
+
+  Level: advanced
+
+.seealso: `PCVPATCH`, `PCVPatchSetRanks()`
+E*/
+typedef enum {
+  PC_VPATCH_RANKS_EXACT,
+  PC_VPATCH_RANKS_RELAXED
+} PCVPatchRanks;
+PETSC_EXTERN const char *const PCVPatchRanksTypes[];
+
+/*E
   PCVPatchLocalSolver - the local solver of `PCVPATCH`
 
   Values:
@@ -171,6 +192,7 @@ typedef enum {
 PETSC_EXTERN const char *const VPPrecisions[];
 
 PETSC_EXTERN PetscErrorCode PCVPatchSetSweep(PC, PCVPatchSweep);
+PETSC_EXTERN PetscErrorCode PCVPatchSetRanks(PC, PCVPatchRanks);
 PETSC_EXTERN PetscErrorCode PCVPatchSetPrecision(PC, VPPrecision);
 PETSC_EXTERN PetscErrorCode PCVPatchSetKernel(PC, PCVPatchKernel);
 PETSC_EXTERN PetscErrorCode PCVPatchSetType(PC, PCVPatchType);

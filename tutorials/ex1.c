@@ -248,6 +248,19 @@ int main(int argc, char **argv)
     nsize: 3
     args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 3 -dm_qbox_cells 8 -mg_coarse_ksp_type preonly -mg_coarse_pc_type telescope -mg_coarse_pc_telescope_ignore_dm -mg_coarse_pc_telescope_reduction_factor 3 -mg_coarse_telescope_ksp_type preonly -mg_coarse_telescope_pc_type lu
 
+  # several ranks without an exchange inside the sweep: more iterations than exact (4), bounded
+  test:
+    suffix: 3d_vpatch_relaxed_np4
+    nsize: 4
+    args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 3 -dm_qbox_cells 8 -mg_levels_pc_vpatch_ranks relaxed
+
+  test:
+    suffix: 3d_vpatch_relaxed_np4_cuda
+    requires: cuda
+    nsize: 4
+    args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 3 -dm_qbox_cells 8 -mg_levels_pc_vpatch_ranks relaxed -dm_vec_type cuda
+    output_file: ex1_3d_vpatch_relaxed_np4
+
   test:
     suffix: 2d_vpatch_cuda
     requires: cuda

@@ -20,6 +20,7 @@ const char *const PCVPatchTypes[]        = {"multiplicative", "additive", "PCVPa
 const char *const PCVPatchKernels[]      = {"global", "separate", "fused", "PCVPatchKernel", "PC_VPATCH_KERNEL_", NULL};
 const char *const VPPrecisions[]         = {"double", "single", "VPPrecision", "VP_PRECISION_", NULL};
 const char *const PCVPatchLocalSolvers[] = {"fdm", "dense", "cg", "PCVPatchLocalSolver", "PC_VPATCH_LOCAL_", NULL};
+const char *const PCVPatchRanksTypes[]   = {"exact", "relaxed", "PCVPatchRanks", "PC_VPATCH_RANKS_", NULL};
 const char *const PCVPatchSurrogates[]   = {"pointmax", "cellmax", "mean", "PCVPatchSurrogate", "PC_VPATCH_SURROGATE_", NULL};
 
 typedef struct {
@@ -47,6 +48,7 @@ typedef struct {
   PetscBool           cuda;       /* the DM's vectors live on the GPU: the CUDA kernels run */
   PetscReal          *scratch;    /* device buffer of the patch residuals of one color (kernel separate) */
   PetscBool           overlap;    /* several ranks: the exchange of a color travels while the inner patches are solved */
+  PCVPatchRanks       ranks;      /* several ranks: exact (one exchange per color) or relaxed (none inside the sweep) */
   PetscBool           surrogate;  /* a mapped DMQBOX (or one with a coefficient): inexact local solves of a separable surrogate, residuals by MatMult */
   PCVPatchSurrogate   surtype;    /* how the surrogate is scaled (-pc_vpatch_surrogate) */
   PetscBool           surtypeset; /* -pc_vpatch_surrogate given (else the local solver cg takes mean) */
@@ -522,7 +524,7 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
     }
     if (jac->kernel == PC_VPATCH_KERNEL_GLOBAL) PetscCall(DMCreateGlobalVector(dm, &jac->w));
   }
-  if (!q->samelayout && jac->type == PC_VPATCH_MULTIPLICATIVE && !jac->surrogate && !(jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL))
+  if (!q->samelayout && jac->type == PC_VPATCH_MULTIPLICATIVE && !jac->surrogate && !(jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL) && jac->ranks == PC_VPATCH_RANKS_EXACT)
     for (PetscInt c = 0; c < (1 << q->dim); c++) { /* several ranks: the exchange of each color (PCVPatchStepLocal()) */
       PetscSF sf;
       PetscCall(DMQBoxGetColorSF_Private(dm, c, &sf));
@@ -669,7 +671,8 @@ static PetscErrorCode PCVPatchColorBox(PC_VPatch *jac, PetscMemType mt, PetscInt
 /* The step in the ghosted local vector (several ranks, or the CPU path; not the kernel global): b and x are brought
    into the local boxes once, each color's patches are solved in place in xl, and one exchange after the color (its
    star forest, DMQBoxGetColorSF_Private()) brings the values that the other ranks' patches changed into every local
-   box that holds them, owned or ghost. The iterates are those of one rank, with one exchange per color. */
+   box that holds them, owned or ghost. The iterates are those of one rank, with one exchange per color. Relaxed
+   (-pc_vpatch_ranks relaxed): no exchange inside a pass; the local-to-global copy keeps each rank's own nodes. */
 static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool fwd, PetscBool bwd)
 {
   const VPGrid      *g  = &((DM_QBox *)jac->dm->data)->grid;
@@ -695,10 +698,20 @@ static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool 
   PetscCall(VecGetArrayAndMemType(jac->xl, &xa, &xmt));
   for (PetscInt pass = 0; pass < 2; pass++) {
     if (!(pass ? bwd : fwd)) continue;
+    if (jac->ranks == PC_VPATCH_RANKS_RELAXED && pass == 1 && fwd) { /* the owners' values of the forward pass, everywhere */
+      PetscCall(VecRestoreArrayAndMemType(jac->xl, &xa));
+      PetscCall(DMLocalToGlobal(jac->dm, jac->xl, INSERT_VALUES, x));
+      PetscCall(DMGlobalToLocal(jac->dm, x, INSERT_VALUES, jac->xl));
+      PetscCall(VecGetArrayAndMemType(jac->xl, &xa, &xmt));
+    }
     for (PetscInt i = 0; i < nc; i++) {
       PetscInt c = pass ? nc - 1 - i : i;
       PetscSF  sf;
 
+      if (jac->ranks == PC_VPATCH_RANKS_RELAXED) { /* no exchange: the other ranks' values from the start of the pass */
+        PetscCall(PCVPatchColorBox(jac, mt, c, all[0], all[1], ba, xa));
+        continue;
+      }
       PetscCall(DMQBoxGetColorSF_Private(jac->dm, c, &sf));
       if (jac->overlap) { /* the patches whose values other ranks hold, the exchange, the others while it travels */
         for (PetscInt d = 0; d < g->dim; d++)
@@ -916,6 +929,12 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
   PetscCall(PetscOptionsRangeInt("-pc_vpatch_patches_per_block", "GPU: patches per thread block (0: chosen per dimension and degree; no effect on the CPU path)", "PCVPATCH", jac->ppb, &jac->ppb, &flg2, 0, 64));
   if (flg || flg2) jac->kernelset = PETSC_TRUE;
   PetscCall(PetscOptionsBool("-pc_vpatch_overlap", "Several ranks: solve the patches next to other ranks first, the others while their values travel", "PCVPATCH", jac->overlap, &jac->overlap, NULL));
+  {
+    PCVPatchRanks r = jac->ranks;
+    PetscCall(
+        PetscOptionsEnum("-pc_vpatch_ranks", "Several ranks: exact (one exchange per color; one rank's iterates) or relaxed (no exchange inside a sweep; not symmetric)", "PCVPatchSetRanks", PCVPatchRanksTypes, (PetscEnum)r, (PetscEnum *)&r, &flg));
+    if (flg) PetscCall(PCVPatchSetRanks(pc, r));
+  }
   PetscCall(PetscOptionsEnum("-pc_vpatch_surrogate", "Mapped DMQBOX: scaling of the separable surrogate of each patch (default: pointmax, with local solver cg mean)", "PCVPATCH", PCVPatchSurrogates, (PetscEnum)jac->surtype,
                              (PetscEnum *)&jac->surtype, &flg));
   if (flg) {
@@ -943,6 +962,17 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "vertex patches, %s, local solver %s, %s sweep over the colors\n", PCVPatchTypes[jac->type], PCVPatchLocalSolvers[jac->local], PCVPatchSweeps[jac->sweep]));
   else
     PetscCall(PetscViewerASCIIPrintf(viewer, "vertex patches, %s, local solver %s, damping %g\n", PCVPatchTypes[jac->type], PCVPatchLocalSolvers[jac->local], (double)jac->damping));
+  {
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
+    if (size > 1 && jac->type == PC_VPATCH_MULTIPLICATIVE && !jac->surrogate) {
+      if (jac->ranks == PC_VPATCH_RANKS_RELAXED)
+        PetscCall(PetscViewerASCIIPrintf(viewer, "ranks relaxed: no exchange inside a sweep, each rank keeps its own nodes' values (not symmetric)\n"));
+      else
+        PetscCall(PetscViewerASCIIPrintf(viewer, "ranks exact: one exchange per color%s\n", jac->overlap ? ", overlapped with the inner patches" : ""));
+    } else if (size > 1 && jac->surrogate && jac->ranks == PC_VPATCH_RANKS_RELAXED)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "-pc_vpatch_ranks relaxed has no effect on a mapped DMQBOX (each color's residual is a MatMult)\n"));
+  }
   if (jac->dm) {
     DM_QBox *q = (DM_QBox *)jac->dm->data;
     PetscCall(PetscViewerASCIIPrintf(viewer, "Q_%" PetscInt_FMT " in %" PetscInt_FMT "D: %" PetscInt_FMT " colors, %" PetscInt_FMT "^%" PetscInt_FMT " unknowns per patch, %s\n", q->degree, q->dim, (PetscInt)(q->dim == 3 ? 8 : 4), 2 * q->degree - 1,
@@ -978,6 +1008,15 @@ static PetscErrorCode PCVPatchSetSweep_VPatch(PC pc, PCVPatchSweep s)
 {
   PetscFunctionBegin;
   ((PC_VPatch *)pc->data)->sweep = s;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+static PetscErrorCode PCVPatchSetRanks_VPatch(PC pc, PCVPatchRanks r)
+{
+  PC_VPatch *jac = (PC_VPatch *)pc->data;
+
+  PetscFunctionBegin;
+  if (r != jac->ranks) pc->setupcalled = PETSC_FALSE; /* exact needs the colors' star forests */
+  jac->ranks = r;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 static PetscErrorCode PCVPatchSetKernel_VPatch(PC pc, PCVPatchKernel kv)
@@ -1066,6 +1105,36 @@ PetscErrorCode PCVPatchSetSweep(PC pc, PCVPatchSweep s)
   PetscFunctionBegin;
   PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
   PetscTryMethod(pc, "PCVPatchSetSweep_C", (PC, PCVPatchSweep), (pc, s));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  PCVPatchSetRanks - Sets how the multiplicative sweep of `PCVPATCH` couples several MPI ranks
+
+  Logically Collective
+
+  Input Parameters:
++ pc - the `PCVPATCH`
+- r  - `PC_VPATCH_RANKS_EXACT` (default: one rank's iterates, one exchange per color) or `PC_VPATCH_RANKS_RELAXED` (no
+       exchange inside a sweep; each rank keeps its own nodes' values)
+
+  Options Database Key:
+. -pc_vpatch_ranks <exact,relaxed> - the coupling
+
+  Level: advanced
+
+  Note:
+  Relaxed trades iterations for exchanges where the exchanges are slow (an MPI that is not GPU-aware). It is not a
+  symmetric preconditioner: use `KSPGMRES` or `KSPFGMRES` outside. On one rank both are the same.
+
+.seealso: `PCVPATCH`, `PCVPatchRanks`
+@*/
+PetscErrorCode PCVPatchSetRanks(PC pc, PCVPatchRanks r)
+{
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscValidLogicalCollectiveEnum(pc, r, 2);
+  PetscTryMethod(pc, "PCVPatchSetRanks_C", (PC, PCVPatchRanks), (pc, r));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1176,6 +1245,7 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
   PetscFunctionBegin;
   PetscCall(PCReset_VPatch(pc));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetSweep_C", NULL));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetRanks_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetType_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetKernel_C", NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetDamping_C", NULL));
@@ -1204,7 +1274,8 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
 . -pc_vpatch_local_solver <fdm,dense,cg>        - fast diagonalization (default), a stored dense LU (verification), or on a mapped `DMQBOX` CG steps on each patch's true operator (CPU)
 . -pc_vpatch_local_its <n>                      - local solver cg: CG steps per patch (default 2)
 . -pc_vpatch_surrogate <pointmax,cellmax,mean>  - mapped `DMQBOX`: the scaling of the separable surrogate (`PCVPatchSurrogate`)
-- -pc_vpatch_overlap <bool>                      - several ranks: solve the patches next to other ranks first and the others while their values travel (default true)
+. -pc_vpatch_overlap <bool>                      - several ranks: solve the patches next to other ranks first and the others while their values travel (default true)
+- -pc_vpatch_ranks <exact,relaxed>               - several ranks: one rank's iterates with one exchange per color (default), or no exchange inside a sweep (`PCVPatchRanks`; not symmetric)
 
   Level: beginner
 
@@ -1253,6 +1324,7 @@ PetscErrorCode PCCreate_VPatch(PC pc)
   jac->localits = 2; /* 4, 4, 4, 5 its at contrast 1e6 against 7, 7, 6, 5 with one step (bench/RESULTS.md, session 12) */
   jac->kernel   = PC_VPATCH_KERNEL_FUSED;
   jac->overlap  = PETSC_TRUE;
+  jac->ranks    = PC_VPATCH_RANKS_EXACT;
 
   pc->ops->apply           = PCApply_VPatch;
   pc->ops->applytranspose  = PCApplyTranspose_VPatch;
@@ -1263,6 +1335,7 @@ PetscErrorCode PCCreate_VPatch(PC pc)
   pc->ops->setfromoptions  = PCSetFromOptions_VPatch;
   pc->ops->view            = PCView_VPatch;
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetSweep_C", PCVPatchSetSweep_VPatch));
+  PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetRanks_C", PCVPatchSetRanks_VPatch));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetType_C", PCVPatchSetType_VPatch));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetKernel_C", PCVPatchSetKernel_VPatch));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetDamping_C", PCVPatchSetDamping_VPatch));
