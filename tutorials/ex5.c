@@ -1,7 +1,8 @@
 static char help[] = "The auxiliary-grid AMG (-pc_type auxamg) on P1 finite elements of the Poisson problem -lap u = 1, u = 0 on the\n\
 boundary, on unstructured simplex meshes of PETSc's DMPlex (the test problems of its paper): the mesh from the DMPlex\n\
 options (e.g. -dm_plex_dim 2 -dm_plex_simplex 0 -dm_plex_box_faces 16,16: quadrilaterals or hexahedra, split into\n\
-simplices here, since PETSc may have no mesh generator; -disk maps the box [-1,1]^2 onto the unit disk), its interior\n\
+simplices here, since PETSc may have no mesh generator; -disk maps the box [-1,1]^2 onto the unit disk; -tets n makes\n\
+the unit cube of n^3 cubes of 6 tetrahedra each, -cavity without its central block [1/4,3/4]^3), its interior\n\
 vertices moved by -perturb times the mesh size (quasi-uniform meshes), then -refinements uniform refinements, solved\n\
 on each. Prints unknowns, iterations, the true residual (-timing: the times); exits non-zero when a solve does not\n\
 converge. -pc_type gamg runs PETSc's GAMG on the same matrices for comparison.\n\n";
@@ -98,7 +99,7 @@ static PetscErrorCode Assemble(DM dm, Mat *A, Vec *b, PetscReal **xy, PetscInt *
     PetscCall(DMPlexRestoreTransitiveClosure(dm, cell, PETSC_TRUE, &ncl, &cl2));
     PetscCheck(nv == dim + 1, comm, PETSC_ERR_SUP,
                "ex5 assembles P1 on triangles and tetrahedra, but cell %" PetscInt_FMT " has %" PetscInt_FMT
-               " vertices (in 3D, hexahedra split by PETSc's refine_tosimplex are not all tetrahedra): use a 2D mesh, or a simplex mesh from a file (-dm_plex_filename)",
+               " vertices (in 3D, hexahedra split by PETSc's refine_tosimplex are not all tetrahedra): use -tets n, a 2D mesh, or a simplex mesh from a file (-dm_plex_filename)",
                cell, nv);
     for (PetscInt a = 0; a < nv; a++) {
       PetscInt off;
@@ -167,12 +168,74 @@ static PetscErrorCode Assemble(DM dm, Mat *A, Vec *b, PetscReal **xy, PetscInt *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the unit cube cut into n^3 cubes, each split into 6 tetrahedra along its main diagonal (Kuhn's triangulation:
+   conforming, shape-regular, all of one orientation); cavity: without the cubes of the central block [1/4, 3/4]^3
+   (n a multiple of 4), whose faces become boundary. Made on rank 0 and distributed. */
+static PetscErrorCode CreateKuhnMesh(MPI_Comm comm, PetscInt n, PetscBool cavity, DM *dm)
+{
+  PetscMPIInt rank;
+  PetscInt    nc = 0, nv = 0, *cells = NULL, *id = NULL, N = n + 1;
+  PetscReal  *xyz = NULL;
+  DM          dist;
+
+  PetscFunctionBeginUser;
+  PetscCheck(n >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-tets needs at least 1 cube per direction, got %" PetscInt_FMT, n);
+  PetscCheck(!cavity || (n % 4 == 0), comm, PETSC_ERR_ARG_WRONG, "-cavity needs -tets a multiple of 4 (the cavity is the central block [1/4, 3/4]^3), got %" PetscInt_FMT, n);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  if (rank == 0) {
+    const PetscInt perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    PetscCall(PetscMalloc2(6 * 4 * n * n * n, &cells, N * N * N, &id));
+    for (PetscInt i = 0; i < N * N * N; i++) id[i] = -1;
+    for (PetscInt k = 0; k < n; k++)
+      for (PetscInt j = 0; j < n; j++)
+        for (PetscInt i = 0; i < n; i++) {
+          const PetscInt c[3] = {i, j, k};
+          PetscBool      hole = cavity;
+          for (PetscInt d = 0; d < 3; d++) hole = (PetscBool)(hole && c[d] >= n / 4 && c[d] < 3 * n / 4);
+          if (hole) continue;
+          for (PetscInt t = 0; t < 6; t++) {
+            PetscInt p[3] = {0, 0, 0}, v[4];
+            for (PetscInt a = 0; a < 4; a++) { /* the path 000 -> 111 along the axes perm[t] */
+              if (a > 0) p[perm[t][a - 1]] = 1;
+              v[a] = (c[2] + p[2]) * N * N + (c[1] + p[1]) * N + (c[0] + p[0]);
+            }
+            if (t == 0 || t == 3 || t == 4) { /* even permutations: swap two vertices, PETSc's orientation for all */
+              PetscInt w = v[1];
+              v[1]       = v[2];
+              v[2]       = w;
+            }
+            for (PetscInt a = 0; a < 4; a++) {
+              if (id[v[a]] < 0) id[v[a]] = nv++;
+              cells[4 * nc + a] = id[v[a]];
+            }
+            nc++;
+          }
+        }
+    PetscCall(PetscMalloc1(3 * nv, &xyz));
+    for (PetscInt g = 0; g < N * N * N; g++)
+      if (id[g] >= 0) {
+        xyz[3 * id[g] + 0] = (PetscReal)(g % N) / n;
+        xyz[3 * id[g] + 1] = (PetscReal)((g / N) % N) / n;
+        xyz[3 * id[g] + 2] = (PetscReal)(g / (N * N)) / n;
+      }
+  }
+  PetscCall(DMPlexCreateFromCellListPetsc(comm, 3, nc, nv, 4, PETSC_TRUE, cells, 3, xyz, dm));
+  PetscCall(PetscFree2(cells, id));
+  PetscCall(PetscFree(xyz));
+  PetscCall(DMPlexDistribute(*dm, 0, NULL, &dist));
+  if (dist) {
+    PetscCall(DMDestroy(dm));
+    *dm = dist;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   DM        dm;
-  PetscInt  refinements = 2, prev = -1;
+  PetscInt  refinements = 2, prev = -1, tets = 0;
   PetscReal perturb = 0.2, rtol = 1e-8, h0;
-  PetscBool failed = PETSC_FALSE, timing = PETSC_FALSE, disk = PETSC_FALSE;
+  PetscBool failed = PETSC_FALSE, timing = PETSC_FALSE, disk = PETSC_FALSE, cavity = PETSC_FALSE;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -183,10 +246,18 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsReal("-rtol", "Relative residual of the stopping test", NULL, rtol, &rtol, NULL));
   PetscCall(PetscOptionsBool("-disk", "2D: map the box [-1,1]^2 onto the unit disk (x sqrt(1 - y^2/2), y sqrt(1 - x^2/2))", NULL, disk, &disk, NULL));
   PetscCall(PetscOptionsBool("-timing", "Print the set-up and solve times", NULL, timing, &timing, NULL));
+  PetscCall(PetscOptionsInt("-tets", "3D: the unit cube in n^3 cubes of 6 tetrahedra each (instead of the DMPlex options)", NULL, tets, &tets, NULL));
+  PetscCall(PetscOptionsBool("-cavity", "With -tets: without the central block [1/4, 3/4]^3 (a cavity)", NULL, cavity, &cavity, NULL));
   PetscOptionsEnd();
-  PetscCall(DMCreate(PETSC_COMM_WORLD, &dm));
-  PetscCall(DMSetType(dm, DMPLEX));
-  PetscCall(DMSetFromOptions(dm));
+  PetscCheck(!cavity || tets, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-cavity goes with -tets n");
+  if (tets) {
+    PetscCall(CreateKuhnMesh(PETSC_COMM_WORLD, tets, cavity, &dm));
+    PetscCall(DMSetFromOptions(dm)); /* e.g. -dm_view */
+  } else {
+    PetscCall(DMCreate(PETSC_COMM_WORLD, &dm));
+    PetscCall(DMSetType(dm, DMPLEX));
+    PetscCall(DMSetFromOptions(dm));
+  }
   {
     PetscBool simplex;
     PetscCall(DMPlexIsSimplex(dm, &simplex));
@@ -264,6 +335,7 @@ int main(int argc, char **argv)
     PetscCall(VecNorm(res, NORM_2, &nr));
     PetscCall(VecNorm(b, NORM_2, &nb));
     PetscCall(VecGetSize(b, &N));
+    if (nb == 0) nb = 1; /* every vertex on the boundary (a coarse mesh with a cavity): b = 0, the residual absolute */
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT "D P1, %" PetscInt_FMT " unknowns: %" PetscInt_FMT " iterations (%s), true relative residual %.1e\n", dim, N, its, KSPConvergedReasons[reason], (double)(nr / nb)));
     if (timing) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  time: set-up %.3f s, solve %.3f s\n", (double)(t1 - t0), (double)(t2 - t1)));
     if (reason < 0 || nr > 10 * rtol * nb) {
@@ -300,6 +372,20 @@ int main(int argc, char **argv)
     suffix: square_np2
     nsize: 2
     args: -dm_plex_dim 2 -dm_plex_simplex 0 -dm_plex_box_faces 16,16 -refinements 2
+
+  test:
+    suffix: tets
+    args: -tets 4 -refinements 2
+
+  test:
+    suffix: cavity_np2
+    nsize: 2
+    args: -tets 8 -cavity -refinements 1
+
+  test:
+    suffix: cavity_odd
+    args: -tets 6 -cavity
+    expect_error: -cavity needs -tets a multiple of 4
 
   test:
     suffix: disk_gamg
