@@ -7,8 +7,8 @@
 
 PETSC_INTERN PetscLogEvent VPATCH_LaplacianMult, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Geometry, VPATCH_Prolong, VPATCH_Restrict;
 
-PETSC_INTERN PetscErrorCode VPBasis1DSetUp(PetscInt, VPBasis1D *);
-PETSC_INTERN PetscErrorCode VPBasis1DEvaluate(const VPBasis1D *, PetscReal, PetscReal[], PetscReal[]);
+PETSC_EXTERN PetscErrorCode VPBasis1DSetUp(PetscInt, VPBasis1D *); /* exported for the tests */
+PETSC_EXTERN PetscErrorCode VPBasis1DEvaluate(const VPBasis1D *, PetscReal, PetscReal[], PetscReal[]);
 
 PETSC_EXTERN PetscErrorCode DMCreate_QBox(DM);
 PETSC_EXTERN PetscErrorCode PCCreate_VPatch(PC);

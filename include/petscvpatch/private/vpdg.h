@@ -1,0 +1,25 @@
+/* Discontinuous Q_k (SIPG) on a Cartesian box: the 1D matrices every operator is made of (src/sys/dg1d.c)
+
+   On a mesh of n_1 x ... x n_d cells of sizes h_e, with (k+1) Gauss-Lobatto nodes per cell and direction and the DoF of
+   direction e numbered c (k+1) + i (cell c, node i), the SIPG bilinear form with Nitsche boundary terms is exactly the
+   Kronecker sum  A = sum_e M_1 (x) ... (x) L_e (x) ... (x) M_d : L_e is the 1D SIPG matrix of direction e (cell
+   stiffness, interior-face and boundary-face terms, penalty sigma_e = C k (k+1) / h_e), M_e the 1D block-diagonal mass
+   matrix. L_e is block tridiagonal; VPDG1D stores its distinct blocks. */
+#pragma once
+
+#include <petscvpatch/private/vpkernels.h>
+
+typedef struct {
+  PetscInt  k, n;                                    /* degree, cells */
+  PetscReal h, sigma;                                /* cell size, penalty C k (k+1) / h */
+  PetscReal M[VPATCH_MAX_N1D * VPATCH_MAX_N1D];      /* a cell's mass block, h Mref */
+  PetscReal Din[VPATCH_MAX_N1D * VPATCH_MAX_N1D];    /* diagonal block of a cell with neighbours on both sides */
+  PetscReal Dfirst[VPATCH_MAX_N1D * VPATCH_MAX_N1D]; /* of the first cell (Nitsche at x = 0), n > 1 */
+  PetscReal Dlast[VPATCH_MAX_N1D * VPATCH_MAX_N1D];  /* of the last cell (Nitsche at x = 1), n > 1 */
+  PetscReal Done[VPATCH_MAX_N1D * VPATCH_MAX_N1D];   /* of the only cell, n = 1 */
+  PetscReal U[VPATCH_MAX_N1D * VPATCH_MAX_N1D];      /* the block of rows of cell c, columns of cell c + 1; rows c + 1, columns c: its transpose */
+} VPDG1D;
+
+PETSC_EXTERN PetscErrorCode VPDG1DSetUp(const VPBasis1D *, PetscInt n, PetscReal h, PetscReal C, VPDG1D *);
+/* the dense 1D matrices, (n (k+1))^2 each, row-major (either may be NULL) */
+PETSC_EXTERN PetscErrorCode VPDG1DDense(const VPDG1D *, PetscReal *L, PetscReal *M);

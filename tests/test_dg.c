@@ -1,0 +1,286 @@
+static char help[] = "The 1D SIPG matrices (src/sys/dg1d.c) and the Kronecker-sum form of the discontinuous Q_k operator on a box:\n\
+(1) in 2D the Kronecker sum equals the SIPG form assembled cell by cell and face by face with 2D quadrature;\n\
+(2) the 1D SIPG matrices are symmetric positive definite;\n\
+(3) the discrete solution of -lap u = f, u = prod sin(pi x_e), solved exactly by fast diagonalization of the\n\
+Kronecker sum, converges in L2 at order k+1 (2D and 3D).\n\
+Options: -degrees 1,2,3,4  -penalty C (sigma = C k (k+1) / h, default 2)\n\n";
+
+#include <petscvpatch.h>
+#include <petscvpatch/private/vpatchimpl.h>
+#include <petscvpatch/private/vpdg.h>
+#include <petscdt.h>
+#include <lapacke.h>
+
+/* y = (I (x) .. (x) B (x) .. (x) I) x: the R x S matrix B (row-major) along direction e of a tensor of sizes s[0..2]
+   (s[0] fastest, s[e] = S); y has sizes s with s[e] replaced by R */
+static void Apply1D(const PetscReal *B, PetscInt R, PetscInt e, const PetscInt s[3], const PetscReal *x, PetscReal *y)
+{
+  const PetscInt S = s[e], in = e == 0 ? 1 : (e == 1 ? s[0] : s[0] * s[1]), outer = s[0] * s[1] * s[2] / (in * S);
+  for (PetscInt o = 0; o < outer; o++)
+    for (PetscInt i = 0; i < R; i++)
+      for (PetscInt l = 0; l < in; l++) {
+        PetscReal v = 0;
+        for (PetscInt j = 0; j < S; j++) v += B[i * S + j] * x[(o * S + j) * in + l];
+        y[(o * R + i) * in + l] = v;
+      }
+}
+
+/* the SIPG form of two basis functions of a 2D mesh (nx x ny cells of the unit square), cell by cell and face by face
+   with nq Gauss points per direction: a brute-force reference that shares nothing with the Kronecker form but the
+   1D basis */
+static PetscErrorCode Assemble2D(const VPBasis1D *b, PetscInt nx, PetscInt ny, PetscReal C, PetscReal *A)
+{
+  const PetscInt  N = b->k + 1, Sx = nx * N, Sy = ny * N, S = Sx * Sy, nq = b->k + 2;
+  const PetscReal hx = 1.0 / nx, hy = 1.0 / ny;
+  PetscReal       qp[16], qw[16];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscDTGaussQuadrature(nq, 0.0, 1.0, qp, qw));
+  PetscCall(PetscArrayzero(A, S * S));
+  /* value and gradient of the basis function (cell cx, cy; node ix, iy) at the reference point (s, t) of that cell */
+#define BASIS(ix, iy, s, t, v, gx, gy)                                                        \
+  do {                                                                                        \
+    PetscReal vs[VPATCH_MAX_N1D], ds[VPATCH_MAX_N1D], vt[VPATCH_MAX_N1D], dt[VPATCH_MAX_N1D]; \
+    PetscCall(VPBasis1DEvaluate(b, s, vs, ds));                                               \
+    PetscCall(VPBasis1DEvaluate(b, t, vt, dt));                                               \
+    v  = vs[ix] * vt[iy];                                                                     \
+    gx = ds[ix] * vt[iy] / hx;                                                                \
+    gy = vs[ix] * dt[iy] / hy;                                                                \
+  } while (0)
+  for (PetscInt cy = 0; cy < ny; cy++)
+    for (PetscInt cx = 0; cx < nx; cx++) { /* cell terms */
+      for (PetscInt a = 0; a < N * N; a++)
+        for (PetscInt c = 0; c < N * N; c++) {
+          PetscReal s = 0;
+          for (PetscInt q1 = 0; q1 < nq; q1++)
+            for (PetscInt q0 = 0; q0 < nq; q0++) {
+              PetscReal va, ax, ay, vc, cx_, cy_;
+              BASIS(a % N, a / N, qp[q0], qp[q1], va, ax, ay);
+              BASIS(c % N, c / N, qp[q0], qp[q1], vc, cx_, cy_);
+              (void)va;
+              (void)vc;
+              s += qw[q0] * qw[q1] * hx * hy * (ax * cx_ + ay * cy_);
+            }
+          const PetscInt ra = (cy * N + a / N) * Sx + cx * N + a % N, rc = (cy * N + c / N) * Sx + cx * N + c % N;
+          A[ra * S + rc] += s;
+        }
+    }
+  /* faces: direction dir (0: normal x, 1: normal y), position f = 0..n_dir (the boundary at 0 and n_dir) */
+  for (PetscInt dir = 0; dir < 2; dir++) {
+    const PetscInt  nn = dir == 0 ? nx : ny, nt = dir == 0 ? ny : nx;
+    const PetscReal hn = dir == 0 ? hx : hy, ht = dir == 0 ? hy : hx, sigma = C * b->k * (b->k + 1) / hn;
+    for (PetscInt f = 0; f <= nn; f++)
+      for (PetscInt ct = 0; ct < nt; ct++) {
+        /* the cells on the two sides: minus (below/left, index f - 1) and plus (f); absent outside */
+        for (PetscInt sa = 0; sa < 2; sa++)
+          for (PetscInt sc = 0; sc < 2; sc++) {
+            const PetscInt ca = f - 1 + sa, cc = f - 1 + sc;
+            if (ca < 0 || ca >= nn || cc < 0 || cc >= nn) continue;
+            const PetscBool bnd = (PetscBool)(f == 0 || f == nn);
+            for (PetscInt a = 0; a < N * N; a++)
+              for (PetscInt c = 0; c < N * N; c++) {
+                PetscReal s = 0;
+                for (PetscInt q = 0; q < nq; q++) {
+                  /* the face point in each side's reference coordinates: normal coordinate 1 on the minus side, 0 on the plus side */
+                  PetscReal na = sa ? 0.0 : 1.0, nc = sc ? 0.0 : 1.0, va, gxa, gya, vc, gxc, gyc;
+                  if (dir == 0) {
+                    BASIS(a % N, a / N, na, qp[q], va, gxa, gya);
+                    BASIS(c % N, c / N, nc, qp[q], vc, gxc, gyc);
+                  } else {
+                    BASIS(a % N, a / N, qp[q], na, va, gxa, gya);
+                    BASIS(c % N, c / N, qp[q], nc, vc, gxc, gyc);
+                  }
+                  /* jump [w] = w^- - w^+ with the normal n = +e_dir (on the boundary: n outward, [w] = w, {grad w . n} one-sided) */
+                  PetscReal n  = bnd ? (f == 0 ? -1.0 : 1.0) : 1.0;
+                  PetscReal ja = bnd ? va : (sa ? -va : va), jc = bnd ? vc : (sc ? -vc : vc);
+                  PetscReal avg_a = (dir == 0 ? gxa : gya) * n * (bnd ? 1.0 : 0.5), avg_c = (dir == 0 ? gxc : gyc) * n * (bnd ? 1.0 : 0.5);
+                  s += qw[q] * ht * (-avg_c * ja - jc * avg_a + sigma * jc * ja);
+                }
+                const PetscInt axi = dir == 0 ? ca * N + a % N : ct * N + a % N, ayi = dir == 0 ? ct * N + a / N : ca * N + a / N;
+                const PetscInt cxi = dir == 0 ? cc * N + c % N : ct * N + c % N, cyi = dir == 0 ? ct * N + c / N : cc * N + c / N;
+                A[(ayi * Sx + axi) * S + cyi * Sx + cxi] += s;
+              }
+          }
+      }
+  }
+#undef BASIS
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* 1D: int over each cell of sin(pi x) phi_i, for the load vector and the error */
+static PetscErrorCode SineMoments(const VPBasis1D *b, PetscInt n, PetscReal *m)
+{
+  const PetscInt N = b->k + 1, nq = b->k + 6;
+  PetscReal      qp[16], qw[16], v[VPATCH_MAX_N1D];
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscDTGaussQuadrature(nq, 0.0, 1.0, qp, qw));
+  for (PetscInt c = 0; c < n; c++)
+    for (PetscInt i = 0; i < N; i++) m[c * N + i] = 0;
+  for (PetscInt c = 0; c < n; c++)
+    for (PetscInt q = 0; q < nq; q++) {
+      PetscCall(VPBasis1DEvaluate(b, qp[q], v, NULL));
+      for (PetscInt i = 0; i < N; i++) m[c * N + i] += qw[q] / n * PetscSinReal(PETSC_PI * (c + qp[q]) / n) * v[i];
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the L2 error of the DG solution of -lap u = d pi^2 prod sin(pi x_e) on n^d cells, solved by fast diagonalization;
+   the error by quadrature (k + 3 Gauss points per cell and direction) of u_h - u */
+static PetscErrorCode SolveError(const VPBasis1D *b, PetscInt dim, PetscInt n, PetscReal C, PetscReal *err)
+{
+  const PetscInt N = b->k + 1, S = n * N, nq = b->k + 3, Sq = n * nq;
+  PetscInt       s[3] = {S, dim > 1 ? S : 1, dim > 2 ? S : 1}, tot = s[0] * s[1] * s[2], totq = Sq * (dim > 1 ? Sq : 1) * (dim > 2 ? Sq : 1);
+  VPDG1D         dg;
+  PetscReal     *L, *M, *Q, *QT, *lam, *m, *u, *w, *E, qp[16], qw[16], v[VPATCH_MAX_N1D], e2 = 0;
+
+  PetscFunctionBeginUser;
+  PetscCall(VPDG1DSetUp(b, n, 1.0 / n, C, &dg));
+  PetscCall(PetscMalloc7(S * S, &L, S * S, &M, S * S, &Q, S * S, &QT, S, &lam, S, &m, Sq * S, &E));
+  PetscCall(PetscMalloc2(totq, &u, totq, &w));
+  PetscCall(VPDG1DDense(&dg, L, M));
+  PetscCall(PetscArraycpy(Q, L, S * S));
+  PetscCheck(!LAPACKE_dsygv(LAPACK_ROW_MAJOR, 1, 'V', 'U', (lapack_int)S, Q, (lapack_int)S, M, (lapack_int)S, lam), PETSC_COMM_SELF, PETSC_ERR_LIB, "dsygv failed"); /* L q = lambda M q, Q^T M Q = I */
+  for (PetscInt i = 0; i < S; i++)
+    for (PetscInt j = 0; j < S; j++) QT[i * S + j] = Q[j * S + i];
+  PetscCall(SineMoments(b, n, m));
+  for (PetscInt p = 0; p < tot; p++) { /* b = d pi^2 (x)_e m */
+    PetscReal val = dim * PETSC_PI * PETSC_PI * m[p % S];
+    if (dim > 1) val *= m[(p / S) % S];
+    if (dim > 2) val *= m[p / (S * S)];
+    u[p] = val;
+  }
+  /* u = (Q (x) Q) diag(1 / sum lambda) (Q^T (x) Q^T) b */
+  for (PetscInt e = 0; e < dim; e++) {
+    Apply1D(QT, S, e, s, u, w);
+    PetscCall(PetscArraycpy(u, w, tot));
+  }
+  for (PetscInt p = 0; p < tot; p++) u[p] /= lam[p % S] + (dim > 1 ? lam[(p / S) % S] : 0) + (dim > 2 ? lam[p / (S * S)] : 0);
+  for (PetscInt e = 0; e < dim; e++) {
+    Apply1D(Q, S, e, s, u, w);
+    PetscCall(PetscArraycpy(u, w, tot));
+  }
+  /* u_h at the quadrature points: E[c nq + q][c N + i] = phi_i(qp_q) */
+  PetscCall(PetscDTGaussQuadrature(nq, 0.0, 1.0, qp, qw));
+  PetscCall(PetscArrayzero(E, Sq * S));
+  for (PetscInt q = 0; q < nq; q++) {
+    PetscCall(VPBasis1DEvaluate(b, qp[q], v, NULL));
+    for (PetscInt c = 0; c < n; c++)
+      for (PetscInt i = 0; i < N; i++) E[(c * nq + q) * S + c * N + i] = v[i];
+  }
+  for (PetscInt e = 0; e < dim; e++) {
+    Apply1D(E, Sq, e, s, u, w);
+    s[e] = Sq;
+    PetscCall(PetscArraycpy(u, w, s[0] * s[1] * s[2]));
+  }
+  for (PetscInt p = 0; p < totq; p++) {
+    PetscReal wt = 1, ue = 1;
+    for (PetscInt e = 0, r = p; e < dim; e++, r /= Sq) {
+      const PetscInt c = (r % Sq) / nq, q = (r % Sq) % nq;
+      wt *= qw[q] / n;
+      ue *= PetscSinReal(PETSC_PI * (c + qp[q]) / n);
+    }
+    e2 += wt * (u[p] - ue) * (u[p] - ue);
+  }
+  *err = PetscSqrtReal(e2);
+  PetscCall(PetscFree7(L, M, Q, QT, lam, m, E));
+  PetscCall(PetscFree2(u, w));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt  degrees[8] = {1, 2, 3, 4}, nd = 8;
+  PetscReal C = 2.0;
+  PetscBool set;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-degrees", degrees, &nd, &set));
+  if (!set) nd = 4; /* absent: the default list (PetscOptionsGetIntArray() sets the count to 0) */
+  if (!set) nd = 4; /* absent: the default list (PetscOptionsGetIntArray() sets the count to 0) */
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-penalty", &C, NULL));
+  PetscCheck(nd > 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "No degree to check");
+  for (PetscInt id = 0; id < nd; id++) {
+    const PetscInt k = degrees[id], N = k + 1;
+    VPBasis1D      b;
+
+    PetscCall(VPBasis1DSetUp(k, &b));
+    { /* (1) the Kronecker sum against the brute-force 2D assembly, on 3 x 2 cells */
+      const PetscInt nx = 3, ny = 2, Sx = nx * N, Sy = ny * N, S = Sx * Sy;
+      VPDG1D         dx, dy;
+      PetscReal     *A, *Lx, *Mx, *Ly, *My, diff = 0, big = 0;
+
+      PetscCall(PetscMalloc5(S * S, &A, Sx * Sx, &Lx, Sx * Sx, &Mx, Sy * Sy, &Ly, Sy * Sy, &My));
+      PetscCall(VPDG1DSetUp(&b, nx, 1.0 / nx, C, &dx));
+      PetscCall(VPDG1DSetUp(&b, ny, 1.0 / ny, C, &dy));
+      PetscCall(VPDG1DDense(&dx, Lx, Mx));
+      PetscCall(VPDG1DDense(&dy, Ly, My));
+      PetscCall(Assemble2D(&b, nx, ny, C, A));
+      for (PetscInt r = 0; r < S; r++)
+        for (PetscInt c = 0; c < S; c++) {
+          const PetscInt rx = r % Sx, ry = r / Sx, cx = c % Sx, cy = c / Sx;
+          PetscReal      kron = My[ry * Sy + cy] * Lx[rx * Sx + cx] + Ly[ry * Sy + cy] * Mx[rx * Sx + cx];
+          diff                = PetscMax(diff, PetscAbsReal(kron - A[r * S + c]));
+          big                 = PetscMax(big, PetscAbsReal(A[r * S + c]));
+        }
+      PetscCheck(diff <= 1e-11 * big, PETSC_COMM_SELF, PETSC_ERR_PLIB, "k = %" PetscInt_FMT ": the Kronecker sum differs from the assembled SIPG form by %g (entries up to %g)", k, (double)diff, (double)big);
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "k = %" PetscInt_FMT ": Kronecker sum = assembled SIPG form on 3 x 2 cells (difference %.1e of %.1e)\n", k, (double)diff, (double)big));
+      PetscCall(PetscFree5(A, Lx, Mx, Ly, My));
+    }
+    { /* (2) symmetric positive definite 1D SIPG matrices (so is their Kronecker sum with the mass matrices) */
+      for (PetscInt n = 1; n <= 8; n *= 2) {
+        VPDG1D     dg;
+        PetscInt   S = n * N;
+        PetscReal *L, *M, *lam, asym = 0;
+        PetscCall(PetscMalloc3(S * S, &L, S * S, &M, S, &lam));
+        PetscCall(VPDG1DSetUp(&b, n, 1.0 / n, C, &dg));
+        PetscCall(VPDG1DDense(&dg, L, M));
+        for (PetscInt i = 0; i < S; i++)
+          for (PetscInt j = 0; j < S; j++) asym = PetscMax(asym, PetscAbsReal(L[i * S + j] - L[j * S + i]));
+        PetscCheck(asym < 1e-12 * dg.sigma, PETSC_COMM_SELF, PETSC_ERR_PLIB, "k = %" PetscInt_FMT ", %" PetscInt_FMT " cells: the 1D SIPG matrix is not symmetric (%g)", k, n, (double)asym);
+        PetscCheck(!LAPACKE_dsygv(LAPACK_ROW_MAJOR, 1, 'N', 'U', (lapack_int)S, L, (lapack_int)S, M, (lapack_int)S, lam), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                   "k = %" PetscInt_FMT ", %" PetscInt_FMT " cells: dsygv failed (mass matrix not positive definite?)", k, n);
+        PetscCheck(lam[0] > 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "k = %" PetscInt_FMT ", %" PetscInt_FMT " cells, penalty %g: the 1D SIPG matrix is not positive definite (smallest eigenvalue %g)", k, n, (double)C, (double)lam[0]);
+        if (n == 8) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "k = %" PetscInt_FMT ": 1D SIPG matrix on 8 cells symmetric, smallest generalized eigenvalue %.4g (pi^2 = %.4g)\n", k, (double)lam[0], (double)(PETSC_PI * PETSC_PI)));
+        PetscCall(PetscFree3(L, M, lam));
+      }
+    }
+    for (PetscInt dim = 2; dim <= 3; dim++) { /* (3) L2 convergence at order k + 1 */
+      PetscReal e[4], rate = 0;
+      PetscInt  nn = dim == 2 ? 4 : 3, n0 = 2;
+      for (PetscInt i = 0; i < nn; i++) {
+        PetscCall(SolveError(&b, dim, n0 << i, C, &e[i]));
+        if (e[i] < 1e-10 && i >= 1) { /* finer meshes would measure the round-off of the solve, not the discretization */
+          nn = i + 1;
+          break;
+        }
+      }
+      rate = PetscLog2Real(e[nn - 2] / e[nn - 1]);
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "k = %" PetscInt_FMT ", %" PetscInt_FMT "D: L2 errors", k, dim));
+      for (PetscInt i = 0; i < nn; i++) PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %.3e", (double)e[i]));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, ", finest rate %.2f\n", (double)rate));
+      PetscCheck(rate > k + 1 - 0.3, PETSC_COMM_SELF, PETSC_ERR_PLIB, "k = %" PetscInt_FMT ", %" PetscInt_FMT "D: L2 rate %g, expected about %" PetscInt_FMT, k, dim, (double)rate, k + 1);
+    }
+  }
+  PetscCall(PetscFinalize());
+  return 0;
+}
+
+/*TEST
+
+  test:
+    suffix: 2d3d
+    output_file: none
+
+  test:
+    suffix: k5_to_7_penalty4
+    args: -degrees 5,6,7 -penalty 4
+    output_file: none
+
+  test:
+    suffix: weak_penalty
+    args: -degrees 3 -penalty 0.1
+    expect_error: not positive definite
+
+TEST*/
