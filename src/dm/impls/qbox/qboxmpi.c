@@ -29,8 +29,8 @@ static PetscErrorCode QBoxProbeSignal(int sig, void *ctx)
 /* a device buffer sent to this rank itself: true when it arrives (an MPI that copies it as host memory crashes, caught) */
 static PetscErrorCode QBoxProbeSelf(PetscBool *ok)
 {
-  PetscInt  h[2] = {7, 0}, *d = NULL;
-  PetscBool arrived = PETSC_FALSE;
+  PetscInt           h[2] = {7, 0}, *d = NULL;
+  volatile PetscBool arrived = PETSC_FALSE; /* set between sigsetjmp() and a possible siglongjmp() */
 
   PetscFunctionBegin;
   PetscCallCUDA(cudaMalloc((void **)&d, sizeof(h)));
