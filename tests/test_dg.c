@@ -2,7 +2,9 @@ static char help[] = "The 1D SIPG matrices (src/sys/dg1d.c) and the Kronecker-su
 (1) in 2D the Kronecker sum equals the SIPG form assembled cell by cell and face by face with 2D quadrature;\n\
 (2) the 1D SIPG matrices are symmetric positive definite;\n\
 (3) the discrete solution of -lap u = f, u = prod sin(pi x_e), solved exactly by fast diagonalization of the\n\
-Kronecker sum, converges in L2 at order k+1 (2D and 3D).\n\
+Kronecker sum, converges in L2 at order k+1 (2D and 3D);\n\
+(4) a prototype DG vertex-patch multigrid (exact patch solves by fast diagonalization, 4 colors, embedding and its\n\
+transpose, 2 x 2 coarsest cells) contracts by less than 0.1 per V(1,1) cycle on 4..32 cells per direction (2D).\n\
 Options: -degrees 1,2,3,4  -penalty C (sigma = C k (k+1) / h, default 2)\n\n";
 
 #include <petscvpatch.h>
@@ -188,6 +190,168 @@ static PetscErrorCode SolveError(const VPBasis1D *b, PetscInt dim, PetscInt n, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* (4) a prototype of the DG vertex-patch multigrid on the unit square (the structure of issue 19's smoother): levels of
+   n = 2, 4, ... cells per direction, the SIPG operator as a Kronecker sum, the vertex patches (the 4 cells around an
+   interior vertex, all their DoFs) solved exactly by fast diagonalization of their 2-cell 1D matrices, 4 colors
+   multiplicative, prolongation by embedding, restriction its transpose; the coarsest level (2 x 2 cells) is one patch */
+typedef struct {
+  PetscInt   n, S;      /* cells per direction, DoFs per direction */
+  PetscReal *L, *M;     /* dense 1D matrices */
+  PetscReal *Q, *lam;   /* per interior vertex v = 1..n-1: the 2-cell 1D pencil's eigenvectors (2N x 2N) and values */
+  PetscReal *P, *PT;    /* embedding from the next coarser level (S x S/2) and its transpose; NULL on the coarsest */
+  PetscReal *r, *t, *u; /* work, S^2 each */
+} DGLevel;
+
+static PetscErrorCode DGLevelSetUp(const VPBasis1D *b, PetscInt n, PetscReal C, DGLevel *lv)
+{
+  const PetscInt N = b->k + 1, S = n * N, P2 = 2 * N;
+  VPDG1D         dg;
+
+  PetscFunctionBeginUser;
+  lv->n = n;
+  lv->S = S;
+  PetscCall(VPDG1DSetUp(b, n, 1.0 / n, C, &dg));
+  PetscCall(PetscMalloc5(S * S, &lv->L, S * S, &lv->M, (n - 1) * P2 * P2, &lv->Q, (n - 1) * P2, &lv->lam, 3 * S * S, &lv->r));
+  lv->t = lv->r + S * S;
+  lv->u = lv->t + S * S;
+  lv->P = lv->PT = NULL;
+  PetscCall(VPDG1DDense(&dg, lv->L, lv->M));
+  for (PetscInt v = 1; v < n; v++) { /* the sub-blocks of cells v - 1, v */
+    PetscReal *Q = lv->Q + (v - 1) * P2 * P2, B[4 * VPATCH_MAX_N1D * VPATCH_MAX_N1D];
+    for (PetscInt i = 0; i < P2; i++)
+      for (PetscInt j = 0; j < P2; j++) {
+        Q[i * P2 + j] = lv->L[((v - 1) * N + i) * S + (v - 1) * N + j];
+        B[i * P2 + j] = lv->M[((v - 1) * N + i) * S + (v - 1) * N + j];
+      }
+    PetscCheck(!LAPACKE_dsygv(LAPACK_ROW_MAJOR, 1, 'V', 'U', (lapack_int)P2, Q, (lapack_int)P2, B, (lapack_int)P2, lv->lam + (v - 1) * P2), PETSC_COMM_SELF, PETSC_ERR_LIB, "dsygv failed on a patch");
+  }
+  if (n > 2) { /* coarse cell c, fine cells 2c, 2c+1: the two children's rows of VPBasis1D's P */
+    const PetscInt Sc = S / 2;
+    PetscCall(PetscCalloc2(S * Sc, &lv->P, S * Sc, &lv->PT));
+    for (PetscInt c = 0; c < n / 2; c++)
+      for (PetscInt ch = 0; ch < 2; ch++)
+        for (PetscInt f = 0; f < N; f++)
+          for (PetscInt i = 0; i < N; i++) lv->P[((2 * c + ch) * N + f) * Sc + c * N + i] = b->P[(ch * b->k + f) * N + i];
+    for (PetscInt i = 0; i < S; i++)
+      for (PetscInt j = 0; j < Sc; j++) lv->PT[j * S + i] = lv->P[i * Sc + j];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DGLevelDestroy(DGLevel *lv)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscFree5(lv->L, lv->M, lv->Q, lv->lam, lv->r));
+  PetscCall(PetscFree2(lv->P, lv->PT));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* r = b - (M (x) L + L (x) M) x */
+static void DGResidual(DGLevel *lv, const PetscReal *b, const PetscReal *x, PetscReal *r)
+{
+  const PetscInt S = lv->S, s[3] = {S, S, 1};
+  Apply1D(lv->L, S, 0, s, x, lv->t);
+  Apply1D(lv->M, S, 1, s, lv->t, r);
+  Apply1D(lv->M, S, 0, s, x, lv->t);
+  Apply1D(lv->L, S, 1, s, lv->t, lv->u);
+  for (PetscInt p = 0; p < S * S; p++) r[p] = b[p] - r[p] - lv->u[p];
+}
+
+/* one multiplicative sweep over the 4 colors (reverse order when bwd): per color the residual, then every patch of
+   the color solved exactly, x_v += A_v^{-1} r_v */
+static void DGSmooth(DGLevel *lv, PetscInt N, const PetscReal *b, PetscReal *x, PetscBool bwd)
+{
+  const PetscInt S = lv->S, P2 = 2 * N;
+  for (PetscInt i = 0; i < 4; i++) {
+    const PetscInt c = bwd ? 3 - i : i;
+    DGResidual(lv, b, x, lv->r);
+    for (PetscInt vy = 2 - ((c >> 1) & 1); vy < lv->n; vy += 2) /* the vertices of parity c: 1, 3, ... or 2, 4, ... */
+      for (PetscInt vx = 2 - (c & 1); vx < lv->n; vx += 2) {
+        const PetscReal *Qx = lv->Q + (vx - 1) * P2 * P2, *Qy = lv->Q + (vy - 1) * P2 * P2, *lx = lv->lam + (vx - 1) * P2, *ly = lv->lam + (vy - 1) * P2;
+        PetscReal        w[4 * VPATCH_MAX_N1D * VPATCH_MAX_N1D], z[4 * VPATCH_MAX_N1D * VPATCH_MAX_N1D];
+        /* w = (Qy^T (x) Qx^T) r_v, z = w / (lx + ly), x_v += (Qy (x) Qx) z */
+        for (PetscInt a = 0; a < P2; a++)
+          for (PetscInt e = 0; e < P2; e++) {
+            PetscReal sum = 0;
+            for (PetscInt j = 0; j < P2; j++) sum += Qx[j * P2 + e] * lv->r[((vy - 1) * N + a) * S + (vx - 1) * N + j];
+            z[a * P2 + e] = sum;
+          }
+        for (PetscInt a = 0; a < P2; a++)
+          for (PetscInt e = 0; e < P2; e++) {
+            PetscReal sum = 0;
+            for (PetscInt j = 0; j < P2; j++) sum += Qy[j * P2 + a] * z[j * P2 + e];
+            w[a * P2 + e] = sum / (lx[e] + ly[a]);
+          }
+        for (PetscInt a = 0; a < P2; a++)
+          for (PetscInt e = 0; e < P2; e++) {
+            PetscReal sum = 0;
+            for (PetscInt j = 0; j < P2; j++) sum += Qx[e * P2 + j] * w[a * P2 + j];
+            z[a * P2 + e] = sum;
+          }
+        for (PetscInt a = 0; a < P2; a++)
+          for (PetscInt e = 0; e < P2; e++) {
+            PetscReal sum = 0;
+            for (PetscInt j = 0; j < P2; j++) sum += Qy[a * P2 + j] * z[j * P2 + e];
+            x[((vy - 1) * N + a) * S + (vx - 1) * N + e] += sum;
+          }
+      }
+  }
+}
+
+/* V(1,1) on level l (0 = coarsest, one patch: one sweep solves it) */
+static PetscErrorCode DGVCycle(DGLevel *lv, PetscInt l, PetscInt N, const PetscReal *b, PetscReal *x)
+{
+  PetscFunctionBeginUser;
+  if (l == 0) {
+    DGSmooth(&lv[0], N, b, x, PETSC_FALSE);
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  {
+    const PetscInt S = lv[l].S, Sc = lv[l - 1].S, sf[3] = {S, S, 1}, sm[3] = {Sc, S, 1}, sc[3] = {Sc, Sc, 1}, sp[3] = {S, Sc, 1};
+    PetscReal     *rc, *ec, *tmp;
+    PetscCall(PetscCalloc3(Sc * Sc, &rc, Sc * Sc, &ec, Sc * S, &tmp));
+    DGSmooth(&lv[l], N, b, x, PETSC_FALSE);
+    DGResidual(&lv[l], b, x, lv[l].r);
+    Apply1D(lv[l].PT, Sc, 0, sf, lv[l].r, tmp);
+    Apply1D(lv[l].PT, Sc, 1, sm, tmp, rc);
+    PetscCall(DGVCycle(lv, l - 1, N, rc, ec));
+    Apply1D(lv[l].P, S, 0, sc, ec, tmp);
+    Apply1D(lv[l].P, S, 1, sp, tmp, lv[l].t);
+    for (PetscInt p = 0; p < S * S; p++) x[p] += lv[l].t[p];
+    DGSmooth(&lv[l], N, b, x, PETSC_TRUE);
+    PetscCall(PetscFree3(rc, ec, tmp));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the contraction of the V-cycle's error iteration (b = 0, a pseudo-random start), after a few cycles */
+static PetscErrorCode DGMGRate(const VPBasis1D *b, PetscInt levels, PetscReal C, PetscReal *rate)
+{
+  DGLevel    lv[8];
+  PetscInt   S;
+  PetscReal *x, *zero, prev = 0, nrm = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt l = 0; l < levels; l++) PetscCall(DGLevelSetUp(b, 2 << l, C, &lv[l]));
+  S = lv[levels - 1].S;
+  PetscCall(PetscCalloc2(S * S, &x, S * S, &zero));
+  for (PetscInt p = 0; p < S * S; p++) {
+    PetscReal t = PetscSinReal(12.9898 * p + 78.233) * 43758.5453;
+    x[p]        = t - PetscFloorReal(t) - 0.5;
+  }
+  for (PetscInt it = 0; it < 6; it++) {
+    prev = nrm;
+    PetscCall(DGVCycle(lv, levels - 1, b->k + 1, zero, x));
+    nrm = 0;
+    for (PetscInt p = 0; p < S * S; p++) nrm += x[p] * x[p];
+    nrm = PetscSqrtReal(nrm);
+  }
+  *rate = nrm / prev;
+  PetscCall(PetscFree2(x, zero));
+  for (PetscInt l = 0; l < levels; l++) PetscCall(DGLevelDestroy(&lv[l]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscInt  degrees[8] = {1, 2, 3, 4}, nd = 8;
@@ -245,6 +409,16 @@ int main(int argc, char **argv)
         if (n == 8) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "k = %" PetscInt_FMT ": 1D SIPG matrix on 8 cells symmetric, smallest generalized eigenvalue %.4g (pi^2 = %.4g)\n", k, (double)lam[0], (double)(PETSC_PI * PETSC_PI)));
         PetscCall(PetscFree3(L, M, lam));
       }
+    }
+    { /* (4) the DG vertex-patch V(1,1) contracts at a level-independent rate */
+      PetscReal rate[5];
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "k = %" PetscInt_FMT ", 2D: DG vertex-patch V(1,1) contraction on 4..%d cells per direction:", k, k > 4 ? 16 : 32));
+      for (PetscInt l = 2; l <= (k > 4 ? 4 : 5); l++) {
+        PetscCall(DGMGRate(&b, l, C, &rate[l - 2]));
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %.3f", (double)rate[l - 2]));
+        PetscCheck(rate[l - 2] < 0.1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "k = %" PetscInt_FMT ", %d cells: the DG vertex-patch V-cycle contracts by %g only", k, 2 << (l - 1), (double)rate[l - 2]);
+      }
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
     }
     for (PetscInt dim = 2; dim <= 3; dim++) { /* (3) L2 convergence at order k + 1 */
       PetscReal e[4], rate = 0;
