@@ -4,7 +4,8 @@ static char help[] = "The 1D SIPG matrices (src/sys/dg1d.c) and the Kronecker-su
 (3) the discrete solution of -lap u = f, u = prod sin(pi x_e), solved exactly by fast diagonalization of the\n\
 Kronecker sum, converges in L2 at order k+1 (2D and 3D);\n\
 (4) a prototype DG vertex-patch multigrid (exact patch solves by fast diagonalization, 4 colors, embedding and its\n\
-transpose, 2 x 2 coarsest cells) contracts by less than 0.1 per V(1,1) cycle on 4..32 cells per direction (2D).\n\
+transpose, 2 x 2 coarsest cells) contracts by less than 0.1 per V(1,1) cycle on 4..32 cells per direction (2D);\n\
+(5) the matrix-free kernel VPDGApply_CPU() equals the Kronecker sum, on the whole box and on a rank's part.\n\
 Options: -degrees 1,2,3,4  -penalty C (sigma = C k (k+1) / h, default 2)\n\n";
 
 #include <petscvpatch.h>
@@ -352,6 +353,73 @@ static PetscErrorCode DGMGRate(const VPBasis1D *b, PetscInt levels, PetscReal C,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* (5) the matrix-free kernel VPDGApply_CPU() against the dense Kronecker sum, on the whole box and on a part of it
+   (owned cells and a ghost layer of one cell, as a rank holds them) */
+static PetscErrorCode CheckKernel(const VPBasis1D *b, PetscInt dim, const PetscInt n[3], PetscReal C)
+{
+  const PetscInt N    = b->k + 1;
+  PetscInt       s[3] = {1, 1, 1}, tot = 1;
+  VPDG1D         dg[3];
+  PetscReal     *L[3], *M[3], *x, *yref, *t, *t2, err = 0, big = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt e = 0; e < dim; e++) {
+    s[e] = n[e] * N;
+    tot *= s[e];
+    PetscCall(VPDG1DSetUp(b, n[e], 1.0 / n[e], C, &dg[e]));
+    PetscCall(PetscMalloc2(s[e] * s[e], &L[e], s[e] * s[e], &M[e]));
+    PetscCall(VPDG1DDense(&dg[e], L[e], M[e]));
+  }
+  PetscCall(PetscMalloc4(tot, &x, tot, &yref, tot, &t, tot, &t2));
+  for (PetscInt p = 0; p < tot; p++) {
+    PetscReal r = PetscSinReal(3.1 * p + 0.7) * 43758.5453;
+    x[p]        = r - PetscFloorReal(r) - 0.5;
+    yref[p]     = 0;
+  }
+  for (PetscInt e = 0; e < dim; e++) { /* yref += (M .. L_e .. M) x */
+    PetscCall(PetscArraycpy(t, x, tot));
+    for (PetscInt f = 0; f < dim; f++) {
+      Apply1D(f == e ? L[f] : M[f], s[f], f, s, t, t2);
+      PetscCall(PetscArraycpy(t, t2, tot));
+    }
+    for (PetscInt p = 0; p < tot; p++) yref[p] += t[p];
+  }
+  for (PetscInt p = 0; p < tot; p++) big = PetscMax(big, PetscAbsReal(yref[p]));
+  for (PetscInt part = 0; part < 2; part++) { /* 0: the whole box; 1: cells [1, n_e) of every direction, ghost cell 0 */
+    VPGrid       g;
+    PetscInt     ltot = 1;
+    PetscScalar *xl, *yl;
+    PetscCall(PetscMemzero(&g, sizeof(g)));
+    g.dim = dim;
+    g.k   = b->k;
+    for (PetscInt e = 0; e < 3; e++) {
+      g.N[e]   = e < dim ? n[e] : 1;
+      g.cs[e]  = e < dim && part ? 1 : 0;
+      g.cm[e]  = g.N[e] - g.cs[e];
+      g.gxs[e] = e < dim ? (g.cs[e] > 0 ? (g.cs[e] - 1) * N : 0) : 0;
+      g.gxm[e] = e < dim ? g.N[e] * N - g.gxs[e] : 1;
+      ltot *= g.gxm[e];
+    }
+    PetscCall(PetscCalloc2(ltot, &xl, ltot, &yl));
+    for (PetscInt l = 0; l < ltot; l++) {
+      const PetscInt i0 = l % g.gxm[0] + g.gxs[0], i1 = (l / g.gxm[0]) % g.gxm[1] + g.gxs[1], i2 = l / (g.gxm[0] * g.gxm[1]) + g.gxs[2];
+      xl[l] = x[(i2 * s[1] + i1) * s[0] + i0];
+    }
+    PetscCall(VPDGApply_CPU(&g, dg, xl, yl));
+    for (PetscInt l = 0; l < ltot; l++) {
+      const PetscInt i0 = l % g.gxm[0] + g.gxs[0], i1 = (l / g.gxm[0]) % g.gxm[1] + g.gxs[1], i2 = l / (g.gxm[0] * g.gxm[1]) + g.gxs[2];
+      PetscBool      owned = (PetscBool)(i0 >= g.cs[0] * N && i1 >= g.cs[1] * N && i2 >= g.cs[2] * N);
+      err                  = PetscMax(err, PetscAbsReal(owned ? yl[l] - yref[(i2 * s[1] + i1) * s[0] + i0] : yl[l]));
+    }
+    PetscCall(PetscFree2(xl, yl));
+  }
+  PetscCheck(err <= 1e-12 * big, PETSC_COMM_SELF, PETSC_ERR_PLIB, "k = %" PetscInt_FMT ", %" PetscInt_FMT "D: VPDGApply_CPU() differs from the Kronecker sum by %g (entries up to %g)", b->k, dim, (double)err, (double)big);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "k = %" PetscInt_FMT ", %" PetscInt_FMT "D: VPDGApply_CPU() = Kronecker sum, whole box and a part with a ghost layer (difference %.1e of %.1e)\n", b->k, dim, (double)err, (double)big));
+  PetscCall(PetscFree4(x, yref, t, t2));
+  for (PetscInt e = 0; e < dim; e++) PetscCall(PetscFree2(L[e], M[e]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscInt  degrees[8] = {1, 2, 3, 4}, nd = 8;
@@ -409,6 +477,11 @@ int main(int argc, char **argv)
         if (n == 8) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "k = %" PetscInt_FMT ": 1D SIPG matrix on 8 cells symmetric, smallest generalized eigenvalue %.4g (pi^2 = %.4g)\n", k, (double)lam[0], (double)(PETSC_PI * PETSC_PI)));
         PetscCall(PetscFree3(L, M, lam));
       }
+    }
+    { /* (5) the matrix-free kernel */
+      const PetscInt n2[3] = {3, 4, 1}, n3[3] = {3, 2, 4};
+      PetscCall(CheckKernel(&b, 2, n2, C));
+      PetscCall(CheckKernel(&b, 3, n3, C));
     }
     { /* (4) the DG vertex-patch V(1,1) contracts at a level-independent rate */
       PetscReal rate[5];

@@ -23,3 +23,5 @@ typedef struct {
 PETSC_EXTERN PetscErrorCode VPDG1DSetUp(const VPBasis1D *, PetscInt n, PetscReal h, PetscReal C, VPDG1D *);
 /* the dense 1D matrices, (n (k+1))^2 each, row-major (either may be NULL) */
 PETSC_EXTERN PetscErrorCode VPDG1DDense(const VPDG1D *, PetscReal *L, PetscReal *M);
+/* y += A x on a rank's owned cells (src/mat/impls/sipg/sipg_cpu.c); dg[e]: the blocks of direction e */
+PETSC_EXTERN PetscErrorCode VPDGApply_CPU(const VPGrid *, const VPDG1D[], const PetscScalar *xl, PetscScalar *yl);

@@ -1,0 +1,97 @@
+/*
+  The discontinuous Q_k (SIPG) operator on a Cartesian box, CPU kernel (include/petscvpatch/private/vpdg.h).
+
+  y = sum_e (M (x) .. (x) L_e (x) .. (x) M) x for the owned cells of a rank, by sum factorization cell by cell: for
+  direction e the 1D SIPG matrix L_e is block tridiagonal (a cell's diagonal block, the coupling block U to the right
+  neighbour and U^T to the left one), so a cell's rows need the cell's own values and those of its two neighbours
+  along e (the ghost layer of one cell), contracted along e, then multiplied by the cell mass block along the other
+  directions. Layout: the local box of DG nodes, (k+1) per cell and direction, x fastest; g->gxs / g->gxm are in nodes
+  and hold every owned cell and its face neighbours.
+*/
+#include <petscvpatch/private/vpdg.h>
+
+/* the diagonal block of cell c of n along a direction */
+static inline const PetscReal *VPDGDiagBlock(const VPDG1D *dg, PetscInt c)
+{
+  if (dg->n == 1) return dg->Done;
+  return c == 0 ? dg->Dfirst : (c == dg->n - 1 ? dg->Dlast : dg->Din);
+}
+
+/*@C
+  VPDGApply_CPU - y += A x on the owned cells of a rank, A the SIPG operator of a Cartesian box (Kronecker sum of the
+  1D blocks of each direction)
+
+  Not Collective
+
+  Input Parameters:
++ g  - the rank's part: dim, k, cells N[], owned cells cs[]/cm[], local box gxs[]/gxm[] in DG nodes ((k+1) per cell)
+. dg - the 1D blocks of each direction (`VPDG1DSetUp()` with n = g->N[e], h = g->h[e])
+- xl - the local box's values (owned cells and their face neighbours)
+
+  Output Parameter:
+. yl - the owned cells' rows are incremented
+
+  Level: developer
+
+.seealso: `VPDG1DSetUp()`
+@*/
+PetscErrorCode VPDGApply_CPU(const VPGrid *g, const VPDG1D dg[], const PetscScalar *xl, PetscScalar *yl)
+{
+  const PetscInt N = g->k + 1, dim = g->dim, nd = dim == 3 ? N * N * N : N * N;
+  const PetscInt str[3] = {1, g->gxm[0], g->gxm[0] * g->gxm[1]};
+  PetscScalar    a[VPATCH_MAX_N1D * VPATCH_MAX_N1D * VPATCH_MAX_N1D], b[VPATCH_MAX_N1D * VPATCH_MAX_N1D * VPATCH_MAX_N1D];
+
+  PetscFunctionBegin;
+  PetscCheck(dim == 2 || dim == 3, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Dimension %" PetscInt_FMT " is not 2 or 3", dim);
+  for (PetscInt e = 0; e < dim; e++) {
+    PetscCheck(dg[e].k == g->k && dg[e].n == g->N[e], PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The 1D blocks of direction %" PetscInt_FMT " are for degree %" PetscInt_FMT " on %" PetscInt_FMT " cells, the grid has %" PetscInt_FMT " on %" PetscInt_FMT,
+               e, dg[e].k, dg[e].n, g->k, g->N[e]);
+    PetscCheck(g->gxs[e] <= PetscMax(g->cs[e] - 1, 0) * N && g->gxs[e] + g->gxm[e] >= PetscMin(g->cs[e] + g->cm[e] + 1, g->N[e]) * N, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
+               "The local box of direction %" PetscInt_FMT " does not hold the owned cells and their neighbours", e);
+  }
+  for (PetscInt cz = g->cs[2]; cz < g->cs[2] + (dim == 3 ? g->cm[2] : 1); cz++)
+    for (PetscInt cy = g->cs[1]; cy < g->cs[1] + g->cm[1]; cy++)
+      for (PetscInt cx = g->cs[0]; cx < g->cs[0] + g->cm[0]; cx++) {
+        const PetscInt c[3] = {cx, cy, dim == 3 ? cz : 0}, base = (c[0] * N - g->gxs[0]) * str[0] + (c[1] * N - g->gxs[1]) * str[1] + (dim == 3 ? (c[2] * N - g->gxs[2]) * str[2] : 0);
+
+        for (PetscInt e = 0; e < dim; e++) {
+          /* a = (L_e x) restricted to this cell: the blocks of the cell and of its neighbours along e, contracted along e */
+          for (PetscInt p = 0; p < nd; p++) a[p] = 0;
+          for (PetscInt o = -1; o <= 1; o++) {
+            const PetscInt   cn = c[e] + o;
+            const PetscReal *B;
+            PetscBool        tr = PETSC_FALSE;
+            if (cn < 0 || cn >= g->N[e]) continue;
+            if (o == 0)
+              B = VPDGDiagBlock(&dg[e], c[e]);
+            else if (o == 1)
+              B = dg[e].U;
+            else {
+              B  = dg[e].U; /* rows c, columns c - 1: U^T */
+              tr = PETSC_TRUE;
+            }
+            for (PetscInt p = 0; p < nd; p++) {
+              const PetscInt i[3] = {p % N, (p / N) % N, dim == 3 ? p / (N * N) : 0}, row = base + i[0] * str[0] + i[1] * str[1] + i[2] * str[2] - i[e] * str[e] + o * N * str[e];
+              PetscScalar    s = 0;
+              for (PetscInt j = 0; j < N; j++) s += (tr ? B[j * N + i[e]] : B[i[e] * N + j]) * xl[row + j * str[e]];
+              a[p] += s;
+            }
+          }
+          /* the cell mass block along the other directions */
+          for (PetscInt f = 0; f < dim; f++) {
+            const PetscInt sf = f == 0 ? 1 : (f == 1 ? N : N * N);
+            if (f == e) continue;
+            for (PetscInt p = 0; p < nd; p++) {
+              const PetscInt i = (p / sf) % N;
+              PetscScalar    s = 0;
+              for (PetscInt j = 0; j < N; j++) s += dg[f].M[i * N + j] * a[p + (j - i) * sf];
+              b[p] = s;
+            }
+            for (PetscInt p = 0; p < nd; p++) a[p] = b[p];
+          }
+          for (PetscInt p = 0; p < nd; p++) yl[base + (p % N) * str[0] + ((p / N) % N) * str[1] + (dim == 3 ? (p / (N * N)) * str[2] : 0)] += a[p];
+        }
+      }
+  PetscCall(PetscLogFlops((PetscLogDouble)g->cm[0] * g->cm[1] * (dim == 3 ? g->cm[2] : 1) * dim * nd * (3 * 2 * N + (dim - 1) * 2 * N + 1)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
