@@ -5,7 +5,8 @@ static char help[] = "The 1D SIPG matrices (src/sys/dg1d.c) and the Kronecker-su
 Kronecker sum, converges in L2 at order k+1 (2D and 3D);\n\
 (4) a prototype DG vertex-patch multigrid (exact patch solves by fast diagonalization, 4 colors, embedding and its\n\
 transpose, 2 x 2 coarsest cells) contracts by less than 0.1 per V(1,1) cycle on 4..32 cells per direction (2D);\n\
-(5) the matrix-free kernel VPDGApply_CPU() equals the Kronecker sum, on the whole box and on a rank's part.\n\
+(5) the matrix-free kernel VPDGApply_CPU() equals the Kronecker sum, on the whole box and on a rank's part;\n\
+(6) the cell-by-cell embedding VPDGTransfer_CPU() and its transpose equal the Kronecker products of the 1D embedding.\n\
 Options: -degrees 1,2,3,4  -penalty C (sigma = C k (k+1) / h, default 2)\n\n";
 
 #include <petscvpatch.h>
@@ -420,6 +421,91 @@ static PetscErrorCode CheckKernel(const VPBasis1D *b, PetscInt dim, const PetscI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* (6) the cell-by-cell embedding VPDGTransfer_CPU() and its transpose against the dense Kronecker products of the 1D
+   embedding, on a whole box and on a rank's part (coarse cells [1, n) of every direction and their children) */
+static PetscErrorCode CheckTransfer(const VPBasis1D *b, PetscInt dim, const PetscInt nc[3])
+{
+  const PetscInt N     = b->k + 1;
+  PetscInt       sC[3] = {1, 1, 1}, sF[3] = {1, 1, 1}, tc = 1, tf = 1;
+  PetscReal     *P[3], *PT[3], *xc, *xf, *yf, *yc, *t1, *t2, err = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt e = 0; e < dim; e++) {
+    sC[e] = nc[e] * N;
+    sF[e] = 2 * nc[e] * N;
+    tc *= sC[e];
+    tf *= sF[e];
+    PetscCall(PetscCalloc2(sF[e] * sC[e], &P[e], sF[e] * sC[e], &PT[e]));
+    for (PetscInt c = 0; c < nc[e]; c++)
+      for (PetscInt ch = 0; ch < 2; ch++)
+        for (PetscInt f = 0; f < N; f++)
+          for (PetscInt i = 0; i < N; i++) P[e][((2 * c + ch) * N + f) * sC[e] + c * N + i] = b->P[(ch * b->k + f) * N + i];
+    for (PetscInt i = 0; i < sF[e]; i++)
+      for (PetscInt j = 0; j < sC[e]; j++) PT[e][j * sF[e] + i] = P[e][i * sC[e] + j];
+  }
+  PetscCall(PetscMalloc6(tc, &xc, tf, &xf, tf, &yf, tc, &yc, tf, &t1, tf, &t2));
+  for (PetscInt p = 0; p < tf; p++) {
+    PetscReal r = PetscSinReal(1.7 * p + 0.3) * 43758.5453;
+    xf[p]       = r - PetscFloorReal(r) - 0.5;
+    if (p < tc) xc[p] = PetscCosReal(2.3 * p);
+  }
+  { /* yf = (x)_e P_e xc, yc = (x)_e P_e^T xf */
+    PetscInt s[3] = {sC[0], sC[1], sC[2]};
+    PetscCall(PetscArraycpy(t1, xc, tc));
+    for (PetscInt e = 0; e < dim; e++) {
+      Apply1D(P[e], sF[e], e, s, t1, t2);
+      s[e] = sF[e];
+      PetscCall(PetscArraycpy(t1, t2, s[0] * s[1] * s[2]));
+    }
+    PetscCall(PetscArraycpy(yf, t1, tf));
+    for (PetscInt e = 0; e < 3; e++) s[e] = sF[e];
+    PetscCall(PetscArraycpy(t1, xf, tf));
+    for (PetscInt e = 0; e < dim; e++) {
+      Apply1D(PT[e], sC[e], e, s, t1, t2);
+      s[e] = sC[e];
+      PetscCall(PetscArraycpy(t1, t2, s[0] * s[1] * s[2]));
+    }
+    PetscCall(PetscArraycpy(yc, t1, tc));
+  }
+  for (PetscInt part = 0; part < 2; part++) {
+    VPGrid       gc, gf;
+    PetscInt     lc = 1, lf = 1;
+    PetscScalar *xcl, *xfl, *ycl, *yfl;
+    PetscCall(PetscMemzero(&gc, sizeof(gc)));
+    PetscCall(PetscMemzero(&gf, sizeof(gf)));
+    gc.dim = gf.dim = dim;
+    gc.k = gf.k = b->k;
+    for (PetscInt e = 0; e < 3; e++) {
+      gc.N[e]   = e < dim ? nc[e] : 1;
+      gc.cs[e]  = e < dim && part ? 1 : 0;
+      gc.cm[e]  = gc.N[e] - gc.cs[e];
+      gc.gxs[e] = e < dim ? gc.cs[e] * N : 0; /* the owned cells only: the transfer is cell-local */
+      gc.gxm[e] = e < dim ? gc.cm[e] * N : 1;
+      gf.N[e]   = e < dim ? 2 * nc[e] : 1;
+      gf.cs[e]  = e < dim ? 2 * gc.cs[e] : 0;
+      gf.cm[e]  = e < dim ? 2 * gc.cm[e] : 1;
+      gf.gxs[e] = e < dim ? gf.cs[e] * N : 0;
+      gf.gxm[e] = e < dim ? gf.cm[e] * N : 1;
+      lc *= gc.gxm[e];
+      lf *= gf.gxm[e];
+    }
+    PetscCall(PetscCalloc4(lc, &xcl, lf, &xfl, lc, &ycl, lf, &yfl));
+    for (PetscInt l = 0; l < lc; l++) xcl[l] = xc[((l / (gc.gxm[0] * gc.gxm[1]) + gc.gxs[2]) * sC[1] + (l / gc.gxm[0]) % gc.gxm[1] + gc.gxs[1]) * sC[0] + l % gc.gxm[0] + gc.gxs[0]];
+    for (PetscInt l = 0; l < lf; l++) xfl[l] = xf[((l / (gf.gxm[0] * gf.gxm[1]) + gf.gxs[2]) * sF[1] + (l / gf.gxm[0]) % gf.gxm[1] + gf.gxs[1]) * sF[0] + l % gf.gxm[0] + gf.gxs[0]];
+    PetscCall(VPDGTransfer_CPU(&gc, &gf, b, PETSC_FALSE, xcl, yfl));
+    PetscCall(VPDGTransfer_CPU(&gc, &gf, b, PETSC_TRUE, xfl, ycl));
+    for (PetscInt l = 0; l < lf; l++) err = PetscMax(err, PetscAbsReal(yfl[l] - yf[((l / (gf.gxm[0] * gf.gxm[1]) + gf.gxs[2]) * sF[1] + (l / gf.gxm[0]) % gf.gxm[1] + gf.gxs[1]) * sF[0] + l % gf.gxm[0] + gf.gxs[0]]));
+    if (!part) /* the transpose sums over all children only where the whole box is there */
+      for (PetscInt l = 0; l < lc; l++) err = PetscMax(err, PetscAbsReal(ycl[l] - yc[((l / (gc.gxm[0] * gc.gxm[1]) + gc.gxs[2]) * sC[1] + (l / gc.gxm[0]) % gc.gxm[1] + gc.gxs[1]) * sC[0] + l % gc.gxm[0] + gc.gxs[0]]));
+    PetscCall(PetscFree4(xcl, xfl, ycl, yfl));
+  }
+  PetscCheck(err <= 1e-12, PETSC_COMM_SELF, PETSC_ERR_PLIB, "k = %" PetscInt_FMT ", %" PetscInt_FMT "D: VPDGTransfer_CPU() differs from the Kronecker product of the 1D embedding by %g", b->k, dim, (double)err);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "k = %" PetscInt_FMT ", %" PetscInt_FMT "D: VPDGTransfer_CPU() and its transpose = Kronecker products of the 1D embedding (difference %.1e)\n", b->k, dim, (double)err));
+  PetscCall(PetscFree6(xc, xf, yf, yc, t1, t2));
+  for (PetscInt e = 0; e < dim; e++) PetscCall(PetscFree2(P[e], PT[e]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscInt  degrees[8] = {1, 2, 3, 4}, nd = 8;
@@ -482,6 +568,8 @@ int main(int argc, char **argv)
       const PetscInt n2[3] = {3, 4, 1}, n3[3] = {3, 2, 4};
       PetscCall(CheckKernel(&b, 2, n2, C));
       PetscCall(CheckKernel(&b, 3, n3, C));
+      PetscCall(CheckTransfer(&b, 2, n2));
+      PetscCall(CheckTransfer(&b, 3, n3));
     }
     { /* (4) the DG vertex-patch V(1,1) contracts at a level-independent rate */
       PetscReal rate[5];

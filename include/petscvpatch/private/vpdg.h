@@ -25,3 +25,5 @@ PETSC_EXTERN PetscErrorCode VPDG1DSetUp(const VPBasis1D *, PetscInt n, PetscReal
 PETSC_EXTERN PetscErrorCode VPDG1DDense(const VPDG1D *, PetscReal *L, PetscReal *M);
 /* y += A x on a rank's owned cells (src/mat/impls/sipg/sipg_cpu.c); dg[e]: the blocks of direction e */
 PETSC_EXTERN PetscErrorCode VPDGApply_CPU(const VPGrid *, const VPDG1D[], const PetscScalar *xl, PetscScalar *yl);
+/* the embedding from a coarse box into its refinement (transp false: yf += P xc) or its transpose, cell by cell */
+PETSC_EXTERN PetscErrorCode VPDGTransfer_CPU(const VPGrid *gc, const VPGrid *gf, const VPBasis1D *, PetscBool transp, const PetscScalar *x, PetscScalar *y);

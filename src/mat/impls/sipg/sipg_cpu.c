@@ -95,3 +95,74 @@ PetscErrorCode VPDGApply_CPU(const VPGrid *g, const VPDG1D dg[], const PetscScal
   PetscCall(PetscLogFlops((PetscLogDouble)g->cm[0] * g->cm[1] * (dim == 3 ? g->cm[2] : 1) * dim * nd * (3 * 2 * N + (dim - 1) * 2 * N + 1)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* the N x N block of the embedding for child ch (0: lower, 1: upper half) of a cell: rows ch k .. ch k + k of VPBasis1D's P */
+static inline PetscReal VPDGEmbed(const VPBasis1D *b, PetscInt ch, PetscInt f, PetscInt c)
+{
+  return b->P[(ch * b->k + f) * (b->k + 1) + c];
+}
+
+/*@C
+  VPDGTransfer_CPU - The embedding of discontinuous Q_k from a coarse box into its uniform refinement, or its
+  transpose, cell by cell (each fine cell's values are its parent's polynomial at its nodes)
+
+  Not Collective
+
+  Input Parameters:
++ gc, gf - the coarse and fine parts of this rank (aligned: the fine owned cells are the children of the coarse owned
+           ones), local boxes in DG nodes
+. b      - the 1D basis data (its two-children matrix P)
+. transp - `PETSC_FALSE`: yf += P xc on the owned fine cells; `PETSC_TRUE`: yc += P^T xf on the owned coarse cells
+- x      - the input local box (coarse for P, fine for P^T)
+
+  Output Parameter:
+. y - the output local box, incremented on the owned cells
+
+  Level: developer
+
+.seealso: `VPDGApply_CPU()`
+@*/
+PetscErrorCode VPDGTransfer_CPU(const VPGrid *gc, const VPGrid *gf, const VPBasis1D *b, PetscBool transp, const PetscScalar *x, PetscScalar *y)
+{
+  const PetscInt N = b->k + 1, dim = gf->dim, nd = dim == 3 ? N * N * N : N * N;
+  const PetscInt sc[3] = {1, gc->gxm[0], gc->gxm[0] * gc->gxm[1]}, sf[3] = {1, gf->gxm[0], gf->gxm[0] * gf->gxm[1]};
+  PetscScalar    a[VPATCH_MAX_N1D * VPATCH_MAX_N1D * VPATCH_MAX_N1D], t[VPATCH_MAX_N1D * VPATCH_MAX_N1D * VPATCH_MAX_N1D];
+
+  PetscFunctionBegin;
+  for (PetscInt e = 0; e < dim; e++)
+    PetscCheck(gf->N[e] == 2 * gc->N[e] && gf->cs[e] == 2 * gc->cs[e] && gf->cm[e] == 2 * gc->cm[e], PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "Direction %" PetscInt_FMT ": the fine part is not the refinement of the coarse one", e);
+  for (PetscInt fz = gf->cs[2]; fz < gf->cs[2] + (dim == 3 ? gf->cm[2] : 1); fz++)
+    for (PetscInt fy = gf->cs[1]; fy < gf->cs[1] + gf->cm[1]; fy++)
+      for (PetscInt fx = gf->cs[0]; fx < gf->cs[0] + gf->cm[0]; fx++) {
+        const PetscInt f[3] = {fx, fy, dim == 3 ? fz : 0}, ch[3] = {fx % 2, fy % 2, dim == 3 ? fz % 2 : 0};
+        PetscInt       bf = 0, bc = 0;
+        for (PetscInt e = 0; e < dim; e++) {
+          bf += (f[e] * N - gf->gxs[e]) * sf[e];
+          bc += ((f[e] / 2) * N - gc->gxs[e]) * sc[e];
+        }
+        /* gather the input cell, contract along each direction (P or P^T of this child), scatter-add the output cell */
+        for (PetscInt p = 0; p < nd; p++) {
+          const PetscInt i0 = p % N, i1 = (p / N) % N, i2 = dim == 3 ? p / (N * N) : 0;
+          a[p] = transp ? x[bf + i0 * sf[0] + i1 * sf[1] + i2 * sf[2]] : x[bc + i0 * sc[0] + i1 * sc[1] + i2 * sc[2]];
+        }
+        for (PetscInt e = 0; e < dim; e++) {
+          const PetscInt s = e == 0 ? 1 : (e == 1 ? N : N * N);
+          for (PetscInt p = 0; p < nd; p++) {
+            const PetscInt i = (p / s) % N;
+            PetscScalar    v = 0;
+            for (PetscInt j = 0; j < N; j++) v += (transp ? VPDGEmbed(b, ch[e], j, i) : VPDGEmbed(b, ch[e], i, j)) * a[p + (j - i) * s];
+            t[p] = v;
+          }
+          for (PetscInt p = 0; p < nd; p++) a[p] = t[p];
+        }
+        for (PetscInt p = 0; p < nd; p++) {
+          const PetscInt i0 = p % N, i1 = (p / N) % N, i2 = dim == 3 ? p / (N * N) : 0;
+          if (transp)
+            y[bc + i0 * sc[0] + i1 * sc[1] + i2 * sc[2]] += a[p];
+          else
+            y[bf + i0 * sf[0] + i1 * sf[1] + i2 * sf[2]] += a[p];
+        }
+      }
+  PetscCall(PetscLogFlops((PetscLogDouble)gf->cm[0] * gf->cm[1] * (dim == 3 ? gf->cm[2] : 1) * dim * nd * 2 * N));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
