@@ -29,6 +29,23 @@ static void Apply1D(const PetscReal *B, PetscInt R, PetscInt e, const PetscInt s
       }
 }
 
+/* y = (B_{dim-1} (x) .. (x) B_0) x: B[e] (rows[e] x s[e]) along every direction in turn; s is updated to the output's
+   sizes; t1, t2: work, each of the largest intermediate size */
+static PetscErrorCode ApplyKron(PetscReal *const B[], const PetscInt rows[], PetscInt dim, PetscInt s[3], const PetscReal *x, PetscReal *y, PetscReal *t1, PetscReal *t2)
+{
+  PetscFunctionBeginUser;
+  PetscCall(PetscArraycpy(t1, x, s[0] * s[1] * s[2]));
+  for (PetscInt e = 0; e < dim; e++) {
+    PetscReal *t = t1;
+    Apply1D(B[e], rows[e], e, s, t1, t2);
+    s[e] = rows[e];
+    t1   = t2;
+    t2   = t;
+  }
+  PetscCall(PetscArraycpy(y, t1, s[0] * s[1] * s[2]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the SIPG form of two basis functions of a 2D mesh (nx x ny cells of the unit square), cell by cell and face by face
    with nq Gauss points per direction: a brute-force reference that shares nothing with the Kronecker form but the
    1D basis */
@@ -172,10 +189,12 @@ static PetscErrorCode SolveError(const VPBasis1D *b, PetscInt dim, PetscInt n, P
     for (PetscInt c = 0; c < n; c++)
       for (PetscInt i = 0; i < N; i++) E[(c * nq + q) * S + c * N + i] = v[i];
   }
-  for (PetscInt e = 0; e < dim; e++) {
-    Apply1D(E, Sq, e, s, u, w);
-    s[e] = Sq;
-    PetscCall(PetscArraycpy(u, w, s[0] * s[1] * s[2]));
+  {
+    PetscReal *Es[3]   = {E, E, E}, *t1, *t2;
+    PetscInt   rows[3] = {Sq, Sq, Sq};
+    PetscCall(PetscMalloc2(totq, &t1, totq, &t2));
+    PetscCall(ApplyKron(Es, rows, dim, s, u, u, t1, t2)); /* u holds totq values: the output fits */
+    PetscCall(PetscFree2(t1, t2));
   }
   for (PetscInt p = 0; p < totq; p++) {
     PetscReal wt = 1, ue = 1;
@@ -451,21 +470,8 @@ static PetscErrorCode CheckTransfer(const VPBasis1D *b, PetscInt dim, const Pets
   }
   { /* yf = (x)_e P_e xc, yc = (x)_e P_e^T xf */
     PetscInt s[3] = {sC[0], sC[1], sC[2]};
-    PetscCall(PetscArraycpy(t1, xc, tc));
-    for (PetscInt e = 0; e < dim; e++) {
-      Apply1D(P[e], sF[e], e, s, t1, t2);
-      s[e] = sF[e];
-      PetscCall(PetscArraycpy(t1, t2, s[0] * s[1] * s[2]));
-    }
-    PetscCall(PetscArraycpy(yf, t1, tf));
-    for (PetscInt e = 0; e < 3; e++) s[e] = sF[e];
-    PetscCall(PetscArraycpy(t1, xf, tf));
-    for (PetscInt e = 0; e < dim; e++) {
-      Apply1D(PT[e], sC[e], e, s, t1, t2);
-      s[e] = sC[e];
-      PetscCall(PetscArraycpy(t1, t2, s[0] * s[1] * s[2]));
-    }
-    PetscCall(PetscArraycpy(yc, t1, tc));
+    PetscCall(ApplyKron(P, sF, dim, s, xc, yf, t1, t2));
+    PetscCall(ApplyKron(PT, sC, dim, s, xf, yc, t1, t2));
   }
   for (PetscInt part = 0; part < 2; part++) {
     VPGrid       gc, gf;
