@@ -6,7 +6,8 @@ Kronecker sum, converges in L2 at order k+1 (2D and 3D);\n\
 (4) a prototype DG vertex-patch multigrid (exact patch solves by fast diagonalization, 4 colors, embedding and its\n\
 transpose, 2 x 2 coarsest cells) contracts by less than 0.1 per V(1,1) cycle on 4..32 cells per direction (2D);\n\
 (5) the matrix-free kernel VPDGApply_CPU() equals the Kronecker sum, on the whole box and on a rank's part;\n\
-(6) the cell-by-cell embedding VPDGTransfer_CPU() and its transpose equal the Kronecker products of the 1D embedding.\n\
+(6) the cell-by-cell embedding VPDGTransfer_CPU() and its transpose equal the Kronecker products of the 1D embedding;\n\
+(7) the DG patch kernel VPDGPatchColor_CPU(): its 2D sweep equals the prototype's; one patch solves a 2-cell box.\n\
 Options: -degrees 1,2,3,4  -penalty C (sigma = C k (k+1) / h, default 2)\n\n";
 
 #include <petscvpatch.h>
@@ -512,6 +513,91 @@ static PetscErrorCode CheckTransfer(const VPBasis1D *b, PetscInt dim, const Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* (7) the DG patch kernel VPDGPatchColor_CPU(): a 2D sweep of its colors equals the prototype's (dense) sweep; on 2
+   cells per direction its one patch solves A x = b exactly (2D and 3D) */
+static PetscErrorCode CheckPatchKernel(const VPBasis1D *b, PetscReal C)
+{
+  const PetscInt N    = b->k + 1;
+  PetscReal      diff = 0, big = 0;
+
+  PetscFunctionBeginUser;
+  { /* 2D, 8 x 8 cells: four colors, each from the residual before it */
+    const PetscInt n = 8, S = n * N;
+    DGLevel        lv;
+    VPDG1D         dg;
+    VPDGPatch1D    p[2];
+    VPGrid         g;
+    PetscReal     *bb, *x1, *x2, *r, *d;
+    PetscCall(DGLevelSetUp(b, n, C, &lv));
+    PetscCall(VPDG1DSetUp(b, n, 1.0 / n, C, &dg));
+    PetscCall(VPDGPatch1DSetUp(&dg, &p[0]));
+    PetscCall(VPDGPatch1DSetUp(&dg, &p[1]));
+    PetscCall(PetscMemzero(&g, sizeof(g)));
+    g.dim = 2;
+    g.k   = b->k;
+    for (PetscInt e = 0; e < 3; e++) {
+      g.N[e]   = e < 2 ? n : 1;
+      g.cm[e]  = g.N[e];
+      g.gxm[e] = e < 2 ? S : 1;
+    }
+    PetscCall(PetscMalloc5(S * S, &bb, S * S, &x1, S * S, &x2, S * S, &r, S * S, &d));
+    for (PetscInt q = 0; q < S * S; q++) {
+      PetscReal t = PetscSinReal(0.9 * q + 0.1) * 43758.5453;
+      bb[q]       = PetscCosReal(0.37 * q);
+      x1[q] = x2[q] = t - PetscFloorReal(t) - 0.5;
+    }
+    DGSmooth(&lv, N, bb, x1, PETSC_FALSE);
+    for (PetscInt c = 0; c < 4; c++) {
+      DGResidual(&lv, bb, x2, r);
+      PetscCall(PetscArrayzero(d, S * S));
+      PetscCall(VPDGPatchColor_CPU(&g, p, c, r, d));
+      for (PetscInt q = 0; q < S * S; q++) x2[q] += d[q];
+    }
+    for (PetscInt q = 0; q < S * S; q++) {
+      diff = PetscMax(diff, PetscAbsReal(x1[q] - x2[q]));
+      big  = PetscMax(big, PetscAbsReal(x1[q]));
+    }
+    PetscCheck(diff <= 1e-12 * big, PETSC_COMM_SELF, PETSC_ERR_PLIB, "k = %" PetscInt_FMT ": the DG patch kernel's sweep differs from the prototype's by %g (values up to %g)", b->k, (double)diff, (double)big);
+    PetscCall(PetscFree5(bb, x1, x2, r, d));
+    PetscCall(VPDGPatch1DDestroy(&p[0]));
+    PetscCall(VPDGPatch1DDestroy(&p[1]));
+    PetscCall(DGLevelDestroy(&lv));
+  }
+  for (PetscInt dim = 2; dim <= 3; dim++) { /* 2 cells per direction: the patch of the only vertex is the whole box */
+    const PetscInt S = 2 * N, tot = dim == 3 ? S * S * S : S * S;
+    VPDG1D         dg[3];
+    VPDGPatch1D    p[3];
+    VPGrid         g;
+    PetscReal     *bb, *x, *y, res = 0, nb = 0;
+    PetscCall(PetscMemzero(&g, sizeof(g)));
+    g.dim = dim;
+    g.k   = b->k;
+    for (PetscInt e = 0; e < 3; e++) {
+      g.N[e]   = e < dim ? 2 : 1;
+      g.cm[e]  = g.N[e];
+      g.gxm[e] = e < dim ? S : 1;
+      if (e < dim) {
+        PetscCall(VPDG1DSetUp(b, 2, 0.5, C, &dg[e]));
+        PetscCall(VPDGPatch1DSetUp(&dg[e], &p[e]));
+      }
+    }
+    PetscCall(PetscCalloc3(tot, &bb, tot, &x, tot, &y));
+    for (PetscInt q = 0; q < tot; q++) bb[q] = PetscSinReal(1.3 * q + 0.2);
+    PetscCall(VPDGPatchColor_CPU(&g, p, (1 << dim) - 1, bb, x)); /* x = A^-1 b (x was 0, so r = b) */
+    PetscCall(VPDGApply_CPU(&g, dg, x, y));
+    for (PetscInt q = 0; q < tot; q++) {
+      res = PetscMax(res, PetscAbsReal(y[q] - bb[q]));
+      nb  = PetscMax(nb, PetscAbsReal(bb[q]));
+    }
+    PetscCheck(res <= 1e-10 * nb, PETSC_COMM_SELF, PETSC_ERR_PLIB, "k = %" PetscInt_FMT ", %" PetscInt_FMT "D: the one DG patch of 2 cells per direction leaves the residual %g (b up to %g)", b->k, dim, (double)res, (double)nb);
+    PetscCall(
+        PetscPrintf(PETSC_COMM_WORLD, "k = %" PetscInt_FMT ", %" PetscInt_FMT "D: VPDGPatchColor_CPU(): one patch solves the 2-cell box (residual %.1e)%s\n", b->k, dim, (double)(res / nb), dim == 2 ? ", its 2D sweep equals the prototype's" : ""));
+    PetscCall(PetscFree3(bb, x, y));
+    for (PetscInt e = 0; e < dim; e++) PetscCall(VPDGPatch1DDestroy(&p[e]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscInt  degrees[8] = {1, 2, 3, 4}, nd = 8;
@@ -576,6 +662,7 @@ int main(int argc, char **argv)
       PetscCall(CheckKernel(&b, 3, n3, C));
       PetscCall(CheckTransfer(&b, 2, n2));
       PetscCall(CheckTransfer(&b, 3, n3));
+      PetscCall(CheckPatchKernel(&b, C));
     }
     { /* (4) the DG vertex-patch V(1,1) contracts at a level-independent rate */
       PetscReal rate[5];

@@ -27,3 +27,13 @@ PETSC_EXTERN PetscErrorCode VPDG1DDense(const VPDG1D *, PetscReal *L, PetscReal 
 PETSC_EXTERN PetscErrorCode VPDGApply_CPU(const VPGrid *, const VPDG1D[], const PetscScalar *xl, PetscScalar *yl);
 /* the embedding from a coarse box into its refinement (transp false: yf += P xc) or its transpose, cell by cell */
 PETSC_EXTERN PetscErrorCode VPDGTransfer_CPU(const VPGrid *gc, const VPGrid *gf, const VPBasis1D *, PetscBool transp, const PetscScalar *x, PetscScalar *y);
+/* the DG vertex patches of one direction: per interior vertex v = 1..n-1 the eigenvectors Q ((2(k+1))^2, Q^T M Q = I)
+   and eigenvalues of the two-cell pencil of cells v-1, v */
+typedef struct {
+  PetscInt   n, k;
+  PetscReal *Q, *lam;
+} VPDGPatch1D;
+PETSC_EXTERN PetscErrorCode VPDGPatch1DSetUp(const VPDG1D *, VPDGPatch1D *);
+PETSC_EXTERN PetscErrorCode VPDGPatch1DDestroy(VPDGPatch1D *);
+/* dl += sum over this rank's vertices of the color of R_v^T A_v^{-1} R_v rl */
+PETSC_EXTERN PetscErrorCode VPDGPatchColor_CPU(const VPGrid *, const VPDGPatch1D[], PetscInt color, const PetscScalar *rl, PetscScalar *dl);

@@ -9,6 +9,7 @@
   and hold every owned cell and its face neighbours.
 */
 #include <petscvpatch/private/vpdg.h>
+#include <lapacke.h>
 
 /* the diagonal block of cell c of n along a direction */
 static inline const PetscReal *VPDGDiagBlock(const VPDG1D *dg, PetscInt c)
@@ -164,5 +165,123 @@ PetscErrorCode VPDGTransfer_CPU(const VPGrid *gc, const VPGrid *gf, const VPBasi
         }
       }
   PetscCall(PetscLogFlops((PetscLogDouble)gf->cm[0] * gf->cm[1] * (dim == 3 ? gf->cm[2] : 1) * dim * nd * 2 * N));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  VPDGPatch1DSetUp - The fast diagonalization of the 1D two-cell pencils of the DG vertex patches of one direction
+
+  Not Collective
+
+  Input Parameter:
+. dg - the 1D blocks of the direction (`VPDG1DSetUp()`), at least 2 cells
+
+  Output Parameter:
+. p - for each interior vertex v = 1..n-1 (the patch of cells v-1, v): the eigenvectors Q (2(k+1) square, row-major,
+      Q^T M Q = I) and eigenvalues of L q = lambda M q on the sub-blocks of the two cells; `VPDGPatch1DDestroy()` frees them
+
+  Level: developer
+
+.seealso: `VPDGPatchColor_CPU()`
+@*/
+PetscErrorCode VPDGPatch1DSetUp(const VPDG1D *dg, VPDGPatch1D *p)
+{
+  const PetscInt N = dg->k + 1, P2 = 2 * N;
+  PetscReal      B[4 * VPATCH_MAX_N1D * VPATCH_MAX_N1D];
+
+  PetscFunctionBegin;
+  PetscCheck(dg->n >= 2, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "DG vertex patches need at least 2 cells per direction, got %" PetscInt_FMT, dg->n);
+  p->n = dg->n;
+  p->k = dg->k;
+  PetscCall(PetscMalloc2((dg->n - 1) * P2 * P2, &p->Q, (dg->n - 1) * P2, &p->lam));
+  for (PetscInt v = 1; v < dg->n; v++) {
+    PetscReal *Q = p->Q + (v - 1) * P2 * P2;
+    for (PetscInt a = 0; a < 2; a++) /* block rows: cells v-1 (a = 0), v (a = 1) */
+      for (PetscInt c = 0; c < 2; c++)
+        for (PetscInt i = 0; i < N; i++)
+          for (PetscInt j = 0; j < N; j++) {
+            PetscReal l = 0, m = 0;
+            if (a == c) {
+              l = VPDGDiagBlock(dg, v - 1 + a)[i * N + j];
+              m = dg->M[i * N + j];
+            } else
+              l = a == 0 ? dg->U[i * N + j] : dg->U[j * N + i]; /* rows v-1, columns v: U; the other: U^T */
+            Q[(a * N + i) * P2 + c * N + j] = l;
+            B[(a * N + i) * P2 + c * N + j] = m;
+          }
+    PetscCheck(!LAPACKE_dsygv(LAPACK_ROW_MAJOR, 1, 'V', 'U', (lapack_int)P2, Q, (lapack_int)P2, B, (lapack_int)P2, p->lam + (v - 1) * P2), PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACKE_dsygv failed for the DG patch of vertex %" PetscInt_FMT, v);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VPDGPatch1DDestroy(VPDGPatch1D *p)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscFree2(p->Q, p->lam));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  VPDGPatchColor_CPU - The corrections of one color of DG vertex patches, each solved exactly by fast diagonalization
+
+  Not Collective
+
+  Input Parameters:
++ g     - the rank's part (local boxes in DG nodes with a ghost layer of one cell)
+. p     - per direction the patches' 1D data (`VPDGPatch1DSetUp()`)
+. color - the vertex parity bits (bit e: odd vertices along e), 0 .. 2^d - 1
+- rl    - the residual b - A x on the local box
+
+  Output Parameter:
+. dl - incremented by R_v^T A_v^{-1} R_v rl for this rank's vertices of the color (the lower corners of its owned
+       cells that are interior vertices); patches of one color do not overlap, so the corrections add up to one
+       multiplicative color step
+
+  Level: developer
+
+.seealso: `VPDGPatch1DSetUp()`, `VPDGApply_CPU()`
+@*/
+PetscErrorCode VPDGPatchColor_CPU(const VPGrid *g, const VPDGPatch1D p[], PetscInt color, const PetscScalar *rl, PetscScalar *dl)
+{
+  const PetscInt N = g->k + 1, P2 = 2 * N, dim = g->dim, np = dim == 3 ? P2 * P2 * P2 : P2 * P2;
+  const PetscInt str[3] = {1, g->gxm[0], g->gxm[0] * g->gxm[1]};
+  PetscInt       vlo[3] = {0, 0, 0}, vhi[3] = {1, 1, 1};
+  PetscScalar    a[8 * VPATCH_MAX_N1D * VPATCH_MAX_N1D * VPATCH_MAX_N1D], t[8 * VPATCH_MAX_N1D * VPATCH_MAX_N1D * VPATCH_MAX_N1D];
+
+  PetscFunctionBegin;
+  for (PetscInt e = 0; e < dim; e++) {
+    PetscCheck(p[e].n == g->N[e] && p[e].k == g->k, PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "The patch data of direction %" PetscInt_FMT " do not match the grid", e);
+    vlo[e] = PetscMax(g->cs[e], 1);
+    vhi[e] = PetscMin(g->cs[e] + g->cm[e], g->N[e]); /* vertices [vlo, vhi) */
+    if (vlo[e] % 2 != ((color >> e) & 1)) vlo[e]++;
+  }
+  for (PetscInt vz = vlo[2]; vz < vhi[2]; vz += 2)
+    for (PetscInt vy = vlo[1]; vy < vhi[1]; vy += 2)
+      for (PetscInt vx = vlo[0]; vx < vhi[0]; vx += 2) {
+        const PetscInt v[3] = {vx, vy, vz};
+        PetscInt       base = 0;
+        for (PetscInt e = 0; e < dim; e++) base += ((v[e] - 1) * N - g->gxs[e]) * str[e];
+        for (PetscInt q = 0; q < np; q++) a[q] = rl[base + (q % P2) * str[0] + ((q / P2) % P2) * str[1] + (dim == 3 ? (q / (P2 * P2)) * str[2] : 0)];
+        for (PetscInt pass = 0; pass < 2; pass++) { /* Q^T along every direction, divide, Q along every direction */
+          for (PetscInt e = 0; e < dim; e++) {
+            const PetscInt   s = e == 0 ? 1 : (e == 1 ? P2 : P2 * P2);
+            const PetscReal *Q = p[e].Q + (v[e] - 1) * P2 * P2;
+            for (PetscInt q = 0; q < np; q++) {
+              const PetscInt i   = (q / s) % P2;
+              PetscScalar    sum = 0;
+              for (PetscInt j = 0; j < P2; j++) sum += (pass ? Q[i * P2 + j] : Q[j * P2 + i]) * a[q + (j - i) * s];
+              t[q] = sum;
+            }
+            for (PetscInt q = 0; q < np; q++) a[q] = t[q];
+          }
+          if (!pass)
+            for (PetscInt q = 0; q < np; q++) {
+              PetscReal l = 0;
+              for (PetscInt e = 0, r = q; e < dim; e++, r /= P2) l += p[e].lam[(v[e] - 1) * P2 + r % P2];
+              a[q] /= l;
+            }
+        }
+        for (PetscInt q = 0; q < np; q++) dl[base + (q % P2) * str[0] + ((q / P2) % P2) * str[1] + (dim == 3 ? (q / (P2 * P2)) * str[2] : 0)] += a[q];
+      }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
