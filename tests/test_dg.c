@@ -2,7 +2,7 @@ static char help[] = "The 1D SIPG matrices (src/sys/dg1d.c) and the Kronecker-su
 (1) in 2D the Kronecker sum equals the SIPG form assembled cell by cell and face by face with 2D quadrature;\n\
 (2) the 1D SIPG matrices are symmetric positive definite;\n\
 (3) the discrete solution of -lap u = f, u = prod sin(pi x_e), solved exactly by fast diagonalization of the\n\
-Kronecker sum, converges in L2 at order k+1 (2D and 3D);\n\
+Kronecker sum, converges in L2 at order k+1 and in the DG energy norm at order k (2D and 3D);\n\
 (4) a prototype DG vertex-patch multigrid (exact patch solves by fast diagonalization, 4 colors, embedding and its\n\
 transpose, 2 x 2 coarsest cells) contracts by less than 0.1 per V(1,1) cycle on 4..32 cells per direction (2D);\n\
 (5) the matrix-free kernel VPDGApply_CPU() equals the Kronecker sum, on the whole box and on a rank's part;\n\
@@ -147,9 +147,10 @@ static PetscErrorCode SineMoments(const VPBasis1D *b, PetscInt n, PetscReal *m)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the L2 error of the DG solution of -lap u = d pi^2 prod sin(pi x_e) on n^d cells, solved by fast diagonalization;
-   the error by quadrature (k + 3 Gauss points per cell and direction) of u_h - u */
-static PetscErrorCode SolveError(const VPBasis1D *b, PetscInt dim, PetscInt n, PetscReal C, PetscReal *err)
+/* the errors of the DG solution of -lap u = d pi^2 prod sin(pi x_e) on n^d cells, solved by fast diagonalization, by
+   quadrature (k + 3 Gauss points per cell and direction): err the L2 norm of u_h - u, errdg the DG energy norm
+   (sum_K |grad (u_h - u)|^2 + sum_F sigma_F |[u_h]|^2)^(1/2) ([u] = 0 inside, u = 0 on the boundary) */
+static PetscErrorCode SolveError(const VPBasis1D *b, PetscInt dim, PetscInt n, PetscReal C, PetscReal *err, PetscReal *errdg)
 {
   const PetscInt N = b->k + 1, S = n * N, nq = b->k + 3, Sq = n * nq;
   PetscInt       s[3] = {S, dim > 1 ? S : 1, dim > 2 ? S : 1}, tot = s[0] * s[1] * s[2], totq = Sq * (dim > 1 ? Sq : 1) * (dim > 2 ? Sq : 1);
@@ -182,13 +183,65 @@ static PetscErrorCode SolveError(const VPBasis1D *b, PetscInt dim, PetscInt n, P
     Apply1D(Q, S, e, s, u, w);
     PetscCall(PetscArraycpy(u, w, tot));
   }
-  /* u_h at the quadrature points: E[c nq + q][c N + i] = phi_i(qp_q) */
+  /* u_h and its derivatives at the quadrature points: E[c nq + q][c N + i] = phi_i(qp_q), D the same with phi_i' / h;
+     the jumps at the n + 1 points x = f / n: J[f][.] = u_h(f/n - 0) - u_h(f/n + 0) (one-sided on the boundary) */
   PetscCall(PetscDTGaussQuadrature(nq, 0.0, 1.0, qp, qw));
-  PetscCall(PetscArrayzero(E, Sq * S));
-  for (PetscInt q = 0; q < nq; q++) {
-    PetscCall(VPBasis1DEvaluate(b, qp[q], v, NULL));
-    for (PetscInt c = 0; c < n; c++)
-      for (PetscInt i = 0; i < N; i++) E[(c * nq + q) * S + c * N + i] = v[i];
+  {
+    PetscReal *D, *J, *t1, *t2, *g, d[VPATCH_MAX_N1D], v0[VPATCH_MAX_N1D], v1[VPATCH_MAX_N1D], e2dg = 0;
+    PetscInt   sz = PetscMax(totq, (n + 1) * (dim > 1 ? Sq : 1) * (dim > 2 ? Sq : 1));
+    PetscCall(PetscCalloc2(Sq * S, &D, (n + 1) * S, &J));
+    PetscCall(PetscMalloc3(sz, &t1, sz, &t2, sz, &g));
+    PetscCall(PetscArrayzero(E, Sq * S));
+    for (PetscInt q = 0; q < nq; q++) {
+      PetscCall(VPBasis1DEvaluate(b, qp[q], v, d));
+      for (PetscInt c = 0; c < n; c++)
+        for (PetscInt i = 0; i < N; i++) {
+          E[(c * nq + q) * S + c * N + i] = v[i];
+          D[(c * nq + q) * S + c * N + i] = d[i] * n;
+        }
+    }
+    PetscCall(VPBasis1DEvaluate(b, 0.0, v0, NULL));
+    PetscCall(VPBasis1DEvaluate(b, 1.0, v1, NULL));
+    for (PetscInt f = 0; f <= n; f++)
+      for (PetscInt i = 0; i < N; i++) {
+        if (f > 0) J[f * S + (f - 1) * N + i] += v1[i];
+        if (f < n) J[f * S + f * N + i] -= v0[i];
+      }
+    for (PetscInt e = 0; e < dim; e++) {
+      PetscReal *B[3]    = {E, E, E};
+      PetscInt   rows[3] = {Sq, Sq, Sq}, se[3];
+      /* the gradient's component e against pi cos(pi x_e) prod_f sin(pi x_f) */
+      B[e] = D;
+      for (PetscInt f = 0; f < 3; f++) se[f] = s[f];
+      PetscCall(ApplyKron(B, rows, dim, se, u, g, t1, t2));
+      for (PetscInt p = 0; p < totq; p++) {
+        PetscReal wt = 1, ex = 1;
+        for (PetscInt f = 0, r = p; f < dim; f++, r /= Sq) {
+          const PetscInt  c = (r % Sq) / nq, q = (r % Sq) % nq;
+          const PetscReal x = (c + qp[q]) / n;
+          wt *= qw[q] / n;
+          ex *= f == e ? PETSC_PI * PetscCosReal(PETSC_PI * x) : PetscSinReal(PETSC_PI * x);
+        }
+        e2dg += wt * (g[p] - ex) * (g[p] - ex);
+      }
+      /* the jumps across the faces normal to e, integrated over the faces */
+      B[e]    = J;
+      rows[e] = n + 1;
+      for (PetscInt f = 0; f < 3; f++) se[f] = s[f];
+      PetscCall(ApplyKron(B, rows, dim, se, u, g, t1, t2));
+      for (PetscInt p = 0; p < se[0] * se[1] * se[2]; p++) {
+        PetscReal wt = dg.sigma;
+        for (PetscInt f = 0, r = p; f < dim; f++) {
+          const PetscInt m_ = f == e ? n + 1 : Sq;
+          if (f != e) wt *= qw[(r % m_) % nq] / n;
+          r /= m_;
+        }
+        e2dg += wt * g[p] * g[p];
+      }
+    }
+    *errdg = PetscSqrtReal(e2dg);
+    PetscCall(PetscFree2(D, J));
+    PetscCall(PetscFree3(t1, t2, g));
   }
   {
     PetscReal *Es[3]   = {E, E, E}, *t1, *t2;
@@ -675,19 +728,23 @@ int main(int argc, char **argv)
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
     }
     for (PetscInt dim = 2; dim <= 3; dim++) { /* (3) L2 convergence at order k + 1 */
-      PetscReal e[4], rate = 0;
+      PetscReal e[4], edg[4], rate = 0, ratedg;
       PetscInt  nn = dim == 2 ? 4 : 3, n0 = 2;
       for (PetscInt i = 0; i < nn; i++) {
-        PetscCall(SolveError(&b, dim, n0 << i, C, &e[i]));
+        PetscCall(SolveError(&b, dim, n0 << i, C, &e[i], &edg[i]));
         if (e[i] < 1e-10 && i >= 1) { /* finer meshes would measure the round-off of the solve, not the discretization */
           nn = i + 1;
           break;
         }
       }
-      rate = PetscLog2Real(e[nn - 2] / e[nn - 1]);
+      rate   = PetscLog2Real(e[nn - 2] / e[nn - 1]);
+      ratedg = PetscLog2Real(edg[nn - 2] / edg[nn - 1]);
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "k = %" PetscInt_FMT ", %" PetscInt_FMT "D: L2 errors", k, dim));
       for (PetscInt i = 0; i < nn; i++) PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %.3e", (double)e[i]));
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, ", finest rate %.2f\n", (double)rate));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, ", finest rate %.2f; DG energy errors", (double)rate));
+      for (PetscInt i = 0; i < nn; i++) PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %.3e", (double)edg[i]));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, ", rate %.2f\n", (double)ratedg));
+      PetscCheck(ratedg > k - 0.3, PETSC_COMM_SELF, PETSC_ERR_PLIB, "k = %" PetscInt_FMT ", %" PetscInt_FMT "D: DG energy rate %g, expected about %" PetscInt_FMT, k, dim, (double)ratedg, k);
       PetscCheck(rate > k + 1 - 0.3, PETSC_COMM_SELF, PETSC_ERR_PLIB, "k = %" PetscInt_FMT ", %" PetscInt_FMT "D: L2 rate %g, expected about %" PetscInt_FMT, k, dim, (double)rate, k + 1);
     }
   }
