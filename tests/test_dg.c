@@ -7,7 +7,8 @@ Kronecker sum, converges in L2 at order k+1 and in the DG energy norm at order k
 transpose, 2 x 2 coarsest cells) contracts by less than 0.1 per V(1,1) cycle on 4..32 cells per direction (2D);\n\
 (5) the matrix-free kernel VPDGApply_CPU() equals the Kronecker sum, on the whole box and on a rank's part;\n\
 (6) the cell-by-cell embedding VPDGTransfer_CPU() and its transpose equal the Kronecker products of the 1D embedding;\n\
-(7) the DG patch kernel VPDGPatchColor_CPU(): its 2D sweep equals the prototype's; one patch solves a 2-cell box.\n\
+(7) the DG patch kernel VPDGPatchColor_CPU(): its 2D sweep equals the prototype's; one patch solves a 2-cell box;\n\
+(8) the multigrid made of these kernels only contracts by less than 0.1 per V(1,1) cycle in 2D and 3D.\n\
 Options: -degrees 1,2,3,4  -penalty C (sigma = C k (k+1) / h, default 2)\n\n";
 
 #include <petscvpatch.h>
@@ -651,6 +652,97 @@ static PetscErrorCode CheckPatchKernel(const VPBasis1D *b, PetscReal C)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* (8) the same multigrid made of the library's kernels only (VPDGApply_CPU() for residuals, VPDGPatchColor_CPU() for the
+   2^d colors, VPDGTransfer_CPU() for the transfers), in 2D or 3D: the V(1,1) contraction after a few cycles */
+typedef struct {
+  VPGrid      g;
+  VPDG1D      dg[3];
+  VPDGPatch1D p[3];
+  PetscInt    tot;
+  PetscReal  *r, *d, *y;
+} KLevel;
+
+static PetscErrorCode KSmooth(KLevel *lv, const PetscReal *b, PetscReal *x, PetscBool bwd)
+{
+  const PetscInt nc = 1 << lv->g.dim;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < nc; i++) {
+    PetscCall(PetscArrayzero(lv->y, lv->tot));
+    PetscCall(VPDGApply_CPU(&lv->g, lv->dg, x, lv->y));
+    for (PetscInt q = 0; q < lv->tot; q++) lv->r[q] = b[q] - lv->y[q];
+    PetscCall(PetscArrayzero(lv->d, lv->tot));
+    PetscCall(VPDGPatchColor_CPU(&lv->g, lv->p, bwd ? nc - 1 - i : i, lv->r, lv->d));
+    for (PetscInt q = 0; q < lv->tot; q++) x[q] += lv->d[q];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KVCycle(const VPBasis1D *b, KLevel *lv, PetscInt l, const PetscReal *rhs, PetscReal *x)
+{
+  PetscReal *rc, *ec;
+
+  PetscFunctionBeginUser;
+  PetscCall(KSmooth(&lv[l], rhs, x, PETSC_FALSE));
+  if (l == 0) PetscFunctionReturn(PETSC_SUCCESS); /* 2 cells per direction: one patch, solved */
+  PetscCall(PetscCalloc2(lv[l - 1].tot, &rc, lv[l - 1].tot, &ec));
+  PetscCall(PetscArrayzero(lv[l].y, lv[l].tot));
+  PetscCall(VPDGApply_CPU(&lv[l].g, lv[l].dg, x, lv[l].y));
+  for (PetscInt q = 0; q < lv[l].tot; q++) lv[l].r[q] = rhs[q] - lv[l].y[q];
+  PetscCall(VPDGTransfer_CPU(&lv[l - 1].g, &lv[l].g, b, PETSC_TRUE, lv[l].r, rc));
+  PetscCall(KVCycle(b, lv, l - 1, rc, ec));
+  PetscCall(VPDGTransfer_CPU(&lv[l - 1].g, &lv[l].g, b, PETSC_FALSE, ec, x)); /* x += P ec */
+  PetscCall(KSmooth(&lv[l], rhs, x, PETSC_TRUE));
+  PetscCall(PetscFree2(rc, ec));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode KernelMGRate(const VPBasis1D *b, PetscInt dim, PetscInt levels, PetscReal C, PetscReal *rate)
+{
+  const PetscInt N = b->k + 1;
+  KLevel         lv[6];
+  PetscReal     *x, *zero, prev = 0, nrm = 0;
+
+  PetscFunctionBeginUser;
+  for (PetscInt l = 0; l < levels; l++) {
+    const PetscInt n = 2 << l;
+    PetscCall(PetscMemzero(&lv[l].g, sizeof(VPGrid)));
+    lv[l].g.dim = dim;
+    lv[l].g.k   = b->k;
+    lv[l].tot   = 1;
+    for (PetscInt e = 0; e < 3; e++) {
+      lv[l].g.N[e]   = e < dim ? n : 1;
+      lv[l].g.cm[e]  = lv[l].g.N[e];
+      lv[l].g.gxm[e] = e < dim ? n * N : 1;
+      lv[l].tot *= lv[l].g.gxm[e];
+      if (e < dim) {
+        PetscCall(VPDG1DSetUp(b, n, 1.0 / n, C, &lv[l].dg[e]));
+        PetscCall(VPDGPatch1DSetUp(&lv[l].dg[e], &lv[l].p[e]));
+      }
+    }
+    PetscCall(PetscMalloc3(lv[l].tot, &lv[l].r, lv[l].tot, &lv[l].d, lv[l].tot, &lv[l].y));
+  }
+  PetscCall(PetscCalloc2(lv[levels - 1].tot, &x, lv[levels - 1].tot, &zero));
+  for (PetscInt q = 0; q < lv[levels - 1].tot; q++) {
+    PetscReal t = PetscSinReal(12.9898 * q + 78.233) * 43758.5453;
+    x[q]        = t - PetscFloorReal(t) - 0.5;
+  }
+  for (PetscInt it = 0; it < 5; it++) {
+    prev = nrm;
+    PetscCall(KVCycle(b, lv, levels - 1, zero, x));
+    nrm = 0;
+    for (PetscInt q = 0; q < lv[levels - 1].tot; q++) nrm += x[q] * x[q];
+    nrm = PetscSqrtReal(nrm);
+  }
+  *rate = nrm / prev;
+  PetscCall(PetscFree2(x, zero));
+  for (PetscInt l = 0; l < levels; l++) {
+    PetscCall(PetscFree3(lv[l].r, lv[l].d, lv[l].y));
+    for (PetscInt e = 0; e < dim; e++) PetscCall(VPDGPatch1DDestroy(&lv[l].p[e]));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscInt  degrees[8] = {1, 2, 3, 4}, nd = 8;
@@ -726,6 +818,19 @@ int main(int argc, char **argv)
         PetscCheck(rate[l - 2] < 0.1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "k = %" PetscInt_FMT ", %d cells: the DG vertex-patch V-cycle contracts by %g only", k, 2 << (l - 1), (double)rate[l - 2]);
       }
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
+    }
+    { /* (8) the kernels' multigrid in 3D (and 2D, against the prototype's rates above) */
+      for (PetscInt dim = 2; dim <= 3; dim++) {
+        const PetscInt lmax = dim == 2 ? 4 : (k > 2 ? 3 : 4);
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "k = %" PetscInt_FMT ", %" PetscInt_FMT "D: the kernels' DG vertex-patch V(1,1) contraction on 4..%d cells per direction:", k, dim, 2 << (lmax - 1)));
+        for (PetscInt l = 2; l <= lmax; l++) {
+          PetscReal rate;
+          PetscCall(KernelMGRate(&b, dim, l, C, &rate));
+          PetscCall(PetscPrintf(PETSC_COMM_WORLD, " %.3f", (double)rate));
+          PetscCheck(rate < 0.1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "k = %" PetscInt_FMT ", %" PetscInt_FMT "D, %d cells: the kernels' DG vertex-patch V-cycle contracts by %g only", k, dim, 2 << (l - 1), (double)rate);
+        }
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
+      }
     }
     for (PetscInt dim = 2; dim <= 3; dim++) { /* (3) L2 convergence at order k + 1 */
       PetscReal e[4], edg[4], rate = 0, ratedg;
