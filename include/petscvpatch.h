@@ -309,6 +309,7 @@ PETSC_EXTERN PetscErrorCode DMQBoxMapPoint(DM, const PetscReal[], PetscReal[]);
 
 PETSC_EXTERN PetscErrorCode DMQBoxProjectFunction(DM, DMQBoxFunction, void *, Vec);
 PETSC_EXTERN PetscErrorCode DMQBoxComputeRHS(DM, DMQBoxFunction, DMQBoxFunction, void *, Vec);
+PETSC_EXTERN PetscErrorCode DMQBoxSetDiscontinuous(DM, PetscBool, PetscReal);
 PETSC_EXTERN PetscErrorCode DMQBoxComputeError(DM, Vec, DMQBoxFunction, void *, PetscReal *, PetscReal *);
 PETSC_EXTERN PetscErrorCode DMQBoxInterpolate(DM, Vec, DM, Vec);
 PETSC_EXTERN PetscErrorCode DMQBoxVecViewVTK(DM, Vec, const char[]);

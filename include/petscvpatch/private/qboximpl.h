@@ -4,6 +4,7 @@
 #include <petscvpatch/private/vpatchimpl.h>
 #include <petsc/private/dmimpl.h>
 #include <petscvpatch/private/vpflops.h>
+#include <petscvpatch/private/vpdg.h>
 
 /* what the star forests of the exchanges hand to MPI (qboxmpi.c) */
 typedef enum {
@@ -33,6 +34,9 @@ typedef struct {
   PetscBool      vecmdot;       /* CUDA global vectors: VecMDot by our kernel (-dm_qbox_vec_mdot, qboxvec.c) */
   PetscBool      exchdevice;    /* -dm_qbox_exchange_device: device buffers to MPI after a probe (qboxmpi.c) */
   DMQBoxExchange exchange;      /* what the exchanges hand to MPI, known once a star forest exists */
+  PetscBool      dg;            /* discontinuous Q_k (SIPG): (k+1) nodes per cell and direction, no shared nodes (-dm_qbox_dg) */
+  PetscReal      dgpenalty;     /* SIPG penalty factor C: sigma = C k (k+1) / h (-dm_qbox_dg_penalty) */
+  VPDG1D         dg1d[3];       /* DG: the 1D SIPG and mass blocks of each direction (src/sys/dg1d.c) */
   VPPrecision    precision;     /* CUDA arithmetic of this level's operator and of the transfers to its refinement */
   VPPrecision    mgprecision;   /* precision given to the levels created by DMCoarsen() */
   PetscReal     *d_lap;         /* device copy of M_h, K_h per direction (CUDA kernels), or NULL */
@@ -74,6 +78,9 @@ PETSC_INTERN PetscErrorCode DMCoarsen_QBox(DM, MPI_Comm, DM *);
 PETSC_INTERN PetscErrorCode DMRefine_QBox(DM, MPI_Comm, DM *);
 PETSC_INTERN PetscErrorCode DMCreateInterpolation_QBox(DM, DM, Mat *, Vec *);
 PETSC_INTERN PetscErrorCode DMQBoxCreateTransfer_Private(DM, DM, PetscBool, Mat *);
+PETSC_INTERN PetscErrorCode DMQBoxCreateSIPGShell_Private(DM, Mat *);
+PETSC_INTERN PetscErrorCode DMQBoxCreateDGTransfer_Private(DM, DM, Mat *);
+PETSC_INTERN PetscErrorCode DMQBoxCheckContinuous_Private(DM, const char[]);
 PETSC_INTERN PetscErrorCode DMView_QBox(DM, PetscViewer);
 PETSC_INTERN PetscErrorCode DMQBoxCheck_Private(DM, const char[]);
 PETSC_INTERN PetscErrorCode DMQBoxCheckSetter_Private(DM, const char[]);

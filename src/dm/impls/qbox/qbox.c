@@ -219,6 +219,56 @@ PetscErrorCode DMQBoxSetPrecision(DM dm, VPPrecision precision, VPPrecision mgpr
 }
 
 /*@
+  DMQBoxSetDiscontinuous - Makes a `DMQBOX` carry the discontinuous Q_k space of the symmetric interior penalty (SIPG)
+  discretization instead of the continuous one
+
+  Logically Collective
+
+  Input Parameters:
++ dm      - the `DMQBOX`, before `DMSetUp()`
+. dg      - `PETSC_TRUE`: (k+1)^d Gauss-Lobatto nodes per cell, no node shared between cells
+- penalty - the penalty factor C of sigma = C k (k+1) / h (`PETSC_DETERMINE`: 2)
+
+  Options Database Keys:
++ -dm_qbox_dg <bool>        - the discontinuous space
+- -dm_qbox_dg_penalty <C>   - the penalty factor
+
+  Level: intermediate
+
+  Notes:
+  `DMCreateMatrix()` gives the SIPG form of -Laplace u (Nitsche terms for u = 0 on the boundary) as a matrix-free
+  `MATSHELL`, `DMCreateInterpolation()` the embedding into the refinement, so `PCMG` builds the hierarchy by itself;
+  `DMQBoxComputeRHS()` (without a boundary function), `DMQBoxComputeError()` and `DMQBoxProjectFunction()` work on it.
+  So far: one MPI rank, CPU vectors, the Cartesian box without a coefficient; the other operations of `DMQBOX` say
+  so with an error.
+
+.seealso: `DMQBOX`, `DMQBoxCreate()`
+@*/
+PetscErrorCode DMQBoxSetDiscontinuous(DM dm, PetscBool dg, PetscReal penalty)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxCheckSetter_Private(dm, "DMQBoxSetDiscontinuous"));
+  PetscCall(DMQBoxCheckNotSetUp(dm));
+  PetscValidLogicalCollectiveBool(dm, dg, 2);
+  if (penalty != (PetscReal)PETSC_DETERMINE) {
+    PetscCheck(penalty > 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "The SIPG penalty factor must be positive (about 2 or more), got %g", (double)penalty);
+    q->dgpenalty = penalty;
+  }
+  q->dg = dg;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the operations not built for the discontinuous space yet stop here with a message that names them */
+PetscErrorCode DMQBoxCheckContinuous_Private(DM dm, const char what[])
+{
+  PetscFunctionBegin;
+  PetscCheck(!((DM_QBox *)dm->data)->dg, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "%s is not available for the discontinuous (DG) space of DMQBOX yet (-dm_qbox_dg)", what);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
   DMQBoxSetBox - Sets the box [lower_1,upper_1] x ... of a `DMQBOX`
 
   Logically Collective
@@ -338,7 +388,7 @@ PetscErrorCode DMQBoxGetNodeCoordinates1D(DM dm, PetscInt dir, const PetscReal *
   q = (DM_QBox *)dm->data;
   PetscCheck(dir >= 0 && dir < q->dim, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Direction %" PetscInt_FMT " is not in [0, %" PetscInt_FMT ")", dir, q->dim);
   if (x) *x = q->coords1d[dir];
-  if (n) *n = q->cells[dir] * q->degree + 1;
+  if (n) *n = q->dg ? q->cells[dir] * (q->degree + 1) : q->cells[dir] * q->degree + 1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -383,6 +433,9 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
   PetscCall(PetscOptionsEnum("-dm_qbox_precision", "CUDA arithmetic of this level's operator and transfers", "DMQBoxSetPrecision", VPPrecisions, (PetscEnum)q->precision, (PetscEnum *)&q->precision, NULL));
   PetscCall(PetscOptionsEnum("-dm_qbox_mg_precision", "CUDA arithmetic of the coarser levels' operators and transfers (DMCoarsen)", "DMQBoxSetPrecision", VPPrecisions, (PetscEnum)q->mgprecision, (PetscEnum *)&q->mgprecision, NULL));
   PetscCall(PetscOptionsBool("-dm_qbox_coordinates", "Store node coordinates in the DM (DMGetCoordinates)", "DMQBoxCreate", q->storecoords, &q->storecoords, NULL));
+  PetscCall(PetscOptionsBool("-dm_qbox_dg", "Discontinuous Q_k space (SIPG) instead of the continuous one", "DMQBoxSetDiscontinuous", q->dg, &q->dg, NULL));
+  PetscCall(PetscOptionsReal("-dm_qbox_dg_penalty", "SIPG penalty factor C: sigma = C k (k+1) / h", "DMQBoxSetDiscontinuous", q->dgpenalty, &q->dgpenalty, NULL));
+  PetscCheck(q->dgpenalty > 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_qbox_dg_penalty must be positive (about 2 or more), got %g", (double)q->dgpenalty);
   PetscCall(PetscOptionsBool("-dm_qbox_exchange_device", "Several ranks, CUDA vectors: pass device buffers of the exchanges to MPI after a probe (an MPI that moves device memory point to point but fails PETSc's -use_gpu_aware_mpi check)", "DMQBOX",
                              q->exchdevice, &q->exchdevice, NULL));
   PetscCall(DMQBoxSetFromOptions_Geometry(dm, PetscOptionsObject));
@@ -490,6 +543,7 @@ PetscErrorCode DMQBoxGetNodeDA_Private(DM dm, DM *da)
   DM_QBox *q = (DM_QBox *)dm->data;
 
   PetscFunctionBegin;
+  PetscCall(DMQBoxCheckContinuous_Private(dm, "The node DMDA (natural ordering, exchanges other than INSERT/ADD, VTK output)"));
   if (!q->da) {
     PetscInt c[3][4]; /* xs, xm, gxs, gxm per direction */
 
@@ -574,9 +628,19 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
     PetscCheck(q->upper[d] > q->lower[d], comm, PETSC_ERR_ARG_OUTOFRANGE, "DMQBOX box is empty in direction %" PetscInt_FMT ": lower %g >= upper %g", d, (double)q->lower[d], (double)q->upper[d]);
   }
   PetscCall(DMQBoxCheckVecType_Private(dm));
+  if (q->dg) { /* what the discontinuous space has so far */
+    PetscMPIInt size;
+    PetscBool   cuda;
+    PetscCallMPI(MPI_Comm_size(comm, &size));
+    PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
+    PetscCheck(size == 1, comm, PETSC_ERR_SUP, "The discontinuous space of DMQBOX (-dm_qbox_dg) runs on one MPI rank so far, not %d", size);
+    PetscCheck(!cuda, comm, PETSC_ERR_SUP, "The discontinuous space of DMQBOX (-dm_qbox_dg) has CPU kernels only so far: use -dm_vec_type standard");
+    PetscCheck(!DMQBoxIsGeneral_Private(q), comm, PETSC_ERR_SUP, "The discontinuous space of DMQBOX (-dm_qbox_dg) is for the Cartesian box without a coefficient so far: drop -dm_qbox_mapping / -dm_qbox_coefficient");
+    PetscCheck(!q->storecoords, comm, PETSC_ERR_SUP, "The discontinuous space of DMQBOX (-dm_qbox_dg) does not store coordinates: use DMQBoxGetNodeCoordinates1D()");
+  }
   { /* every node count, global and per rank with ghosts, must fit in PetscInt */
     double nodes = 1;
-    for (PetscInt d = 0; d < dim; d++) nodes *= (double)q->cells[d] * (double)k + 1;
+    for (PetscInt d = 0; d < dim; d++) nodes *= (double)q->cells[d] * (double)k + (q->dg ? (double)q->cells[d] : 1.0);
     PetscCheck(nodes <= (double)PETSC_INT_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE,
                "DMQBOX: Q_%" PetscInt_FMT " on %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells has %.4g nodes, more than this PETSc's %d-bit PetscInt holds (%" PetscInt_FMT
                "): use a PETSc configured with --with-64-bit-indices (the bootstrap's is), or fewer cells",
@@ -615,13 +679,25 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
       g->gxm[d]       = b[3];
       g->h[d]         = act ? (q->upper[d] - q->lower[d]) / q->cells[d] : 1.0;
     }
+    if (q->dg) /* one rank (checked above): (k+1) nodes per cell and direction, the local box is the whole box */
+      for (PetscInt d = 0; d < dim; d++) {
+        M[d]     = q->cells[d] * (k + 1);
+        g->xs[d] = g->gxs[d] = 0;
+        g->xm[d] = g->gxm[d] = M[d];
+        PetscCall(VPDG1DSetUp(&q->basis, q->cells[d], g->h[d], q->dgpenalty, &q->dg1d[d]));
+      }
     q->samelayout = (PetscBool)(g->gxs[0] == g->xs[0] && g->gxm[0] == g->xm[0] && g->gxs[1] == g->xs[1] && g->gxm[1] == g->xm[1] && g->gxs[2] == g->xs[2] && g->gxm[2] == g->xm[2]);
   }
   for (PetscInt d = 0; d < dim; d++) {
     PetscCall(PetscMalloc1(M[d], &q->coords1d[d]));
-    for (PetscInt c = 0; c < q->cells[d]; c++)
-      for (PetscInt i = 0; i < k; i++) q->coords1d[d][c * k + i] = q->lower[d] + (c + q->basis.nodes[i]) * q->grid.h[d];
-    q->coords1d[d][M[d] - 1] = q->upper[d];
+    if (q->dg)
+      for (PetscInt c = 0; c < q->cells[d]; c++)
+        for (PetscInt i = 0; i <= k; i++) q->coords1d[d][c * (k + 1) + i] = q->lower[d] + (c + q->basis.nodes[i]) * q->grid.h[d];
+    else {
+      for (PetscInt c = 0; c < q->cells[d]; c++)
+        for (PetscInt i = 0; i < k; i++) q->coords1d[d][c * k + i] = q->lower[d] + (c + q->basis.nodes[i]) * q->grid.h[d];
+      q->coords1d[d][M[d] - 1] = q->upper[d];
+    }
   }
   if (q->storecoords) PetscCall(DMQBoxSetUpCoordinates(dm));
   { /* this mesh is the coarsest one refined levels-1 times: PCMG without -pc_mg_levels takes the whole hierarchy */
@@ -676,7 +752,10 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
     ntot *= q->cells[d] * k + 1;
     nint *= q->cells[d] * k - 1;
   }
-  PetscCall(PetscViewerASCIIPrintf(viewer, "DMQBOX: continuous Q_%" PetscInt_FMT " in %" PetscInt_FMT "D, Gauss-Lobatto nodes\n", k, dim));
+  if (q->dg)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "DMQBOX: discontinuous Q_%" PetscInt_FMT " in %" PetscInt_FMT "D (SIPG, penalty %g k (k+1) / h), Gauss-Lobatto nodes\n", k, dim, (double)q->dgpenalty));
+  else
+    PetscCall(PetscViewerASCIIPrintf(viewer, "DMQBOX: continuous Q_%" PetscInt_FMT " in %" PetscInt_FMT "D, Gauss-Lobatto nodes\n", k, dim));
   PetscCall(PetscViewerASCIIPushTab(viewer));
   if (dim == 2) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "cells %" PetscInt_FMT " x %" PetscInt_FMT " on [%g,%g] x [%g,%g]\n", q->cells[0], q->cells[1], (double)q->lower[0], (double)q->upper[0], (double)q->lower[1], (double)q->upper[1]));
@@ -684,7 +763,12 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "cells %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " on [%g,%g] x [%g,%g] x [%g,%g]\n", q->cells[0], q->cells[1], q->cells[2], (double)q->lower[0], (double)q->upper[0], (double)q->lower[1],
                                      (double)q->upper[1], (double)q->lower[2], (double)q->upper[2]));
   }
-  PetscCall(PetscViewerASCIIPrintf(viewer, "nodes %" PetscInt_FMT " (boundary included), unknowns %" PetscInt_FMT "\n", ntot, nint));
+  if (q->dg) {
+    ntot = 1;
+    for (PetscInt d = 0; d < dim; d++) ntot *= q->cells[d] * (k + 1);
+    PetscCall(PetscViewerASCIIPrintf(viewer, "unknowns %" PetscInt_FMT " ((k+1)^d per cell)\n", ntot));
+  } else
+    PetscCall(PetscViewerASCIIPrintf(viewer, "nodes %" PetscInt_FMT " (boundary included), unknowns %" PetscInt_FMT "\n", ntot, nint));
   PetscCall(DMQBoxViewGeometry_Private(dm, viewer));
   if (q->precision != VP_PRECISION_DOUBLE || q->mgprecision != VP_PRECISION_DOUBLE) PetscCall(PetscViewerASCIIPrintf(viewer, "CUDA arithmetic: %s on this level, %s on coarser levels\n", VPPrecisions[q->precision], VPPrecisions[q->mgprecision]));
   if (dm->vectype && q->vecmdot) {
@@ -758,6 +842,7 @@ PetscErrorCode DMCreate_QBox(DM dm)
   q->degree      = 1;
   q->storecoords = PETSC_FALSE; /* see -dm_qbox_coordinates */
   q->vecmdot     = PETSC_TRUE;  /* see -dm_qbox_vec_mdot */
+  q->dgpenalty   = 2.0;         /* see -dm_qbox_dg_penalty */
   q->radii[0]    = 0.5;         /* see -dm_qbox_shell_radii */
   q->radii[1]    = 1.0;
   q->amplitude   = 0.1; /* see -dm_qbox_deform_amplitude */

@@ -66,12 +66,13 @@ PetscErrorCode DMQBoxProjectFunction(DM dm, DMQBoxFunction fn, void *ctx, Vec u)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* loop helper: the global node coordinates of local node (ix,iy,iz) of cell c */
-static inline void NodeOf(const VPGrid *g, const PetscInt c[3], PetscInt ix, PetscInt iy, PetscInt iz, PetscInt p[3])
+/* loop helper: the global node coordinates of local node (ix,iy,iz) of cell c; stride: nodes per cell and direction
+   not shared with the next cell (k continuous, k+1 discontinuous) */
+static inline void NodeOf(const VPGrid *g, PetscInt stride, const PetscInt c[3], PetscInt ix, PetscInt iy, PetscInt iz, PetscInt p[3])
 {
-  p[0] = c[0] * g->k + ix;
-  p[1] = c[1] * g->k + iy;
-  p[2] = g->dim == 3 ? c[2] * g->k + iz : 0;
+  p[0] = c[0] * stride + ix;
+  p[1] = c[1] * stride + iy;
+  p[2] = g->dim == 3 ? c[2] * stride + iz : 0;
 }
 
 /*@C
@@ -106,12 +107,14 @@ PetscErrorCode DMQBoxComputeRHS(DM dm, DMQBoxFunction f, DMQBoxFunction g, void 
   PetscScalar     *ba, *fq, *t1, *t2, *fe, *Ae = NULL, *gv = NULL, *cw = NULL;
   PetscReal       *xq, *J, *gw;
   const PetscReal *geo = NULL;
-  PetscInt         dim, n, nz, nd, nq, nqz, nqd;
+  PetscInt         dim, n, nz, nd, nq, nqz, nqd, stride;
   PetscBool        general;
 
   PetscFunctionBegin;
   PetscCall(DMQBoxCheck_Private(dm, "DMQBoxComputeRHS"));
-  q       = (DM_QBox *)dm->data;
+  q      = (DM_QBox *)dm->data;
+  stride = q->dg ? q->degree + 1 : q->degree;
+  PetscCheck(!q->dg || !g, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "DMQBoxComputeRHS() on the discontinuous space: the Nitsche terms are those of u = 0 on the boundary; pass NULL for g");
   gr      = &q->grid;
   dim     = q->dim;
   general = DMQBoxIsGeneral_Private(q);
@@ -168,7 +171,7 @@ PetscErrorCode DMQBoxComputeRHS(DM dm, DMQBoxFunction f, DMQBoxFunction g, void 
             for (PetscInt iy = 0; iy < n; iy++)
               for (PetscInt ix = 0; ix < n; ix++, e++) {
                 gv[e] = 0.0;
-                NodeOf(gr, c, ix, iy, iz, p);
+                NodeOf(gr, stride, c, ix, iy, iz, p);
                 if (VPGridIsBoundary(gr, p)) {
                   PetscReal X[3] = {q->coords1d[0][p[0]], q->coords1d[1][p[1]], dim == 3 ? q->coords1d[2][p[2]] : 0.0}, x[3] = {0, 0, 0};
                   PetscCall(DMQBoxMapPoint(dm, X, x));
@@ -187,12 +190,12 @@ PetscErrorCode DMQBoxComputeRHS(DM dm, DMQBoxFunction f, DMQBoxFunction g, void 
         for (PetscInt iz = 0; iz < nz; iz++)
           for (PetscInt iy = 0; iy < n; iy++)
             for (PetscInt ix = 0; ix < n; ix++, e++) {
-              NodeOf(gr, c, ix, iy, iz, p);
-              if (!VPGridIsBoundary(gr, p)) ba[VPGridLocalIndex(gr, p)] += fe[e];
+              NodeOf(gr, stride, c, ix, iy, iz, p);
+              if (q->dg || !VPGridIsBoundary(gr, p)) ba[VPGridLocalIndex(gr, p)] += fe[e];
             }
       }
-  /* owned boundary rows: the Dirichlet value (ghost copies contribute zero to the ADD) */
-  for (PetscInt pz = gr->xs[2]; pz < gr->xs[2] + gr->xm[2]; pz++)
+  /* owned boundary rows: the Dirichlet value (ghost copies contribute zero to the ADD); none in the DG space */
+  for (PetscInt pz = gr->xs[2]; pz < gr->xs[2] + (q->dg ? 0 : gr->xm[2]); pz++)
     for (PetscInt py = gr->xs[1]; py < gr->xs[1] + gr->xm[1]; py++)
       for (PetscInt px = gr->xs[0]; px < gr->xs[0] + gr->xm[0]; px++) {
         PetscInt p[3] = {px, py, pz};
@@ -247,17 +250,18 @@ PetscErrorCode DMQBoxComputeError(DM dm, Vec u, DMQBoxFunction exact, void *ctx,
   const PetscScalar *ua;
   PetscScalar       *ue, *val, *grad[3], *t1, *t2;
   PetscReal         *xq, *J, *gw;
-  PetscInt           dim, n, nz, nd, nq, nqz, nqd;
+  PetscInt           dim, n, nz, nd, nq, nqz, nqd, stride;
   PetscReal          err[2] = {0, 0}, gerr[2];
 
   PetscFunctionBegin;
   PetscCall(DMQBoxCheck_Private(dm, "DMQBoxComputeError"));
-  q   = (DM_QBox *)dm->data;
-  gr  = &q->grid;
-  dim = q->dim;
-  n   = q->degree + 1;
-  nz  = dim == 3 ? n : 1;
-  nd  = n * n * nz;
+  q      = (DM_QBox *)dm->data;
+  stride = q->dg ? q->degree + 1 : q->degree;
+  gr     = &q->grid;
+  dim    = q->dim;
+  n      = q->degree + 1;
+  nz     = dim == 3 ? n : 1;
+  nd     = n * n * nz;
   PetscCall(QuadTableSetUp(&q->basis, &qt));
   nq  = qt.nq;
   nqz = dim == 3 ? nq : 1;
@@ -275,7 +279,7 @@ PetscErrorCode DMQBoxComputeError(DM dm, Vec u, DMQBoxFunction exact, void *ctx,
         for (PetscInt iz = 0; iz < nz; iz++)
           for (PetscInt iy = 0; iy < n; iy++)
             for (PetscInt ix = 0; ix < n; ix++, e++) {
-              NodeOf(gr, c, ix, iy, iz, p);
+              NodeOf(gr, stride, c, ix, iy, iz, p);
               ue[e] = ua[VPGridLocalIndex(gr, p)];
             }
         PetscCall(DMQBoxCellGeometry_Private(dm, c, nq, qt.B, qt.G, xq, J, gw));

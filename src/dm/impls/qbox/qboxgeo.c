@@ -316,7 +316,8 @@ PetscErrorCode DMQBoxCellGeometry_Private(DM dm, const PetscInt c[3], PetscInt n
   for (PetscInt iz = 0, e = 0; iz < nz; iz++) /* the map at the cell's nodes */
     for (PetscInt iy = 0; iy < n; iy++)
       for (PetscInt ix = 0; ix < n; ix++, e++) {
-        PetscReal X[3] = {q->coords1d[0][c[0] * k + ix], q->coords1d[1][c[1] * k + iy], dim == 3 ? q->coords1d[2][c[2] * k + iz] : 0.0}, y[3];
+        const PetscInt s    = q->dg ? k + 1 : k; /* the discontinuous space repeats the cells' end nodes */
+        PetscReal      X[3] = {q->coords1d[0][c[0] * s + ix], q->coords1d[1][c[1] * s + iy], dim == 3 ? q->coords1d[2][c[2] * s + iz] : 0.0}, y[3];
         PetscCall(DMQBoxMapPoint(dm, X, y));
         for (PetscInt a = 0; a < dim; a++) xn[a * nd + e] = y[a];
       }

@@ -17,6 +17,8 @@ static PetscErrorCode DMQBoxCreateRelative(DM dm, MPI_Comm comm, PetscBool coars
   qn->deterministic = q->deterministic;
   qn->vecmdot       = q->vecmdot;
   qn->exchdevice    = q->exchdevice;
+  qn->dg            = q->dg;
+  qn->dgpenalty     = q->dgpenalty;
   qn->mgprecision   = q->mgprecision;
   qn->precision     = coarsen ? q->mgprecision : q->precision;
   PetscCall(DMQBoxCopyGeometry_Private(dm, *dmn));

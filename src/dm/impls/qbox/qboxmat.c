@@ -102,7 +102,10 @@ PetscErrorCode DMCreateMatrix_QBox(DM dm, Mat *A)
 
   PetscFunctionBegin;
   PetscCall(PetscStrcmp(dm->mattype, MATSHELL, &isshell));
-  if (isshell)
+  if (((DM_QBox *)dm->data)->dg) {
+    PetscCheck(isshell, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "The discontinuous space of DMQBOX has the matrix-free SIPG operator only so far: use -dm_mat_type shell, not %s", dm->mattype);
+    PetscCall(DMQBoxCreateSIPGShell_Private(dm, A));
+  } else if (isshell)
     PetscCall(DMQBoxCreateLaplacianShell_Private(dm, A));
   else
     PetscCall(DMQBoxAssembleLaplacian_Private(dm, dm->mattype, A));
@@ -132,7 +135,11 @@ PetscErrorCode DMCreateInterpolation_QBox(DM dmc, DM dmf, Mat *P, Vec *rscale)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)dmf, DMQBOX, &isqbox));
   PetscCheck(isqbox, PetscObjectComm((PetscObject)dmc), PETSC_ERR_ARG_WRONG, "DMCreateInterpolation() from a DMQBOX needs a fine DM of type %s, not %s", DMQBOX, ((PetscObject)dmf)->type_name);
-  PetscCall(DMQBoxCreateTransfer_Private(dmc, dmf, PETSC_TRUE, P));
+  PetscCheck(((DM_QBox *)dmc->data)->dg == ((DM_QBox *)dmf->data)->dg, PetscObjectComm((PetscObject)dmc), PETSC_ERR_ARG_INCOMP, "DMCreateInterpolation() between a continuous and a discontinuous DMQBOX");
+  if (((DM_QBox *)dmc->data)->dg)
+    PetscCall(DMQBoxCreateDGTransfer_Private(dmc, dmf, P));
+  else
+    PetscCall(DMQBoxCreateTransfer_Private(dmc, dmf, PETSC_TRUE, P));
   if (rscale) *rscale = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -165,7 +172,10 @@ PetscErrorCode DMQBoxInterpolate(DM dmc, Vec xc, DM dmf, Vec xf)
   PetscFunctionBegin;
   PetscCall(DMQBoxCheck_Private(dmc, "DMQBoxInterpolate"));
   PetscCall(DMQBoxCheck_Private(dmf, "DMQBoxInterpolate"));
-  PetscCall(DMQBoxCreateTransfer_Private(dmc, dmf, PETSC_FALSE, &P));
+  if (((DM_QBox *)dmc->data)->dg)
+    PetscCall(DMQBoxCreateDGTransfer_Private(dmc, dmf, &P)); /* the embedding: no boundary values to keep */
+  else
+    PetscCall(DMQBoxCreateTransfer_Private(dmc, dmf, PETSC_FALSE, &P));
   PetscCall(MatMult(P, xc, xf));
   PetscCall(MatDestroy(&P));
   PetscFunctionReturn(PETSC_SUCCESS);

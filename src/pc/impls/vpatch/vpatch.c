@@ -49,6 +49,8 @@ typedef struct {
   PetscReal          *scratch;    /* device buffer of the patch residuals of one color (kernel separate) */
   PetscBool           overlap;    /* several ranks: the exchange of a color travels while the inner patches are solved */
   PCVPatchRanks       ranks;      /* several ranks: exact (one exchange per color) or relaxed (none inside the sweep) */
+  VPDGPatch1D         dgp[3];     /* discontinuous DMQBOX: the 2-cell pencils of the DG vertex patches per direction */
+  Mat                 Adg;        /* discontinuous DMQBOX: the SIPG operator of the DM (each color's residual) */
   PetscBool           surrogate;  /* a mapped DMQBOX (or one with a coefficient): inexact local solves of a separable surrogate, residuals by MatMult */
   PCVPatchSurrogate   surtype;    /* how the surrogate is scaled (-pc_vpatch_surrogate) */
   PetscBool           surtypeset; /* -pc_vpatch_surrogate given (else the local solver cg takes mean) */
@@ -111,7 +113,10 @@ static PetscErrorCode PCVPatchGetOperator(PC pc, DM *dm, PetscScalar *scale)
     PetscReal   diff, nz;
     PetscInt    m, n;
 
-    PetscCall(DMQBoxCreateLaplacianShell_Private(pdm, &L));
+    if (((DM_QBox *)pdm->data)->dg)
+      PetscCall(DMQBoxCreateSIPGShell_Private(pdm, &L));
+    else
+      PetscCall(DMQBoxCreateLaplacianShell_Private(pdm, &L));
     PetscCall(MatGetLocalSize(A, &m, NULL));
     PetscCall(MatGetLocalSize(L, &n, NULL));
     PetscCheck(m == n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVPATCH: the operator has %" PetscInt_FMT " local rows, but the Laplacian of the PC's DMQBOX has %" PetscInt_FMT ": the operator does not belong to this DM", m, n);
@@ -239,6 +244,8 @@ static PetscErrorCode PCReset_VPatch(PC pc)
   PetscCall(VecDestroy(&jac->w));
   PetscCall(VecDestroy(&jac->bs));
   PetscCall(VecDestroy(&jac->r));
+  for (PetscInt d = 0; d < 3; d++) PetscCall(VPDGPatch1DDestroy(&jac->dgp[d]));
+  PetscCall(MatDestroy(&jac->Adg));
   PetscCall(PetscFree(jac->work));
   PetscCall(PetscFree2(jac->LU, jac->piv));
   PetscCall(VPDeviceFree_Private(&jac->scratch));
@@ -478,8 +485,19 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
                ": refine the mesh, or, as the coarse solver of PCMG, use fewer levels (-pc_mg_levels) so that the coarsest level keeps 2 cells per direction, or another coarse solver (-mg_coarse_pc_type lu)",
                q->cells[d], d);
   PetscCall(PetscObjectReference((PetscObject)dm));
-  jac->dm     = dm;
-  jac->A      = pc->pmat;
+  jac->dm = dm;
+  jac->A  = pc->pmat;
+  if (q->dg) { /* the DG vertex patches: all DoFs of the 2^d cells around an interior vertex, exact by fast diagonalization */
+    PetscCheck(jac->type == PC_VPATCH_MULTIPLICATIVE && jac->local == PC_VPATCH_LOCAL_FDM, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+               "PCVPATCH on the discontinuous space of DMQBOX has the multiplicative variant with the fdm local solver so far, not %s with %s", PCVPatchTypes[jac->type], PCVPatchLocalSolvers[jac->local]);
+    for (PetscInt d = 0; d < q->dim; d++) PetscCall(VPDGPatch1DSetUp(&q->dg1d[d], &jac->dgp[d]));
+    PetscCall(DMQBoxCreateSIPGShell_Private(dm, &jac->Adg));
+    PetscCall(DMCreateGlobalVector(dm, &jac->r));
+    PetscCall(VecDuplicate(jac->r, &jac->w));
+    if (jac->scale != (PetscScalar)1.0) PetscCall(DMCreateGlobalVector(dm, &jac->bs));
+    PetscCall(PetscLogEventEnd(VPATCH_PatchSetUp, pc, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   jac->op.dim = q->dim;
   jac->op.k   = q->degree;
   if (jac->damping <= 0) jac->damping = q->dim == 3 ? 0.125 : 0.25;
@@ -748,6 +766,33 @@ static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the discontinuous space: per color the residual by the SIPG operator, then the color's patches (disjoint) solved
+   exactly (VPDGPatchColor_CPU()); one rank, CPU */
+static PetscErrorCode PCVPatchStepDG(PC_VPatch *jac, Vec b, Vec x, PetscBool fwd, PetscBool bwd)
+{
+  const VPGrid *g  = &((DM_QBox *)jac->dm->data)->grid;
+  PetscInt      nc = 1 << g->dim;
+
+  PetscFunctionBegin;
+  for (PetscInt pass = 0; pass < 2; pass++) {
+    if (!(pass ? bwd : fwd)) continue;
+    for (PetscInt i = 0; i < nc; i++) {
+      const PetscScalar *ra;
+      PetscScalar       *wa;
+      PetscCall(MatMult(jac->Adg, x, jac->r));
+      PetscCall(VecAYPX(jac->r, -1.0, b));
+      PetscCall(VecSet(jac->w, 0.0));
+      PetscCall(VecGetArrayRead(jac->r, &ra));
+      PetscCall(VecGetArray(jac->w, &wa));
+      PetscCall(VPDGPatchColor_CPU(g, jac->dgp, pass ? nc - 1 - i : i, ra, wa));
+      PetscCall(VecRestoreArray(jac->w, &wa));
+      PetscCall(VecRestoreArrayRead(jac->r, &ra));
+      PetscCall(VecAXPY(x, 1.0, jac->w));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* additive: y = damping * sum_v R_v^T A_v^{-1} R_v r (boundary rows: y = r), divided by the operator's scale */
 static PetscErrorCode PCVPatchAdditive(PC_VPatch *jac, Vec r, Vec y)
 {
@@ -792,6 +837,11 @@ static PetscErrorCode PCVPatchStep(PC pc, Vec b, Vec x, PetscBool transpose)
   if (transpose && s != PC_VPATCH_SWEEP_SYMMETRIC) s = s == PC_VPATCH_SWEEP_FORWARD ? PC_VPATCH_SWEEP_BACKWARD : PC_VPATCH_SWEEP_FORWARD;
   fwd = (PetscBool)(s == PC_VPATCH_SWEEP_FORWARD || s == PC_VPATCH_SWEEP_SYMMETRIC);
   bwd = (PetscBool)(s == PC_VPATCH_SWEEP_BACKWARD || s == PC_VPATCH_SWEEP_SYMMETRIC);
+  if (((DM_QBox *)jac->dm->data)->dg) {
+    PetscCall(PCVPatchStepDG(jac, b, x, fwd, bwd));
+    PetscCall(PetscLogEventEnd(VPATCH_PatchSmooth, pc, b, x, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (jac->kernel != PC_VPATCH_KERNEL_GLOBAL && !jac->surrogate) PetscCall(DMQBoxUseGlobalArrays_Private(jac->dm, b, &global));
   if (!global && !jac->surrogate && !(jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL))
     PetscCall(PCVPatchStepLocal(jac, b, x, fwd, bwd));
@@ -973,7 +1023,13 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
     } else if (size > 1 && jac->surrogate && jac->ranks == PC_VPATCH_RANKS_RELAXED)
       PetscCall(PetscViewerASCIIPrintf(viewer, "-pc_vpatch_ranks relaxed has no effect on a mapped DMQBOX (each color's residual is a MatMult)\n"));
   }
-  if (jac->dm) {
+  if (jac->dm && ((DM_QBox *)jac->dm->data)->dg) {
+    DM_QBox *q = (DM_QBox *)jac->dm->data;
+    PetscCall(PetscViewerASCIIPrintf(viewer,
+                                     "discontinuous Q_%" PetscInt_FMT " in %" PetscInt_FMT "D (SIPG): %d colors, DG vertex patches of %d cells, %" PetscInt_FMT "^%" PetscInt_FMT
+                                     " unknowns each, exact by fast diagonalization, each color's residual by the operator (CPU)\n",
+                                     q->degree, q->dim, 1 << q->dim, 1 << q->dim, 2 * (q->degree + 1), q->dim));
+  } else if (jac->dm) {
     DM_QBox *q = (DM_QBox *)jac->dm->data;
     PetscCall(PetscViewerASCIIPrintf(viewer, "Q_%" PetscInt_FMT " in %" PetscInt_FMT "D: %" PetscInt_FMT " colors, %" PetscInt_FMT "^%" PetscInt_FMT " unknowns per patch, %s\n", q->degree, q->dim, (PetscInt)(q->dim == 3 ? 8 : 4), 2 * q->degree - 1,
                                      q->dim,

@@ -1,0 +1,174 @@
+static char help[] = "Discontinuous Galerkin: the Poisson problem -Laplace u = f on the unit square or cube, u = prod_i sin(pi x_i),\n\
+discretized by the symmetric interior penalty method (SIPG, Nitsche terms for u = 0 on the boundary) on the\n\
+discontinuous Q_k space of a DMQBOX (-dm_qbox_dg, penalty -dm_qbox_dg_penalty C: sigma = C k (k+1) / h), solved by\n\
+CG with PCMG over the whole DMQBOX hierarchy (the matrix-free SIPG operator on every level, the embedding between\n\
+them). Default smoother: the DG vertex patches (-mg_levels_pc_type vpatch, exact patch solves by fast\n\
+diagonalization); -mg_levels_pc_type jacobi -mg_levels_ksp_type chebyshev gives PETSc's Chebyshev-Jacobi on the same\n\
+operator. Solves on the mesh of the options and on -refinements uniform refinements of it; prints unknowns,\n\
+levels, iterations, the true relative residual, the L2 error and its rate; exits with status 1 when a solve did not\n\
+converge. One MPI rank, CPU vectors so far.\n\n";
+
+#include <petscvpatch.h>
+
+static PetscErrorCode Exact(PetscInt dim, const PetscReal x[], PetscScalar *u, PetscScalar du[], void *ctx)
+{
+  PetscFunctionBeginUser;
+  (void)ctx;
+  *u = 1.0;
+  for (PetscInt d = 0; d < dim; d++) *u *= PetscSinReal(PETSC_PI * x[d]);
+  if (du)
+    for (PetscInt d = 0; d < dim; d++) {
+      du[d] = PETSC_PI * PetscCosReal(PETSC_PI * x[d]);
+      for (PetscInt e = 0; e < dim; e++)
+        if (e != d) du[d] *= PetscSinReal(PETSC_PI * x[e]);
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode Source(PetscInt dim, const PetscReal x[], PetscScalar *f, PetscScalar du[], void *ctx)
+{
+  PetscFunctionBeginUser;
+  (void)du;
+  PetscCall(Exact(dim, x, f, NULL, ctx));
+  *f *= dim * PETSC_PI * PETSC_PI;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt  dim = 2, cells[3] = {2, 2, 2}, k = 2, refinements = 2;
+  PetscReal prev   = 0;
+  PetscBool failed = PETSC_FALSE, userlevels;
+  DM        dm;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "ex4 options", NULL);
+  PetscCall(PetscOptionsInt("-refinements", "Uniform refinements after the first solve (one solve each)", NULL, refinements, &refinements, NULL));
+  PetscOptionsEnd();
+  PetscCheck(refinements >= 0 && refinements <= 8, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-refinements must be in 0..8, got %" PetscInt_FMT, refinements);
+  { /* the example's defaults, unless given: the DG space and the vertex-patch multigrid */
+    const char *const defaults[][2] = {{"-dm_qbox_dg", "1"},
+                                       {"-ksp_type", "cg"},
+                                       {"-ksp_rtol", "1e-8"},
+                                       {"-ksp_norm_type", "unpreconditioned"},
+                                       {"-pc_type", "mg"},
+                                       {"-mg_levels_ksp_type", "richardson"},
+                                       {"-mg_levels_ksp_max_it", "1"},
+                                       {"-mg_levels_pc_type", "vpatch"},
+                                       {"-mg_coarse_ksp_type", "preonly"},
+                                       {"-mg_coarse_pc_type", "vpatch"}};
+    for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) {
+      PetscBool set;
+      PetscCall(PetscOptionsHasName(NULL, NULL, defaults[i][0], &set));
+      if (!set) PetscCall(PetscOptionsSetValue(NULL, defaults[i][0], defaults[i][1]));
+    }
+  }
+  PetscCall(PetscOptionsHasName(NULL, NULL, "-pc_mg_levels", &userlevels));
+  PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, dim, cells, k, NULL, NULL, &dm));
+  PetscCall(DMSetFromOptions(dm));
+  PetscCall(DMSetUp(dm));
+  for (PetscInt r = 0; r <= refinements; r++) {
+    KSP                ksp;
+    PC                 pc;
+    Mat                A;
+    Vec                x, b, res;
+    PetscInt           its, N, levels = 1, kdeg, cdim;
+    PetscReal          l2, nr, nb;
+    KSPConvergedReason reason;
+
+    PetscCall(DMQBoxGetInfo(dm, &cdim, NULL, &kdeg, NULL, NULL));
+    PetscCall(DMCreateGlobalVector(dm, &x));
+    PetscCall(VecDuplicate(x, &b));
+    PetscCall(VecDuplicate(x, &res));
+    PetscCall(DMQBoxComputeRHS(dm, Source, NULL, NULL, b));
+    PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+    PetscCall(KSPSetDM(ksp, dm));
+    PetscCall(KSPSetDMActive(ksp, KSP_DMACTIVE_RHS, PETSC_FALSE));
+    if (!userlevels) { /* PCMG's levels: the coarsest keeps 2 cells per direction, where one vertex patch solves it */
+      PetscInt c[3], L = 1;
+      char     val[16];
+      PetscCall(DMQBoxGetInfo(dm, NULL, c, NULL, NULL, NULL));
+      for (PetscInt m = c[0]; m > 2 && m % 2 == 0; m /= 2) L++;
+      PetscCall(PetscSNPrintf(val, sizeof(val), "%" PetscInt_FMT, L));
+      PetscCall(PetscOptionsSetValue(NULL, "-pc_mg_levels", val));
+    }
+    PetscCall(KSPSetFromOptions(ksp));
+    PetscCall(KSPSolve(ksp, b, x));
+    PetscCall(KSPGetIterationNumber(ksp, &its));
+    PetscCall(KSPGetConvergedReason(ksp, &reason));
+    PetscCall(KSPGetPC(ksp, &pc));
+    {
+      PetscBool ismg;
+      PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCMG, &ismg));
+      if (ismg) PetscCall(PCMGGetLevels(pc, &levels));
+    }
+    PetscCall(KSPGetOperators(ksp, &A, NULL));
+    PetscCall(MatResidual(A, b, x, res));
+    PetscCall(VecNorm(res, NORM_2, &nr));
+    PetscCall(VecNorm(b, NORM_2, &nb));
+    PetscCall(VecGetSize(x, &N));
+    PetscCall(DMQBoxComputeError(dm, x, Exact, NULL, &l2, NULL));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "DG Q_%" PetscInt_FMT " in %" PetscInt_FMT "D, %" PetscInt_FMT " unknowns, %" PetscInt_FMT " levels: %" PetscInt_FMT " iterations (%s), true relative residual %.1e, L2 error %.4e", kdeg, cdim, N, levels,
+                          its, KSPConvergedReasons[reason], (double)(nr / nb), (double)l2));
+    if (prev > 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, ", rate %.2f", (double)PetscLog2Real(prev / l2)));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
+    prev = l2;
+    if (reason < 0) {
+      PetscCall(PetscFPrintf(PETSC_COMM_WORLD, PETSC_STDERR, "ex4: the solve did not converge (%s after %" PetscInt_FMT " iterations)\n", KSPConvergedReasons[reason], its));
+      failed = PETSC_TRUE;
+    }
+    PetscCall(KSPDestroy(&ksp));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&b));
+    PetscCall(VecDestroy(&res));
+    if (failed) break;
+    if (r < refinements) {
+      DM rdm;
+      PetscCall(DMRefine(dm, PETSC_COMM_WORLD, &rdm));
+      PetscCall(DMDestroy(&dm));
+      dm = rdm;
+    }
+  }
+  PetscCall(DMDestroy(&dm));
+  PetscCall(PetscFinalize());
+  return failed ? 1 : 0;
+}
+
+/*TEST
+
+  test:
+    suffix: 2d_k2
+    args: -refinements 3
+
+  test:
+    suffix: 3d_k3
+    args: -dm_qbox_dim 3 -dm_qbox_cells 2 -dm_qbox_degree 3 -refinements 2
+
+  test:
+    suffix: 2d_k4_view
+    args: -dm_qbox_degree 4 -refinements 2 -ksp_view
+    rtol: 1e-2
+
+  test:
+    suffix: 2d_chebyshev_jacobi
+    args: -refinements 3 -mg_levels_ksp_type chebyshev -mg_levels_ksp_max_it 2 -mg_levels_pc_type jacobi -mg_coarse_ksp_type cg -mg_coarse_pc_type jacobi -mg_coarse_ksp_rtol 1e-12
+
+  test:
+    suffix: np2
+    nsize: 2
+    args: -refinements 0
+    expect_error: runs on one MPI rank so far
+
+  test:
+    suffix: aij
+    args: -dm_mat_type aij
+    expect_error: use -dm_mat_type shell
+
+  test:
+    suffix: cuda
+    requires: cuda
+    args: -dm_vec_type cuda
+    expect_error: has CPU kernels only so far
+
+TEST*/
