@@ -135,11 +135,7 @@ PetscErrorCode DMCreateInterpolation_QBox(DM dmc, DM dmf, Mat *P, Vec *rscale)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)dmf, DMQBOX, &isqbox));
   PetscCheck(isqbox, PetscObjectComm((PetscObject)dmc), PETSC_ERR_ARG_WRONG, "DMCreateInterpolation() from a DMQBOX needs a fine DM of type %s, not %s", DMQBOX, ((PetscObject)dmf)->type_name);
-  PetscCheck(((DM_QBox *)dmc->data)->dg == ((DM_QBox *)dmf->data)->dg, PetscObjectComm((PetscObject)dmc), PETSC_ERR_ARG_INCOMP, "DMCreateInterpolation() between a continuous and a discontinuous DMQBOX");
-  if (((DM_QBox *)dmc->data)->dg)
-    PetscCall(DMQBoxCreateDGTransfer_Private(dmc, dmf, P));
-  else
-    PetscCall(DMQBoxCreateTransfer_Private(dmc, dmf, PETSC_TRUE, P));
+  PetscCall(DMQBoxCreateTransfer_Private(dmc, dmf, PETSC_TRUE, P)); /* continuous or discontinuous */
   if (rscale) *rscale = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -172,10 +168,7 @@ PetscErrorCode DMQBoxInterpolate(DM dmc, Vec xc, DM dmf, Vec xf)
   PetscFunctionBegin;
   PetscCall(DMQBoxCheck_Private(dmc, "DMQBoxInterpolate"));
   PetscCall(DMQBoxCheck_Private(dmf, "DMQBoxInterpolate"));
-  if (((DM_QBox *)dmc->data)->dg)
-    PetscCall(DMQBoxCreateDGTransfer_Private(dmc, dmf, &P)); /* the embedding: no boundary values to keep */
-  else
-    PetscCall(DMQBoxCreateTransfer_Private(dmc, dmf, PETSC_FALSE, &P));
+  PetscCall(DMQBoxCreateTransfer_Private(dmc, dmf, PETSC_FALSE, &P));
   PetscCall(MatMult(P, xc, xf));
   PetscCall(MatDestroy(&P));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -1,7 +1,7 @@
 /*
-  The DMQBOX operators of the discontinuous space (-dm_qbox_dg): the SIPG form as a MATSHELL (DMCreateMatrix()) and the
-  embedding between nested levels (DMCreateInterpolation()), host glue around the kernels of sipg_cpu.c. One rank, CPU
-  vectors so far (DMSetUp() checks), so the global vector is the local box.
+  The DMQBOX operator of the discontinuous space (-dm_qbox_dg): the SIPG form as a MATSHELL (DMCreateMatrix()), host glue
+  around the kernels of sipg_cpu.c (the embedding between levels is the DMQBOX transfer shell, src/mat/impls/transfer/,
+  which calls VPDGTransfer_CPU()). One rank, CPU vectors so far (DMSetUp() checks), so the global vector is the local box.
 */
 #include <petscvpatch/private/qboximpl.h>
 
@@ -73,99 +73,5 @@ PetscErrorCode DMQBoxCreateSIPGShell_Private(DM dm, Mat *A)
   PetscCall(MatSetVecType(*A, dm->vectype));
   PetscCall(MatSetDM(*A, dm));
   PetscCall(PetscObjectSetName((PetscObject)*A, "SIPG operator of a discontinuous DMQBOX"));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the embedding from dmc into its refinement dmf: the shell's context holds both DMs */
-typedef struct {
-  DM dmc, dmf;
-} DGTransfer;
-
-static PetscErrorCode MatDestroy_DGTransfer(Mat P)
-{
-  DGTransfer *t;
-
-  PetscFunctionBegin;
-  PetscCall(MatShellGetContext(P, &t));
-  PetscCall(DMDestroy(&t->dmc));
-  PetscCall(DMDestroy(&t->dmf));
-  PetscCall(PetscFree(t));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* z = y + P x (transp: y + P^T x); y may be NULL (z = P x) */
-static PetscErrorCode DGTransferApply(Mat P, Vec x, Vec y, Vec z, PetscBool transp)
-{
-  DGTransfer        *t;
-  DM_QBox           *qc, *qf;
-  const PetscScalar *xa;
-  PetscScalar       *za;
-
-  PetscFunctionBegin;
-  PetscCall(MatShellGetContext(P, &t));
-  qc = (DM_QBox *)t->dmc->data;
-  qf = (DM_QBox *)t->dmf->data;
-  PetscCall(PetscLogEventBegin(transp ? VPATCH_Restrict : VPATCH_Prolong, P, x, z, 0));
-  if (y && y != z)
-    PetscCall(VecCopy(y, z));
-  else if (!y)
-    PetscCall(VecSet(z, 0.0));
-  PetscCall(VecGetArrayRead(x, &xa));
-  PetscCall(VecGetArray(z, &za));
-  PetscCall(VPDGTransfer_CPU(&qc->grid, &qf->grid, &qc->basis, transp, xa, za));
-  PetscCall(VecRestoreArray(z, &za));
-  PetscCall(VecRestoreArrayRead(x, &xa));
-  PetscCall(PetscLogEventEnd(transp ? VPATCH_Restrict : VPATCH_Prolong, P, x, z, 0));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode MatMult_DGTransfer(Mat P, Vec x, Vec y)
-{
-  PetscFunctionBegin;
-  PetscCall(DGTransferApply(P, x, NULL, y, PETSC_FALSE));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-static PetscErrorCode MatMultTranspose_DGTransfer(Mat P, Vec x, Vec y)
-{
-  PetscFunctionBegin;
-  PetscCall(DGTransferApply(P, x, NULL, y, PETSC_TRUE));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-static PetscErrorCode MatMultAdd_DGTransfer(Mat P, Vec x, Vec y, Vec z)
-{
-  PetscFunctionBegin;
-  PetscCall(DGTransferApply(P, x, y, z, PETSC_FALSE));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-static PetscErrorCode MatMultTransposeAdd_DGTransfer(Mat P, Vec x, Vec y, Vec z)
-{
-  PetscFunctionBegin;
-  PetscCall(DGTransferApply(P, x, y, z, PETSC_TRUE));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode DMQBoxCreateDGTransfer_Private(DM dmc, DM dmf, Mat *P)
-{
-  DM_QBox    *qc = (DM_QBox *)dmc->data, *qf = (DM_QBox *)dmf->data;
-  DGTransfer *t;
-  PetscInt    mc = qc->grid.xm[0] * qc->grid.xm[1] * qc->grid.xm[2], mf = qf->grid.xm[0] * qf->grid.xm[1] * qf->grid.xm[2];
-
-  PetscFunctionBegin;
-  PetscCheck(qc->dg && qf->dg && qc->degree == qf->degree && qc->dim == qf->dim, PetscObjectComm((PetscObject)dmc), PETSC_ERR_ARG_INCOMP, "The DG transfer needs two discontinuous DMQBOX of the same dimension and degree");
-  for (PetscInt d = 0; d < qc->dim; d++)
-    PetscCheck(qf->cells[d] == 2 * qc->cells[d], PetscObjectComm((PetscObject)dmc), PETSC_ERR_ARG_INCOMP, "The fine DMQBOX is not the uniform refinement of the coarse one (direction %" PetscInt_FMT ": %" PetscInt_FMT " and %" PetscInt_FMT " cells)",
-               d, qf->cells[d], qc->cells[d]);
-  PetscCall(PetscNew(&t));
-  t->dmc = dmc;
-  t->dmf = dmf;
-  PetscCall(PetscObjectReference((PetscObject)dmc));
-  PetscCall(PetscObjectReference((PetscObject)dmf));
-  PetscCall(MatCreateShell(PetscObjectComm((PetscObject)dmf), mf, mc, PETSC_DETERMINE, PETSC_DETERMINE, t, P));
-  PetscCall(MatShellSetOperation(*P, MATOP_DESTROY, (PetscErrorCodeFn *)MatDestroy_DGTransfer));
-  PetscCall(MatShellSetOperation(*P, MATOP_MULT, (PetscErrorCodeFn *)MatMult_DGTransfer));
-  PetscCall(MatShellSetOperation(*P, MATOP_MULT_TRANSPOSE, (PetscErrorCodeFn *)MatMultTranspose_DGTransfer));
-  PetscCall(MatShellSetOperation(*P, MATOP_MULT_ADD, (PetscErrorCodeFn *)MatMultAdd_DGTransfer));
-  PetscCall(MatShellSetOperation(*P, MATOP_MULT_TRANSPOSE_ADD, (PetscErrorCodeFn *)MatMultTransposeAdd_DGTransfer));
-  PetscCall(MatSetVecType(*P, dmf->vectype));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -1,6 +1,7 @@
 /*
   Matrix-free grid transfer between two DMQBOX levels (host glue): a MATSHELL whose MatMult is the
-  prolongation (embedding of the coarse Q_k space) and whose MatMultTranspose is the restriction.
+  prolongation (embedding of the coarse Q_k space) and whose MatMultTranspose is the restriction; on the
+  discontinuous space (-dm_qbox_dg) the cell-by-cell embedding of src/mat/impls/sipg/.
   The multigrid version is homogeneous: it acts on functions that vanish on the boundary, so the
   Dirichlet rows of the level operators are never touched by coarse-grid corrections.
 */
@@ -54,11 +55,15 @@ static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool tra
     PetscCall(PetscLogGpuFlops(VPFlopsTransfer(&qc->grid)));
   } else {
     PetscCheck(qc->precision == VP_PRECISION_DOUBLE, PetscObjectComm((PetscObject)P), PETSC_ERR_SUP, "DMQBOX single precision (-dm_qbox_mg_precision) runs on the GPU only: use -dm_vec_type cuda, or double precision");
-    if (transpose)
-      PetscCall(VPTransferRestrict_CPU(&qc->grid, &qf->grid, &qc->basis, ctx->homogeneous, xa, ya, ctx->work));
-    else
-      PetscCall(VPTransferProlong_CPU(&qc->grid, &qf->grid, &qc->basis, ctx->homogeneous, xa, ya, ctx->work));
-    PetscCall(PetscLogFlops(VPFlopsTransfer(&qc->grid)));
+    if (qc->dg)
+      PetscCall(VPDGTransfer_CPU(&qc->grid, &qf->grid, &qc->basis, transpose, xa, ya)); /* the DG embedding, cell by cell (src/mat/impls/sipg/) */
+    else {
+      if (transpose)
+        PetscCall(VPTransferRestrict_CPU(&qc->grid, &qf->grid, &qc->basis, ctx->homogeneous, xa, ya, ctx->work));
+      else
+        PetscCall(VPTransferProlong_CPU(&qc->grid, &qf->grid, &qc->basis, ctx->homogeneous, xa, ya, ctx->work));
+      PetscCall(PetscLogFlops(VPFlopsTransfer(&qc->grid)));
+    }
   }
   PetscCall(VecRestoreArrayAndMemType(lout, &ya));
   PetscCall(VecRestoreArrayReadAndMemType(lin, &xa));
@@ -135,6 +140,7 @@ static PetscErrorCode DMQBoxCheckRefinement(DM dmc, DM dmf)
   DM_QBox *qc = (DM_QBox *)dmc->data, *qf = (DM_QBox *)dmf->data;
 
   PetscFunctionBegin;
+  PetscCheck(qc->dg == qf->dg, PetscObjectComm((PetscObject)dmc), PETSC_ERR_ARG_INCOMP, "DMQBOX transfer between a continuous and a discontinuous level");
   PetscCheck(qc->dim == qf->dim && qc->degree == qf->degree, PetscObjectComm((PetscObject)dmc), PETSC_ERR_ARG_INCOMP,
              "DMQBOX transfer needs the same dimension and degree on both levels (coarse %" PetscInt_FMT "D Q_%" PetscInt_FMT ", fine %" PetscInt_FMT "D Q_%" PetscInt_FMT ")", qc->dim, qc->degree, qf->dim, qf->degree);
   for (PetscInt d = 0; d < qc->dim; d++) {
