@@ -155,6 +155,10 @@ int main(int argc, char **argv)
     args: -refinements 3 -mg_levels_ksp_type chebyshev -mg_levels_ksp_max_it 2 -mg_levels_pc_type jacobi -mg_coarse_ksp_type cg -mg_coarse_pc_type jacobi -mg_coarse_ksp_rtol 1e-12
 
   test:
+    suffix: k1_view_solution
+    args: -dm_qbox_degree 1 -refinements 1 -ksp_view_solution
+
+  test:
     suffix: np2
     nsize: 2
     args: -refinements 0

@@ -657,6 +657,15 @@ static PetscErrorCode DMQBoxCreateNaturalVector(DM dm, Vec g, Vec *nat)
   DM da;
 
   PetscFunctionBegin;
+  if (((DM_QBox *)dm->data)->dg) { /* one rank (DMSetUp() checks): the global order is the lexicographic one of the DG nodes */
+    PetscInt n;
+    PetscCall(VecGetLocalSize(g, &n));
+    PetscCall(VecCreate(PetscObjectComm((PetscObject)g), nat));
+    PetscCall(VecSetSizes(*nat, n, PETSC_DETERMINE));
+    PetscCall(VecSetType(*nat, VECSTANDARD));
+    PetscCall(VecCopy(g, *nat));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(DMQBoxGetNodeDA_Private(dm, &da));
   PetscCall(DMDACreateNaturalVector(da, nat));
   PetscCall(DMDAGlobalToNaturalBegin(da, g, INSERT_VALUES, *nat));
@@ -757,8 +766,10 @@ static PetscErrorCode VecView_QBox(Vec v, PetscViewer viewer)
     const char *name;
 
     PetscCall(DMQBoxCreateNaturalVector(dm, v, &nat));
-    PetscCall(PetscObjectGetName((PetscObject)v, &name));
-    PetscCall(PetscObjectSetName((PetscObject)nat, name));
+    if (((PetscObject)v)->name) { /* a name given by the user (none made up from the address) */
+      PetscCall(PetscObjectGetName((PetscObject)v, &name));
+      PetscCall(PetscObjectSetName((PetscObject)nat, name));
+    }
     PetscCall(VecView(nat, viewer));
     PetscCall(VecDestroy(&nat));
   }
