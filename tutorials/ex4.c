@@ -6,7 +6,7 @@ them). Default smoother: the DG vertex patches (-mg_levels_pc_type vpatch, exact
 diagonalization); -mg_levels_pc_type jacobi -mg_levels_ksp_type chebyshev gives PETSc's Chebyshev-Jacobi on the same\n\
 operator. Solves on the mesh of the options and on -refinements uniform refinements of it; prints unknowns,\n\
 levels, iterations, the true relative residual, the L2 error and its rate; exits with status 1 when a solve did not\n\
-converge. One MPI rank, CPU vectors so far.\n\n";
+converge. Any number of MPI ranks (the iterates of one rank); CPU vectors so far.\n\n";
 
 #include <petscvpatch.h>
 
@@ -158,10 +158,37 @@ int main(int argc, char **argv)
     suffix: k1_view_solution
     args: -dm_qbox_degree 1 -refinements 1 -ksp_view_solution
 
+  # several ranks: the iterates of one rank (the same output)
   test:
-    suffix: np2
+    suffix: 2d_k2_c4
+    args: -dm_qbox_cells 4 -refinements 2
+
+  test:
+    suffix: 2d_k2_c4_np2
     nsize: 2
-    args: -refinements 0
+    args: -dm_qbox_cells 4 -refinements 2
+    output_file: ex4_2d_k2_c4
+
+  test:
+    suffix: 2d_k2_c4_np4
+    nsize: 4
+    args: -dm_qbox_cells 4 -refinements 2
+    output_file: ex4_2d_k2_c4
+
+  test:
+    suffix: 3d_k3_c4
+    args: -dm_qbox_dim 3 -dm_qbox_cells 4 -dm_qbox_degree 3 -refinements 1
+
+  test:
+    suffix: 3d_k3_c4_np4
+    nsize: 4
+    args: -dm_qbox_dim 3 -dm_qbox_cells 4 -dm_qbox_degree 3 -refinements 1
+    output_file: ex4_3d_k3_c4
+
+  test:
+    suffix: view_np2
+    nsize: 2
+    args: -dm_qbox_cells 4 -refinements 0 -ksp_view_solution
     expect_error: runs on one MPI rank so far
 
   test:

@@ -239,8 +239,8 @@ PetscErrorCode DMQBoxSetPrecision(DM dm, VPPrecision precision, VPPrecision mgpr
   `DMCreateMatrix()` gives the SIPG form of -Laplace u (Nitsche terms for u = 0 on the boundary) as a matrix-free
   `MATSHELL`, `DMCreateInterpolation()` the embedding into the refinement, so `PCMG` builds the hierarchy by itself;
   `DMQBoxComputeRHS()` (without a boundary function), `DMQBoxComputeError()` and `DMQBoxProjectFunction()` work on it.
-  So far: one MPI rank, CPU vectors, the Cartesian box without a coefficient; the other operations of `DMQBOX` say
-  so with an error.
+  So far: CPU vectors, the Cartesian box without a coefficient (any number of MPI ranks, a ghost layer of one cell);
+  the other operations of `DMQBOX` say so with an error.
 
 .seealso: `DMQBOX`, `DMQBoxCreate()`
 @*/
@@ -600,12 +600,20 @@ PetscErrorCode DMQBoxColumnBox_Private(DM dm, PetscInt d, PetscInt i, PetscInt b
     b[1] = b[3] = b[5] = 1;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  M = q->cells[d] * k + 1;
   for (PetscInt j = 0; j < i; j++) sum += q->lc[d][j];
-  b[0] = sum * k;
-  b[1] = q->lc[d][i] * k + (i == q->procs[d] - 1 ? 1 : 0);
-  b[2] = PetscMax(b[0] - k, 0);
-  b[3] = PetscMin(b[0] + b[1] + k, M) - b[2];
+  if (q->dg) { /* (k+1) nodes per cell, none shared; the ghost layer is one cell */
+    M    = q->cells[d] * (k + 1);
+    b[0] = sum * (k + 1);
+    b[1] = q->lc[d][i] * (k + 1);
+    b[2] = PetscMax(b[0] - (k + 1), 0);
+    b[3] = PetscMin(b[0] + b[1] + k + 1, M) - b[2];
+  } else {
+    M    = q->cells[d] * k + 1;
+    b[0] = sum * k;
+    b[1] = q->lc[d][i] * k + (i == q->procs[d] - 1 ? 1 : 0);
+    b[2] = PetscMax(b[0] - k, 0);
+    b[3] = PetscMin(b[0] + b[1] + k, M) - b[2];
+  }
   b[4] = sum;
   b[5] = q->lc[d][i];
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -629,11 +637,8 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
   }
   PetscCall(DMQBoxCheckVecType_Private(dm));
   if (q->dg) { /* what the discontinuous space has so far */
-    PetscMPIInt size;
-    PetscBool   cuda;
-    PetscCallMPI(MPI_Comm_size(comm, &size));
+    PetscBool cuda;
     PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
-    PetscCheck(size == 1, comm, PETSC_ERR_SUP, "The discontinuous space of DMQBOX (-dm_qbox_dg) runs on one MPI rank so far, not %d", size);
     PetscCheck(!cuda, comm, PETSC_ERR_SUP, "The discontinuous space of DMQBOX (-dm_qbox_dg) has CPU kernels only so far: use -dm_vec_type standard");
     PetscCheck(!DMQBoxIsGeneral_Private(q), comm, PETSC_ERR_SUP, "The discontinuous space of DMQBOX (-dm_qbox_dg) is for the Cartesian box without a coefficient so far: drop -dm_qbox_mapping / -dm_qbox_coefficient");
     PetscCheck(!q->storecoords, comm, PETSC_ERR_SUP, "The discontinuous space of DMQBOX (-dm_qbox_dg) does not store coordinates: use DMQBoxGetNodeCoordinates1D()");
@@ -679,11 +684,9 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
       g->gxm[d]       = b[3];
       g->h[d]         = act ? (q->upper[d] - q->lower[d]) / q->cells[d] : 1.0;
     }
-    if (q->dg) /* one rank (checked above): (k+1) nodes per cell and direction, the local box is the whole box */
+    if (q->dg) /* (k+1) nodes per cell and direction (the boxes above count them), the 1D SIPG blocks */
       for (PetscInt d = 0; d < dim; d++) {
-        M[d]     = q->cells[d] * (k + 1);
-        g->xs[d] = g->gxs[d] = 0;
-        g->xm[d] = g->gxm[d] = M[d];
+        M[d] = q->cells[d] * (k + 1);
         PetscCall(VPDG1DSetUp(&q->basis, q->cells[d], g->h[d], q->dgpenalty, &q->dg1d[d]));
       }
     q->samelayout = (PetscBool)(g->gxs[0] == g->xs[0] && g->gxm[0] == g->xm[0] && g->gxs[1] == g->xs[1] && g->gxm[1] == g->xm[1] && g->gxs[2] == g->xs[2] && g->gxm[2] == g->xm[2]);
@@ -818,7 +821,7 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
 . -dm_qbox_coordinates <bool> - store node coordinates for `DMGetCoordinates()` (default false; levels made by `DMCoarsen()`/`DMRefine()` inherit it)
 . -dm_qbox_deterministic <bool> - CUDA operator without atomics (bitwise reproducible; default false)
 . -dm_qbox_vec_mdot <bool>    - `VecMDot()` of the CUDA global vectors (and their duplicates, e.g. the GMRES basis) by petsc-vpatch's kernel, which reads at memory bandwidth (default true; false: PETSc's own, see src/sys/cuda/vecmdot.cu)
-. -dm_qbox_dg <bool>          - the discontinuous Q_k space (SIPG) instead of the continuous one (`DMQBoxSetDiscontinuous()`; one rank, CPU so far)
+. -dm_qbox_dg <bool>          - the discontinuous Q_k space (SIPG) instead of the continuous one (`DMQBoxSetDiscontinuous()`; CPU so far)
 . -dm_qbox_dg_penalty <C>     - its penalty factor: sigma = C k (k+1) / h (default 2)
 . -dm_qbox_exchange_device <bool> - several ranks on CUDA vectors: the exchanges hand device buffers to MPI, after a probe that falls back to host staging if MPI does not move device memory (default false; for an MPI that moves device memory point to point but fails PETSc's `-use_gpu_aware_mpi` check, e.g. Open MPI with `--mca pml ucx` over a CUDA-enabled UCX)
 . -dm_qbox_precision <double,single> - CUDA arithmetic of this level's operator and of the transfers to its refinement (default double)

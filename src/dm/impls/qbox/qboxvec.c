@@ -657,8 +657,11 @@ static PetscErrorCode DMQBoxCreateNaturalVector(DM dm, Vec g, Vec *nat)
   DM da;
 
   PetscFunctionBegin;
-  if (((DM_QBox *)dm->data)->dg) { /* one rank (DMSetUp() checks): the global order is the lexicographic one of the DG nodes */
-    PetscInt n;
+  if (((DM_QBox *)dm->data)->dg) { /* one rank: the global order is the lexicographic one of the DG nodes */
+    PetscInt    n;
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+    PetscCheck(size == 1, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "VecView() of a discontinuous DMQBOX vector in natural order runs on one MPI rank so far: view it with VecGetArray() per rank");
     PetscCall(VecGetLocalSize(g, &n));
     PetscCall(VecCreate(PetscObjectComm((PetscObject)g), nat));
     PetscCall(VecSetSizes(*nat, n, PETSC_DETERMINE));

@@ -1,7 +1,8 @@
 /*
   The DMQBOX operator of the discontinuous space (-dm_qbox_dg): the SIPG form as a MATSHELL (DMCreateMatrix()), host glue
   around the kernels of sipg_cpu.c (the embedding between levels is the DMQBOX transfer shell, src/mat/impls/transfer/,
-  which calls VPDGTransfer_CPU()). One rank, CPU vectors so far (DMSetUp() checks), so the global vector is the local box.
+  which calls VPDGTransfer_CPU()). CPU vectors so far (DMSetUp() checks); on several ranks the ghost layer of one cell
+  comes by the DM's exchange.
 */
 #include <petscvpatch/private/qboximpl.h>
 
@@ -9,6 +10,7 @@ static PetscErrorCode MatMult_SIPG(Mat A, Vec x, Vec y)
 {
   DM                 dm;
   DM_QBox           *q;
+  Vec                xl = x, yl = y;
   const PetscScalar *xa;
   PetscScalar       *ya;
 
@@ -16,12 +18,22 @@ static PetscErrorCode MatMult_SIPG(Mat A, Vec x, Vec y)
   PetscCall(MatShellGetContext(A, &dm));
   q = (DM_QBox *)dm->data;
   PetscCall(PetscLogEventBegin(VPATCH_LaplacianMult, A, x, y, 0));
-  PetscCall(VecGetArrayRead(x, &xa));
-  PetscCall(VecGetArrayWrite(y, &ya));
-  PetscCall(PetscArrayzero(ya, q->grid.xm[0] * q->grid.xm[1] * q->grid.xm[2]));
+  if (!q->samelayout) { /* several ranks: the ghost layer of one cell in, the owned rows out */
+    PetscCall(DMGetLocalVector(dm, &xl));
+    PetscCall(DMGetLocalVector(dm, &yl));
+    PetscCall(DMGlobalToLocal(dm, x, INSERT_VALUES, xl));
+  }
+  PetscCall(VecGetArrayRead(xl, &xa));
+  PetscCall(VecGetArrayWrite(yl, &ya));
+  PetscCall(PetscArrayzero(ya, q->grid.gxm[0] * q->grid.gxm[1] * q->grid.gxm[2]));
   PetscCall(VPDGApply_CPU(&q->grid, q->dg1d, xa, ya));
-  PetscCall(VecRestoreArrayWrite(y, &ya));
-  PetscCall(VecRestoreArrayRead(x, &xa));
+  PetscCall(VecRestoreArrayWrite(yl, &ya));
+  PetscCall(VecRestoreArrayRead(xl, &xa));
+  if (!q->samelayout) {
+    PetscCall(DMLocalToGlobal(dm, yl, INSERT_VALUES, y));
+    PetscCall(DMRestoreLocalVector(dm, &xl));
+    PetscCall(DMRestoreLocalVector(dm, &yl));
+  }
   PetscCall(PetscLogEventEnd(VPATCH_LaplacianMult, A, x, y, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -40,9 +52,9 @@ static PetscErrorCode MatGetDiagonal_SIPG(Mat A, Vec d)
   N   = q->degree + 1;
   dim = q->dim;
   PetscCall(VecGetArrayWrite(d, &da));
-  for (PetscInt pz = 0; pz < q->grid.xm[2]; pz++)
-    for (PetscInt py = 0; py < q->grid.xm[1]; py++)
-      for (PetscInt px = 0; px < q->grid.xm[0]; px++, i++) {
+  for (PetscInt pz = q->grid.xs[2]; pz < q->grid.xs[2] + q->grid.xm[2]; pz++) /* the owned nodes, global positions */
+    for (PetscInt py = q->grid.xs[1]; py < q->grid.xs[1] + q->grid.xm[1]; py++)
+      for (PetscInt px = q->grid.xs[0]; px < q->grid.xs[0] + q->grid.xm[0]; px++, i++) {
         const PetscInt p[3] = {px, py, pz};
         PetscScalar    v    = 0;
         for (PetscInt e = 0; e < dim; e++) {

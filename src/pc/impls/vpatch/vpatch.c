@@ -767,11 +767,12 @@ static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool 
 }
 
 /* the discontinuous space: per color the residual by the SIPG operator, then the color's patches (disjoint) solved
-   exactly (VPDGPatchColor_CPU()); one rank, CPU */
+   exactly (VPDGPatchColor_CPU()); the iterates are those of one rank on any number of ranks; CPU */
 static PetscErrorCode PCVPatchStepDG(PC_VPatch *jac, Vec b, Vec x, PetscBool fwd, PetscBool bwd)
 {
-  const VPGrid *g  = &((DM_QBox *)jac->dm->data)->grid;
-  PetscInt      nc = 1 << g->dim;
+  const VPGrid   *g    = &((DM_QBox *)jac->dm->data)->grid;
+  const PetscBool same = ((DM_QBox *)jac->dm->data)->samelayout;
+  PetscInt        nc   = 1 << g->dim;
 
   PetscFunctionBegin;
   for (PetscInt pass = 0; pass < 2; pass++) {
@@ -779,14 +780,26 @@ static PetscErrorCode PCVPatchStepDG(PC_VPatch *jac, Vec b, Vec x, PetscBool fwd
     for (PetscInt i = 0; i < nc; i++) {
       const PetscScalar *ra;
       PetscScalar       *wa;
+      Vec                rl = jac->r, wl = jac->w;
       PetscCall(MatMult(jac->Adg, x, jac->r));
       PetscCall(VecAYPX(jac->r, -1.0, b));
-      PetscCall(VecSet(jac->w, 0.0));
-      PetscCall(VecGetArrayRead(jac->r, &ra));
-      PetscCall(VecGetArray(jac->w, &wa));
+      if (!same) { /* several ranks: the residual with its ghost cells in, the corrections (ghost cells included) added out */
+        PetscCall(DMGetLocalVector(jac->dm, &rl));
+        PetscCall(DMGetLocalVector(jac->dm, &wl));
+        PetscCall(DMGlobalToLocal(jac->dm, jac->r, INSERT_VALUES, rl));
+      }
+      PetscCall(VecSet(wl, 0.0));
+      PetscCall(VecGetArrayRead(rl, &ra));
+      PetscCall(VecGetArray(wl, &wa));
       PetscCall(VPDGPatchColor_CPU(g, jac->dgp, pass ? nc - 1 - i : i, ra, wa));
-      PetscCall(VecRestoreArray(jac->w, &wa));
-      PetscCall(VecRestoreArrayRead(jac->r, &ra));
+      PetscCall(VecRestoreArray(wl, &wa));
+      PetscCall(VecRestoreArrayRead(rl, &ra));
+      if (!same) {
+        PetscCall(VecSet(jac->w, 0.0));
+        PetscCall(DMLocalToGlobal(jac->dm, wl, ADD_VALUES, jac->w));
+        PetscCall(DMRestoreLocalVector(jac->dm, &rl));
+        PetscCall(DMRestoreLocalVector(jac->dm, &wl));
+      }
       PetscCall(VecAXPY(x, 1.0, jac->w));
     }
   }
