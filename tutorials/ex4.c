@@ -38,13 +38,14 @@ int main(int argc, char **argv)
 {
   PetscInt  dim = 2, cells[3] = {2, 2, 2}, k = 2, refinements = 2;
   PetscReal prev   = 0;
-  PetscBool failed = PETSC_FALSE, userlevels;
+  PetscBool failed = PETSC_FALSE, userlevels, check = PETSC_FALSE;
   DM        dm;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "ex4 options", NULL);
   PetscCall(PetscOptionsInt("-refinements", "Uniform refinements after the first solve (one solve each)", NULL, refinements, &refinements, NULL));
+  PetscCall(PetscOptionsBool("-check_assembled", "Compare the operator with the assembled SIPG matrix (-dm_mat_type aij) on the solution", NULL, check, &check, NULL));
   PetscOptionsEnd();
   PetscCheck(refinements >= 0 && refinements <= 8, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-refinements must be in 0..8, got %" PetscInt_FMT, refinements);
   { /* the example's defaults, unless given: the DG space and the vertex-patch multigrid */
@@ -109,6 +110,32 @@ int main(int argc, char **argv)
     PetscCall(VecNorm(b, NORM_2, &nb));
     PetscCall(VecGetSize(x, &N));
     PetscCall(DMQBoxComputeError(dm, x, Exact, NULL, &l2, NULL));
+    if (check) { /* the operator (matrix-free by default) against the assembled SIPG matrix, on the solution */
+      Mat       B;
+      Vec       y1, y2;
+      MatType   mt;
+      PetscReal d, ny;
+      PetscCall(DMGetMatType(dm, &mt));
+      { /* mt points into the DM, which DMSetMatType() frees: a copy */
+        char save[64];
+        PetscCall(PetscStrncpy(save, mt, sizeof(save)));
+        PetscCall(DMSetMatType(dm, MATAIJ));
+        PetscCall(DMCreateMatrix(dm, &B));
+        PetscCall(DMSetMatType(dm, save));
+      }
+      PetscCall(VecDuplicate(x, &y1));
+      PetscCall(VecDuplicate(x, &y2));
+      PetscCall(MatMult(A, x, y1));
+      PetscCall(MatMult(B, x, y2));
+      PetscCall(VecNorm(y1, NORM_INFINITY, &ny));
+      PetscCall(VecAXPY(y2, -1.0, y1));
+      PetscCall(VecNorm(y2, NORM_INFINITY, &d));
+      PetscCheck(d <= 1e-12 * ny, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "ex4: the assembled SIPG matrix differs from the operator by %g (values up to %g)", (double)d, (double)ny);
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  the assembled SIPG matrix equals the operator on the solution (difference below 1e-12 relative)\n"));
+      PetscCall(VecDestroy(&y1));
+      PetscCall(VecDestroy(&y2));
+      PetscCall(MatDestroy(&B));
+    }
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "DG Q_%" PetscInt_FMT " in %" PetscInt_FMT "D, %" PetscInt_FMT " unknowns, %" PetscInt_FMT " levels: %" PetscInt_FMT " iterations (%s), true relative residual %.1e, L2 error %.4e", kdeg, cdim, N, levels,
                           its, KSPConvergedReasons[reason], (double)(nr / nb), (double)l2));
     if (prev > 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, ", rate %.2f", (double)PetscLog2Real(prev / l2)));
@@ -192,9 +219,19 @@ int main(int argc, char **argv)
     expect_error: runs on one MPI rank so far
 
   test:
-    suffix: aij
-    args: -dm_mat_type aij
-    expect_error: use -dm_mat_type shell
+    suffix: check_assembled_3d
+    args: -dm_qbox_dim 3 -dm_qbox_cells 2 -dm_qbox_degree 2 -refinements 1 -check_assembled
+
+  # the assembled operator (one rank): LU gives the L2 errors of the matrix-free multigrid solve
+  test:
+    suffix: aij_lu_3d
+    args: -dm_qbox_dim 3 -dm_qbox_cells 2 -dm_qbox_degree 2 -refinements 2 -dm_mat_type aij -ksp_type preonly -pc_type lu
+
+  test:
+    suffix: aij_np2
+    nsize: 2
+    args: -dm_qbox_cells 4 -refinements 0 -dm_mat_type aij
+    expect_error: runs on one MPI rank so far
 
   test:
     suffix: cuda

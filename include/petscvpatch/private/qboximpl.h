@@ -79,6 +79,7 @@ PETSC_INTERN PetscErrorCode DMRefine_QBox(DM, MPI_Comm, DM *);
 PETSC_INTERN PetscErrorCode DMCreateInterpolation_QBox(DM, DM, Mat *, Vec *);
 PETSC_INTERN PetscErrorCode DMQBoxCreateTransfer_Private(DM, DM, PetscBool, Mat *);
 PETSC_INTERN PetscErrorCode DMQBoxCreateSIPGShell_Private(DM, Mat *);
+PETSC_INTERN PetscErrorCode DMQBoxAssembleSIPG_Private(DM, MatType, Mat *);
 PETSC_INTERN PetscErrorCode DMQBoxCheckContinuous_Private(DM, const char[]);
 PETSC_INTERN PetscErrorCode DMView_QBox(DM, PetscViewer);
 PETSC_INTERN PetscErrorCode DMQBoxCheck_Private(DM, const char[]);

@@ -103,8 +103,10 @@ PetscErrorCode DMCreateMatrix_QBox(DM dm, Mat *A)
   PetscFunctionBegin;
   PetscCall(PetscStrcmp(dm->mattype, MATSHELL, &isshell));
   if (((DM_QBox *)dm->data)->dg) {
-    PetscCheck(isshell, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "The discontinuous space of DMQBOX has the matrix-free SIPG operator only so far: use -dm_mat_type shell, not %s", dm->mattype);
-    PetscCall(DMQBoxCreateSIPGShell_Private(dm, A));
+    if (isshell)
+      PetscCall(DMQBoxCreateSIPGShell_Private(dm, A));
+    else
+      PetscCall(DMQBoxAssembleSIPG_Private(dm, dm->mattype, A));
   } else if (isshell)
     PetscCall(DMQBoxCreateLaplacianShell_Private(dm, A));
   else

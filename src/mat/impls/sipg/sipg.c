@@ -87,3 +87,65 @@ PetscErrorCode DMQBoxCreateSIPGShell_Private(DM dm, Mat *A)
   PetscCall(PetscObjectSetName((PetscObject)*A, "SIPG operator of a discontinuous DMQBOX"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* The SIPG operator assembled (-dm_mat_type aij and the like, for checks and direct solvers): row by row from the 1D
+   blocks, direction by direction (the blocks of the cell and its two neighbours along e, the cell mass along the
+   others). One rank so far: there the global numbering is the lexicographic one of the DG nodes. */
+PetscErrorCode DMQBoxAssembleSIPG_Private(DM dm, MatType type, Mat *A)
+{
+  DM_QBox       *q = (DM_QBox *)dm->data;
+  const VPGrid  *g = &q->grid;
+  const PetscInt N = q->degree + 1, dim = q->dim, nother = dim == 3 ? N * N : N, n = g->xm[0] * g->xm[1] * g->xm[2];
+  PetscInt      *cols;
+  PetscScalar   *vals;
+  PetscMPIInt    size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+  PetscCheck(size == 1, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "The assembled SIPG operator (-dm_mat_type %s) of a discontinuous DMQBOX runs on one MPI rank so far: use -dm_mat_type shell on %d ranks", type, size);
+  PetscCall(PetscMalloc2(3 * N * nother, &cols, 3 * N * nother, &vals));
+  PetscCall(MatCreate(PetscObjectComm((PetscObject)dm), A));
+  PetscCall(MatSetSizes(*A, n, n, PETSC_DETERMINE, PETSC_DETERMINE));
+  PetscCall(MatSetType(*A, type));
+  PetscCall(MatSeqAIJSetPreallocation(*A, dim * 3 * N * nother, NULL));
+  PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(PetscLogEventBegin(VPATCH_LaplacianAssemble, dm, 0, 0, 0));
+  for (PetscInt pz = 0; pz < g->xm[2]; pz++)
+    for (PetscInt py = 0; py < g->xm[1]; py++)
+      for (PetscInt px = 0; px < g->xm[0]; px++) {
+        const PetscInt p[3] = {px, py, pz}, row = VPGridLocalIndex(g, p);
+        for (PetscInt e = 0; e < dim; e++) {
+          const VPDG1D  *b = &q->dg1d[e];
+          const PetscInt c = p[e] / N, j = p[e] % N;
+          PetscInt       nc = 0;
+          for (PetscInt o = -1; o <= 1; o++) {
+            const PetscInt cn = c + o;
+            if (cn < 0 || cn >= b->n) continue;
+            for (PetscInt i = 0; i < N; i++) {
+              const PetscReal l = o == 0 ? (b->n == 1 ? b->Done : (c == 0 ? b->Dfirst : (c == b->n - 1 ? b->Dlast : b->Din)))[j * N + i] : (o == 1 ? b->U[j * N + i] : b->U[i * N + j]);
+              for (PetscInt t = 0; t < nother; t++) { /* the other directions' indices in this cell, and their mass entries */
+                PetscInt  qpos[3] = {p[0], p[1], p[2]}, r = t;
+                PetscReal m = 1;
+                qpos[e]     = cn * N + i;
+                for (PetscInt f = 0; f < dim; f++) {
+                  if (f == e) continue;
+                  const PetscInt jf = p[f] % N, if_ = r % N;
+                  r /= N;
+                  qpos[f] = (p[f] / N) * N + if_;
+                  m *= q->dg1d[f].M[jf * N + if_];
+                }
+                cols[nc]   = VPGridLocalIndex(g, qpos);
+                vals[nc++] = l * m;
+              }
+            }
+          }
+          PetscCall(MatSetValues(*A, 1, &row, nc, cols, vals, ADD_VALUES));
+        }
+      }
+  PetscCall(MatAssemblyBegin(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*A, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscLogEventEnd(VPATCH_LaplacianAssemble, dm, 0, 0, 0));
+  PetscCall(MatSetDM(*A, dm));
+  PetscCall(PetscFree2(cols, vals));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
