@@ -124,7 +124,7 @@ int main(int argc, char **argv)
         }
         for (PetscInt d = 0; d < dim; d++) N *= (PetscReal)(cells[d] * k + 1);
         ones = (PetscBool)(rhs == 1 || (rhs == 2 && N > sinmax)); /* from the size, once it is known */
-        nnz = N * PetscPowReal(2.0 * k + 1, (PetscReal)dim);
+        nnz  = N * PetscPowReal(2.0 * k + 1, (PetscReal)dim);
         PetscCall(PetscSNPrintf(boxs, sizeof(boxs), dim == 3 ? "%" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT : "%" PetscInt_FMT "x%" PetscInt_FMT, cells[0], cells[1], cells[2]));
         for (PetscInt m = nmin; m % 2 == 0; m /= 2) level++;
         if (failed[i])
