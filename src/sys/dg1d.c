@@ -93,7 +93,7 @@ PetscErrorCode VPDG1DDense(const VPDG1D *dg, PetscReal *L, PetscReal *M)
   if (L) PetscCall(PetscArrayzero(L, S * S));
   if (M) PetscCall(PetscArrayzero(M, S * S));
   for (PetscInt c = 0; c < n; c++) {
-    const PetscReal *D = n == 1 ? dg->Done : (c == 0 ? dg->Dfirst : (c == n - 1 ? dg->Dlast : dg->Din));
+    const PetscReal *D = VPDGDiagBlock(dg, c);
     for (PetscInt j = 0; j < N; j++)
       for (PetscInt i = 0; i < N; i++) {
         const PetscInt r = c * N + j, col = c * N + i;

@@ -20,6 +20,19 @@ typedef struct {
   PetscReal U[VPATCH_MAX_N1D * VPATCH_MAX_N1D];      /* the block of rows of cell c, columns of cell c + 1; rows c + 1, columns c: its transpose */
 } VPDG1D;
 
+/* the diagonal block of cell c */
+static inline const PetscReal *VPDGDiagBlock(const VPDG1D *dg, PetscInt c)
+{
+  if (dg->n == 1) return dg->Done;
+  return c == 0 ? dg->Dfirst : (c == dg->n - 1 ? dg->Dlast : dg->Din);
+}
+/* entry (j, i) of the block of the 1D SIPG matrix with the rows of cell c and the columns of cell c + o, o = -1, 0, 1 */
+static inline PetscReal VPDGBlockEntry(const VPDG1D *dg, PetscInt c, PetscInt o, PetscInt j, PetscInt i)
+{
+  const PetscInt N = dg->k + 1;
+  return o == 0 ? VPDGDiagBlock(dg, c)[j * N + i] : (o == 1 ? dg->U[j * N + i] : dg->U[i * N + j]);
+}
+
 PETSC_EXTERN PetscErrorCode VPDG1DSetUp(const VPBasis1D *, PetscInt n, PetscReal h, PetscReal C, VPDG1D *);
 /* the dense 1D matrices, (n (k+1))^2 each, row-major (either may be NULL) */
 PETSC_EXTERN PetscErrorCode VPDG1DDense(const VPDG1D *, PetscReal *L, PetscReal *M);

@@ -58,10 +58,9 @@ static PetscErrorCode MatGetDiagonal_SIPG(Mat A, Vec d)
         const PetscInt p[3] = {px, py, pz};
         PetscScalar    v    = 0;
         for (PetscInt e = 0; e < dim; e++) {
-          const VPDG1D    *g = &q->dg1d[e];
-          const PetscInt   c = p[e] / N, j = p[e] % N;
-          const PetscReal *D = g->n == 1 ? g->Done : (c == 0 ? g->Dfirst : (c == g->n - 1 ? g->Dlast : g->Din));
-          PetscScalar      t = D[j * N + j];
+          const VPDG1D  *g = &q->dg1d[e];
+          const PetscInt c = p[e] / N, j = p[e] % N;
+          PetscScalar    t = VPDGDiagBlock(g, c)[j * N + j];
           for (PetscInt f = 0; f < dim; f++)
             if (f != e) t *= q->dg1d[f].M[(p[f] % N) * N + p[f] % N];
           v += t;
@@ -122,7 +121,7 @@ PetscErrorCode DMQBoxAssembleSIPG_Private(DM dm, MatType type, Mat *A)
             const PetscInt cn = c + o;
             if (cn < 0 || cn >= b->n) continue;
             for (PetscInt i = 0; i < N; i++) {
-              const PetscReal l = o == 0 ? (b->n == 1 ? b->Done : (c == 0 ? b->Dfirst : (c == b->n - 1 ? b->Dlast : b->Din)))[j * N + i] : (o == 1 ? b->U[j * N + i] : b->U[i * N + j]);
+              const PetscReal l = VPDGBlockEntry(b, c, o, j, i);
               for (PetscInt t = 0; t < nother; t++) { /* the other directions' indices in this cell, and their mass entries */
                 PetscInt  qpos[3] = {p[0], p[1], p[2]}, r = t;
                 PetscReal m = 1;

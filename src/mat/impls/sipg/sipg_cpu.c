@@ -11,13 +11,6 @@
 #include <petscvpatch/private/vpdg.h>
 #include <lapacke.h>
 
-/* the diagonal block of cell c of n along a direction */
-static inline const PetscReal *VPDGDiagBlock(const VPDG1D *dg, PetscInt c)
-{
-  if (dg->n == 1) return dg->Done;
-  return c == 0 ? dg->Dfirst : (c == dg->n - 1 ? dg->Dlast : dg->Din);
-}
-
 /*@C
   VPDGApply_CPU - y += A x on the owned cells of a rank, A the SIPG operator of a Cartesian box (Kronecker sum of the
   1D blocks of each direction)
@@ -200,14 +193,8 @@ PetscErrorCode VPDGPatch1DSetUp(const VPDG1D *dg, VPDGPatch1D *p)
       for (PetscInt c = 0; c < 2; c++)
         for (PetscInt i = 0; i < N; i++)
           for (PetscInt j = 0; j < N; j++) {
-            PetscReal l = 0, m = 0;
-            if (a == c) {
-              l = VPDGDiagBlock(dg, v - 1 + a)[i * N + j];
-              m = dg->M[i * N + j];
-            } else
-              l = a == 0 ? dg->U[i * N + j] : dg->U[j * N + i]; /* rows v-1, columns v: U; the other: U^T */
-            Q[(a * N + i) * P2 + c * N + j] = l;
-            B[(a * N + i) * P2 + c * N + j] = m;
+            Q[(a * N + i) * P2 + c * N + j] = VPDGBlockEntry(dg, v - 1 + a, c - a, i, j);
+            B[(a * N + i) * P2 + c * N + j] = a == c ? dg->M[i * N + j] : 0;
           }
     PetscCheck(!LAPACKE_dsygv(LAPACK_ROW_MAJOR, 1, 'V', 'U', (lapack_int)P2, Q, (lapack_int)P2, B, (lapack_int)P2, p->lam + (v - 1) * P2), PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACKE_dsygv failed for the DG patch of vertex %" PetscInt_FMT, v);
   }
