@@ -9,10 +9,26 @@
   buffer sent by this rank to itself (a crash there, caught as PETSc's own check does, means no), then one value
   from every rank this rank receives ghosts from, checked. If any rank says no, every rank keeps the host-staged
   path, and -info and DMView() say so; nothing stops.
+
+  The buffers MPI sees are always the star forest's own (cudaMalloc()), never the vectors' arrays: PETSc allocates
+  those from the stream-ordered pool (cudaMallocAsync()), which CUDA IPC cannot export, and PetscSF hands a
+  contiguous block of them to MPI directly. Measured on 2 x H200 with UCX 1.20 (cuda_ipc): with direct pool buffers,
+  wrong values arrived (no error) or MPI_ERR_BUFFER; with the star forest's buffers, the exchanges are right. So the
+  remote part of each star forest is marked non-contiguous, which makes PetscSF pack it.
+
+  UCX finds device memory only with its memory-type cache off (`UCX_MEMTYPE_CACHE=n`): PETSc's allocations bypass
+  the allocation hooks the cache relies on. With the cache on, the self probe crashes (caught) and the path stays
+  staged.
 */
 #include <petscvpatch/private/qboximpl.h>
 #include <petsc/private/sfimpl.h>
-#if defined(PETSC_HAVE_CUDA)
+#if defined(PETSC_HAVE_CUDA) && defined(__has_include)
+#if __has_include(<../src/vec/is/sf/impls/basic/sfpack.h>)
+#include <../src/vec/is/sf/impls/basic/sfpack.h> /* PetscSF_Basic, PETSCSF_REMOTE: which parts PetscSF packs */
+#define QBOX_SF_BASIC 1
+#endif
+#endif
+#if defined(QBOX_SF_BASIC)
 #include <petscdevice_cuda.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -110,7 +126,15 @@ PetscErrorCode DMQBoxExchangeTransport_Private(DM dm, PetscSF sf)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (!q->exchdevice) PetscFunctionReturn(PETSC_SUCCESS);
-#if defined(PETSC_HAVE_CUDA)
+#if defined(PETSC_HAVE_CUDA) && defined(QBOX_SF_BASIC)
+  PetscBool basic;
+
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)sf, &basic, PETSCSFBASIC, PETSCSFNEIGHBOR, ""));
+  if (!basic) {
+    PetscCall(PetscInfo(dm, "-dm_qbox_exchange_device: star forest type %s (not basic or neighbor); the exchanges stay staged through host memory\n", ((PetscObject)sf)->type_name));
+    q->exchange = DMQBOX_EXCHANGE_HOST_PROBED;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (!QBoxDeviceMPI) {
     PetscBool pass;
     int       ok;
@@ -131,10 +155,18 @@ PetscErrorCode DMQBoxExchangeTransport_Private(DM dm, PetscSF sf)
     QBoxDeviceMPI = ok ? 1 : -1;
   }
   if (QBoxDeviceMPI > 0) {
-    sf->use_gpu_aware_mpi = PETSC_TRUE;
-    q->exchange           = DMQBOX_EXCHANGE_DEVICE;
+    PetscSF_Basic *bas = (PetscSF_Basic *)sf->data;
+
+    /* MPI gets the star forest's buffers (cudaMalloc()), not the vectors' (a CUDA IPC-less pool): pack every part */
+    bas->rootcontig[PETSCSF_REMOTE] = PETSC_FALSE;
+    sf->leafcontig[PETSCSF_REMOTE]  = PETSC_FALSE;
+    sf->use_gpu_aware_mpi           = PETSC_TRUE;
+    q->exchange                     = DMQBOX_EXCHANGE_DEVICE;
   } else
     q->exchange = DMQBOX_EXCHANGE_HOST_PROBED;
+#else
+  PetscCall(PetscInfo(dm, "-dm_qbox_exchange_device: this PETSc's source tree (sfpack.h) is not at hand; the exchanges stay staged through host memory\n"));
+  q->exchange = DMQBOX_EXCHANGE_HOST_PROBED;
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
