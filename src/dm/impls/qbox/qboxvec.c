@@ -175,6 +175,146 @@ static PetscErrorCode VecMDot_QBox(Vec x, PetscInt nv, const Vec y[], PetscScala
 }
 #endif
 
+#if defined(PETSC_HAVE_CUDA)
+/*
+  PETSc allocates a CUDA vector's device array on first use. Where that first use is a vector operation (VecSet(),
+  VecCopy(), ...), the allocation happens inside an accessor that aborts on failure (cuda error 2 in VectorArray(),
+  MPI_Abort) without saying how large the problem is. The vectors of a DMQBOX therefore route the operations that
+  write a whole vector (the usual first use) through VecQBoxEnsureDevice_Private(): an unallocated vector gets its
+  device array through an accessor that returns errors, and a failure becomes a PETSc error that names the sizes.
+  Vectors a solver never touches stay unallocated (allocating every vector at creation costs 4-7 GB at 455M-722M
+  unknowns: bench/RESULTS.md, session 10).
+*/
+typedef struct {
+  PetscErrorCode (*set)(Vec, PetscScalar);
+  PetscErrorCode (*copy)(Vec, Vec);
+  PetscErrorCode (*waxpy)(Vec, PetscScalar, Vec, Vec);
+  PetscErrorCode (*pointwisemult)(Vec, Vec, Vec);
+  PetscErrorCode (*pointwisedivide)(Vec, Vec, Vec);
+  PetscErrorCode (*setrandom)(Vec, PetscRandom);
+} VecQBoxOps;
+static VecQBoxOps vecqbox_orig[2]; /* the operations of VECSEQCUDA and VECMPICUDA, as PETSc sets them */
+static PetscBool  vecqbox_have[2];
+
+static PetscErrorCode VecQBoxEnsureDevice_Private(Vec v)
+{
+  PetscScalar   *a;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  {
+    PetscBool cuda; /* the destination of a copy may be a host vector */
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)v, &cuda, VECSEQCUDA, VECMPICUDA, ""));
+    if (!cuda) PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (v->offloadmask != PETSC_OFFLOAD_UNALLOCATED) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = VecCUDAGetArrayWrite(v, &a);
+  if (!ierr) ierr = VecCUDARestoreArrayWrite(v, &a);
+  PetscCall(PetscPopErrorHandler());
+  if (ierr) {
+    size_t   mfree = 0, mtotal = 0;
+    PetscInt n, N;
+    DM       dm        = NULL;
+    char     what[256] = "";
+
+    (void)cudaGetLastError(); /* the failed allocation's error is not sticky; clear it */
+    (void)cudaMemGetInfo(&mfree, &mtotal);
+    PetscCall(VecGetLocalSize(v, &n));
+    PetscCall(VecGetSize(v, &N));
+    PetscCall(VecGetDM(v, &dm));
+    if (dm) {
+      DM_QBox *q = (DM_QBox *)dm->data;
+      PetscCall(PetscSNPrintf(what, sizeof(what), " of the DMQBOX of Q_%" PetscInt_FMT " on %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells", q->degree, q->cells[0], q->cells[1], q->dim == 3 ? q->cells[2] : 1));
+    }
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM,
+            "Out of GPU memory: a vector%s (%" PetscInt_FMT " values, %" PetscInt_FMT " on this rank: %.2f GB) could not be allocated; the GPU has %.2f GB free of %.2f GB. Use fewer cells, more GPUs, or single-precision levels", what, N, n,
+            (double)n * sizeof(PetscScalar) / 1e9, mfree / 1e9, mtotal / 1e9);
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static int VecQBoxKind(Vec v)
+{
+  PetscBool seq = PETSC_FALSE;
+  (void)PetscObjectTypeCompare((PetscObject)v, VECSEQCUDA, &seq);
+  return seq ? 0 : 1;
+}
+
+static PetscErrorCode VecSet_QBoxCUDA(Vec v, PetscScalar a)
+{
+  PetscFunctionBegin;
+  PetscCall(VecQBoxEnsureDevice_Private(v));
+  PetscCall(vecqbox_orig[VecQBoxKind(v)].set(v, a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode VecCopy_QBoxCUDA(Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(VecQBoxEnsureDevice_Private(y));
+  PetscCall(vecqbox_orig[VecQBoxKind(x)].copy(x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode VecWAXPY_QBoxCUDA(Vec w, PetscScalar a, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(VecQBoxEnsureDevice_Private(w));
+  PetscCall(vecqbox_orig[VecQBoxKind(w)].waxpy(w, a, x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode VecPointwiseMult_QBoxCUDA(Vec w, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(VecQBoxEnsureDevice_Private(w));
+  PetscCall(vecqbox_orig[VecQBoxKind(w)].pointwisemult(w, x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode VecPointwiseDivide_QBoxCUDA(Vec w, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  PetscCall(VecQBoxEnsureDevice_Private(w));
+  PetscCall(vecqbox_orig[VecQBoxKind(w)].pointwisedivide(w, x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode VecSetRandom_QBoxCUDA(Vec v, PetscRandom r)
+{
+  PetscFunctionBegin;
+  PetscCall(VecQBoxEnsureDevice_Private(v));
+  PetscCall(vecqbox_orig[VecQBoxKind(v)].setrandom(v, r));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a new CUDA vector of a DMQBOX: its whole-vector writes through VecQBoxEnsureDevice_Private() */
+static PetscErrorCode VecQBoxWrapCUDA(Vec v)
+{
+  const int k = VecQBoxKind(v);
+
+  PetscFunctionBegin;
+  if (!vecqbox_have[k]) {
+    vecqbox_orig[k].set             = v->ops->set;
+    vecqbox_orig[k].copy            = v->ops->copy;
+    vecqbox_orig[k].waxpy           = v->ops->waxpy;
+    vecqbox_orig[k].pointwisemult   = v->ops->pointwisemult;
+    vecqbox_orig[k].pointwisedivide = v->ops->pointwisedivide;
+    vecqbox_orig[k].setrandom       = v->ops->setrandom;
+    vecqbox_have[k]                 = PETSC_TRUE;
+  }
+  PetscCheck(v->ops->set != VecSet_QBoxCUDA, PETSC_COMM_SELF, PETSC_ERR_PLIB, "vector operations wrapped twice");
+  if (vecqbox_orig[k].set) v->ops->set = VecSet_QBoxCUDA;
+  if (vecqbox_orig[k].copy) v->ops->copy = VecCopy_QBoxCUDA;
+  if (vecqbox_orig[k].waxpy) v->ops->waxpy = VecWAXPY_QBoxCUDA;
+  if (vecqbox_orig[k].pointwisemult) v->ops->pointwisemult = VecPointwiseMult_QBoxCUDA;
+  if (vecqbox_orig[k].pointwisedivide) v->ops->pointwisedivide = VecPointwiseDivide_QBoxCUDA;
+  if (vecqbox_orig[k].setrandom) v->ops->setrandom = VecSetRandom_QBoxCUDA;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 /* Global vectors carry no local-to-global mapping (that would make the inner DMDA, see qbox.c): for
    VecSetValuesLocal(), set the one of DMGetLocalToGlobalMapping() on the vector */
 PetscErrorCode DMCreateGlobalVector_QBox(DM dm, Vec *v)
@@ -214,6 +354,13 @@ PetscErrorCode DMCreateGlobalVector_QBox(DM dm, Vec *v)
     if (cuda && ((DM_QBox *)dm->data)->vecmdot) (*v)->ops->mdot = VecMDot_QBox; /* no VECOP_ value for it */
   }
 #endif
+#if defined(PETSC_HAVE_CUDA)
+  {
+    PetscBool cuda;
+    PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
+    if (cuda) PetscCall(VecQBoxWrapCUDA(*v));
+  }
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -241,6 +388,9 @@ PetscErrorCode DMCreateLocalVector_QBox(DM dm, Vec *v)
   PetscCall(VecSetBlockSize(*v, 1));
   PetscCall(VecSetType(*v, cuda ? VECSEQCUDA : VECSEQ));
   PetscCall(VecSetDM(*v, dm));
+#if defined(PETSC_HAVE_CUDA)
+  if (cuda) PetscCall(VecQBoxWrapCUDA(*v));
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
