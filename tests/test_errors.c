@@ -2,7 +2,7 @@ static char help[] = "Bad input to DMQBOX and its operators: each -case must sto
 names the problem (the test runner checks the message). Cases: degree0, degree9_3d, degree11_2d, dim4, cells0,\n\
 nanbox, oddcoarsen, vectype, sizes, interp, toomanyprocs, setter_on_dmda, options (the -dm_qbox_* options), vpatch_aij, vpatch_option (the\n\
 -pc_vpatch_* options), mapped (the -dm_qbox_mapping/-dm_qbox_coefficient options), fold (a map that inverts the cells of\n\
-y > 0.75: on 2 processes, those of one process), coef_negative, coef_nan, map_nan, map_after_setup, vpatch_mapped (PCVPATCH on a\n\
+y > 0.75: on 2 processes, those of one process), gpu_oom (a CUDA vector larger than the GPU), coef_negative, coef_nan, map_nan, map_after_setup, vpatch_mapped (PCVPATCH on a\n\
 mapped operator, with -pc_vpatch_* options).\n\n";
 
 #include <petscvpatch.h>
@@ -100,6 +100,17 @@ int main(int argc, char **argv)
     cells[0] = cells[1] = 1;
     PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 2, cells, 1, NULL, NULL, &dm));
     PetscCall(DMSetUp(dm));
+  } else if (!strcmp(cs, "gpu_oom")) { /* a CUDA vector larger than any GPU (Q_1 on 3000^3 cells: 2.7e10 values, 216 GB) */
+    PetscInt big[3] = {3000, 3000, 3000};
+    Vec      x;
+
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 3, big, 1, NULL, NULL, &dm));
+    PetscCall(DMSetVecType(dm, VECCUDA));
+    PetscCall(DMSetUp(dm));
+    PetscCall(DMCreateGlobalVector(dm, &x));
+    PetscCall(VecSet(x, 1.0)); /* the first write allocates the device array: a PETSc error naming the sizes */
+    PetscCall(VecDestroy(&x));
+    PetscCall(DMDestroy(&dm));
   } else if (!strcmp(cs, "setter_on_dmda")) { /* a DMQBox setter on a DM of another type must not write into it */
     PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, 4, 4, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &dm));
     PetscCall(DMQBoxSetDegree(dm, 3));
@@ -208,6 +219,12 @@ int main(int argc, char **argv)
     nsize: 2
     args: -case toomanyprocs
     expect_error: 2 processes cannot share a mesh of 1 x 1 x 1 cells
+
+  test:
+    suffix: gpu_oom
+    requires: cuda
+    args: -case gpu_oom
+    expect_error: Out of GPU memory: a vector of the DMQBOX of Q_1 on 3000 x 3000 x 3000 cells (27027009001 values
 
   test:
     suffix: vpatch_aij
