@@ -5,12 +5,13 @@
 #   make check-gpu runs the GPU tests too (on a machine with an NVIDIA GPU)
 #   make check-slow runs the slow tests too (large multigrid levels, minutes)
 #   make bench     runs the benchmarks on a GPU machine (bench/run.sh, results in bench/out)
+#   make ucx       fetches PyPI's CUDA-enabled UCX: config/mpiexec-gpu.sh then moves device buffers between GPUs
 #   make install PREFIX=/path
 #
 # With PETSC_DIR (and PETSC_ARCH) set, that PETSc is used. Without, PETSc is bootstrapped once into
 # a cache directory outside the checkout (config/bootstrap-petsc.sh) and reused.
 SHELL := /bin/bash
-TARGETS := all lib examples tests run check check-gpu check-slow bench install pack
+TARGETS := all lib examples tests run check check-gpu check-slow bench install pack ucx
 .PHONY: $(TARGETS) clean
 .DEFAULT_GOAL := all
 
@@ -90,6 +91,10 @@ bench: all
 PACK_DIR ?= .carry
 pack: all
 	bash config/pack.sh $(PETSC_DIR) $(PETSC_ARCH) $(PACK_DIR)
+
+# fetch the CUDA-enabled UCX of PyPI for device buffers between GPUs (config/mpiexec-gpu.sh; make pack takes it along)
+ucx:
+	bash config/ucx.sh
 
 install: lib
 	mkdir -p $(PREFIX)/lib/pkgconfig $(PREFIX)/include/petscvpatch/private

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# mpiexec with device buffers between GPUs: Open MPI's pml ucx over the CUDA-enabled UCX of config/ucx.sh (or
+# VPATCH_UCX_DIR, e.g. .carry/ucx/libucx on a node without network), and -dm_qbox_exchange_device, which probes that MPI
+# really moves device memory before it is used. Without Open MPI's pml ucx or without that UCX, plain mpiexec: the
+# exchanges are staged through host memory. Usage: config/mpiexec-gpu.sh -n 2 program [args]
+set -euo pipefail
+u=${VPATCH_UCX_DIR:-}
+if [ -z "$u" ]; then
+  cache=${VPATCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/petsc-vpatch}
+  for d in "$cache"/ucx-*/libucx; do [ -d "$d/lib/ucx" ] && u=$d; done
+fi
+if [ -z "$u" ] || [ ! -d "$u/lib/ucx" ] || ! ompi_info 2>/dev/null | grep -q "MCA pml: ucx"; then
+  echo "mpiexec-gpu.sh: no Open MPI pml ucx or no CUDA-enabled UCX (make ucx): exchanges staged through host memory" >&2
+  exec mpiexec "$@"
+fi
+export LD_LIBRARY_PATH=$u/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export UCX_MODULE_DIR=$u/lib/ucx
+export UCX_MEMTYPE_CACHE=n # PETSc's allocations bypass the hooks of UCX's memory-type cache: detect each buffer
+export PETSC_OPTIONS="${PETSC_OPTIONS:-} -dm_qbox_exchange_device"
+exec mpiexec --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any \
+  -x LD_LIBRARY_PATH -x UCX_MODULE_DIR -x UCX_MEMTYPE_CACHE -x PETSC_OPTIONS "$@"
