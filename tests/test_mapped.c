@@ -333,6 +333,24 @@ int main(int argc, char **argv)
     output_file: test_mapped_gpu
 
   test:
+    suffix: gpu_onthefly
+    requires: cuda
+    args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 -dm_qbox_geometry_onthefly
+    output_file: test_mapped_gpu
+
+  test:
+    suffix: gpu_onthefly_k1
+    requires: cuda
+    args: -gpu -dm_qbox_mapping deformed -dm_qbox_coefficient oscillatory -dm_qbox_degree 1 -dm_qbox_geometry_onthefly
+    output_file: test_mapped_gpu
+
+  test:
+    suffix: gpu_onthefly_k6
+    requires: cuda
+    args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 6 -dm_qbox_cells 2 -dm_qbox_geometry_onthefly
+    output_file: test_mapped_gpu
+
+  test:
     suffix: gpu_np2
     requires: cuda
     nsize: 2

@@ -50,6 +50,7 @@ typedef struct {
   PetscReal             radii[2];  /* shell: inner and outer radius (-dm_qbox_shell_radii) */
   PetscReal             amplitude; /* deformed box: A (-dm_qbox_deform_amplitude) */
   PetscReal             contrast;  /* oscillatory coefficient: c (-dm_qbox_coefficient_contrast) */
+  PetscBool             geofly;    /* -dm_qbox_geometry_onthefly: the CUDA operator (3D, built-in map and coefficient) computes its factors itself */
   PetscReal            *geo;       /* per owned cell and quadrature point (k+1 Gauss points per direction) the symmetric w a det(J) J^-1 J^-T:
                                       [cell][component][point], components 00 11 (22) 01 (02 12); NULL until first use (VPGeometryComponents()) */
   PetscReal            *d_geo;     /* its device copy, or NULL */
@@ -96,6 +97,7 @@ PETSC_INTERN PetscErrorCode DMQBoxUseGlobalArrays_Private(DM, Vec, PetscBool *);
 PETSC_INTERN PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM, const PetscReal **);
 PETSC_INTERN PetscErrorCode DMQBoxGetGeometry_Private(DM, const PetscReal **, const PetscReal **);
 PETSC_INTERN PetscErrorCode DMQBoxGetGeometryFloat_Private(DM, const float **);
+PETSC_INTERN PetscErrorCode DMQBoxGeometryParams_Private(DM, VPGeometryParams *);
 PETSC_INTERN PetscErrorCode DMQBoxDestroyGeometry_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxCopyGeometry_Private(DM, DM);
 PETSC_INTERN PetscErrorCode DMQBoxSetFromOptions_Geometry(DM, PetscOptionItems);

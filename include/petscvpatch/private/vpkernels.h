@@ -85,8 +85,9 @@ typedef struct {
 PETSC_INTERN PetscErrorCode VPGeometryBuiltin_CUDA(const VPGrid *, const VPGeometryParams *, PetscReal *d_geo, PetscInt *badcell);
 /* CUDA: the 1D basis values S and derivatives D at the Gauss points ((k+1)^2 each) of degree k; d_geo the device copy of geo */
 PETSC_INTERN PetscErrorCode VPMappedSetUp_CUDA(PetscInt k, const PetscReal *S, const PetscReal *D);
-/* d_geo: the factors in double, or in float when single (VPMappedToFloat_CUDA()): single-precision kernels read half the bytes */
-PETSC_INTERN PetscErrorCode VPMappedApply_CUDA(const VPGrid *, PetscBool single, const void *d_geo, const PetscScalar *xl, PetscScalar *yl);
+/* d_geo: the factors in double, or in float when single (VPMappedToFloat_CUDA()): single-precision kernels read half the bytes;
+   p: NULL, or (3D) the built-in map and coefficient from which the kernel computes the factors itself (d_geo not read) */
+PETSC_INTERN PetscErrorCode VPMappedApply_CUDA(const VPGrid *, PetscBool single, const VPGeometryParams *p, const void *d_geo, const PetscScalar *xl, PetscScalar *yl);
 PETSC_INTERN PetscErrorCode VPMappedToFloat_CUDA(const PetscReal *d_geo, size_t n, float **d_geof);
 PETSC_INTERN PetscErrorCode VPMappedFloatFree_CUDA(float **d_geof);
 PETSC_INTERN PetscErrorCode VPMappedDiagonal_CUDA(const VPGrid *, const PetscReal *d_geo, PetscScalar *dl);

@@ -253,6 +253,7 @@ PetscErrorCode DMQBoxSetFromOptions_Geometry(DM dm, PetscOptionItems PetscOption
   }
   PetscCall(PetscOptionsReal("-dm_qbox_coefficient_contrast", "Contrast c of the oscillatory coefficient", "DMQBoxSetCoefficientType", q->contrast, &q->contrast, NULL));
   PetscCheck(q->contrast >= 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_qbox_coefficient_contrast must be >= 0 (the coefficient must stay positive), not %g", (double)q->contrast);
+  PetscCall(PetscOptionsBool("-dm_qbox_geometry_onthefly", "CUDA operator, 3D, built-in map and coefficient: compute the geometric factors in the kernel instead of reading the stored ones", "DMQBOX", q->geofly, &q->geofly, NULL));
   DMQBoxSetBuiltins(q);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -273,6 +274,7 @@ PetscErrorCode DMQBoxCopyGeometry_Private(DM dm, DM dmn)
   qn->radii[1]  = q->radii[1];
   qn->amplitude = q->amplitude;
   qn->contrast  = q->contrast;
+  qn->geofly    = q->geofly;
   DMQBoxSetBuiltins(qn);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -295,6 +297,7 @@ PetscErrorCode DMQBoxViewGeometry_Private(DM dm, PetscViewer viewer)
   else
     PetscCall(PetscSNPrintf(coef, sizeof(coef), "%s", DMQBoxCoefficientTypes[q->coeftype]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "operator -div(a grad u), isoparametric Q_%" PetscInt_FMT " geometry: map %s, coefficient %s\n", q->degree, map, coef));
+  if (q->geofly) PetscCall(PetscViewerASCIIPrintf(viewer, "geometric factors: computed on the fly by the CUDA operator (3D, built-in map and coefficient)\n"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -392,15 +395,15 @@ static PetscErrorCode DMQBoxGeometryCheck(DM dm, const char msg[])
 #if defined(PETSC_HAVE_CUDA)
 /* the built-in map and coefficient on the GPU, straight into q->d_geo (cuda/qboxgeo.cu); a bad cell is named by the host
    computation of that cell */
-static PetscErrorCode DMQBoxGeometryDevice(DM dm, PetscInt size)
+/* the built-in map and coefficient as the GPU kernels take them */
+PetscErrorCode DMQBoxGeometryParams_Private(DM dm, VPGeometryParams *pp)
 {
-  DM_QBox         *q = (DM_QBox *)dm->data;
-  const VPGrid    *g = &q->grid;
+  DM_QBox         *q  = (DM_QBox *)dm->data;
+  PetscInt         n1 = q->grid.k + 1;
   VPGeometryParams p;
-  PetscInt         bad, n1 = g->k + 1;
-  char             msg[1024] = "";
 
   PetscFunctionBegin;
+  PetscCheck(q->maptype != DMQBOX_MAPPING_USER && q->coeftype != DMQBOX_COEFFICIENT_USER, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "DMQBOX: the GPU evaluates the built-in maps and coefficients only, not callbacks");
   PetscCall(PetscMemzero(&p, sizeof(p)));
   p.maptype   = q->maptype;
   p.coeftype  = q->coeftype;
@@ -420,6 +423,20 @@ static PetscErrorCode DMQBoxGeometryDevice(DM dm, PetscInt size)
     p.S[i] = q->basis.S[i];
     p.D[i] = q->basis.D[i];
   }
+  *pp = p;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DMQBoxGeometryDevice(DM dm, PetscInt size)
+{
+  DM_QBox         *q = (DM_QBox *)dm->data;
+  const VPGrid    *g = &q->grid;
+  VPGeometryParams p;
+  PetscInt         bad;
+  char             msg[1024] = "";
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxGeometryParams_Private(dm, &p));
   PetscCall(VPDeviceAlloc_Private((size_t)size, &q->d_geo));
   PetscCall(PetscLogGpuTimeBegin());
   PetscCall(VPGeometryBuiltin_CUDA(g, &p, q->d_geo, &bad));

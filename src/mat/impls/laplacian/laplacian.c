@@ -50,14 +50,21 @@ static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
   if (PetscMemTypeDevice(mt)) {
     PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, NULL)); /* also the operator kernel's constants */
     PetscCall(PetscLogGpuTimeBegin());
-    if (general && q->precision == VP_PRECISION_SINGLE) {
+    if (general && q->geofly && q->grid.dim == 3) { /* the factors in the kernel; the stored ones checked the map and coefficient */
+      const PetscReal *d_geo;
+      VPGeometryParams p;
+      PetscCheck(q->maptype != DMQBOX_MAPPING_USER && q->coeftype != DMQBOX_COEFFICIENT_USER, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "-dm_qbox_geometry_onthefly: the CUDA kernel evaluates the built-in maps and coefficients only, not callbacks; drop the option");
+      PetscCall(DMQBoxGetGeometry_Private(ctx->dm, NULL, &d_geo));
+      PetscCall(DMQBoxGeometryParams_Private(ctx->dm, &p));
+      PetscCall(VPMappedApply_CUDA(&q->grid, (PetscBool)(q->precision == VP_PRECISION_SINGLE), &p, NULL, xa, ya));
+    } else if (general && q->precision == VP_PRECISION_SINGLE) {
       const float *d_geof;
       PetscCall(DMQBoxGetGeometryFloat_Private(ctx->dm, &d_geof));
-      PetscCall(VPMappedApply_CUDA(&q->grid, PETSC_TRUE, d_geof, xa, ya));
+      PetscCall(VPMappedApply_CUDA(&q->grid, PETSC_TRUE, NULL, d_geof, xa, ya));
     } else if (general) {
       const PetscReal *d_geo;
       PetscCall(DMQBoxGetGeometry_Private(ctx->dm, NULL, &d_geo));
-      PetscCall(VPMappedApply_CUDA(&q->grid, PETSC_FALSE, d_geo, xa, ya));
+      PetscCall(VPMappedApply_CUDA(&q->grid, PETSC_FALSE, NULL, d_geo, xa, ya));
     } else
       PetscCall(VPLaplacianApply_CUDA(&q->grid, (PetscBool)(q->precision == VP_PRECISION_SINGLE), q->deterministic, xa, ya));
     PetscCall(PetscLogGpuTimeEnd());

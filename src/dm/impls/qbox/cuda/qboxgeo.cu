@@ -5,24 +5,7 @@
   G = w a adj(J^T J) / det J in the layout of vpkernels.h. A cell with det J <= 0 or a not positive and finite is not
   written; the smallest such cell index is returned (the host names it).
 */
-#include <petscvpatch/private/vpcuda.cuh>
-#include <petscvpatch/private/vpgeo.h>
-
-/* the built-in maps and coefficient (vpgeo.h, the host's formulas) */
-__device__ void VPGeoMap(const VPGeometryParams &p, int dim, const double X[3], double x[3])
-{
-  if (p.maptype == DMQBOX_MAPPING_SHELL)
-    VPGeoMapShell(dim, p.lower, p.upper, p.radii[0], p.radii[1], X, x);
-  else if (p.maptype == DMQBOX_MAPPING_DEFORMED)
-    VPGeoMapDeformed(dim, p.lower, p.upper, p.amplitude, X, x);
-  else
-    for (int d = 0; d < dim; d++) x[d] = X[d];
-}
-
-__device__ double VPGeoCoefficient(const VPGeometryParams &p, int dim, const double x[3])
-{
-  return p.coeftype == DMQBOX_COEFFICIENT_OSCILLATORY ? VPGeoOscillatory(dim, p.contrast, x) : 1.0;
-}
+#include <petscvpatch/private/vpgeomap.cuh>
 
 template <int DIM, int K> __device__ void VPGeoPoint(const VPGeometryParams &, const double (*)[DIM == 3 ? (K + 1) * (K + 1) * (K + 1) : (K + 1) * (K + 1)], int, int, PetscReal *__restrict__, unsigned long long *);
 
@@ -33,14 +16,10 @@ template <int DIM, int K> __global__ void VPGeoKernel(VPGrid g, VPGeometryParams
   const int         cell = blockIdx.x;
   const int         c[3] = {(int)g.cs[0] + cell % (int)g.cm[0], (int)g.cs[1] + (cell / (int)g.cm[0]) % (int)g.cm[1], DIM == 3 ? (int)g.cs[2] + cell / (int)(g.cm[0] * g.cm[1]) : 0};
 
-  for (int t = threadIdx.x; t < ND; t += blockDim.x) { /* the node's box point as qbox.c makes it (the last node: the upper corner), and its image */
+  for (int t = threadIdx.x; t < ND; t += blockDim.x) { /* the node's image */
     const int it[3] = {t % N, (t / N) % N, DIM == 3 ? t / (N * N) : 0};
-    double    X[3] = {0, 0, 0}, x[3] = {0, 0, 0};
-    for (int d = 0; d < DIM; d++) {
-      const int m = c[d] * K + it[d];
-      X[d]        = m == g.N[d] * K ? p.upper[d] : p.lower[d] + (c[d] + p.nodes[it[d]]) * g.h[d];
-    }
-    VPGeoMap(p, DIM, X, x);
+    double    x[3]  = {0, 0, 0};
+    VPGeoNodeImage(g, p, DIM, K, c, it, x);
     for (int a = 0; a < DIM; a++) xn[a][t] = x[a];
   }
   __syncthreads();

@@ -7,7 +7,7 @@
   float for single precision);
   scatter-add with atomics. Arithmetic in T (double, or float for single precision), G converted on load.
 */
-#include <petscvpatch/private/vpcuda.cuh>
+#include <petscvpatch/private/vpgeomap.cuh>
 
 /* S then D ((K+1)^2 each, row-major [q][i]) per degree K = 1..VPATCH_MAX_DEGREE */
 __host__ __device__ constexpr int VPMapSDOffset(int K)
@@ -133,8 +133,10 @@ template <int DIM, int K, typename T> __global__ void __launch_bounds__(VPMapSha
    output value: 16 N^4 shared-memory loads per cell against 11 N^3 here). Passes: x (D u, S u), y (the three
    partial gradients), z (the gradients, G at the line's points from global memory, and back along z, in place), y
    back, x back with the scatter-add. */
-template <int K, typename T> struct VPMapLineShape {
-  static constexpr int N = K + 1, ND = N * N * N, L = N * N, NB = L >= 128 ? 1 : 128 / L, THREADS = ((NB * L + 31) / 32) * 32;
+template <int K, typename T, bool FLY = false> struct VPMapLineShape {
+  /* FLY: three more arrays (the nodes' images); NB capped to keep the eight in the 48 KB of static shared memory */
+  static constexpr int N = K + 1, ND = N * N * N, L = N * N, NB0 = L >= 128 ? 1 : 128 / L, CAP = 49152 / (8 * ND * (int)sizeof(T));
+  static constexpr int NB = !FLY || NB0 <= CAP ? NB0 : (CAP > 0 ? CAP : 1), THREADS = ((NB * L + 31) / 32) * 32;
 };
 
 /* out = B v (TR: B^T v) for the 1D matrix MAT (0: S, 1: D) */
@@ -150,31 +152,124 @@ template <int K, int MAT, bool TR, typename T> __device__ __forceinline__ void V
   }
 }
 
-template <int K, typename T> __global__ void __launch_bounds__(VPMapLineShape<K, T>::THREADS) VPMapLineKernel(VPGrid g, int ncells, const T *__restrict__ geo, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+/* FLY: the factors G = w a adj(J^T J) / det J at the points of the thread's z line, computed from the built-in map p
+   and coefficient in T (instead of read from geo): the cell's node images (relative to the first node's) into shared
+   memory, then per component of the map the three passes of the gradient (J's row) and of the value (the point, for
+   the coefficient). J stays in registers (12 (k+1) values). */
+template <int K, typename T, bool FLY>
+__global__ void __launch_bounds__(VPMapLineShape<K, T, FLY>::THREADS) VPMapLineKernel(VPGrid g, VPGeometryParams p, int ncells, const T *__restrict__ geo, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
-  using S               = VPMapLineShape<K, T>;
-  constexpr int       N = S::N, ND = S::ND, L = S::L, NB = S::NB, NN = N * N;
-  __shared__ T        A[NB * ND], B[NB * ND], P0[NB * ND], P1[NB * ND], P2[NB * ND];
+  using S               = VPMapLineShape<K, T, FLY>;
+  constexpr int       N = S::N, ND = S::ND, L = S::L, NB = S::NB, NN = N * N, NX = FLY ? NB * ND : 1;
+  __shared__ T        A[NB * ND], B[NB * ND], P0[NB * ND], P1[NB * ND], P2[NB * ND], X[3][NX];
   __shared__ PetscInt cbase[NB]; /* local index of each cell's first node */
   __shared__ int      cflag[NB]; /* VPDBoxFlags of each cell, -1: no cell */
+  __shared__ int      ccell[NB][3];
+  __shared__ double   cref[FLY ? NB : 1][3]; /* FLY: the image of the cell's first node; T holds the images relative to it */
   const int           sy = (int)g.gxm[0], sz = (int)(g.gxm[0] * g.gxm[1]);
 
   for (int b = threadIdx.x; b < NB; b += blockDim.x) {
     const int c = blockIdx.x * NB + b;
-    int       f = -1;
+    int       f = -1, cx = 0, cy = 0, cz = 0;
     PetscInt  o = 0;
     if (c < ncells) {
-      const int cx = (int)g.cs[0] + c % (int)g.cm[0], cy = (int)g.cs[1] + (c / (int)g.cm[0]) % (int)g.cm[1], cz = (int)g.cs[2] + c / (int)(g.cm[0] * g.cm[1]);
-      o = VPDLocalIndex(g, cx * K, cy * K, cz * K);
-      f = VPDBoxFlags(g, N, cx * K, cy * K, cz * K);
+      cx = (int)g.cs[0] + c % (int)g.cm[0];
+      cy = (int)g.cs[1] + (c / (int)g.cm[0]) % (int)g.cm[1];
+      cz = (int)g.cs[2] + c / (int)(g.cm[0] * g.cm[1]);
+      o  = VPDLocalIndex(g, cx * K, cy * K, cz * K);
+      f  = VPDBoxFlags(g, N, cx * K, cy * K, cz * K);
     }
-    cbase[b] = o;
-    cflag[b] = f;
+    cbase[b]    = o;
+    cflag[b]    = f;
+    ccell[b][0] = cx;
+    ccell[b][1] = cy;
+    ccell[b][2] = cz;
+    if constexpr (FLY) {
+      const int c3[3] = {cx, cy, cz}, i0[3] = {0, 0, 0};
+      double    xr[3] = {0, 0, 0};
+      if (c < ncells) VPGeoNodeImage(g, p, 3, K, c3, i0, xr);
+      for (int a = 0; a < 3; a++) cref[b][a] = xr[a];
+    }
   }
   __syncthreads();
   const int  b = threadIdx.x / L, l = threadIdx.x - b * L, cell = blockIdx.x * NB + b, la = l % N, lb = l / N, o = b * ND;
   const bool active = b < NB && cflag[b] >= 0;
   const int  f      = active ? cflag[b] : 0;
+  T          Gr[FLY ? 6 : 1][FLY ? N : 1]; /* FLY: the factors at the points (la, lb, i) of the thread's z line */
+  if constexpr (FLY) {
+    T J[3][3][N], xq[3][N]; /* J[a][e]: d x_a / d X_e */
+    if (active) { /* the images of the x line (y = la, z = lb) */
+#pragma unroll
+      for (int i = 0; i < N; i++) {
+        const int it[3] = {i, la, lb};
+        double    xx[3];
+        VPGeoNodeImage(g, p, 3, K, ccell[b], it, xx);
+        for (int a = 0; a < 3; a++) X[a][o + i + la * N + lb * NN] = (T)(xx[a] - cref[b][a]); /* J loses no digits in float */
+      }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int a = 0; a < 3; a++) {
+      if (active) { /* x lines: D_x x_a, S_x x_a */
+        T u[N], r1[N], r2[N];
+#pragma unroll
+        for (int i = 0; i < N; i++) u[i] = X[a][o + i + la * N + lb * NN];
+        VPMapLine<K, 1, false>(u, r1);
+        VPMapLine<K, 0, false>(u, r2);
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+          A[o + i + la * N + lb * NN] = r1[i];
+          B[o + i + la * N + lb * NN] = r2[i];
+        }
+      }
+      __syncthreads();
+      if (active) { /* y lines */
+        T c1[N], c2[N], r[N];
+#pragma unroll
+        for (int j = 0; j < N; j++) {
+          c1[j] = A[o + la + j * N + lb * NN];
+          c2[j] = B[o + la + j * N + lb * NN];
+        }
+        VPMapLine<K, 0, false>(c1, r);
+#pragma unroll
+        for (int i = 0; i < N; i++) P0[o + la + i * N + lb * NN] = r[i];
+        VPMapLine<K, 1, false>(c2, r);
+#pragma unroll
+        for (int i = 0; i < N; i++) P1[o + la + i * N + lb * NN] = r[i];
+        VPMapLine<K, 0, false>(c2, r);
+#pragma unroll
+        for (int i = 0; i < N; i++) P2[o + la + i * N + lb * NN] = r[i];
+      }
+      __syncthreads();
+      if (active) { /* z lines: the row a of J and the point's coordinate a */
+        T q0[N], q1[N], q2[N];
+#pragma unroll
+        for (int j = 0; j < N; j++) {
+          q0[j] = P0[o + la + lb * N + j * NN];
+          q1[j] = P1[o + la + lb * N + j * NN];
+          q2[j] = P2[o + la + lb * N + j * NN];
+        }
+        VPMapLine<K, 0, false>(q0, J[a][0]);
+        VPMapLine<K, 0, false>(q1, J[a][1]);
+        VPMapLine<K, 1, false>(q2, J[a][2]);
+        VPMapLine<K, 0, false>(q2, xq[a]);
+      }
+      __syncthreads();
+    }
+    if (active) {
+#pragma unroll
+      for (int i = 0; i < N; i++) {
+        PetscReal Jm[9], adj[6];
+        double    xx[3];
+        for (int a = 0; a < 3; a++) {
+          xx[a] = cref[b][a] + xq[a][i]; /* S interpolates: its rows sum to 1 */
+          for (int e = 0; e < 3; e++) Jm[a * 3 + e] = J[a][e][i];
+        }
+        const double det = VPGeoDetAdj(3, Jm, adj), w = p.w[la] * p.w[lb] * p.w[i], s = w * VPGeoCoefficient(p, 3, xx) / det;
+        for (int m = 0; m < 6; m++) Gr[m][i] = (T)(s * adj[m]);
+      }
+    }
+  }
   if (active) { /* x lines (y = la, z = lb): D_x u, S_x u; Dirichlet nodes read as zero */
     T u[N], r1[N], r2[N];
 #pragma unroll
@@ -208,7 +303,7 @@ template <int K, typename T> __global__ void __launch_bounds__(VPMapLineShape<K,
   __syncthreads();
   if (active) { /* z lines (x = la, y = lb): the gradient, G, back along z; in place (the thread owns its line) */
     T        p0[N], p1[N], p2[N], g0[N], g1[N], g2[N];
-    const T *G = geo + (size_t)cell * 6 * ND + la + lb * N;
+    const T *G = FLY ? NULL : geo + (size_t)cell * 6 * ND + la + lb * N;
 #pragma unroll
     for (int j = 0; j < N; j++) {
       p0[j] = P0[o + la + lb * N + j * NN];
@@ -220,8 +315,14 @@ template <int K, typename T> __global__ void __launch_bounds__(VPMapLineShape<K,
     VPMapLine<K, 1, false>(p2, g2);
 #pragma unroll
     for (int i = 0; i < N; i++) {
-      const T *Gq = G + i * NN, g00 = Gq[0], g11 = Gq[ND], g22 = Gq[2 * ND], g01 = Gq[3 * ND], g02 = Gq[4 * ND], g12 = Gq[5 * ND];
-      const T  a0 = g0[i], a1 = g1[i], a2 = g2[i];
+      T g00, g11, g22, g01, g02, g12;
+      if constexpr (FLY) {
+        g00 = Gr[0][i], g11 = Gr[1][i], g22 = Gr[2][i], g01 = Gr[3][i], g02 = Gr[4][i], g12 = Gr[5][i];
+      } else {
+        const T *Gq = G + i * NN;
+        g00 = Gq[0], g11 = Gq[ND], g22 = Gq[2 * ND], g01 = Gq[3 * ND], g02 = Gq[4 * ND], g12 = Gq[5 * ND];
+      }
+      const T a0 = g0[i], a1 = g1[i], a2 = g2[i];
       g0[i] = g00 * a0 + g01 * a1 + g02 * a2;
       g1[i] = g01 * a0 + g11 * a1 + g12 * a2;
       g2[i] = g02 * a0 + g12 * a1 + g22 * a2;
@@ -306,7 +407,7 @@ static inline int VPMapCells(const VPGrid *g)
 }
 
 template <int DIM, int K, typename T> struct VPMapApply {
-  static PetscErrorCode run(const VPGrid *g, const void *geo, const PetscScalar *x, PetscScalar *y)
+  static PetscErrorCode run(const VPGrid *g, const VPGeometryParams *p, const void *geo, const PetscScalar *x, PetscScalar *y)
   {
     using S         = VPMapShape<DIM, K>;
     const int    nc = VPMapCells(g);
@@ -314,9 +415,14 @@ template <int DIM, int K, typename T> struct VPMapApply {
     PetscFunctionBegin;
     PetscCall(VPGetStream(&stream));
     if constexpr (DIM == 3) {
-      using SL = VPMapLineShape<K, T>;
-      if (nc) {
-        VPMapLineKernel<K, T><<<(nc + SL::NB - 1) / SL::NB, SL::THREADS, 0, stream>>>(*g, nc, (const T *)geo, x, y);
+      if (nc && p) {
+        using SL = VPMapLineShape<K, T, true>;
+        VPMapLineKernel<K, T, true><<<(nc + SL::NB - 1) / SL::NB, SL::THREADS, 0, stream>>>(*g, *p, nc, NULL, x, y);
+        PetscCallCUDA(cudaGetLastError());
+      } else if (nc) {
+        using SL = VPMapLineShape<K, T>;
+        VPGeometryParams none = {}; /* not read */
+        VPMapLineKernel<K, T, false><<<(nc + SL::NB - 1) / SL::NB, SL::THREADS, 0, stream>>>(*g, none, nc, (const T *)geo, x, y);
         PetscCallCUDA(cudaGetLastError());
       }
     } else if (nc) {
@@ -359,11 +465,12 @@ PetscErrorCode VPMappedSetUp_CUDA(PetscInt k, const PetscReal *S, const PetscRea
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode VPMappedApply_CUDA(const VPGrid *g, PetscBool single, const void *d_geo, const PetscScalar *xl, PetscScalar *yl)
+PetscErrorCode VPMappedApply_CUDA(const VPGrid *g, PetscBool single, const VPGeometryParams *p, const void *d_geo, const PetscScalar *xl, PetscScalar *yl)
 {
   PetscFunctionBegin;
   PetscCheck((double)g->cm[0] * g->cm[1] * g->cm[2] < 2147483647.0, PETSC_COMM_SELF, PETSC_ERR_SUP, "The CUDA mapped operator numbers the owned cells of a process in int: use more processes");
-  VP_DISPATCH_PRECISION(VPMapApply, single, g->dim, g->k, g, d_geo, xl, yl);
+  PetscCheck(!p || g->dim == 3, PETSC_COMM_SELF, PETSC_ERR_SUP, "The factors computed on the fly are built in 3D only");
+  VP_DISPATCH_PRECISION(VPMapApply, single, g->dim, g->k, g, p, d_geo, xl, yl);
   PetscCall(VPOwnedBoundary_CUDA(g, xl, yl, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
