@@ -364,6 +364,17 @@ PetscErrorCode DMCreateGlobalVector_QBox(DM dm, Vec *v)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* MatCreateVecs() of the DM's operators and transfers: the DMs' own global vectors. MatShellSetVecType() alone would let
+   PETSc create VECMPICUDA vectors, which allocate and zero the device array and a pinned host copy at creation: about
+   1.4 s of PCMG's set-up at 455M unknowns on 2 GPUs (bench/RESULTS.md, session 15) */
+PetscErrorCode DMQBoxMatCreateVecs_Private(DM dmright, DM dmleft, Vec *right, Vec *left)
+{
+  PetscFunctionBegin;
+  if (right) PetscCall(DMCreateGlobalVector(dmright, right));
+  if (left) PetscCall(DMCreateGlobalVector(dmleft, left));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode VecDuplicate_QBox(Vec g, Vec *gg)
 {
   DM dm;

@@ -145,6 +145,16 @@ static PetscErrorCode MatGetDiagonal_QBoxLaplacian(Mat A, Vec d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MatCreateVecs_QBoxLaplacian(Mat A, Vec *right, Vec *left)
+{
+  Mat_QBoxLaplacian *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &ctx));
+  PetscCall(DMQBoxMatCreateVecs_Private(ctx->dm, ctx->dm, right, left));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatView_QBoxLaplacian(Mat A, PetscViewer viewer)
 {
   Mat_QBoxLaplacian *ctx;
@@ -458,6 +468,7 @@ PetscErrorCode DMQBoxCreateLaplacianShell_Private(DM dm, Mat *A)
   PetscCall(MatShellSetOperation(*A, MATOP_MULT_TRANSPOSE_ADD, (PetscErrorCodeFn *)MatMultAdd_QBoxLaplacian));
   PetscCall(MatShellSetOperation(*A, MATOP_GET_DIAGONAL, (PetscErrorCodeFn *)MatGetDiagonal_QBoxLaplacian));
   PetscCall(MatShellSetOperation(*A, MATOP_VIEW, (PetscErrorCodeFn *)MatView_QBoxLaplacian));
+  PetscCall(MatShellSetOperation(*A, MATOP_CREATE_VECS, (PetscErrorCodeFn *)MatCreateVecs_QBoxLaplacian));
   PetscCall(MatShellSetOperation(*A, MATOP_SOR, (PetscErrorCodeFn *)MatSOR_QBoxLaplacian));
   PetscCall(MatShellSetOperation(*A, MATOP_GET_FACTOR, (PetscErrorCodeFn *)MatGetFactor_QBoxLaplacian));
   PetscCall(MatShellSetOperation(*A, MATOP_CREATE_SUBMATRICES, (PetscErrorCodeFn *)MatCreateSubMatrices_QBoxLaplacian));

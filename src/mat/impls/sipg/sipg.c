@@ -39,6 +39,16 @@ static PetscErrorCode MatMult_SIPG(Mat A, Vec x, Vec y)
 }
 
 /* the diagonal of the Kronecker sum: sum_e L_e(i_e, i_e) prod_{f != e} M_f(i_f, i_f) */
+static PetscErrorCode MatCreateVecs_SIPG(Mat A, Vec *right, Vec *left)
+{
+  DM dm;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &dm));
+  PetscCall(DMQBoxMatCreateVecs_Private(dm, dm, right, left));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatGetDiagonal_SIPG(Mat A, Vec d)
 {
   DM           dm;
@@ -81,6 +91,7 @@ PetscErrorCode DMQBoxCreateSIPGShell_Private(DM dm, Mat *A)
   PetscCall(MatShellSetOperation(*A, MATOP_MULT, (PetscErrorCodeFn *)MatMult_SIPG));
   PetscCall(MatShellSetOperation(*A, MATOP_MULT_TRANSPOSE, (PetscErrorCodeFn *)MatMult_SIPG)); /* symmetric */
   PetscCall(MatShellSetOperation(*A, MATOP_GET_DIAGONAL, (PetscErrorCodeFn *)MatGetDiagonal_SIPG));
+  PetscCall(MatShellSetOperation(*A, MATOP_CREATE_VECS, (PetscErrorCodeFn *)MatCreateVecs_SIPG));
   PetscCall(MatSetVecType(*A, dm->vectype));
   PetscCall(MatSetDM(*A, dm));
   PetscCall(PetscObjectSetName((PetscObject)*A, "SIPG operator of a discontinuous DMQBOX"));

@@ -105,6 +105,16 @@ static PetscErrorCode MatMultTransposeAdd_QBoxTransfer(Mat P, Vec x, Vec z, Vec 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MatCreateVecs_QBoxTransfer(Mat P, Vec *right, Vec *left)
+{
+  Mat_QBoxTransfer *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(P, &ctx));
+  PetscCall(DMQBoxMatCreateVecs_Private(ctx->dmc, ctx->dmf, right, left)); /* P: coarse -> fine */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatView_QBoxTransfer(Mat P, PetscViewer viewer)
 {
   Mat_QBoxTransfer *ctx;
@@ -174,6 +184,7 @@ PetscErrorCode DMQBoxCreateTransfer_Private(DM dmc, DM dmf, PetscBool homogeneou
   PetscCall(MatShellSetOperation(*P, MATOP_MULT_TRANSPOSE, (PetscErrorCodeFn *)MatMultTranspose_QBoxTransfer));
   PetscCall(MatShellSetOperation(*P, MATOP_MULT_TRANSPOSE_ADD, (PetscErrorCodeFn *)MatMultTransposeAdd_QBoxTransfer));
   PetscCall(MatShellSetOperation(*P, MATOP_VIEW, (PetscErrorCodeFn *)MatView_QBoxTransfer));
+  PetscCall(MatShellSetOperation(*P, MATOP_CREATE_VECS, (PetscErrorCodeFn *)MatCreateVecs_QBoxTransfer));
   PetscCall(MatShellSetOperation(*P, MATOP_DESTROY, (PetscErrorCodeFn *)MatDestroy_QBoxTransfer));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
