@@ -10,8 +10,10 @@
 
 __device__ __forceinline__ void VPGeoMap(const VPGeometryParams &p, int dim, const double X[3], double x[3])
 {
-  if (p.maptype == DMQBOX_MAPPING_SHELL) VPGeoMapShell(dim, p.lower, p.upper, p.radii[0], p.radii[1], X, x);
-  else if (p.maptype == DMQBOX_MAPPING_DEFORMED) VPGeoMapDeformed(dim, p.lower, p.upper, p.amplitude, X, x);
+  if (p.maptype == DMQBOX_MAPPING_SHELL)
+    VPGeoMapShell(dim, p.lower, p.upper, p.radii[0], p.radii[1], X, x);
+  else if (p.maptype == DMQBOX_MAPPING_DEFORMED)
+    VPGeoMapDeformed(dim, p.lower, p.upper, p.amplitude, X, x);
   else
     for (int d = 0; d < dim; d++) x[d] = X[d];
 }

@@ -53,7 +53,8 @@ static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
     if (general && q->geofly && q->grid.dim == 3) { /* the factors in the kernel; the stored ones checked the map and coefficient */
       const PetscReal *d_geo;
       VPGeometryParams p;
-      PetscCheck(q->maptype != DMQBOX_MAPPING_USER && q->coeftype != DMQBOX_COEFFICIENT_USER, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "-dm_qbox_geometry_onthefly: the CUDA kernel evaluates the built-in maps and coefficients only, not callbacks; drop the option");
+      PetscCheck(q->maptype != DMQBOX_MAPPING_USER && q->coeftype != DMQBOX_COEFFICIENT_USER, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP,
+                 "-dm_qbox_geometry_onthefly: the CUDA kernel evaluates the built-in maps and coefficients only, not callbacks; drop the option");
       PetscCall(DMQBoxGetGeometry_Private(ctx->dm, NULL, &d_geo));
       PetscCall(DMQBoxGeometryParams_Private(ctx->dm, &p));
       PetscCall(VPMappedApply_CUDA(&q->grid, (PetscBool)(q->precision == VP_PRECISION_SINGLE), &p, NULL, xa, ya));

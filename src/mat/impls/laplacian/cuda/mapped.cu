@@ -198,7 +198,7 @@ __global__ void __launch_bounds__(VPMapLineShape<K, T, FLY>::THREADS) VPMapLineK
   T          Gr[FLY ? 6 : 1][FLY ? N : 1]; /* FLY: the factors at the points (la, lb, i) of the thread's z line */
   if constexpr (FLY) {
     T J[3][3][N], xq[3][N]; /* J[a][e]: d x_a / d X_e */
-    if (active) { /* the images of the x line (y = la, z = lb) */
+    if (active) {           /* the images of the x line (y = la, z = lb) */
 #pragma unroll
       for (int i = 0; i < N; i++) {
         const int it[3] = {i, la, lb};
@@ -420,7 +420,7 @@ template <int DIM, int K, typename T> struct VPMapApply {
         VPMapLineKernel<K, T, true><<<(nc + SL::NB - 1) / SL::NB, SL::THREADS, 0, stream>>>(*g, *p, nc, NULL, x, y);
         PetscCallCUDA(cudaGetLastError());
       } else if (nc) {
-        using SL = VPMapLineShape<K, T>;
+        using SL              = VPMapLineShape<K, T>;
         VPGeometryParams none = {}; /* not read */
         VPMapLineKernel<K, T, false><<<(nc + SL::NB - 1) / SL::NB, SL::THREADS, 0, stream>>>(*g, none, nc, (const T *)geo, x, y);
         PetscCallCUDA(cudaGetLastError());
