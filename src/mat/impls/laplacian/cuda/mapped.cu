@@ -152,6 +152,42 @@ template <int K, int MAT, bool TR, typename T> __device__ __forceinline__ void V
   }
 }
 
+/* the forward passes of the gradient, shared by the operator and (FLY) the map's Jacobian; thread (la, lb) of a cell
+   at offset o. x lines (y = la, z = lb) of the line u: A = D_x u, B = S_x u */
+template <int K, typename T> __device__ __forceinline__ void VPMapForwardX(const T *u, T *A, T *B, int o, int la, int lb)
+{
+  constexpr int N = K + 1, NN = N * N;
+  T             r1[N], r2[N];
+  VPMapLine<K, 1, false>(u, r1);
+  VPMapLine<K, 0, false>(u, r2);
+#pragma unroll
+  for (int i = 0; i < N; i++) {
+    A[o + i + la * N + lb * NN] = r1[i];
+    B[o + i + la * N + lb * NN] = r2[i];
+  }
+}
+
+/* y lines (x = la, z = lb): P0 = S_y A, P1 = D_y B, P2 = S_y B */
+template <int K, typename T> __device__ __forceinline__ void VPMapForwardY(const T *A, const T *B, T *P0, T *P1, T *P2, int o, int la, int lb)
+{
+  constexpr int N = K + 1, NN = N * N;
+  T             a[N], c[N], r[N];
+#pragma unroll
+  for (int j = 0; j < N; j++) {
+    a[j] = A[o + la + j * N + lb * NN];
+    c[j] = B[o + la + j * N + lb * NN];
+  }
+  VPMapLine<K, 0, false>(a, r);
+#pragma unroll
+  for (int i = 0; i < N; i++) P0[o + la + i * N + lb * NN] = r[i];
+  VPMapLine<K, 1, false>(c, r);
+#pragma unroll
+  for (int i = 0; i < N; i++) P1[o + la + i * N + lb * NN] = r[i];
+  VPMapLine<K, 0, false>(c, r);
+#pragma unroll
+  for (int i = 0; i < N; i++) P2[o + la + i * N + lb * NN] = r[i];
+}
+
 /* FLY: the factors G = w a adj(J^T J) / det J at the points of the thread's z line, computed from the built-in map p
    and coefficient in T (instead of read from geo): the cell's node images (relative to the first node's) into shared
    memory, then per component of the map the three passes of the gradient (J's row) and of the value (the point, for
@@ -211,35 +247,13 @@ __global__ void __launch_bounds__(VPMapLineShape<K, T, FLY>::THREADS) VPMapLineK
 #pragma unroll
     for (int a = 0; a < 3; a++) {
       if (active) { /* x lines: D_x x_a, S_x x_a */
-        T u[N], r1[N], r2[N];
+        T u[N];
 #pragma unroll
         for (int i = 0; i < N; i++) u[i] = X[a][o + i + la * N + lb * NN];
-        VPMapLine<K, 1, false>(u, r1);
-        VPMapLine<K, 0, false>(u, r2);
-#pragma unroll
-        for (int i = 0; i < N; i++) {
-          A[o + i + la * N + lb * NN] = r1[i];
-          B[o + i + la * N + lb * NN] = r2[i];
-        }
+        VPMapForwardX<K>(u, A, B, o, la, lb);
       }
       __syncthreads();
-      if (active) { /* y lines */
-        T c1[N], c2[N], r[N];
-#pragma unroll
-        for (int j = 0; j < N; j++) {
-          c1[j] = A[o + la + j * N + lb * NN];
-          c2[j] = B[o + la + j * N + lb * NN];
-        }
-        VPMapLine<K, 0, false>(c1, r);
-#pragma unroll
-        for (int i = 0; i < N; i++) P0[o + la + i * N + lb * NN] = r[i];
-        VPMapLine<K, 1, false>(c2, r);
-#pragma unroll
-        for (int i = 0; i < N; i++) P1[o + la + i * N + lb * NN] = r[i];
-        VPMapLine<K, 0, false>(c2, r);
-#pragma unroll
-        for (int i = 0; i < N; i++) P2[o + la + i * N + lb * NN] = r[i];
-      }
+      if (active) VPMapForwardY<K>(A, B, P0, P1, P2, o, la, lb);
       __syncthreads();
       if (active) { /* z lines: the row a of J and the point's coordinate a */
         T q0[N], q1[N], q2[N];
@@ -271,35 +285,13 @@ __global__ void __launch_bounds__(VPMapLineShape<K, T, FLY>::THREADS) VPMapLineK
     }
   }
   if (active) { /* x lines (y = la, z = lb): D_x u, S_x u; Dirichlet nodes read as zero */
-    T u[N], r1[N], r2[N];
+    T u[N];
 #pragma unroll
     for (int i = 0; i < N; i++) u[i] = VPDBoxOnBoundary<N>(f, i, la, lb) ? (T)0 : (T)x[cbase[b] + (i + la * sy + lb * sz)];
-    VPMapLine<K, 1, false>(u, r1);
-    VPMapLine<K, 0, false>(u, r2);
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-      A[o + i + la * N + lb * NN] = r1[i];
-      B[o + i + la * N + lb * NN] = r2[i];
-    }
+    VPMapForwardX<K>(u, A, B, o, la, lb);
   }
   __syncthreads();
-  if (active) { /* y lines (x = la, z = lb): S_y D_x u, D_y S_x u, S_y S_x u */
-    T a[N], c[N], r[N];
-#pragma unroll
-    for (int j = 0; j < N; j++) {
-      a[j] = A[o + la + j * N + lb * NN];
-      c[j] = B[o + la + j * N + lb * NN];
-    }
-    VPMapLine<K, 0, false>(a, r);
-#pragma unroll
-    for (int i = 0; i < N; i++) P0[o + la + i * N + lb * NN] = r[i];
-    VPMapLine<K, 1, false>(c, r);
-#pragma unroll
-    for (int i = 0; i < N; i++) P1[o + la + i * N + lb * NN] = r[i];
-    VPMapLine<K, 0, false>(c, r);
-#pragma unroll
-    for (int i = 0; i < N; i++) P2[o + la + i * N + lb * NN] = r[i];
-  }
+  if (active) VPMapForwardY<K>(A, B, P0, P1, P2, o, la, lb); /* y lines (x = la, z = lb): S_y D_x u, D_y S_x u, S_y S_x u */
   __syncthreads();
   if (active) { /* z lines (x = la, y = lb): the gradient, G, back along z; in place (the thread owns its line) */
     T        p0[N], p1[N], p2[N], g0[N], g1[N], g2[N];
