@@ -9,7 +9,8 @@ if [ -z "$u" ]; then
   cache=${VPATCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/petsc-vpatch}
   for d in "$cache"/ucx-*/libucx; do [ -d "$d/lib/ucx" ] && u=$d; done
 fi
-if [ -z "$u" ] || [ ! -d "$u/lib/ucx" ] || ! ompi_info 2>/dev/null | grep -q "MCA pml: ucx"; then
+info=$(ompi_info 2>/dev/null || true) # whole, then searched: grep -q on a pipe would end ompi_info by SIGPIPE (pipefail)
+if [ -z "$u" ] || [ ! -d "$u/lib/ucx" ] || ! grep -q "MCA pml: ucx" <<< "$info"; then
   echo "mpiexec-gpu.sh: no Open MPI pml ucx or no CUDA-enabled UCX (make ucx): exchanges staged through host memory" >&2
   exec mpiexec "$@"
 fi

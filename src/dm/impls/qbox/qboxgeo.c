@@ -393,8 +393,6 @@ static PetscErrorCode DMQBoxGeometryCheck(DM dm, const char msg[])
 }
 
 #if defined(PETSC_HAVE_CUDA)
-/* the built-in map and coefficient on the GPU, straight into q->d_geo (cuda/qboxgeo.cu); a bad cell is named by the host
-   computation of that cell */
 /* the built-in map and coefficient as the GPU kernels take them */
 PetscErrorCode DMQBoxGeometryParams_Private(DM dm, VPGeometryParams *pp)
 {
@@ -427,6 +425,8 @@ PetscErrorCode DMQBoxGeometryParams_Private(DM dm, VPGeometryParams *pp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the built-in map and coefficient on the GPU, straight into q->d_geo (cuda/qboxgeo.cu); a bad cell is named by the host
+   computation of that cell */
 static PetscErrorCode DMQBoxGeometryDevice(DM dm, PetscInt size)
 {
   DM_QBox         *q = (DM_QBox *)dm->data;
