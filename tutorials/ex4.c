@@ -222,16 +222,31 @@ int main(int argc, char **argv)
     suffix: check_assembled_3d
     args: -dm_qbox_dim 3 -dm_qbox_cells 2 -dm_qbox_degree 2 -refinements 1 -check_assembled
 
-  # the assembled operator (one rank): LU gives the L2 errors of the matrix-free multigrid solve
+  # the assembled operator on several ranks (the columns of other ranks' cells)
+  test:
+    suffix: check_assembled_3d_np2
+    nsize: 2
+    args: -dm_qbox_dim 3 -dm_qbox_cells 2 -dm_qbox_degree 2 -refinements 1 -check_assembled
+
+  test:
+    suffix: check_assembled_2d_np3
+    nsize: 3
+    args: -dm_qbox_cells 6 -dm_qbox_degree 3 -refinements 1 -check_assembled
+
+  test:
+    suffix: check_assembled_3d_np4
+    nsize: 4
+    args: -dm_qbox_dim 3 -dm_qbox_cells 4 -dm_qbox_degree 2 -refinements 0 -check_assembled
+
+  # the assembled operator: LU gives the L2 errors of the matrix-free multigrid solve (on 2 ranks through PCREDUNDANT)
   test:
     suffix: aij_lu_3d
     args: -dm_qbox_dim 3 -dm_qbox_cells 2 -dm_qbox_degree 2 -refinements 2 -dm_mat_type aij -ksp_type preonly -pc_type lu
 
   test:
-    suffix: aij_np2
+    suffix: aij_lu_3d_np2
     nsize: 2
-    args: -dm_qbox_cells 4 -refinements 0 -dm_mat_type aij
-    expect_error: runs on one MPI rank so far
+    args: -dm_qbox_dim 3 -dm_qbox_cells 2 -dm_qbox_degree 2 -refinements 2 -dm_mat_type aij -ksp_type preonly -pc_type redundant -redundant_pc_type lu -options_left 0
 
   test:
     suffix: cuda

@@ -98,53 +98,107 @@ PetscErrorCode DMQBoxCreateSIPGShell_Private(DM dm, Mat *A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The SIPG operator assembled (-dm_mat_type aij and the like, for checks and direct solvers): row by row from the 1D
-   blocks, direction by direction (the blocks of the cell and its two neighbours along e, the cell mass along the
-   others). One rank so far: there the global numbering is the lexicographic one of the DG nodes. */
+/* the global numbering of DG nodes: per direction the owned node range (xs, xm) of each process column and the column of
+   each node; per rank the first global index (ranks numbered o0 + P0 (o1 + P1 o2), each owning its box lexicographically) */
+typedef struct {
+  PetscInt P[3], *xs[3], *xm[3], *col[3], *rstart;
+} SIPGNumbering;
+
+static PetscErrorCode SIPGNumberingCreate(DM dm, SIPGNumbering *nb)
+{
+  DM_QBox    *q = (DM_QBox *)dm->data;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+  for (PetscInt d = 0; d < 3; d++) {
+    const PetscInt nodes = d < q->dim ? q->cells[d] * (q->degree + 1) : 1;
+    nb->P[d]             = d < q->dim ? q->procs[d] : 1;
+    PetscCall(PetscMalloc3(nb->P[d], &nb->xs[d], nb->P[d], &nb->xm[d], nodes, &nb->col[d]));
+    for (PetscInt i = 0; i < nb->P[d]; i++) {
+      PetscInt b[6] = {0, 1, 0, 1, 0, 1};
+      if (d < q->dim) PetscCall(DMQBoxColumnBox_Private(dm, d, i, b));
+      nb->xs[d][i] = b[0];
+      nb->xm[d][i] = b[1];
+      for (PetscInt j = b[0]; j < b[0] + b[1]; j++) nb->col[d][j] = i;
+    }
+  }
+  PetscCall(PetscMalloc1(size + 1, &nb->rstart));
+  nb->rstart[0] = 0;
+  for (PetscMPIInt r = 0; r < size; r++) {
+    const PetscInt o0 = r % nb->P[0], o1 = (r / nb->P[0]) % nb->P[1], o2 = r / (nb->P[0] * nb->P[1]);
+    nb->rstart[r + 1] = nb->rstart[r] + nb->xm[0][o0] * nb->xm[1][o1] * nb->xm[2][o2];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode SIPGNumberingDestroy(SIPGNumbering *nb)
+{
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < 3; d++) PetscCall(PetscFree3(nb->xs[d], nb->xm[d], nb->col[d]));
+  PetscCall(PetscFree(nb->rstart));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the global index of the DG node at global position P */
+static inline PetscInt SIPGGlobalIndex(const SIPGNumbering *nb, const PetscInt P[3])
+{
+  const PetscInt o[3] = {nb->col[0][P[0]], nb->col[1][P[1]], nb->col[2][P[2]]}, r = o[0] + nb->P[0] * (o[1] + nb->P[1] * o[2]);
+  return nb->rstart[r] + ((P[2] - nb->xs[2][o[2]]) * nb->xm[1][o[1]] + (P[1] - nb->xs[1][o[1]])) * nb->xm[0][o[0]] + (P[0] - nb->xs[0][o[0]]);
+}
+
+/* The SIPG operator assembled (-dm_mat_type aij and the like, for checks and direct solvers), on any number of ranks:
+   row by row from the 1D blocks, direction by direction (the blocks of the cell and its two neighbours along e, the
+   cell mass along the others), at global node positions; a neighbour cell's columns numbered by its owner's box */
 PetscErrorCode DMQBoxAssembleSIPG_Private(DM dm, MatType type, Mat *A)
 {
   DM_QBox       *q = (DM_QBox *)dm->data;
   const VPGrid  *g = &q->grid;
-  const PetscInt N = q->degree + 1, dim = q->dim, nother = dim == 3 ? N * N : N, n = g->xm[0] * g->xm[1] * g->xm[2];
-  PetscInt      *cols;
+  const PetscInt N = q->degree + 1, dim = q->dim, nother = dim == 3 ? N * N : N, n = g->xm[0] * g->xm[1] * g->xm[2], nz = dim * 3 * N * nother;
+  PetscInt      *cols, rs;
   PetscScalar   *vals;
-  PetscMPIInt    size;
+  SIPGNumbering  nb;
+  PetscMPIInt    rank;
 
   PetscFunctionBegin;
-  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
-  PetscCheck(size == 1, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "The assembled SIPG operator (-dm_mat_type %s) of a discontinuous DMQBOX runs on one MPI rank so far: use -dm_mat_type shell on %d ranks", type, size);
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)dm), &rank));
+  PetscCall(SIPGNumberingCreate(dm, &nb));
+  PetscCheck(nb.rstart[rank + 1] - nb.rstart[rank] == n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX DG numbering: %" PetscInt_FMT " rows from the columns, %" PetscInt_FMT " owned", nb.rstart[rank + 1] - nb.rstart[rank], n);
   PetscCall(PetscMalloc2(3 * N * nother, &cols, 3 * N * nother, &vals));
   PetscCall(MatCreate(PetscObjectComm((PetscObject)dm), A));
   PetscCall(MatSetSizes(*A, n, n, PETSC_DETERMINE, PETSC_DETERMINE));
   PetscCall(MatSetType(*A, type));
-  PetscCall(MatSeqAIJSetPreallocation(*A, dim * 3 * N * nother, NULL));
+  PetscCall(MatSeqAIJSetPreallocation(*A, nz, NULL));
+  PetscCall(MatMPIAIJSetPreallocation(*A, nz, NULL, nz, NULL));
   PetscCall(MatSetOption(*A, MAT_NEW_NONZERO_ALLOCATION_ERR, PETSC_FALSE));
+  PetscCall(MatGetOwnershipRange(*A, &rs, NULL));
+  PetscCheck(rs == nb.rstart[rank], PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX DG numbering: first row %" PetscInt_FMT ", the matrix's %" PetscInt_FMT, nb.rstart[rank], rs);
   PetscCall(PetscLogEventBegin(VPATCH_LaplacianAssemble, dm, 0, 0, 0));
   for (PetscInt pz = 0; pz < g->xm[2]; pz++)
     for (PetscInt py = 0; py < g->xm[1]; py++)
       for (PetscInt px = 0; px < g->xm[0]; px++) {
-        const PetscInt p[3] = {px, py, pz}, row = VPGridLocalIndex(g, p);
+        const PetscInt P[3] = {g->xs[0] + px, g->xs[1] + py, g->xs[2] + pz}, row = SIPGGlobalIndex(&nb, P);
         for (PetscInt e = 0; e < dim; e++) {
           const VPDG1D  *b = &q->dg1d[e];
-          const PetscInt c = p[e] / N, j = p[e] % N;
+          const PetscInt c = P[e] / N, j = P[e] % N; /* global cell and node of direction e */
           PetscInt       nc = 0;
           for (PetscInt o = -1; o <= 1; o++) {
             const PetscInt cn = c + o;
             if (cn < 0 || cn >= b->n) continue;
             for (PetscInt i = 0; i < N; i++) {
               const PetscReal l = VPDGBlockEntry(b, c, o, j, i);
-              for (PetscInt t = 0; t < nother; t++) { /* the other directions' indices in this cell, and their mass entries */
-                PetscInt  qpos[3] = {p[0], p[1], p[2]}, r = t;
+              for (PetscInt t = 0; t < nother; t++) { /* the other directions' nodes in this cell, and their mass entries */
+                PetscInt  Q[3] = {P[0], P[1], P[2]}, r = t;
                 PetscReal m = 1;
-                qpos[e]     = cn * N + i;
+                Q[e]        = cn * N + i;
                 for (PetscInt f = 0; f < dim; f++) {
                   if (f == e) continue;
-                  const PetscInt jf = p[f] % N, if_ = r % N;
+                  const PetscInt jf = P[f] % N, if_ = r % N;
                   r /= N;
-                  qpos[f] = (p[f] / N) * N + if_;
+                  Q[f] = (P[f] / N) * N + if_;
                   m *= q->dg1d[f].M[jf * N + if_];
                 }
-                cols[nc]   = VPGridLocalIndex(g, qpos);
+                cols[nc]   = SIPGGlobalIndex(&nb, Q);
                 vals[nc++] = l * m;
               }
             }
@@ -157,5 +211,6 @@ PetscErrorCode DMQBoxAssembleSIPG_Private(DM dm, MatType type, Mat *A)
   PetscCall(PetscLogEventEnd(VPATCH_LaplacianAssemble, dm, 0, 0, 0));
   PetscCall(MatSetDM(*A, dm));
   PetscCall(PetscFree2(cols, vals));
+  PetscCall(SIPGNumberingDestroy(&nb));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
