@@ -222,6 +222,21 @@ int main(int argc, char **argv)
     suffix: check_assembled_3d
     args: -dm_qbox_dim 3 -dm_qbox_cells 2 -dm_qbox_degree 2 -refinements 1 -check_assembled
 
+  # the additive DG vertex-patch smoother (all patches on one residual, damping 1/2^d): Richardson, on 1 and 2 ranks
+  # (the same iterates), and inside Chebyshev in 3D
+  test:
+    suffix: additive_2d
+    args: -dm_qbox_cells 2 -dm_qbox_degree 2 -refinements 3 -mg_levels_pc_vpatch_type additive
+
+  test:
+    suffix: additive_2d_np2
+    nsize: 2
+    args: -dm_qbox_cells 2 -dm_qbox_degree 2 -refinements 3 -mg_levels_pc_vpatch_type additive
+
+  test:
+    suffix: additive_3d_chebyshev
+    args: -dm_qbox_dim 3 -dm_qbox_cells 2 -dm_qbox_degree 2 -refinements 2 -mg_levels_pc_vpatch_type additive -mg_levels_ksp_type chebyshev -mg_levels_ksp_max_it 2
+
   # the assembled operator on several ranks (the columns of other ranks' cells)
   test:
     suffix: check_assembled_3d_np2

@@ -488,8 +488,8 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
   jac->dm = dm;
   jac->A  = pc->pmat;
   if (q->dg) { /* the DG vertex patches: all DoFs of the 2^d cells around an interior vertex, exact by fast diagonalization */
-    PetscCheck(jac->type == PC_VPATCH_MULTIPLICATIVE && jac->local == PC_VPATCH_LOCAL_FDM, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
-               "PCVPATCH on the discontinuous space of DMQBOX has the multiplicative variant with the fdm local solver so far, not %s with %s", PCVPatchTypes[jac->type], PCVPatchLocalSolvers[jac->local]);
+    PetscCheck(jac->local == PC_VPATCH_LOCAL_FDM, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCVPATCH on the discontinuous space of DMQBOX has the fdm local solver (exact) so far, not %s", PCVPatchLocalSolvers[jac->local]);
+    if (jac->damping <= 0) jac->damping = q->dim == 3 ? 0.125 : 0.25; /* additive: every DoF of an inner cell lies in 2^d patches */
     for (PetscInt d = 0; d < q->dim; d++) PetscCall(VPDGPatch1DSetUp(&q->dg1d[d], &jac->dgp[d]));
     PetscCall(DMQBoxCreateSIPGShell_Private(dm, &jac->Adg));
     PetscCall(DMCreateGlobalVector(dm, &jac->r));
@@ -806,6 +806,38 @@ static PetscErrorCode PCVPatchStepDG(PC_VPatch *jac, Vec b, Vec x, PetscBool fwd
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the discontinuous space, additive: y = damping * sum over all colors and their patches of R_v^T A_v^{-1} R_v r, divided
+   by the operator's scale (no Dirichlet rows: Nitsche) */
+static PetscErrorCode PCVPatchAdditiveDG(PC_VPatch *jac, Vec r, Vec y)
+{
+  const VPGrid      *g    = &((DM_QBox *)jac->dm->data)->grid;
+  const PetscBool    same = ((DM_QBox *)jac->dm->data)->samelayout;
+  const PetscScalar *ra;
+  PetscScalar       *wa;
+  Vec                rl = r, wl = y;
+
+  PetscFunctionBegin;
+  if (!same) { /* several ranks: the residual with its ghost cells in, the corrections (ghost cells included) added out */
+    PetscCall(DMGetLocalVector(jac->dm, &rl));
+    PetscCall(DMGetLocalVector(jac->dm, &wl));
+    PetscCall(DMGlobalToLocal(jac->dm, r, INSERT_VALUES, rl));
+  }
+  PetscCall(VecSet(wl, 0.0));
+  PetscCall(VecGetArrayRead(rl, &ra));
+  PetscCall(VecGetArray(wl, &wa));
+  for (PetscInt c = 0; c < (1 << g->dim); c++) PetscCall(VPDGPatchColor_CPU(g, jac->dgp, c, ra, wa));
+  PetscCall(VecRestoreArray(wl, &wa));
+  PetscCall(VecRestoreArrayRead(rl, &ra));
+  if (!same) {
+    PetscCall(VecSet(y, 0.0));
+    PetscCall(DMLocalToGlobal(jac->dm, wl, ADD_VALUES, y));
+    PetscCall(DMRestoreLocalVector(jac->dm, &rl));
+    PetscCall(DMRestoreLocalVector(jac->dm, &wl));
+  }
+  PetscCall(VecScale(y, jac->damping / jac->scale));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* additive: y = damping * sum_v R_v^T A_v^{-1} R_v r (boundary rows: y = r), divided by the operator's scale */
 static PetscErrorCode PCVPatchAdditive(PC_VPatch *jac, Vec r, Vec y)
 {
@@ -814,6 +846,10 @@ static PetscErrorCode PCVPatchAdditive(PC_VPatch *jac, Vec r, Vec y)
   PetscScalar       *da;
 
   PetscFunctionBegin;
+  if (((DM_QBox *)jac->dm->data)->dg) {
+    PetscCall(PCVPatchAdditiveDG(jac, r, y));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PCVPatchGetLocal(jac, PETSC_FALSE, PETSC_TRUE));
   PetscCall(DMGlobalToLocal(jac->dm, r, INSERT_VALUES, jac->bl));
   PetscCall(VecSet(jac->dl, 0.0));
@@ -1038,10 +1074,8 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
   }
   if (jac->dm && ((DM_QBox *)jac->dm->data)->dg) {
     DM_QBox *q = (DM_QBox *)jac->dm->data;
-    PetscCall(PetscViewerASCIIPrintf(viewer,
-                                     "discontinuous Q_%" PetscInt_FMT " in %" PetscInt_FMT "D (SIPG): %d colors, DG vertex patches of %d cells, %" PetscInt_FMT "^%" PetscInt_FMT
-                                     " unknowns each, exact by fast diagonalization, each color's residual by the operator (CPU)\n",
-                                     q->degree, q->dim, 1 << q->dim, 1 << q->dim, 2 * (q->degree + 1), q->dim));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "discontinuous Q_%" PetscInt_FMT " in %" PetscInt_FMT "D (SIPG): %d colors, DG vertex patches of %d cells, %" PetscInt_FMT "^%" PetscInt_FMT " unknowns each, exact by fast diagonalization, %s (CPU)\n",
+                                     q->degree, q->dim, 1 << q->dim, 1 << q->dim, 2 * (q->degree + 1), q->dim, jac->type == PC_VPATCH_ADDITIVE ? "all patches on one residual (additive)" : "each color's residual by the operator"));
   } else if (jac->dm) {
     DM_QBox *q = (DM_QBox *)jac->dm->data;
     PetscCall(PetscViewerASCIIPrintf(viewer, "Q_%" PetscInt_FMT " in %" PetscInt_FMT "D: %" PetscInt_FMT " colors, %" PetscInt_FMT "^%" PetscInt_FMT " unknowns per patch, %s\n", q->degree, q->dim, (PetscInt)(q->dim == 3 ? 8 : 4), 2 * q->degree - 1,
@@ -1352,7 +1386,9 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
   The preconditioning matrix must be the Laplacian of a `DMQBOX` (from `DMCreateMatrix()`, matrix-free or assembled),
   or a positive multiple of it (`MatScale()`); the sweeps then solve with that multiple. Any other operator (shifted
   by `MatShift()`, changed by `MatDiagonalSet()`, an assembled matrix with other entries) is refused with an error
-  at `PCSetUp()`. Each level needs at least 2 cells per direction (an interior vertex).
+  at `PCSetUp()`. Each level needs at least 2 cells per direction (an interior vertex). On a discontinuous `DMQBOX`
+  (`DMQBoxSetDiscontinuous()`) the patches are the DG vertex patches (every DoF of the 2^d cells around an interior
+  vertex), multiplicative (each color's residual by the SIPG operator) or additive (`-pc_vpatch_type additive`), CPU.
 
   Standalone (`-pc_type vpatch`) the default symmetric sweep makes a symmetric positive definite preconditioner, so
   the default `KSPCG` works. Inside `KSPRICHARDSON`, with more than one iteration, the true residual norm is computed
