@@ -90,6 +90,17 @@ PETSC_INTERN PetscErrorCode DMQBoxMaxLevels_Private(DM, PetscInt *);
 PETSC_INTERN PetscErrorCode DMQBoxGetNodeDA_Private(DM, DM *);
 PETSC_INTERN PetscErrorCode DMQBoxGetColorSF_Private(DM, PetscInt, PetscSF *);
 PETSC_INTERN PetscErrorCode DMQBoxColumnBox_Private(DM, PetscInt, PetscInt, PetscInt[6]);
+/* the node and cell ranges of every process column per direction (DMQBoxColumnBox_Private()): xs, xm (owned nodes),
+   gxs, gxm (ghosted box), cs, cm (owned cells); one column for the directions past dim */
+typedef struct {
+  PetscInt  P[3];
+  PetscInt *b[3]; /* 6 entries per column: xs, xm, gxs, gxm, cs, cm */
+  PetscInt  me[3];
+} DMQBoxColumns;
+PETSC_INTERN PetscErrorCode DMQBoxColumnsCreate_Private(DM, DMQBoxColumns *);
+PETSC_INTERN PetscErrorCode DMQBoxColumnsDestroy_Private(DMQBoxColumns *);
+/* the column of direction d whose owned nodes (e = 0) or owned cells (e = 4) hold p */
+PETSC_INTERN PetscInt       DMQBoxColumnOf_Private(const DMQBoxColumns *, PetscInt d, PetscInt e, PetscInt p);
 PETSC_INTERN PetscErrorCode DMQBoxDestroyExchange_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxCheckVecType_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxIsCUDA_Private(DM, PetscBool *);

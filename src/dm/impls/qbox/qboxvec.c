@@ -412,15 +412,7 @@ PetscErrorCode DMCreateLocalVector_QBox(DM dm, Vec *v)
    owned box: the exchange is a copy (INSERT) or a sum (ADD) of the vectors. Modes other than INSERT_VALUES (and
    ADD_VALUES from local to global) go to the inner DMDA. */
 
-/* the node and cell ranges of every process column per direction (DMQBoxColumnBox_Private()): xs, xm (owned nodes),
-   gxs, gxm (ghosted box), cs, cm (owned cells); one column for the directions past dim */
-typedef struct {
-  PetscInt  P[3];
-  PetscInt *b[3]; /* 6 entries per column: xs, xm, gxs, gxm, cs, cm */
-  PetscInt  me[3];
-} QBoxColumns;
-
-static PetscErrorCode QBoxColumnsCreate(DM dm, QBoxColumns *c)
+PetscErrorCode DMQBoxColumnsCreate_Private(DM dm, DMQBoxColumns *c)
 {
   DM_QBox    *q = (DM_QBox *)dm->data;
   PetscMPIInt rank;
@@ -438,7 +430,7 @@ static PetscErrorCode QBoxColumnsCreate(DM dm, QBoxColumns *c)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode QBoxColumnsDestroy(QBoxColumns *c)
+PetscErrorCode DMQBoxColumnsDestroy_Private(DMQBoxColumns *c)
 {
   PetscFunctionBegin;
   for (PetscInt d = 0; d < 3; d++) PetscCall(PetscFree(c->b[d]));
@@ -447,7 +439,7 @@ static PetscErrorCode QBoxColumnsDestroy(QBoxColumns *c)
 
 /* the column of direction d whose owned nodes (entry 0, 1) or owned cells (entry 4, 5) hold p: ghost nodes and patch
    vertices lie in the neighbouring columns, so the search starts at this rank's column */
-static PetscInt QBoxColumnOf(const QBoxColumns *c, PetscInt d, PetscInt e, PetscInt p)
+PetscInt DMQBoxColumnOf_Private(const DMQBoxColumns *c, PetscInt d, PetscInt e, PetscInt p)
 {
   PetscInt i = c->me[d];
   while (i > 0 && p < c->b[d][6 * i + e]) i--;
@@ -462,23 +454,23 @@ static PetscErrorCode DMQBoxGetGhostSF(DM dm, PetscSF *sf)
   PetscFunctionBegin;
   if (!q->ghostsf) {
     const VPGrid *g = &q->grid;
-    QBoxColumns   c;
+    DMQBoxColumns c;
     PetscInt      nroots = g->xm[0] * g->xm[1] * g->xm[2], nleaves = g->gxm[0] * g->gxm[1] * g->gxm[2] - nroots, l = 0, *ilocal;
     PetscSFNode  *iremote;
 
-    PetscCall(QBoxColumnsCreate(dm, &c));
+    PetscCall(DMQBoxColumnsCreate_Private(dm, &c));
     PetscCall(PetscMalloc1(nleaves, &ilocal));
     PetscCall(PetscMalloc1(nleaves, &iremote));
     for (PetscInt pz = g->gxs[2]; pz < g->gxs[2] + g->gxm[2]; pz++) {
-      PetscInt oz = QBoxColumnOf(&c, 2, 0, pz), *bz = c.b[2] + 6 * oz;
+      PetscInt oz = DMQBoxColumnOf_Private(&c, 2, 0, pz), *bz = c.b[2] + 6 * oz;
       for (PetscInt py = g->gxs[1]; py < g->gxs[1] + g->gxm[1]; py++) {
-        PetscInt  oy = QBoxColumnOf(&c, 1, 0, py), *by = c.b[1] + 6 * oy;
+        PetscInt  oy = DMQBoxColumnOf_Private(&c, 1, 0, py), *by = c.b[1] + 6 * oy;
         PetscBool inner = (PetscBool)(oy == c.me[1] && oz == c.me[2]);
         for (PetscInt px = g->gxs[0]; px < g->gxs[0] + g->gxm[0]; px++) {
           PetscInt ox, *bx;
           if (inner && px == g->xs[0]) px = g->xs[0] + g->xm[0]; /* skip the owned row */
           if (px >= g->gxs[0] + g->gxm[0]) break;
-          ox               = QBoxColumnOf(&c, 0, 0, px);
+          ox               = DMQBoxColumnOf_Private(&c, 0, 0, px);
           bx               = c.b[0] + 6 * ox;
           ilocal[l]        = ((pz - g->gxs[2]) * g->gxm[1] + (py - g->gxs[1])) * g->gxm[0] + (px - g->gxs[0]);
           iremote[l].rank  = ox + c.P[0] * (oy + c.P[1] * oz);
@@ -488,7 +480,7 @@ static PetscErrorCode DMQBoxGetGhostSF(DM dm, PetscSF *sf)
       }
     }
     PetscCheck(l == nleaves, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX ghost star forest: %" PetscInt_FMT " leaves, expected %" PetscInt_FMT, l, nleaves);
-    PetscCall(QBoxColumnsDestroy(&c));
+    PetscCall(DMQBoxColumnsDestroy_Private(&c));
     PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)dm), &q->ghostsf));
     PetscCall(PetscSFSetGraph(q->ghostsf, nroots, nleaves, ilocal, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
     PetscCall(PetscSFSetUp(q->ghostsf));
@@ -526,16 +518,16 @@ PetscErrorCode DMQBoxGetColorSF_Private(DM dm, PetscInt color, PetscSF *sf)
   PetscCheck(color >= 0 && color < (1 << q->dim), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Color %" PetscInt_FMT " is not one of the %d patch colors", color, 1 << q->dim);
   if (!q->colorsf[color]) {
     const VPGrid *g = &q->grid;
-    QBoxColumns   c;
+    DMQBoxColumns c;
     PetscInt     *vert[3], *own[3], *xall, *xother, nall = 0, nother = 0, nroots = g->gxm[0] * g->gxm[1] * g->gxm[2], nleaves = 0, *ilocal = NULL;
     PetscSFNode  *iremote = NULL;
 
-    PetscCall(QBoxColumnsCreate(dm, &c));
+    PetscCall(DMQBoxColumnsCreate_Private(dm, &c));
     for (PetscInt d = 0; d < 3; d++) { /* per direction: the vertex of this color over each node of the local box, its column */
       PetscCall(PetscMalloc2(g->gxm[d], &vert[d], g->gxm[d], &own[d]));
       for (PetscInt i = 0; i < g->gxm[d]; i++) {
         vert[d][i] = d < g->dim ? QBoxColorVertex(g->gxs[d] + i, g->k, g->N[d], (color >> d) & 1) : 0;
-        own[d][i]  = vert[d][i] < 0 ? -1 : QBoxColumnOf(&c, d, 4, vert[d][i]);
+        own[d][i]  = vert[d][i] < 0 ? -1 : DMQBoxColumnOf_Private(&c, d, 4, vert[d][i]);
       }
     }
     PetscCall(PetscMalloc2(g->gxm[0], &xall, g->gxm[0], &xother));
@@ -574,7 +566,7 @@ PetscErrorCode DMQBoxGetColorSF_Private(DM dm, PetscInt color, PetscSF *sf)
     }
     for (PetscInt d = 0; d < 3; d++) PetscCall(PetscFree2(vert[d], own[d]));
     PetscCall(PetscFree2(xall, xother));
-    PetscCall(QBoxColumnsDestroy(&c));
+    PetscCall(DMQBoxColumnsDestroy_Private(&c));
     PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)dm), &q->colorsf[color]));
     PetscCall(PetscSFSetGraph(q->colorsf[color], nroots, nleaves, ilocal, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
     PetscCall(PetscSFSetUp(q->colorsf[color]));

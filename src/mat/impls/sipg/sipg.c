@@ -98,36 +98,27 @@ PetscErrorCode DMQBoxCreateSIPGShell_Private(DM dm, Mat *A)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the global numbering of DG nodes: per direction the owned node range (xs, xm) of each process column and the column of
-   each node; per rank the first global index (ranks numbered o0 + P0 (o1 + P1 o2), each owning its box lexicographically) */
+/* the global numbering of DG nodes: the process columns of the box decomposition (DMQBoxColumns: per column the owned
+   node range xs, xm) and per rank the first global index (ranks o0 + P0 (o1 + P1 o2), each owning its box
+   lexicographically) */
 typedef struct {
-  PetscInt P[3], *xs[3], *xm[3], *col[3], *rstart;
+  DMQBoxColumns c;
+  PetscInt     *rstart;
 } SIPGNumbering;
 
 static PetscErrorCode SIPGNumberingCreate(DM dm, SIPGNumbering *nb)
 {
-  DM_QBox    *q = (DM_QBox *)dm->data;
-  PetscMPIInt size;
+  const DMQBoxColumns *c = &nb->c;
+  PetscMPIInt          size;
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
-  for (PetscInt d = 0; d < 3; d++) {
-    const PetscInt nodes = d < q->dim ? q->cells[d] * (q->degree + 1) : 1;
-    nb->P[d]             = d < q->dim ? q->procs[d] : 1;
-    PetscCall(PetscMalloc3(nb->P[d], &nb->xs[d], nb->P[d], &nb->xm[d], nodes, &nb->col[d]));
-    for (PetscInt i = 0; i < nb->P[d]; i++) {
-      PetscInt b[6] = {0, 1, 0, 1, 0, 1};
-      if (d < q->dim) PetscCall(DMQBoxColumnBox_Private(dm, d, i, b));
-      nb->xs[d][i] = b[0];
-      nb->xm[d][i] = b[1];
-      for (PetscInt j = b[0]; j < b[0] + b[1]; j++) nb->col[d][j] = i;
-    }
-  }
+  PetscCall(DMQBoxColumnsCreate_Private(dm, &nb->c));
   PetscCall(PetscMalloc1(size + 1, &nb->rstart));
   nb->rstart[0] = 0;
   for (PetscMPIInt r = 0; r < size; r++) {
-    const PetscInt o0 = r % nb->P[0], o1 = (r / nb->P[0]) % nb->P[1], o2 = r / (nb->P[0] * nb->P[1]);
-    nb->rstart[r + 1] = nb->rstart[r] + nb->xm[0][o0] * nb->xm[1][o1] * nb->xm[2][o2];
+    const PetscInt o[3] = {r % c->P[0], (r / c->P[0]) % c->P[1], r / (c->P[0] * c->P[1])};
+    nb->rstart[r + 1]   = nb->rstart[r] + c->b[0][6 * o[0] + 1] * c->b[1][6 * o[1] + 1] * c->b[2][6 * o[2] + 1];
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -135,7 +126,7 @@ static PetscErrorCode SIPGNumberingCreate(DM dm, SIPGNumbering *nb)
 static PetscErrorCode SIPGNumberingDestroy(SIPGNumbering *nb)
 {
   PetscFunctionBegin;
-  for (PetscInt d = 0; d < 3; d++) PetscCall(PetscFree3(nb->xs[d], nb->xm[d], nb->col[d]));
+  PetscCall(DMQBoxColumnsDestroy_Private(&nb->c));
   PetscCall(PetscFree(nb->rstart));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -143,8 +134,15 @@ static PetscErrorCode SIPGNumberingDestroy(SIPGNumbering *nb)
 /* the global index of the DG node at global position P */
 static inline PetscInt SIPGGlobalIndex(const SIPGNumbering *nb, const PetscInt P[3])
 {
-  const PetscInt o[3] = {nb->col[0][P[0]], nb->col[1][P[1]], nb->col[2][P[2]]}, r = o[0] + nb->P[0] * (o[1] + nb->P[1] * o[2]);
-  return nb->rstart[r] + ((P[2] - nb->xs[2][o[2]]) * nb->xm[1][o[1]] + (P[1] - nb->xs[1][o[1]])) * nb->xm[0][o[0]] + (P[0] - nb->xs[0][o[0]]);
+  const DMQBoxColumns *c = &nb->c;
+  PetscInt             o[3], x[3], m[3];
+
+  for (PetscInt d = 0; d < 3; d++) {
+    o[d] = DMQBoxColumnOf_Private(c, d, 0, P[d]);
+    x[d] = P[d] - c->b[d][6 * o[d]];
+    m[d] = c->b[d][6 * o[d] + 1];
+  }
+  return nb->rstart[o[0] + c->P[0] * (o[1] + c->P[1] * o[2])] + (x[2] * m[1] + x[1]) * m[0] + x[0];
 }
 
 /* The SIPG operator assembled (-dm_mat_type aij and the like, for checks and direct solvers), on any number of ranks:
