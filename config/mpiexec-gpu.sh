@@ -17,6 +17,9 @@ fi
 export LD_LIBRARY_PATH=$u/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export UCX_MODULE_DIR=$u/lib/ucx
 export UCX_MEMTYPE_CACHE=n # PETSc's allocations bypass the hooks of UCX's memory-type cache: detect each buffer
-export PETSC_OPTIONS="${PETSC_OPTIONS:-} -dm_qbox_exchange_device"
+# PETSc's own start-up check of a CUDA-aware MPI (a collective on device memory) fails on this MPI: the DM's star
+# forests take device buffers by themselves (-dm_qbox_exchange_device), the rest of PETSc stays staged
+case " ${PETSC_OPTIONS:-} " in *use_gpu_aware_mpi*) ;; *) PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0" ;; esac
+export PETSC_OPTIONS="$PETSC_OPTIONS -dm_qbox_exchange_device"
 exec mpiexec --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any \
   -x LD_LIBRARY_PATH -x UCX_MODULE_DIR -x UCX_MEMTYPE_CACHE -x PETSC_OPTIONS "$@"
