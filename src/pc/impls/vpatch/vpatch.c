@@ -766,40 +766,51 @@ static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the discontinuous space: per color the residual by the SIPG operator, then the color's patches (disjoint) solved
-   exactly (VPDGPatchColor_CPU()); the iterates are those of one rank on any number of ranks; CPU */
+/* the discontinuous space: y = sum over the colors c0 .. c0 + n - 1 and their patches of R_v^T A_v^{-1} R_v r (the
+   patches of one color are disjoint; VPDGPatchColor_CPU()). On several ranks the residual comes in with its ghost
+   cells and the corrections, ghost cells included, are added out */
+static PetscErrorCode PCVPatchDGColors(PC_VPatch *jac, Vec r, PetscInt c0, PetscInt n, Vec y)
+{
+  const VPGrid      *g    = &((DM_QBox *)jac->dm->data)->grid;
+  const PetscBool    same = ((DM_QBox *)jac->dm->data)->samelayout;
+  const PetscScalar *ra;
+  PetscScalar       *wa;
+  Vec                rl = r, wl = y;
+
+  PetscFunctionBegin;
+  if (!same) {
+    PetscCall(DMGetLocalVector(jac->dm, &rl));
+    PetscCall(DMGetLocalVector(jac->dm, &wl));
+    PetscCall(DMGlobalToLocal(jac->dm, r, INSERT_VALUES, rl));
+  }
+  PetscCall(VecSet(wl, 0.0));
+  PetscCall(VecGetArrayRead(rl, &ra));
+  PetscCall(VecGetArray(wl, &wa));
+  for (PetscInt c = c0; c < c0 + n; c++) PetscCall(VPDGPatchColor_CPU(g, jac->dgp, c, ra, wa));
+  PetscCall(VecRestoreArray(wl, &wa));
+  PetscCall(VecRestoreArrayRead(rl, &ra));
+  if (!same) {
+    PetscCall(VecSet(y, 0.0));
+    PetscCall(DMLocalToGlobal(jac->dm, wl, ADD_VALUES, y));
+    PetscCall(DMRestoreLocalVector(jac->dm, &rl));
+    PetscCall(DMRestoreLocalVector(jac->dm, &wl));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the discontinuous space, multiplicative: per color the residual by the SIPG operator, then the color's patches solved
+   exactly; the iterates are those of one rank on any number of ranks; CPU */
 static PetscErrorCode PCVPatchStepDG(PC_VPatch *jac, Vec b, Vec x, PetscBool fwd, PetscBool bwd)
 {
-  const VPGrid   *g    = &((DM_QBox *)jac->dm->data)->grid;
-  const PetscBool same = ((DM_QBox *)jac->dm->data)->samelayout;
-  PetscInt        nc   = 1 << g->dim;
+  const PetscInt nc = 1 << ((DM_QBox *)jac->dm->data)->grid.dim;
 
   PetscFunctionBegin;
   for (PetscInt pass = 0; pass < 2; pass++) {
     if (!(pass ? bwd : fwd)) continue;
     for (PetscInt i = 0; i < nc; i++) {
-      const PetscScalar *ra;
-      PetscScalar       *wa;
-      Vec                rl = jac->r, wl = jac->w;
       PetscCall(MatMult(jac->Adg, x, jac->r));
       PetscCall(VecAYPX(jac->r, -1.0, b));
-      if (!same) { /* several ranks: the residual with its ghost cells in, the corrections (ghost cells included) added out */
-        PetscCall(DMGetLocalVector(jac->dm, &rl));
-        PetscCall(DMGetLocalVector(jac->dm, &wl));
-        PetscCall(DMGlobalToLocal(jac->dm, jac->r, INSERT_VALUES, rl));
-      }
-      PetscCall(VecSet(wl, 0.0));
-      PetscCall(VecGetArrayRead(rl, &ra));
-      PetscCall(VecGetArray(wl, &wa));
-      PetscCall(VPDGPatchColor_CPU(g, jac->dgp, pass ? nc - 1 - i : i, ra, wa));
-      PetscCall(VecRestoreArray(wl, &wa));
-      PetscCall(VecRestoreArrayRead(rl, &ra));
-      if (!same) {
-        PetscCall(VecSet(jac->w, 0.0));
-        PetscCall(DMLocalToGlobal(jac->dm, wl, ADD_VALUES, jac->w));
-        PetscCall(DMRestoreLocalVector(jac->dm, &rl));
-        PetscCall(DMRestoreLocalVector(jac->dm, &wl));
-      }
+      PetscCall(PCVPatchDGColors(jac, jac->r, pass ? nc - 1 - i : i, 1, jac->w));
       PetscCall(VecAXPY(x, 1.0, jac->w));
     }
   }
@@ -810,30 +821,8 @@ static PetscErrorCode PCVPatchStepDG(PC_VPatch *jac, Vec b, Vec x, PetscBool fwd
    by the operator's scale (no Dirichlet rows: Nitsche) */
 static PetscErrorCode PCVPatchAdditiveDG(PC_VPatch *jac, Vec r, Vec y)
 {
-  const VPGrid      *g    = &((DM_QBox *)jac->dm->data)->grid;
-  const PetscBool    same = ((DM_QBox *)jac->dm->data)->samelayout;
-  const PetscScalar *ra;
-  PetscScalar       *wa;
-  Vec                rl = r, wl = y;
-
   PetscFunctionBegin;
-  if (!same) { /* several ranks: the residual with its ghost cells in, the corrections (ghost cells included) added out */
-    PetscCall(DMGetLocalVector(jac->dm, &rl));
-    PetscCall(DMGetLocalVector(jac->dm, &wl));
-    PetscCall(DMGlobalToLocal(jac->dm, r, INSERT_VALUES, rl));
-  }
-  PetscCall(VecSet(wl, 0.0));
-  PetscCall(VecGetArrayRead(rl, &ra));
-  PetscCall(VecGetArray(wl, &wa));
-  for (PetscInt c = 0; c < (1 << g->dim); c++) PetscCall(VPDGPatchColor_CPU(g, jac->dgp, c, ra, wa));
-  PetscCall(VecRestoreArray(wl, &wa));
-  PetscCall(VecRestoreArrayRead(rl, &ra));
-  if (!same) {
-    PetscCall(VecSet(y, 0.0));
-    PetscCall(DMLocalToGlobal(jac->dm, wl, ADD_VALUES, y));
-    PetscCall(DMRestoreLocalVector(jac->dm, &rl));
-    PetscCall(DMRestoreLocalVector(jac->dm, &wl));
-  }
+  PetscCall(PCVPatchDGColors(jac, r, 0, 1 << ((DM_QBox *)jac->dm->data)->grid.dim, y));
   PetscCall(VecScale(y, jac->damping / jac->scale));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
