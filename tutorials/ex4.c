@@ -6,7 +6,7 @@ them). Default smoother: the DG vertex patches (-mg_levels_pc_type vpatch, exact
 diagonalization); -mg_levels_pc_type jacobi -mg_levels_ksp_type chebyshev gives PETSc's Chebyshev-Jacobi on the same\n\
 operator. Solves on the mesh of the options and on -refinements uniform refinements of it; prints unknowns,\n\
 levels, iterations, the true relative residual, the L2 error and its rate; exits with status 1 when a solve did not\n\
-converge. Any number of MPI ranks (the iterates of one rank); CPU vectors so far.\n\n";
+converge. Any number of MPI ranks (the iterates of one rank); CPU or CUDA vectors (-dm_vec_type cuda).\n\n";
 
 #include <petscvpatch.h>
 
@@ -263,10 +263,50 @@ int main(int argc, char **argv)
     nsize: 2
     args: -dm_qbox_dim 3 -dm_qbox_cells 2 -dm_qbox_degree 2 -refinements 2 -dm_mat_type aij -ksp_type preonly -pc_type redundant -redundant_pc_type lu -options_left 0
 
+  # the CUDA kernels (-dm_vec_type cuda): the iterations and errors of the CPU runs (the same output files); the fused
+  # patch kernel on one rank, the global one on two
   test:
-    suffix: cuda
+    suffix: cuda_2d_k2
     requires: cuda
-    args: -dm_vec_type cuda
-    expect_error: has CPU kernels only so far
+    args: -refinements 3 -dm_vec_type cuda
+    output_file: ex4_2d_k2
+
+  test:
+    suffix: cuda_3d_k3
+    requires: cuda
+    args: -dm_qbox_dim 3 -dm_qbox_cells 2 -dm_qbox_degree 3 -refinements 2 -dm_vec_type cuda
+    output_file: ex4_3d_k3
+
+  test:
+    suffix: cuda_3d_k3_c4_np2
+    requires: cuda
+    nsize: 2
+    args: -dm_qbox_dim 3 -dm_qbox_cells 4 -dm_qbox_degree 3 -refinements 1 -dm_vec_type cuda
+    output_file: ex4_3d_k3_c4
+
+  test:
+    suffix: cuda_additive_2d
+    requires: cuda
+    args: -dm_qbox_cells 2 -dm_qbox_degree 2 -refinements 3 -mg_levels_pc_vpatch_type additive -dm_vec_type cuda
+    output_file: ex4_additive_2d
+
+  test:
+    suffix: cuda_2d_chebyshev_jacobi
+    requires: cuda
+    args: -refinements 3 -mg_levels_ksp_type chebyshev -mg_levels_ksp_max_it 2 -mg_levels_pc_type jacobi -mg_coarse_ksp_type cg -mg_coarse_pc_type jacobi -mg_coarse_ksp_rtol 1e-12 -dm_vec_type cuda
+    output_file: ex4_2d_chebyshev_jacobi
+
+  # mixed precision: the V-cycle's smoothers in float inside FGMRES; the L2 errors of the double solve
+  test:
+    suffix: cuda_3d_k3_mixed
+    requires: cuda
+    args: -dm_qbox_dim 3 -dm_qbox_cells 2 -dm_qbox_degree 3 -refinements 2 -dm_vec_type cuda -ksp_type fgmres -mg_levels_pc_vpatch_precision single
+
+  # a kernel variant the DG space does not have
+  test:
+    suffix: cuda_separate
+    requires: cuda
+    args: -dm_vec_type cuda -mg_levels_pc_vpatch_kernel separate
+    expect_error: not separate
 
 TEST*/

@@ -37,9 +37,11 @@ typedef struct {
   PetscBool      dg;            /* discontinuous Q_k (SIPG): (k+1) nodes per cell and direction, no shared nodes (-dm_qbox_dg) */
   PetscReal      dgpenalty;     /* SIPG penalty factor C: sigma = C k (k+1) / h (-dm_qbox_dg_penalty) */
   VPDG1D         dg1d[3];       /* DG: the 1D SIPG and mass blocks of each direction (src/sys/dg1d.c) */
-  VPPrecision    precision;     /* CUDA arithmetic of this level's operator and of the transfers to its refinement */
-  VPPrecision    mgprecision;   /* precision given to the levels created by DMCoarsen() */
-  PetscReal     *d_lap;         /* device copy of M_h, K_h per direction (CUDA kernels), or NULL */
+  PetscReal     *d_dg;          /* DG, CUDA: device copy of dg1d (read as VPDG1D[dim]) and of the embedding blocks (DMQBoxGetDeviceDG_Private()) */
+  PetscReal     *d_dgembed;
+  VPPrecision    precision;   /* CUDA arithmetic of this level's operator and of the transfers to its refinement */
+  VPPrecision    mgprecision; /* precision given to the levels created by DMCoarsen() */
+  PetscReal     *d_lap;       /* device copy of M_h, K_h per direction (CUDA kernels), or NULL */
   /* the operator -div(a grad u) on a mapped box (qboxgeo.c); both NONE/ONE: the Cartesian Laplacian and its fast path */
   DMQBoxMappingType     maptype;
   DMQBoxMapping         map;    /* the map of the box (built-in or the user's) */
@@ -107,6 +109,7 @@ PETSC_INTERN PetscErrorCode DMQBoxIsCUDA_Private(DM, PetscBool *);
 PETSC_INTERN PetscErrorCode DMQBoxExchangeTransport_Private(DM, PetscSF);
 PETSC_INTERN PetscErrorCode DMQBoxUseGlobalArrays_Private(DM, Vec, PetscBool *);
 PETSC_INTERN PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM, const PetscReal **);
+PETSC_INTERN PetscErrorCode DMQBoxGetDeviceDG_Private(DM, const VPDG1D **, const PetscReal **);
 PETSC_INTERN PetscErrorCode DMQBoxGetGeometry_Private(DM, const PetscReal **, const PetscReal **);
 PETSC_INTERN PetscErrorCode DMQBoxGetGeometryFloat_Private(DM, const float **);
 PETSC_INTERN PetscErrorCode DMQBoxGeometryParams_Private(DM, VPGeometryParams *);

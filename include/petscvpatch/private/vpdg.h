@@ -50,3 +50,49 @@ PETSC_EXTERN PetscErrorCode VPDGPatch1DSetUp(const VPDG1D *, VPDGPatch1D *);
 PETSC_EXTERN PetscErrorCode VPDGPatch1DDestroy(VPDGPatch1D *);
 /* dl += sum over this rank's vertices of the color of R_v^T A_v^{-1} R_v rl */
 PETSC_EXTERN PetscErrorCode VPDGPatchColor_CPU(const VPGrid *, const VPDGPatch1D[], PetscInt color, const PetscScalar *rl, PetscScalar *dl);
+
+/* Flop models of the DG kernels (vpflops.h's conventions: multiply-adds count 2). The operator per owned cell: per
+   direction the three blocks along e (3 x 2 N per node) and the mass along the d - 1 others (2 N each); the embedding per
+   fine cell: d contractions of 2 N per node; a DG vertex patch ((2N)^d unknowns): with the localized residual, per
+   direction 3 blocks of 2 N and d - 1 mass contractions of 2 N per unknown, then the fast diagonalization, 2 d
+   contractions of 2 (2N) and the eigenvalue sums */
+static inline PetscLogDouble VPDGFlopsApply(const VPGrid *g)
+{
+  const PetscLogDouble n = (PetscLogDouble)(g->k + 1), nd = g->dim == 3 ? n * n * n : n * n;
+  return (PetscLogDouble)g->cm[0] * g->cm[1] * g->cm[2] * g->dim * nd * (6 * n + (g->dim - 1) * 2 * n + 1);
+}
+static inline PetscLogDouble VPDGFlopsTransfer(const VPGrid *gf)
+{
+  const PetscLogDouble n = (PetscLogDouble)(gf->k + 1), nd = gf->dim == 3 ? n * n * n : n * n;
+  return (PetscLogDouble)gf->cm[0] * gf->cm[1] * gf->cm[2] * gf->dim * nd * 2 * n;
+}
+static inline PetscLogDouble VPDGFlopsPatch(PetscInt dim, PetscInt k, PetscBool residual)
+{
+  const PetscLogDouble n = (PetscLogDouble)(k + 1), np = dim == 3 ? 8 * n * n * n : 4 * n * n;
+  return np * ((residual ? dim * (6 * n + (dim - 1) * 2 * n + 1) : 0) + 2 * dim * 4 * n + dim + 1);
+}
+/* the patches of one color on this rank (the vertex ranges of VPDGPatchColor_CPU()) */
+static inline PetscLogDouble VPDGColorPatches(const VPGrid *g, PetscInt color)
+{
+  PetscLogDouble n = 1;
+  for (PetscInt e = 0; e < g->dim; e++) {
+    PetscInt lo = PetscMax(g->cs[e], 1), hi = PetscMin(g->cs[e] + g->cm[e], g->N[e]);
+    if (lo % 2 != ((color >> e) & 1)) lo++;
+    n *= hi > lo ? (PetscLogDouble)((hi - lo + 1) / 2) : 0;
+  }
+  return n;
+}
+
+/* CUDA kernels (src/mat/impls/sipg/cuda/sipg.cu, src/pc/impls/vpatch/cuda/vpatch_dg.cu): the same operations as the CPU
+   ones above on device arrays; d_dg is a device copy of the d VPDG1D of the grid's directions, d_embed the 2 (k+1)^2
+   embedding blocks (child 0, child 1; row f, column c), single: arithmetic in float (vectors stay PetscScalar) */
+PETSC_EXTERN PetscErrorCode VPDGApply_CUDA(const VPGrid *, PetscBool single, const VPDG1D *d_dg, const PetscScalar *xl, PetscScalar *yl);
+PETSC_EXTERN PetscErrorCode VPDGTransfer_CUDA(const VPGrid *gc, const VPGrid *gf, PetscBool single, const PetscReal *d_embed, PetscBool transp, const PetscScalar *x, PetscScalar *y);
+/* the device copies of the VPDGPatch1D data of each direction */
+typedef struct {
+  const PetscReal *Q[3], *lam[3];
+} VPDGPatchDevice;
+/* dl += the corrections of the color's patches (as VPDGPatchColor_CPU()): with xl NULL for the residual bl itself; with xl
+   the residual of each patch is bl - A xl on its cells, computed in the kernel from xl on the patch and its face
+   neighbours (the localized residual; one rank: the local box must hold every neighbour) */
+PETSC_EXTERN PetscErrorCode VPDGPatchColor_CUDA(const VPGrid *, PetscBool single, const VPDG1D *d_dg, const VPDGPatchDevice *, PetscInt color, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl);

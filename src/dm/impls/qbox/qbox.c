@@ -637,9 +637,6 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
   }
   PetscCall(DMQBoxCheckVecType_Private(dm));
   if (q->dg) { /* what the discontinuous space has so far */
-    PetscBool cuda;
-    PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
-    PetscCheck(!cuda, comm, PETSC_ERR_SUP, "The discontinuous space of DMQBOX (-dm_qbox_dg) has CPU kernels only so far: use -dm_vec_type standard");
     PetscCheck(!DMQBoxIsGeneral_Private(q), comm, PETSC_ERR_SUP, "The discontinuous space of DMQBOX (-dm_qbox_dg) is for the Cartesian box without a coefficient so far: drop -dm_qbox_mapping / -dm_qbox_coefficient");
     PetscCheck(!q->storecoords, comm, PETSC_ERR_SUP, "The discontinuous space of DMQBOX (-dm_qbox_dg) does not store coordinates: use DMQBoxGetNodeCoordinates1D()");
   }
@@ -725,6 +722,8 @@ static PetscErrorCode DMDestroy_QBox(DM dm)
   PetscCall(DMDestroy(&q->da));
   PetscCall(DMQBoxDestroyExchange_Private(dm));
   PetscCall(VPDeviceFree_Private(&q->d_lap));
+  PetscCall(VPDeviceFree_Private(&q->d_dg));
+  PetscCall(VPDeviceFree_Private(&q->d_dgembed));
   PetscCall(DMQBoxDestroyGeometry_Private(dm));
   for (PetscInt d = 0; d < 3; d++) {
     PetscCall(PetscFree(q->lc[d]));

@@ -1,10 +1,35 @@
 /*
   The DMQBOX operator of the discontinuous space (-dm_qbox_dg): the SIPG form as a MATSHELL (DMCreateMatrix()), host glue
-  around the kernels of sipg_cpu.c (the embedding between levels is the DMQBOX transfer shell, src/mat/impls/transfer/,
-  which calls VPDGTransfer_CPU()). CPU vectors so far (DMSetUp() checks); on several ranks the ghost layer of one cell
-  comes by the DM's exchange.
+  around the kernels of sipg_cpu.c and cuda/sipg.cu (the embedding between levels is the DMQBOX transfer shell,
+  src/mat/impls/transfer/, which calls VPDGTransfer_CPU() / VPDGTransfer_CUDA()): the CUDA kernel runs on device arrays
+  (-dm_vec_type cuda), in float with -dm_qbox_precision single; on several ranks the ghost layer of one cell comes by the
+  DM's exchange.
 */
 #include <petscvpatch/private/qboximpl.h>
+
+/* the device copies of the DG tables (made on first use, freed with the DM): the dim VPDG1D of the directions (plain
+   structs of reals and PetscInts, copied as they are) and the 2 (k+1)^2 embedding blocks of the children (row f, column c) */
+PetscErrorCode DMQBoxGetDeviceDG_Private(DM dm, const VPDG1D **d_dg, const PetscReal **d_embed)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  PetscCheck(q->dg, PetscObjectComm((PetscObject)dm), PETSC_ERR_PLIB, "DMQBOX: DG tables of a continuous space");
+  if (!q->d_dg) {
+    const PetscInt N = q->degree + 1;
+    PetscReal      E[2 * VPATCH_MAX_N1D * VPATCH_MAX_N1D];
+
+    PetscCheck(sizeof(VPDG1D) % sizeof(PetscReal) == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "VPDG1D is not a whole number of reals");
+    PetscCall(VPDeviceCopy_Private((const PetscReal *)q->dg1d, (size_t)q->dim * (sizeof(VPDG1D) / sizeof(PetscReal)), &q->d_dg));
+    for (PetscInt ch = 0; ch < 2; ch++)
+      for (PetscInt f = 0; f < N; f++)
+        for (PetscInt c = 0; c < N; c++) E[(ch * N + f) * N + c] = q->basis.P[(ch * q->degree + f) * N + c];
+    PetscCall(VPDeviceCopy_Private(E, (size_t)(2 * N * N), &q->d_dgembed));
+  }
+  if (d_dg) *d_dg = (const VPDG1D *)q->d_dg;
+  if (d_embed) *d_embed = q->d_dgembed;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static PetscErrorCode MatMult_SIPG(Mat A, Vec x, Vec y)
 {
@@ -13,6 +38,7 @@ static PetscErrorCode MatMult_SIPG(Mat A, Vec x, Vec y)
   Vec                xl = x, yl = y;
   const PetscScalar *xa;
   PetscScalar       *ya;
+  PetscMemType       mt;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &dm));
@@ -23,12 +49,22 @@ static PetscErrorCode MatMult_SIPG(Mat A, Vec x, Vec y)
     PetscCall(DMGetLocalVector(dm, &yl));
     PetscCall(DMGlobalToLocal(dm, x, INSERT_VALUES, xl));
   }
-  PetscCall(VecGetArrayRead(xl, &xa));
-  PetscCall(VecGetArrayWrite(yl, &ya));
-  PetscCall(PetscArrayzero(ya, q->grid.gxm[0] * q->grid.gxm[1] * q->grid.gxm[2]));
-  PetscCall(VPDGApply_CPU(&q->grid, q->dg1d, xa, ya));
-  PetscCall(VecRestoreArrayWrite(yl, &ya));
-  PetscCall(VecRestoreArrayRead(xl, &xa));
+  PetscCall(VecSet(yl, 0.0));
+  PetscCall(VecGetArrayReadAndMemType(xl, &xa, &mt));
+  PetscCall(VecGetArrayAndMemType(yl, &ya, NULL));
+  if (PetscMemTypeDevice(mt)) {
+    const VPDG1D *d_dg;
+    PetscCall(DMQBoxGetDeviceDG_Private(dm, &d_dg, NULL));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(VPDGApply_CUDA(&q->grid, (PetscBool)(q->precision == VP_PRECISION_SINGLE), d_dg, xa, ya));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops(VPDGFlopsApply(&q->grid)));
+  } else {
+    PetscCheck(q->precision == VP_PRECISION_DOUBLE, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "DMQBOX single precision (-dm_qbox_mg_precision) runs on the GPU only: use -dm_vec_type cuda, or double precision");
+    PetscCall(VPDGApply_CPU(&q->grid, q->dg1d, xa, ya));
+  }
+  PetscCall(VecRestoreArrayAndMemType(yl, &ya));
+  PetscCall(VecRestoreArrayReadAndMemType(xl, &xa));
   if (!q->samelayout) {
     PetscCall(DMLocalToGlobal(dm, yl, INSERT_VALUES, y));
     PetscCall(DMRestoreLocalVector(dm, &xl));

@@ -47,7 +47,14 @@ static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool tra
   }
   PetscCall(VecGetArrayReadAndMemType(lin, &xa, &mt));
   PetscCall(VecGetArrayAndMemType(lout, &ya, NULL));
-  if (PetscMemTypeDevice(mt)) {
+  if (PetscMemTypeDevice(mt) && qc->dg) { /* the DG embedding, cell by cell (src/mat/impls/sipg/cuda/) */
+    const PetscReal *d_embed;
+    PetscCall(DMQBoxGetDeviceDG_Private(ctx->dmc, NULL, &d_embed));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(VPDGTransfer_CUDA(&qc->grid, &qf->grid, (PetscBool)(qc->precision == VP_PRECISION_SINGLE), d_embed, transpose, xa, ya));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops(VPDGFlopsTransfer(&qf->grid)));
+  } else if (PetscMemTypeDevice(mt)) {
     PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dmc, NULL)); /* also the transfer kernel's constants */
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(VPTransferApply_CUDA(&qc->grid, &qf->grid, (PetscBool)(qc->precision == VP_PRECISION_SINGLE), ctx->homogeneous, transpose, xa, ya));

@@ -24,33 +24,36 @@ const char *const PCVPatchRanksTypes[]   = {"exact", "relaxed", "PCVPatchRanks",
 const char *const PCVPatchSurrogates[]   = {"pointmax", "cellmax", "mean", "PCVPatchSurrogate", "PC_VPATCH_SURROGATE_", NULL};
 
 typedef struct {
-  PCVPatchSweep       sweep;      /* color order of one smoothing step */
-  PCVPatchType        type;       /* multiplicative (colored) or additive */
-  PetscReal           damping;    /* additive: the correction is scaled by this (0: not set, 1/2^d) */
-  PetscBool           kernelset;  /* -pc_vpatch_kernel or -pc_vpatch_patches_per_block given (GPU only: noted when the CPU path runs) */
-  PetscScalar         scale;      /* the preconditioning matrix is scale * (the DMQBOX Laplacian) */
-  Vec                 bs;         /* b / scale, when scale != 1 */
-  PetscScalar        *work;       /* CPU path: one patch's work arrays (VPPatchWorkSize()) */
-  Vec                 r;          /* Richardson: the residual, where the caller gives no work vector */
-  PCVPatchLocalSolver local;      /* fast diagonalization, stored dense LU, or (mapped) CG steps on the true patch operator */
-  DM                  dm;         /* the DMQBOX of the operator (referenced) */
-  VPPatchOp           op;         /* 1D patch matrices, eigenvectors and eigenvalues */
-  PetscScalar        *LU;         /* dense LU of the patch matrix (local solver dense) */
-  int                *piv;        /* its pivots */
-  Vec                 bl;         /* ghosted right-hand side, from the DM's pool during an apply (PCVPatchGetLocal()) */
-  Vec                 xl;         /* ghosted iterate, likewise */
-  Vec                 dl;         /* ghosted correction of one color (additive, kernel global), likewise */
-  Vec                 w;          /* global work vector (additive Richardson) */
-  PCVPatchKernel      kernel;     /* GPU kernel variant */
-  PetscInt            ppb;        /* GPU: patches per thread block (0: the default for the degree) */
-  VPPrecision         precision;  /* GPU arithmetic of the patch kernels */
-  Mat                 A;          /* the level operator (the PC's Pmat, not referenced): residuals of kernel global */
-  PetscBool           cuda;       /* the DM's vectors live on the GPU: the CUDA kernels run */
-  PetscReal          *scratch;    /* device buffer of the patch residuals of one color (kernel separate) */
-  PetscBool           overlap;    /* several ranks: the exchange of a color travels while the inner patches are solved */
-  PCVPatchRanks       ranks;      /* several ranks: exact (one exchange per color) or relaxed (none inside the sweep) */
-  VPDGPatch1D         dgp[3];     /* discontinuous DMQBOX: the 2-cell pencils of the DG vertex patches per direction */
-  Mat                 Adg;        /* discontinuous DMQBOX: the SIPG operator of the DM (each color's residual) */
+  PCVPatchSweep       sweep;     /* color order of one smoothing step */
+  PCVPatchType        type;      /* multiplicative (colored) or additive */
+  PetscReal           damping;   /* additive: the correction is scaled by this (0: not set, 1/2^d) */
+  PetscBool           kernelset; /* -pc_vpatch_kernel or -pc_vpatch_patches_per_block given (GPU only: noted when the CPU path runs) */
+  PetscScalar         scale;     /* the preconditioning matrix is scale * (the DMQBOX Laplacian) */
+  Vec                 bs;        /* b / scale, when scale != 1 */
+  PetscScalar        *work;      /* CPU path: one patch's work arrays (VPPatchWorkSize()) */
+  Vec                 r;         /* Richardson: the residual, where the caller gives no work vector */
+  PCVPatchLocalSolver local;     /* fast diagonalization, stored dense LU, or (mapped) CG steps on the true patch operator */
+  DM                  dm;        /* the DMQBOX of the operator (referenced) */
+  VPPatchOp           op;        /* 1D patch matrices, eigenvectors and eigenvalues */
+  PetscScalar        *LU;        /* dense LU of the patch matrix (local solver dense) */
+  int                *piv;       /* its pivots */
+  Vec                 bl;        /* ghosted right-hand side, from the DM's pool during an apply (PCVPatchGetLocal()) */
+  Vec                 xl;        /* ghosted iterate, likewise */
+  Vec                 dl;        /* ghosted correction of one color (additive, kernel global), likewise */
+  Vec                 w;         /* global work vector (additive Richardson) */
+  PCVPatchKernel      kernel;    /* GPU kernel variant */
+  PetscInt            ppb;       /* GPU: patches per thread block (0: the default for the degree) */
+  VPPrecision         precision; /* GPU arithmetic of the patch kernels */
+  Mat                 A;         /* the level operator (the PC's Pmat, not referenced): residuals of kernel global */
+  PetscBool           cuda;      /* the DM's vectors live on the GPU: the CUDA kernels run */
+  PetscReal          *scratch;   /* device buffer of the patch residuals of one color (kernel separate) */
+  PetscBool           overlap;   /* several ranks: the exchange of a color travels while the inner patches are solved */
+  PCVPatchRanks       ranks;     /* several ranks: exact (one exchange per color) or relaxed (none inside the sweep) */
+  VPDGPatch1D         dgp[3];    /* discontinuous DMQBOX: the 2-cell pencils of the DG vertex patches per direction */
+  Mat                 Adg;       /* discontinuous DMQBOX: the SIPG operator of the DM (each color's residual) */
+  PetscReal          *d_dgQ[3];  /* discontinuous DMQBOX, GPU: the device copies of dgp's eigenvectors and eigenvalues */
+  PetscReal          *d_dglam[3];
+  PetscBool           dgfused;    /* discontinuous DMQBOX, GPU, one rank: each color's residual computed in the patch kernel */
   PetscBool           surrogate;  /* a mapped DMQBOX (or one with a coefficient): inexact local solves of a separable surrogate, residuals by MatMult */
   PCVPatchSurrogate   surtype;    /* how the surrogate is scaled (-pc_vpatch_surrogate) */
   PetscBool           surtypeset; /* -pc_vpatch_surrogate given (else the local solver cg takes mean) */
@@ -244,7 +247,11 @@ static PetscErrorCode PCReset_VPatch(PC pc)
   PetscCall(VecDestroy(&jac->w));
   PetscCall(VecDestroy(&jac->bs));
   PetscCall(VecDestroy(&jac->r));
-  for (PetscInt d = 0; d < 3; d++) PetscCall(VPDGPatch1DDestroy(&jac->dgp[d]));
+  for (PetscInt d = 0; d < 3; d++) {
+    PetscCall(VPDGPatch1DDestroy(&jac->dgp[d]));
+    PetscCall(VPDeviceFree_Private(&jac->d_dgQ[d]));
+    PetscCall(VPDeviceFree_Private(&jac->d_dglam[d]));
+  }
   PetscCall(MatDestroy(&jac->Adg));
   PetscCall(PetscFree(jac->work));
   PetscCall(PetscFree2(jac->LU, jac->piv));
@@ -487,10 +494,25 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
   PetscCall(PetscObjectReference((PetscObject)dm));
   jac->dm = dm;
   jac->A  = pc->pmat;
+  PetscCall(DMQBoxIsCUDA_Private(dm, &jac->cuda));
   if (q->dg) { /* the DG vertex patches: all DoFs of the 2^d cells around an interior vertex, exact by fast diagonalization */
-    PetscCheck(jac->local == PC_VPATCH_LOCAL_FDM, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCVPATCH on the discontinuous space of DMQBOX has the fdm local solver (exact) so far, not %s", PCVPatchLocalSolvers[jac->local]);
+    MPI_Comm comm = PetscObjectComm((PetscObject)pc);
+    PetscCheck(jac->local == PC_VPATCH_LOCAL_FDM, comm, PETSC_ERR_SUP, "PCVPATCH on the discontinuous space of DMQBOX has the fdm local solver (exact) so far, not %s", PCVPatchLocalSolvers[jac->local]);
+    PetscCheck(jac->cuda || jac->precision == VP_PRECISION_DOUBLE, comm, PETSC_ERR_SUP, "PCVPATCH -pc_vpatch_precision single runs on the GPU only: use -dm_vec_type cuda, or double precision");
+    PetscCheck(!jac->cuda || jac->kernel != PC_VPATCH_KERNEL_SEPARATE, comm, PETSC_ERR_SUP,
+               "PCVPATCH on the discontinuous space of DMQBOX has the GPU kernels fused (each patch computes its residual; one rank) and global (each color's residual by MatMult), not separate: use -pc_vpatch_kernel fused or global");
+    PetscCheck(!jac->cuda || q->samelayout || !jac->kernelset || jac->kernel != PC_VPATCH_KERNEL_FUSED || jac->type == PC_VPATCH_ADDITIVE, comm, PETSC_ERR_SUP,
+               "PCVPATCH on the discontinuous space of DMQBOX: -pc_vpatch_kernel fused computes each patch's residual from a ghost layer of two cells, which runs on one rank; on several ranks use -pc_vpatch_kernel global (the default there)");
+    jac->dgfused = (PetscBool)(jac->cuda && q->samelayout && jac->kernel == PC_VPATCH_KERNEL_FUSED && jac->type == PC_VPATCH_MULTIPLICATIVE);
     if (jac->damping <= 0) jac->damping = q->dim == 3 ? 0.125 : 0.25; /* additive: every DoF of an inner cell lies in 2^d patches */
-    for (PetscInt d = 0; d < q->dim; d++) PetscCall(VPDGPatch1DSetUp(&q->dg1d[d], &jac->dgp[d]));
+    for (PetscInt d = 0; d < q->dim; d++) {
+      PetscCall(VPDGPatch1DSetUp(&q->dg1d[d], &jac->dgp[d]));
+      if (jac->cuda) {
+        const PetscInt P2 = 2 * (q->degree + 1);
+        PetscCall(VPDeviceCopy_Private(jac->dgp[d].Q, (size_t)(q->cells[d] - 1) * P2 * P2, &jac->d_dgQ[d]));
+        PetscCall(VPDeviceCopy_Private(jac->dgp[d].lam, (size_t)(q->cells[d] - 1) * P2, &jac->d_dglam[d]));
+      }
+    }
     PetscCall(DMQBoxCreateSIPGShell_Private(dm, &jac->Adg));
     PetscCall(DMCreateGlobalVector(dm, &jac->r));
     PetscCall(VecDuplicate(jac->r, &jac->w));
@@ -503,7 +525,6 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
   if (jac->damping <= 0) jac->damping = q->dim == 3 ? 0.125 : 0.25;
   if (jac->scale != (PetscScalar)1.0) PetscCall(DMCreateGlobalVector(dm, &jac->bs));
   jac->surrogate = DMQBoxIsGeneral_Private(q);
-  PetscCall(DMQBoxIsCUDA_Private(dm, &jac->cuda));
   if (jac->surrogate) {
     PetscCheck(jac->local != PC_VPATCH_LOCAL_DENSE || !jac->cuda, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
                "PCVPATCH on a mapped DMQBOX (or one with a coefficient): -pc_vpatch_local_solver dense (each patch's exact matrix, LU-factored, for verification) runs on the CPU only: use -dm_vec_type standard, or the default fdm (the separable "
@@ -766,6 +787,51 @@ static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the device tables of the DG patch kernel */
+static PetscErrorCode PCVPatchDGDevice(PC_VPatch *jac, const VPDG1D **d_dg, VPDGPatchDevice *pd)
+{
+  PetscFunctionBegin;
+  PetscCall(DMQBoxGetDeviceDG_Private(jac->dm, d_dg, NULL));
+  for (PetscInt d = 0; d < 3; d++) {
+    pd->Q[d]   = jac->d_dgQ[d];
+    pd->lam[d] = jac->d_dglam[d];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the discontinuous space, GPU, one rank: per color one kernel computes every patch's residual b - A x and its correction
+   into w (x is read by neighbouring patches of the color, so it changes only after the color), then x += w */
+static PetscErrorCode PCVPatchStepDGFused(PC_VPatch *jac, Vec b, Vec x, PetscBool reverse)
+{
+  const VPGrid      *g  = &((DM_QBox *)jac->dm->data)->grid;
+  const PetscInt     nc = 1 << g->dim;
+  const VPDG1D      *d_dg;
+  VPDGPatchDevice    pd;
+  const PetscScalar *ba, *xa;
+  PetscScalar       *wa;
+  PetscMemType       mb, mx;
+
+  PetscFunctionBegin;
+  PetscCall(PCVPatchDGDevice(jac, &d_dg, &pd));
+  for (PetscInt i = 0; i < nc; i++) {
+    const PetscInt c = reverse ? nc - 1 - i : i;
+    PetscCall(VecSet(jac->w, 0.0));
+    PetscCall(VecGetArrayReadAndMemType(b, &ba, &mb));
+    PetscCall(VecGetArrayReadAndMemType(x, &xa, &mx));
+    PetscCall(VecGetArrayAndMemType(jac->w, &wa, NULL));
+    PetscCheck(PetscMemTypeDevice(mb) && PetscMemTypeDevice(mx), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PCVPATCH DG fused kernel: the vectors are not on the GPU (use the DM's CUDA vectors)");
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(VPDGPatchColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), d_dg, &pd, c, ba, xa, wa));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops(VPDGColorPatches(g, c) * VPDGFlopsPatch(g->dim, g->k, PETSC_TRUE)));
+    PetscCall(VecRestoreArrayAndMemType(jac->w, &wa));
+    PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+    PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
+    PetscCall(VecAXPY(x, 1.0, jac->w));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the discontinuous space: y = sum over the colors c0 .. c0 + n - 1 and their patches of R_v^T A_v^{-1} R_v r (the
    patches of one color are disjoint; VPDGPatchColor_CPU()). On several ranks the residual comes in with its ghost
    cells and the corrections, ghost cells included, are added out */
@@ -776,6 +842,7 @@ static PetscErrorCode PCVPatchDGColors(PC_VPatch *jac, Vec r, PetscInt c0, Petsc
   const PetscScalar *ra;
   PetscScalar       *wa;
   Vec                rl = r, wl = y;
+  PetscMemType       mt;
 
   PetscFunctionBegin;
   if (!same) {
@@ -784,11 +851,26 @@ static PetscErrorCode PCVPatchDGColors(PC_VPatch *jac, Vec r, PetscInt c0, Petsc
     PetscCall(DMGlobalToLocal(jac->dm, r, INSERT_VALUES, rl));
   }
   PetscCall(VecSet(wl, 0.0));
-  PetscCall(VecGetArrayRead(rl, &ra));
-  PetscCall(VecGetArray(wl, &wa));
-  for (PetscInt c = c0; c < c0 + n; c++) PetscCall(VPDGPatchColor_CPU(g, jac->dgp, c, ra, wa));
-  PetscCall(VecRestoreArray(wl, &wa));
-  PetscCall(VecRestoreArrayRead(rl, &ra));
+  PetscCall(VecGetArrayReadAndMemType(rl, &ra, &mt));
+  PetscCall(VecGetArrayAndMemType(wl, &wa, NULL));
+  if (PetscMemTypeDevice(mt)) {
+    const VPDG1D   *d_dg;
+    VPDGPatchDevice pd;
+    PetscCall(PCVPatchDGDevice(jac, &d_dg, &pd));
+    PetscCall(PetscLogGpuTimeBegin());
+    for (PetscInt c = c0; c < c0 + n; c++) {
+      PetscCall(VPDGPatchColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), d_dg, &pd, c, ra, NULL, wa));
+      PetscCall(PetscLogGpuFlops(VPDGColorPatches(g, c) * VPDGFlopsPatch(g->dim, g->k, PETSC_FALSE)));
+    }
+    PetscCall(PetscLogGpuTimeEnd());
+  } else {
+    for (PetscInt c = c0; c < c0 + n; c++) {
+      PetscCall(VPDGPatchColor_CPU(g, jac->dgp, c, ra, wa));
+      PetscCall(PetscLogFlops(VPDGColorPatches(g, c) * VPDGFlopsPatch(g->dim, g->k, PETSC_FALSE)));
+    }
+  }
+  PetscCall(VecRestoreArrayAndMemType(wl, &wa));
+  PetscCall(VecRestoreArrayReadAndMemType(rl, &ra));
   if (!same) {
     PetscCall(VecSet(y, 0.0));
     PetscCall(DMLocalToGlobal(jac->dm, wl, ADD_VALUES, y));
@@ -799,7 +881,8 @@ static PetscErrorCode PCVPatchDGColors(PC_VPatch *jac, Vec r, PetscInt c0, Petsc
 }
 
 /* the discontinuous space, multiplicative: per color the residual by the SIPG operator, then the color's patches solved
-   exactly; the iterates are those of one rank on any number of ranks; CPU */
+   exactly (the global variant; GPU on one rank: the fused kernel, PCVPatchStepDGFused()); the iterates are those of one
+   rank on any number of ranks */
 static PetscErrorCode PCVPatchStepDG(PC_VPatch *jac, Vec b, Vec x, PetscBool fwd, PetscBool bwd)
 {
   const PetscInt nc = 1 << ((DM_QBox *)jac->dm->data)->grid.dim;
@@ -807,6 +890,10 @@ static PetscErrorCode PCVPatchStepDG(PC_VPatch *jac, Vec b, Vec x, PetscBool fwd
   PetscFunctionBegin;
   for (PetscInt pass = 0; pass < 2; pass++) {
     if (!(pass ? bwd : fwd)) continue;
+    if (jac->dgfused) {
+      PetscCall(PCVPatchStepDGFused(jac, b, x, (PetscBool)pass));
+      continue;
+    }
     for (PetscInt i = 0; i < nc; i++) {
       PetscCall(MatMult(jac->Adg, x, jac->r));
       PetscCall(VecAYPX(jac->r, -1.0, b));
@@ -1063,8 +1150,11 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
   }
   if (jac->dm && ((DM_QBox *)jac->dm->data)->dg) {
     DM_QBox *q = (DM_QBox *)jac->dm->data;
-    PetscCall(PetscViewerASCIIPrintf(viewer, "discontinuous Q_%" PetscInt_FMT " in %" PetscInt_FMT "D (SIPG): %d colors, DG vertex patches of %d cells, %" PetscInt_FMT "^%" PetscInt_FMT " unknowns each, exact by fast diagonalization, %s (CPU)\n",
-                                     q->degree, q->dim, 1 << q->dim, 1 << q->dim, 2 * (q->degree + 1), q->dim, jac->type == PC_VPATCH_ADDITIVE ? "all patches on one residual (additive)" : "each color's residual by the operator"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "discontinuous Q_%" PetscInt_FMT " in %" PetscInt_FMT "D (SIPG): %d colors, DG vertex patches of %d cells, %" PetscInt_FMT "^%" PetscInt_FMT " unknowns each, exact by fast diagonalization, %s, %s\n",
+                                     q->degree, q->dim, 1 << q->dim, 1 << q->dim, 2 * (q->degree + 1), q->dim,
+                                     jac->type == PC_VPATCH_ADDITIVE ? "all patches on one residual (additive)" : (jac->dgfused ? "each patch's residual in the patch kernel (fused)" : "each color's residual by the operator"),
+                                     jac->cuda ? "CUDA kernels" : "CPU"));
+    if (jac->cuda) PetscCall(PetscViewerASCIIPrintf(viewer, "%s precision arithmetic (-pc_vpatch_precision)\n", VPPrecisions[jac->precision]));
   } else if (jac->dm) {
     DM_QBox *q = (DM_QBox *)jac->dm->data;
     PetscCall(PetscViewerASCIIPrintf(viewer, "Q_%" PetscInt_FMT " in %" PetscInt_FMT "D: %" PetscInt_FMT " colors, %" PetscInt_FMT "^%" PetscInt_FMT " unknowns per patch, %s\n", q->degree, q->dim, (PetscInt)(q->dim == 3 ? 8 : 4), 2 * q->degree - 1,

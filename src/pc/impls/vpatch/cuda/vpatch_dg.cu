@@ -1,0 +1,218 @@
+/*
+  CUDA kernel of the DG vertex patches (discontinuous DMQBOX, PCVPATCH): one thread block per patch of one color (the
+  2^d cells around an interior vertex, (2(k+1))^d unknowns), the device version of VPDGPatchColor_CPU().
+
+  The fused variant computes each patch's residual itself (the localized residual): b - A x on the patch's cells from x
+  on the patch and on its face neighbours, direction by direction (a box of 4 (k+1) x 2 (k+1) x 2 (k+1) values of x
+  staged in shared memory, the 1D SIPG rows of the patch's two cells against the four cells along the direction, then
+  the cell mass along the other directions); the global variant takes a residual computed before (xl NULL). The exact
+  patch solve is the fast diagonalization Q (sum_e Lambda_e)^-1 Q^T with the two-cell pencils of VPDGPatch1DSetUp().
+  Patches of one color are disjoint: each block adds its correction to its own cells of dl; no atomics. Arithmetic in
+  T (double, or float for single precision); vectors stay PetscScalar.
+*/
+#include <petscvpatch/private/vpcuda.cuh>
+#include <petscvpatch/private/vpdg.h>
+
+template <int DIM, int K> struct VPDGPatchShape {
+  static constexpr int N = K + 1, NN = N * N, P2 = 2 * N, NP = DIM == 3 ? P2 * P2 * P2 : P2 * P2;
+  static constexpr int TH = NP >= 512 ? 512 : ((NP + 31) / 32) * 32, NQ = (NP + TH - 1) / TH; /* threads, unknowns per thread */
+  static constexpr int LP = P2 * 4 * N;                                                       /* per direction: the patch's rows, 4 cells of columns */
+  /* shared memory (T): X [2 NP] (x along a direction, then work), B [NP], Lp [DIM LP], Q [DIM P2^2], lam [DIM P2], M [DIM N^2] */
+  static constexpr int OB = 2 * NP, OL = 3 * NP, OQ = OL + DIM * LP, OLAM = OQ + DIM * P2 * P2, OM = OLAM + DIM * P2, SIZE = OM + DIM * NN;
+};
+
+/* entry (j, i) of the block with the rows of cell c and the columns of cell c + o (VPDGBlockEntry() on the device) */
+__device__ __forceinline__ PetscReal VPDGDeviceBlockEntry(const VPDG1D &dg, int c, int o, int j, int i)
+{
+  const int N = (int)dg.k + 1, n = (int)dg.n;
+  if (o == 0) {
+    const PetscReal *D = n == 1 ? dg.Done : (c == 0 ? dg.Dfirst : (c == n - 1 ? dg.Dlast : dg.Din));
+    return D[j * N + i];
+  }
+  return o == 1 ? dg.U[j * N + i] : dg.U[i * N + j];
+}
+
+/* coordinates of entry q of a tensor of extents E0 x E1 (x E2) */
+template <int DIM> __device__ __forceinline__ void VPDGCoords(int q, int E0, int E1, int i[3])
+{
+  i[0] = q % E0;
+  i[1] = (q / E0) % E1;
+  i[2] = DIM == 3 ? q / (E0 * E1) : 0;
+}
+
+/* out[q] = sum_j A(i_e, j) in[q with i_e = j] over the patch tensor (TRANS: A(j, i_e)), A P2 x P2 */
+template <int DIM, int P2, int NP, int TH, bool TRANS, typename T> __device__ __forceinline__ void VPDGPatchContract(int e, const T *A, const T *in, T *out)
+{
+  const int s = e == 0 ? 1 : (e == 1 ? P2 : P2 * P2);
+  for (int q = threadIdx.x; q < NP; q += TH) {
+    const int i = (q / s) % P2, q0 = q - i * s;
+    T         v = 0;
+#pragma unroll
+    for (int j = 0; j < P2; j++) v += (TRANS ? A[j * P2 + i] : A[i * P2 + j]) * in[q0 + j * s];
+    out[q] = v;
+  }
+}
+/* sum_j M(i_f mod N, j) in[q with i_f = its cell's first node + j]: the cell mass along f of the patch tensor */
+template <int N, int P2> __device__ __forceinline__ int VPDGPatchStride(int f)
+{
+  return f == 0 ? 1 : (f == 1 ? P2 : P2 * P2);
+}
+template <int N, int P2, typename T> __device__ __forceinline__ T VPDGPatchMass(int f, const T *M, int q, const T *in)
+{
+  const int s = VPDGPatchStride<N, P2>(f), i = (q / s) % P2, i0 = i % N, q0 = q - i0 * s;
+  T         v = 0;
+#pragma unroll
+  for (int j = 0; j < N; j++) v += M[i0 * N + j] * in[q0 + j * s];
+  return v;
+}
+
+template <int DIM, int K, typename T>
+__global__ void __launch_bounds__(VPDGPatchShape<DIM, K>::TH)
+    VPDGPatchKernel(const VPGrid g, const VPDG1D *__restrict__ dg, const VPDGPatchDevice pd, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ d)
+{
+  using S         = VPDGPatchShape<DIM, K>;
+  constexpr int N = S::N, NN = S::NN, P2 = S::P2, NP = S::NP, TH = S::TH, NQ = S::NQ, LP = S::LP;
+  VP_DYNAMIC_SHARED(T, sm);
+  T *const X = sm, *const B = sm + S::OB, *const Lp = sm + S::OL, *const Q = sm + S::OQ, *const lam = sm + S::OLAM, *const M = sm + S::OM;
+  const int      pid = blockIdx.x, v[3] = {vlo0 + 2 * (pid % nv0), vlo1 + 2 * ((pid / nv0) % nv1), DIM == 3 ? vlo2 + 2 * (pid / (nv0 * nv1)) : 1};
+  const PetscInt str[3] = {1, g.gxm[0], (PetscInt)g.gxm[0] * g.gxm[1]};
+  PetscInt       base   = 0;
+  T              r[NQ];
+
+#pragma unroll
+  for (int e = 0; e < DIM; e++) base += ((PetscInt)(v[e] - 1) * N - g.gxs[e]) * str[e];
+  for (int t = threadIdx.x; t < DIM * P2 * P2; t += TH) {
+    const int e = t / (P2 * P2);
+    Q[t]        = (T)pd.Q[e][(PetscInt)(v[e] - 1) * P2 * P2 + (t - e * P2 * P2)];
+  }
+  for (int t = threadIdx.x; t < DIM * P2; t += TH) lam[t] = (T)pd.lam[t / P2][(PetscInt)(v[t / P2] - 1) * P2 + t % P2];
+  for (int t = threadIdx.x; t < DIM * NN; t += TH) M[t] = (T)dg[t / NN].M[t % NN];
+  if (x)
+    for (int t = threadIdx.x; t < DIM * LP; t += TH) {
+      const int e = t / LP, rr = t - e * LP, row = rr / (4 * N), col = rr - row * 4 * N, a = row / N, bb = col / N;
+      const int c = v[e] - 1 + a, cn = v[e] - 2 + bb, o = bb - 1 - a;
+      Lp[t] = (o >= -1 && o <= 1 && cn >= 0 && cn < (int)g.N[e]) ? (T)VPDGDeviceBlockEntry(dg[e], c, o, row % N, col % N) : (T)0;
+    }
+#pragma unroll
+  for (int m = 0; m < NQ; m++) {
+    const int q = threadIdx.x + m * TH;
+    int       i[3];
+    VPDGCoords<DIM>(q, P2, P2, i);
+    r[m] = q < NP ? (T)b[base + i[0] + i[1] * str[1] + i[2] * str[2]] : (T)0;
+  }
+  if (x) { /* r -= A x on the patch's cells, direction by direction */
+#pragma unroll
+    for (int e = 0; e < DIM; e++) {
+      const int E0 = e == 0 ? 2 * P2 : P2, E1 = e == 1 ? 2 * P2 : P2, es[3] = {1, E0, E0 * E1};
+      const int f1 = e == 0 ? 1 : 0, f2 = e == 2 ? 1 : 2;
+      __syncthreads(); /* the tables; X and B free */
+      for (int t = threadIdx.x; t < 2 * NP; t += TH) {
+        int i[3];
+        VPDGCoords<DIM>(t, E0, E1, i);
+        const int cell = v[e] - 2 + i[e] / N;
+        T         val  = 0;
+        if (cell >= 0 && cell < (int)g.N[e]) val = (T)x[base + (i[0] - (e == 0 ? N : 0)) + (i[1] - (e == 1 ? N : 0)) * str[1] + (i[2] - (e == 2 ? N : 0)) * str[2]];
+        X[t] = val;
+      }
+      __syncthreads();
+      for (int q = threadIdx.x; q < NP; q += TH) {
+        int i[3];
+        VPDGCoords<DIM>(q, P2, P2, i);
+        const int ie = i[e], a = ie / N, q0 = i[0] * es[0] + i[1] * es[1] + i[2] * es[2] - ie * es[e] + a * N * es[e];
+        const T  *L = Lp + e * LP + ie * 4 * N + a * N;
+        T         s = 0;
+#pragma unroll
+        for (int j = 0; j < 3 * N; j++) s += L[j] * X[q0 + j * es[e]];
+        B[q] = s;
+      }
+      __syncthreads();
+      if constexpr (DIM == 3) {
+        for (int q = threadIdx.x; q < NP; q += TH) X[q] = VPDGPatchMass<N, P2>(f1, M + f1 * NN, q, B);
+        __syncthreads();
+#pragma unroll
+        for (int m = 0; m < NQ; m++) {
+          const int q = threadIdx.x + m * TH;
+          if (q < NP) r[m] -= VPDGPatchMass<N, P2>(f2, M + f2 * NN, q, X);
+        }
+      } else {
+#pragma unroll
+        for (int m = 0; m < NQ; m++) {
+          const int q = threadIdx.x + m * TH;
+          if (q < NP) r[m] -= VPDGPatchMass<N, P2>(f1, M + f1 * NN, q, B);
+        }
+      }
+    }
+  }
+  __syncthreads();
+#pragma unroll
+  for (int m = 0; m < NQ; m++) {
+    const int q = threadIdx.x + m * TH;
+    if (q < NP) B[q] = r[m];
+  }
+  /* the exact solve: Q^T along every direction, divide by the eigenvalue sums, Q along every direction */
+  T *in = B, *out = X;
+  for (int e = 0; e < DIM; e++) {
+    __syncthreads();
+    VPDGPatchContract<DIM, P2, NP, TH, true>(e, Q + e * P2 * P2, in, out);
+    T *tmp = in;
+    in     = out;
+    out    = tmp;
+  }
+  __syncthreads();
+  for (int q = threadIdx.x; q < NP; q += TH) {
+    int i[3];
+    VPDGCoords<DIM>(q, P2, P2, i);
+    T l = 0;
+#pragma unroll
+    for (int e = 0; e < DIM; e++) l += lam[e * P2 + i[e]];
+    in[q] /= l;
+  }
+  for (int e = 0; e < DIM; e++) {
+    __syncthreads();
+    VPDGPatchContract<DIM, P2, NP, TH, false>(e, Q + e * P2 * P2, in, out);
+    T *tmp = in;
+    in     = out;
+    out    = tmp;
+  }
+  __syncthreads();
+  for (int q = threadIdx.x; q < NP; q += TH) {
+    int i[3];
+    VPDGCoords<DIM>(q, P2, P2, i);
+    d[base + i[0] + i[1] * str[1] + i[2] * str[2]] += (PetscScalar)in[q];
+  }
+}
+
+template <int DIM, int K, typename T> struct VPDGPatch {
+  static PetscErrorCode run(const VPGrid *g, const VPDG1D *d_dg, const VPDGPatchDevice *pd, PetscInt color, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl)
+  {
+    using S             = VPDGPatchShape<DIM, K>;
+    const size_t bytes  = sizeof(T) * S::SIZE;
+    int          vlo[3] = {1, 1, 1}, nv[3] = {1, 1, 1};
+    size_t       npatch = 1;
+    cudaStream_t stream;
+
+    PetscFunctionBegin;
+    for (int e = 0; e < DIM; e++) {
+      const int hi = (int)PetscMin(g->cs[e] + g->cm[e], g->N[e]); /* vertices [vlo, hi) */
+      vlo[e]       = (int)PetscMax(g->cs[e], 1);
+      if (vlo[e] % 2 != ((color >> e) & 1)) vlo[e]++;
+      nv[e] = hi > vlo[e] ? (hi - vlo[e] + 1) / 2 : 0;
+      npatch *= (size_t)nv[e];
+    }
+    if (!npatch) PetscFunctionReturn(PETSC_SUCCESS);
+    PetscCheck(npatch <= (size_t)PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "The CUDA DG patch kernel takes at most 2^31 - 1 patches of one color per rank, this rank has %zu: use more ranks", npatch);
+    PetscCall(VPGetStream(&stream));
+    PetscCallCUDA(cudaFuncSetAttribute(VPDGPatchKernel<DIM, K, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    VPDGPatchKernel<DIM, K, T><<<(unsigned)npatch, S::TH, bytes, stream>>>(*g, d_dg, *pd, vlo[0], vlo[1], vlo[2], nv[0], nv[1], bl, xl, dl);
+    PetscCallCUDA(cudaGetLastError());
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+};
+VP_PRECISION_ALIASES(VPDGPatch);
+
+PetscErrorCode VPDGPatchColor_CUDA(const VPGrid *g, PetscBool single, const VPDG1D *d_dg, const VPDGPatchDevice *pd, PetscInt color, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl)
+{
+  PetscFunctionBegin;
+  VP_DISPATCH_PRECISION(VPDGPatch, single, g->dim, g->k, g, d_dg, pd, color, bl, xl, dl);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
