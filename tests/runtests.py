@@ -2,10 +2,12 @@
 """petsc-vpatch test runner.
 
 Runs every /*TEST ... TEST*/ block of tutorials/*.c and tests/test_*.c (PETSc's format, a subset:
-`test:` entries with suffix, nsize, args, requires, output_file, expect_error, rtol, timeout).
+`test:` entries with suffix, nsize, args, requires, output_file, expect_error, rtol, atol, timeout).
 
 - A test with an expected output (tests/output/<exe>_<suffix>.out) passes when its output matches:
-  words equal, integers equal, floating-point numbers within rtol (default 1e-2 relative).
+  words equal, integers equal, floating-point numbers within rtol (default 1e-2 relative) or, where given, within
+  atol (absolute: for numbers at the round-off level, such as the residual of an exact coarse solve, which differ
+  between CPU and GPU runs).
 - `output_file: none`: the program checks itself (PetscCheck); it passes when it exits with 0.
   `output_file: NAME`: compare with tests/output/NAME.out (several runs against one reference).
 - `expect_error: text`: it passes when the program fails and its output contains the text.
@@ -31,7 +33,7 @@ def parse_tests(path):
         if not s or s.startswith('#'):
             continue
         if s == 'test:':
-            cur = {'suffix': '', 'nsize': '1', 'args': '', 'requires': '', 'output_file': '', 'expect_error': '', 'rtol': '1e-2', 'timeout': '900'}
+            cur = {'suffix': '', 'nsize': '1', 'args': '', 'requires': '', 'output_file': '', 'expect_error': '', 'rtol': '1e-2', 'atol': '0', 'timeout': '900'}
             tests.append(cur)
             continue
         key, _, val = s.partition(':')
@@ -44,7 +46,7 @@ def tokens(s):
     return s.replace(',', ' , ').replace('=', ' = ').replace('(', ' ( ').replace(')', ' ) ').split()
 
 
-def compare(out, ref, rtol):
+def compare(out, ref, rtol, atol=0.0):
     a, b = tokens(out), tokens(ref)
     if len(a) != len(b):
         return 'output has %d words, expected %d' % (len(a), len(b))
@@ -55,9 +57,9 @@ def compare(out, ref, rtol):
             if re.match(r'^[-+]?\d+$', x) and re.match(r'^[-+]?\d+$', y):
                 return 'integer %s, expected %s' % (x, y)
             fx, fy = float(x), float(y)
-            if abs(fx - fy) <= rtol * max(abs(fx), abs(fy)):
+            if abs(fx - fy) <= max(rtol * max(abs(fx), abs(fy)), atol):
                 continue
-            return 'number %s, expected %s (rtol %g)' % (x, y, rtol)
+            return 'number %s, expected %s (rtol %g, atol %g)' % (x, y, rtol, atol)
         return "word '%s', expected '%s'" % (x, y)
     return None
 
@@ -136,7 +138,7 @@ def main():
                 elif not os.path.exists(ref):
                     why = 'no expected output %s' % os.path.relpath(ref, ROOT)
                 else:
-                    why = compare(out, open(ref).read(), float(t['rtol']))
+                    why = compare(out, open(ref).read(), float(t['rtol']), float(t['atol']))
             if why:
                 failed += 1
                 failures.append(name)

@@ -187,7 +187,8 @@ static PetscErrorCode MatDestroy_QBoxLaplacian(Mat A)
 }
 
 /*
-  MatQBoxLaplacianGetInfo_Private - Whether A is the matrix-free Laplacian L of a DMQBOX, and how MATSHELL has changed it
+  MatQBoxLaplacianGetInfo_Private - Whether A is the matrix-free Laplacian L of a DMQBOX (on the discontinuous space: its
+  SIPG operator), and how MATSHELL has changed it
 
   Output Parameters:
 + dm    - the DMQBOX of the operator, or NULL when A is not such an operator (the other outputs are then unset)
@@ -212,9 +213,13 @@ PetscErrorCode MatQBoxLaplacianGetInfo_Private(Mat A, DM *dm, PetscScalar *scale
   PetscCall(MatIsShell(A, &isshell));
   if (!isshell) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatShellGetOperation(A, MATOP_MULT, &mult));
-  if (mult != (PetscErrorCodeFn *)MatMult_QBoxLaplacian) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatShellGetContext(A, &ctx));
-  *dm = ctx->dm;
+  if (mult == (PetscErrorCodeFn *)MatMult_QBoxLaplacian) {
+    PetscCall(MatShellGetContext(A, &ctx));
+    *dm = ctx->dm;
+  } else {
+    PetscCall(MatQBoxSIPGGetDM_Private(A, dm)); /* the discontinuous space's operator (src/mat/impls/sipg/) */
+    if (!*dm) PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(MatShellGetScalingShifts(A, shift, scale, &dshift, &left, &right, &axpy, &zrows, &zcols));
   if (dshift)
     *other = "a diagonal added by MatDiagonalSet()";

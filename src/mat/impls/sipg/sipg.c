@@ -117,6 +117,21 @@ static PetscErrorCode MatGetDiagonal_SIPG(Mat A, Vec d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the DM of A when A is the SIPG operator of a discontinuous DMQBOX (DMQBoxCreateSIPGShell_Private()), else NULL */
+PetscErrorCode MatQBoxSIPGGetDM_Private(Mat A, DM *dm)
+{
+  PetscBool         isshell;
+  PetscErrorCodeFn *mult = NULL;
+
+  PetscFunctionBegin;
+  *dm = NULL;
+  PetscCall(MatIsShell(A, &isshell));
+  if (!isshell) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatShellGetOperation(A, MATOP_MULT, &mult));
+  if (mult == (PetscErrorCodeFn *)MatMult_SIPG) PetscCall(MatShellGetContext(A, dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DMQBoxCreateSIPGShell_Private(DM dm, Mat *A)
 {
   DM_QBox *q = (DM_QBox *)dm->data;
