@@ -9,7 +9,8 @@ device synchronizations. A solver that fails (error, e.g. out of memory, or dive
 that size and not run at larger ones; gamg is skipped where the assembled matrix would exceed -max_nnz nonzeros.\n\
 Right-hand side (-rhs): sin (the load vector of the sine solution, and the L2 error), ones (b = 1 on every unknown,\n\
 set on the device, no error: the load vector and the error are computed on the host, minutes at 1e8 unknowns), or\n\
-auto (default: sin up to -rhs_sin_max_dofs unknowns, default 2e7, ones above).\n\
+auto (default: sin up to -rhs_sin_max_dofs unknowns, default 2e7, ones above). -dm_qbox_dg: the same solvers on the\n\
+discontinuous space (SIPG, (k+1)^d unknowns per cell; tutorials/ex4.c).\n\
 Prints one JSON line per measurement (bench/report.py makes the tables and plots).\n\n";
 
 #include "vpsolve.h"
@@ -36,11 +37,13 @@ int main(int argc, char **argv)
   PetscBool   sflag, failed[16], stoponerr                  = PETSC_FALSE;
   PetscMPIInt size;
   int         nfailed = 0;
+  PetscBool   dg      = PETSC_FALSE; /* the discontinuous space (-dm_qbox_dg, read by the DM): the unknowns per cell */
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscVPatchInitializePackage());
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-dm_qbox_dg", &dg, NULL));
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "bench_solve options", NULL);
   PetscCall(PetscOptionsBool("-stop_on_error", "Stop at the first failed run with PETSc's error message, instead of recording it and going on", NULL, stoponerr, &stoponerr, NULL));
   PetscCall(PetscOptionsInt("-dim", "Dimension", NULL, dim, &dim, NULL));
@@ -110,7 +113,7 @@ int main(int argc, char **argv)
 
       failed[i] = PETSC_FALSE;
       for (PetscInt j = 0; j < (ncells ? ncells : ndofs); j++) {
-        PetscInt       n = ncells ? cellsopt[j] : ChooseCells(PetscPowReal(dofs[j], 1.0 / dim) / k), level = 0, cells[3] = {n, n, n}, nmin = n;
+        PetscInt       n = ncells ? cellsopt[j] : ChooseCells(PetscPowReal(dofs[j], 1.0 / dim) / (dg ? k + 1 : k)), level = 0, cells[3] = {n, n, n}, nmin = n;
         PetscReal      N = 1, nnz;
         char           boxs[64];
         VPSolveResult  res;
@@ -122,8 +125,8 @@ int main(int argc, char **argv)
           for (PetscInt d = 0; d < 3; d++) cells[d] = box[d];
           for (PetscInt d = 0; d < dim; d++) nmin = PetscMin(nmin, box[d]);
         }
-        for (PetscInt d = 0; d < dim; d++) N *= (PetscReal)(cells[d] * k + 1);
-        ones = (PetscBool)(rhs == 1 || (rhs == 2 && N > sinmax)); /* from the size, once it is known */
+        for (PetscInt d = 0; d < dim; d++) N *= (PetscReal)(dg ? cells[d] * (k + 1) : cells[d] * k + 1); /* -dm_qbox_dg: (k+1) nodes per cell and direction */
+        ones = (PetscBool)(rhs == 1 || (rhs == 2 && N > sinmax));                                        /* from the size, once it is known */
         nnz  = N * PetscPowReal(2.0 * k + 1, (PetscReal)dim);
         PetscCall(PetscSNPrintf(boxs, sizeof(boxs), dim == 3 ? "%" PetscInt_FMT "x%" PetscInt_FMT "x%" PetscInt_FMT : "%" PetscInt_FMT "x%" PetscInt_FMT, cells[0], cells[1], cells[2]));
         for (PetscInt m = nmin; m % 2 == 0; m /= 2) level++;
