@@ -239,8 +239,8 @@ PetscErrorCode DMQBoxSetPrecision(DM dm, VPPrecision precision, VPPrecision mgpr
   `DMCreateMatrix()` gives the SIPG form of -Laplace u (Nitsche terms for u = 0 on the boundary) as a matrix-free
   `MATSHELL`, `DMCreateInterpolation()` the embedding into the refinement, so `PCMG` builds the hierarchy by itself;
   `DMQBoxComputeRHS()` (without a boundary function), `DMQBoxComputeError()` and `DMQBoxProjectFunction()` work on it.
-  So far: CPU vectors, the Cartesian box without a coefficient (any number of MPI ranks, a ghost layer of one cell);
-  the other operations of `DMQBOX` say so with an error.
+  CPU or CUDA vectors (the CUDA kernels in float with `DMQBoxSetPrecision()`), any number of MPI ranks (a ghost layer of
+  one cell). So far the Cartesian box without a coefficient; the other operations of `DMQBOX` say so with an error.
 
 .seealso: `DMQBOX`, `DMQBoxCreate()`
 @*/
@@ -820,7 +820,7 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
 . -dm_qbox_coordinates <bool> - store node coordinates for `DMGetCoordinates()` (default false; levels made by `DMCoarsen()`/`DMRefine()` inherit it)
 . -dm_qbox_deterministic <bool> - CUDA operator without atomics (bitwise reproducible; default false)
 . -dm_qbox_vec_mdot <bool>    - `VecMDot()` of the CUDA global vectors (and their duplicates, e.g. the GMRES basis) by petsc-vpatch's kernel, which reads at memory bandwidth (default true; false: PETSc's own, see src/sys/cuda/vecmdot.cu)
-. -dm_qbox_dg <bool>          - the discontinuous Q_k space (SIPG) instead of the continuous one (`DMQBoxSetDiscontinuous()`; CPU so far)
+. -dm_qbox_dg <bool>          - the discontinuous Q_k space (SIPG) instead of the continuous one (`DMQBoxSetDiscontinuous()`; CPU and CUDA kernels)
 . -dm_qbox_dg_penalty <C>     - its penalty factor: sigma = C k (k+1) / h (default 2)
 . -dm_qbox_exchange_device <bool> - several ranks on CUDA vectors: the exchanges hand device buffers to MPI, after a probe that falls back to host staging if MPI does not move device memory (default false; for an MPI that moves device memory point to point but fails PETSc's `-use_gpu_aware_mpi` check, e.g. Open MPI with `--mca pml ucx` over a CUDA-enabled UCX)
 . -dm_qbox_precision <double,single> - CUDA arithmetic of this level's operator and of the transfers to its refinement (default double)

@@ -42,6 +42,16 @@ template <int N, int DIR, bool TRANS, typename T> __device__ __forceinline__ T V
   for (int j = 0; j < N; j++) v += (TRANS ? A[j * N + i] : A[i * N + j]) * in[q0 + j * s];
   return v;
 }
+/* owned cell number `cell` of a rank (x fastest among its owned cells): its global cell c[] and the local-box index of its
+   first node */
+template <int DIM, int N> __device__ __forceinline__ PetscInt VPDGCellBase(const VPGrid &g, int cell, int c[3])
+{
+  const PetscInt s1 = g.gxm[0], s2 = (PetscInt)g.gxm[0] * g.gxm[1];
+  c[0] = (int)g.cs[0] + cell % (int)g.cm[0];
+  c[1] = (int)g.cs[1] + (cell / (int)g.cm[0]) % (int)g.cm[1];
+  c[2] = DIM == 3 ? (int)g.cs[2] + cell / ((int)g.cm[0] * (int)g.cm[1]) : 0;
+  return ((PetscInt)c[0] * N - g.gxs[0]) + ((PetscInt)c[1] * N - g.gxs[1]) * s1 + (DIM == 3 ? ((PetscInt)c[2] * N - g.gxs[2]) * s2 : 0);
+}
 /* offset of node p of a cell tensor in a local box of row length s1 and plane size s2 */
 template <int N> __device__ __forceinline__ PetscInt VPDGCellOffset(int p, PetscInt s1, PetscInt s2)
 {
@@ -62,10 +72,7 @@ template <int DIM, int K, typename T> __global__ void __launch_bounds__(1024) VP
 
   VPDGLoadBlocks<DIM, N, T>(dg, tab);
   if (active) {
-    c[0]  = (int)g.cs[0] + cell % (int)g.cm[0];
-    c[1]  = (int)g.cs[1] + (cell / (int)g.cm[0]) % (int)g.cm[1];
-    c[2]  = DIM == 3 ? (int)g.cs[2] + cell / ((int)g.cm[0] * (int)g.cm[1]) : 0;
-    base  = ((PetscInt)c[0] * N - g.gxs[0]) + ((PetscInt)c[1] * N - g.gxs[1]) * s1 + (DIM == 3 ? ((PetscInt)c[2] * N - g.gxs[2]) * s2 : 0);
+    base  = VPDGCellBase<DIM, N>(g, cell, c);
     off   = VPDGCellOffset<N>(p, s1, s2);
     xc[p] = (T)x[base + off];
   }
@@ -148,12 +155,9 @@ __global__ void __launch_bounds__(1024) VPDGTransferKernel(const VPGrid gc, cons
 
   for (int t = threadIdx.x; t < 2 * NN; t += blockDim.x) E[t] = (T)embed[t];
   if (active) {
-    c[0] = (int)gc.cs[0] + cell % (int)gc.cm[0];
-    c[1] = (int)gc.cs[1] + (cell / (int)gc.cm[0]) % (int)gc.cm[1];
-    c[2] = DIM == 3 ? (int)gc.cs[2] + cell / ((int)gc.cm[0] * (int)gc.cm[1]) : 0;
-    cb   = ((PetscInt)c[0] * N - gc.gxs[0]) + ((PetscInt)c[1] * N - gc.gxs[1]) * c1 + (DIM == 3 ? ((PetscInt)c[2] * N - gc.gxs[2]) * c2s : 0);
-    co   = VPDGCellOffset<N>(p, c1, c2s);
-    fo   = VPDGCellOffset<N>(p, f1, f2);
+    cb = VPDGCellBase<DIM, N>(gc, cell, c);
+    co = VPDGCellOffset<N>(p, c1, c2s);
+    fo = VPDGCellOffset<N>(p, f1, f2);
     if (!TR) a[p] = (T)x[cb + co];
   }
   for (int ch = 0; ch < (DIM == 3 ? 8 : 4); ch++) {

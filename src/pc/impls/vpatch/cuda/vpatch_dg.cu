@@ -151,28 +151,27 @@ __global__ void __launch_bounds__(VPDGPatchShape<DIM, K>::TH)
   }
   /* the exact solve: Q^T along every direction, divide by the eigenvalue sums, Q along every direction */
   T *in = B, *out = X;
-  for (int e = 0; e < DIM; e++) {
+  for (int pass = 0; pass < 2; pass++) {
+    for (int e = 0; e < DIM; e++) {
+      __syncthreads();
+      if (pass)
+        VPDGPatchContract<DIM, P2, NP, TH, false>(e, Q + e * P2 * P2, in, out);
+      else
+        VPDGPatchContract<DIM, P2, NP, TH, true>(e, Q + e * P2 * P2, in, out);
+      T *tmp = in;
+      in     = out;
+      out    = tmp;
+    }
+    if (pass) break;
     __syncthreads();
-    VPDGPatchContract<DIM, P2, NP, TH, true>(e, Q + e * P2 * P2, in, out);
-    T *tmp = in;
-    in     = out;
-    out    = tmp;
-  }
-  __syncthreads();
-  for (int q = threadIdx.x; q < NP; q += TH) {
-    int i[3];
-    VPDGCoords<DIM>(q, P2, P2, i);
-    T l = 0;
+    for (int q = threadIdx.x; q < NP; q += TH) {
+      int i[3];
+      VPDGCoords<DIM>(q, P2, P2, i);
+      T l = 0;
 #pragma unroll
-    for (int e = 0; e < DIM; e++) l += lam[e * P2 + i[e]];
-    in[q] /= l;
-  }
-  for (int e = 0; e < DIM; e++) {
-    __syncthreads();
-    VPDGPatchContract<DIM, P2, NP, TH, false>(e, Q + e * P2 * P2, in, out);
-    T *tmp = in;
-    in     = out;
-    out    = tmp;
+      for (int e = 0; e < DIM; e++) l += lam[e * P2 + i[e]];
+      in[q] /= l;
+    }
   }
   __syncthreads();
   for (int q = threadIdx.x; q < NP; q += TH) {
