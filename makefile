@@ -63,6 +63,9 @@ $(BUILD)/%: %.c $(LIBNAME) $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CLINKER) $(VP_CFLAGS) -o $@ $< $(LINK_VP)
 
+# the benchmark of PCAUXAMG builds its large meshes' rows in parallel (OpenMP; without it, one thread)
+$(BUILD)/bench/bench_auxamg: VP_CFLAGS += -fopenmp
+
 # the -dll_append test must not link the plugin: it proves that PETSc loads it by itself
 $(BUILD)/tests/test_dll: tests/test_dll.c $(HDRS)
 	@mkdir -p $(dir $@)

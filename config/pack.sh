@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Pack what a GPU node without network needs to run this checkout's tests and benchmarks:
 #   OUT/petsc-lib.tar.xz  the bootstrapped PETSc's shared library (stripped)
-#   OUT/syslib/           runtime libraries of this machine that the node may lack (LAPACK(E), BLAS, gfortran)
+#   OUT/syslib/           runtime libraries of this machine that the node may lack (LAPACK(E), BLAS, gfortran, OpenMP)
 #   OUT/ucx.tar.xz        the CUDA-enabled UCX of config/ucx.sh, when fetched (make ucx): device buffers between GPUs
 # Usage: config/pack.sh PETSC_DIR PETSC_ARCH [OUT] (OUT defaults to .carry). On the node, from the checkout's root:
 #   P=$PETSC_DIR/$PETSC_ARCH/lib; mkdir -p $P && tar xJf .carry/petsc-lib.tar.xz -C $P
@@ -26,7 +26,7 @@ for f in "${libs[@]}" "$dir/$arch/lib/libpetsc.so"; do
 done
 tar cJf "$out/petsc-lib.tar.xz" -C "$tmp" .
 # runtime libraries: the first x86-64 match of each in the linker cache (awk reads all its input: no SIGPIPE)
-for l in liblapacke.so.3 liblapack.so.3 libblas.so.3 libgfortran.so.5 libtmglib.so.3 libquadmath.so.0; do
+for l in liblapacke.so.3 liblapack.so.3 libblas.so.3 libgfortran.so.5 libtmglib.so.3 libquadmath.so.0 libgomp.so.1; do
   p=$(ldconfig -p | awk -v l="$l" '$1 == l && /x86-64/ && !found {print $NF; found = 1}')
   if [ -n "$p" ]; then cp -L "$p" "$out/syslib/$l"; else echo "pack.sh: $l not found on this machine (skipped)" >&2; fi
 done

@@ -52,6 +52,7 @@ typedef enum {
   PC_AUXAMG_CYCLE_K
 } PCAuxAMGCycle;
 PETSC_EXTERN const char *const PCAuxAMGCycles[];
+PETSC_EXTERN PetscErrorCode    PCAuxAMGGetAggregates(PC, PetscInt, IS *);
 
 /*E
   PCVPatchSweep - order of the colors in one smoothing step of `PCVPATCH`

@@ -5,7 +5,7 @@
 */
 #include <petscvpatch/private/vpatchimpl.h>
 
-PetscLogEvent VPATCH_LaplacianMult, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Geometry, VPATCH_Prolong, VPATCH_Restrict, VPATCH_PatchSetUp, VPATCH_PatchSmooth, VPATCH_AuxAMGSetUp, VPATCH_AuxAMGGalerkin;
+PetscLogEvent VPATCH_LaplacianMult, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Geometry, VPATCH_Prolong, VPATCH_Restrict, VPATCH_PatchSetUp, VPATCH_PatchSmooth, VPATCH_AuxAMGSetUp, VPATCH_AuxAMGGalerkin, VPATCH_AuxAMGSmooth;
 
 static PetscBool PetscVPatchPackageInitialized = PETSC_FALSE;
 
@@ -59,6 +59,7 @@ PetscErrorCode PetscVPatchInitializePackage(void)
   PetscCall(PetscLogEventRegister("VPPatchSmooth", PC_CLASSID, &VPATCH_PatchSmooth));
   PetscCall(PetscLogEventRegister("AuxAMGSetUp", PC_CLASSID, &VPATCH_AuxAMGSetUp));
   PetscCall(PetscLogEventRegister("AuxAMGGalerkin", PC_CLASSID, &VPATCH_AuxAMGGalerkin));
+  PetscCall(PetscLogEventRegister("AuxAMGSmooth", PC_CLASSID, &VPATCH_AuxAMGSmooth));
   PetscCall(PetscRegisterFinalize(PetscVPatchFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -13,4 +13,4 @@ PETSC_EXTERN PetscErrorCode VPBasis1DEvaluate(const VPBasis1D *, PetscReal, Pets
 PETSC_EXTERN PetscErrorCode DMCreate_QBox(DM);
 PETSC_EXTERN PetscErrorCode PCCreate_VPatch(PC);
 PETSC_EXTERN PetscErrorCode PCCreate_AuxAMG(PC);
-PETSC_INTERN PetscLogEvent  VPATCH_PatchSetUp, VPATCH_PatchSmooth, VPATCH_AuxAMGSetUp, VPATCH_AuxAMGGalerkin;
+PETSC_INTERN PetscLogEvent  VPATCH_PatchSetUp, VPATCH_PatchSmooth, VPATCH_AuxAMGSetUp, VPATCH_AuxAMGGalerkin, VPATCH_AuxAMGSmooth;

@@ -18,8 +18,16 @@
   color read as before the color, so the cells of a color can be smoothed in parallel (the GPU's design) and the
   result does not depend on an order among them; -pc_auxamg_smoother local uses processor-local sweeps (MatSOR()).
 
-  Not yet (issue 20): the CUDA kernels, ELL storage and adaptive (region) refinement of the auxiliary grid where
-  points cluster.
+  The Gauss-Seidel's colors come from the coupling radius r of a level (the farthest tree-cell offset between the
+  cells of two coupled rows, 1 on most meshes): the (r + 1)^d classes of the cells' coordinates modulo r + 1, so two
+  cells of a color never couple and the sweep updates in place.
+  On the GPU (an AIJCUSPARSE matrix on one rank; -pc_auxamg_gpu false keeps the host path) the same set-up and cycle
+  run as CUDA kernels (cuda/auxamg.cu): the same aggregates and colors; the coarse operators are summed straight into
+  the fixed pattern of the (2r + 1)^d tree cells around each coarse cell (27 in 3D, 9 in 2D when r = 1), stored as
+  ELL; level 0 keeps A's own CSR. The keys of the finest level are computed on the host from the host coordinates,
+  and the coarsest level's LU runs on the host (at most -pc_auxamg_coarse_size unknowns).
+  Not yet: adaptive (region) refinement of the auxiliary grid where points cluster; several ranks on the GPU (they
+  take the host path).
 */
 #include <petscvpatch/private/vpatchimpl.h>
 #include <petscdm.h>
@@ -27,6 +35,7 @@
 #include <petscsf.h>
 #include <petsc/private/pcimpl.h>
 #include <petsc/private/matimpl.h>
+#include <petscvpatch/private/vpauxamg.h>
 
 #define AUXAMG_MAX_LEVELS 32
 
@@ -46,15 +55,25 @@ typedef struct {
   PetscInt       M;             /* auxiliary cells per direction of level 1 */
   PetscBool      checkgalerkin; /* -pc_auxamg_check_galerkin: compare each coarse operator with MatPtAP() */
   PetscLogDouble opcomplexity;
-  /* the tree-colored Gauss-Seidel (-pc_auxamg_smoother colored), per smoothed level: the local rows ordered by color,
-     then by cell (their aggregate), then by row; cellstart: each cell's first position in order; colorstart: each
-     color's first cell; cellof: each local row's cell; the off-rank columns' values through a scatter */
-  PetscBool    colored;
-  PetscInt     ncolors;
-  PetscInt    *order[AUXAMG_MAX_LEVELS], *cellstart[AUXAMG_MAX_LEVELS], *colorstart[AUXAMG_MAX_LEVELS], *cellof[AUXAMG_MAX_LEVELS], *posof[AUXAMG_MAX_LEVELS];
-  VecScatter   ghostscatter[AUXAMG_MAX_LEVELS];
-  Vec          ghost[AUXAMG_MAX_LEVELS];
-  PetscScalar *pending; /* the new values of one color, by position in order, written into x when the color is done */
+  PetscInt       nrows[AUXAMG_MAX_LEVELS]; /* global rows of each level */
+  PetscLogDouble nnz[AUXAMG_MAX_LEVELS];   /* stored entries of each level's operator (ELL: the cells that exist) */
+  /* the tree-colored Gauss-Seidel (-pc_auxamg_smoother colored), per smoothed level: ncolors[l] = (radius[l] + 1)^d
+     colors; the local rows ordered by color, then by cell (their aggregate), then by row; cellstart: each cell's first
+     position in order; colorstart: each color's first cell; the off-rank columns' values through a scatter */
+  PetscBool  colored;
+  PetscInt   radius[AUXAMG_MAX_LEVELS], ncolors[AUXAMG_MAX_LEVELS];
+  PetscInt  *order[AUXAMG_MAX_LEVELS], *cellstart[AUXAMG_MAX_LEVELS], *colorstart[AUXAMG_MAX_LEVELS];
+  VecScatter ghostscatter[AUXAMG_MAX_LEVELS];
+  Vec        ghost[AUXAMG_MAX_LEVELS];
+  /* the GPU path: level l's operator dA[l] (l = 0: A's CSR; else ELL in dcol, dval), its inverse diagonal, the
+     aggregation of level l into level l + 1 (dagg[l], colors in colorstart[l]); A[l] is NULL for 0 < l < nlevels - 1,
+     the coarsest is a host AIJ matrix (its LU on the host through hb, hx) */
+  PetscBool       usegpu, gpu;
+  AuxAMGDeviceMat dA[AUXAMG_MAX_LEVELS];
+  AuxAMGDeviceAgg dagg[AUXAMG_MAX_LEVELS];
+  PetscInt       *dcol[AUXAMG_MAX_LEVELS];
+  PetscScalar    *dval[AUXAMG_MAX_LEVELS], *didiag[AUXAMG_MAX_LEVELS];
+  Vec             hb, hx;
 } PC_AuxAMG;
 
 static PetscErrorCode PCSetCoordinates_AuxAMG(PC pc, PetscInt dim, PetscInt n, PetscReal coords[])
@@ -248,24 +267,61 @@ static PetscErrorCode PCAuxAMGGalerkin(Mat A, const PetscInt *agg, PetscInt nc, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the largest offset, in tree cells of the grid M, between the cells (keys ukeys[agg[.]]) of two coupled local rows of
+   level l, over all ranks (the off-rank columns are read from a copy taken before each color: they do not count) */
+static PetscErrorCode PCAuxAMGRadius(PC_AuxAMG *j, PetscInt l, PetscInt cdim, PetscInt M, const PetscInt *agg, const PetscInt64 *ukeys, PetscInt *radius)
+{
+  Mat             Ad = j->A[l];
+  const PetscInt *ia, *ja;
+  PetscInt        n, r = 0;
+  PetscBool       done, mpi;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)j->A[l], MATMPIAIJ, &mpi));
+  if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(j->A[l], &Ad, NULL, NULL));
+  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "PCAUXAMG: the colored Gauss-Seidel needs an AIJ matrix");
+  for (PetscInt i = 0; i < n; i++) {
+    for (PetscInt k = ia[i]; k < ia[i + 1]; k++) {
+      PetscInt64 ki = ukeys[agg[i]], kj = ukeys[agg[ja[k]]];
+      for (PetscInt d = 0; d < cdim; d++) {
+        PetscInt64 o = ki % M - kj % M;
+        if (o < 0) o = -o;
+        r            = (PetscInt)PetscMax(r, PetscMin(o, PETSC_INT32_MAX));
+        ki /= M;
+        kj /= M;
+      }
+    }
+  }
+  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &r, 1, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)j->A[l])));
+  *radius = r;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the tree-colored Gauss-Seidel's ordering of level l: cells are the aggregates (the unknowns of level l + 1), colored
-   by the parities of their tree cell's coordinates (ukeys, grid M per direction), so that cells of one color are two
-   or more cells apart */
+   by their tree cell's coordinates (ukeys, grid M per direction) modulo radius + 1, so that two cells of one color
+   never couple */
 static PetscErrorCode PCAuxAMGColoring(PC_AuxAMG *j, PetscInt l, PetscInt cdim, PetscInt M, PetscInt nf, const PetscInt *agg, PetscInt nc, const PetscInt64 *ukeys)
 {
-  PetscInt  nco = 1 << cdim, *ccolor, *cnt, *corder, *pos;
+  PetscInt  nco = 1, *ccolor, *cnt, *corder, *pos, r = 0;
   Mat       Ao  = NULL;
   PetscBool mpi;
 
   PetscFunctionBegin;
-  j->ncolors = nco;
-  PetscCall(PetscMalloc5(PetscMax(nf, 1), &j->order[l], nc + 1, &j->cellstart[l], nco + 1, &j->colorstart[l], PetscMax(nf, 1), &j->cellof[l], PetscMax(nf, 1), &j->posof[l]));
+  PetscCall(PCAuxAMGRadius(j, l, cdim, M, agg, ukeys, &r));
+  for (PetscInt d = 0; d < cdim; d++) nco *= r + 1;
+  j->radius[l]  = r;
+  j->ncolors[l] = nco;
+  PetscCall(PetscMalloc3(PetscMax(nf, 1), &j->order[l], nc + 1, &j->cellstart[l], nco + 1, &j->colorstart[l]));
   PetscCall(PetscMalloc4(PetscMax(nc, 1), &ccolor, nco + 1, &cnt, PetscMax(nc, 1), &corder, PetscMax(nc, 1) + 1, &pos));
   for (PetscInt a = 0; a < nc; a++) {
     PetscInt64 k = ukeys[a];
+    PetscInt   f = 1;
     ccolor[a]    = 0;
     for (PetscInt d = 0; d < cdim; d++) {
-      ccolor[a] |= (PetscInt)((k % M) & 1) << d;
+      ccolor[a] += (PetscInt)((k % M) % (r + 1)) * f;
+      f *= r + 1;
       k /= M;
     }
   }
@@ -281,11 +337,7 @@ static PetscErrorCode PCAuxAMGColoring(PC_AuxAMG *j, PetscInt l, PetscInt cdim, 
   j->cellstart[l][0] = 0;
   for (PetscInt t = 0; t < nc; t++) j->cellstart[l][t + 1] = j->cellstart[l][t] + pos[corder[t] + 1];
   for (PetscInt t = 0; t < nc; t++) pos[corder[t]] = j->cellstart[l][t]; /* the next free place of each cell */
-  for (PetscInt i = 0; i < nf; i++) {
-    j->posof[l][i]              = pos[agg[i]]++;
-    j->order[l][j->posof[l][i]] = i;
-    j->cellof[l][i]             = agg[i];
-  }
+  for (PetscInt i = 0; i < nf; i++) j->order[l][pos[agg[i]]++] = i;
   PetscCall(PetscFree4(ccolor, cnt, corder, pos));
   /* the values of the off-rank columns */
   PetscCall(PetscObjectBaseTypeCompare((PetscObject)j->A[l], MATMPIAIJ, &mpi));
@@ -306,10 +358,9 @@ static PetscErrorCode PCAuxAMGColoring(PC_AuxAMG *j, PetscInt l, PetscInt cdim, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* one tree-colored Gauss-Seidel sweep on level l (forward: colors, cells and rows in order; else reversed): within a
-   color, the rows of one cell are updated one after the other, the rows of other cells are read as they were before
-   the color (so the cells of a color can run in parallel, as on the GPU), and the off-rank values are exchanged
-   before each color */
+/* one tree-colored Gauss-Seidel sweep on level l (forward: colors, cells and rows in order; else reversed), in place:
+   the cells of a color do not couple, so they could run in any order (on the GPU, in parallel); the off-rank values
+   are exchanged before each color */
 static PetscErrorCode PCAuxAMGColoredGS(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, PetscBool forward, PetscBool zero)
 {
   Mat                Ad = j->A[l], Ao = NULL;
@@ -331,8 +382,8 @@ static PetscErrorCode PCAuxAMGColoredGS(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, 
     PetscCall(MatSeqAIJGetArrayRead(Ao, &ab));
   }
   if (zero) PetscCall(VecSet(x, 0.0));
-  for (PetscInt ci = 0; ci < j->ncolors; ci++) {
-    const PetscInt c = forward ? ci : j->ncolors - 1 - ci;
+  for (PetscInt ci = 0; ci < j->ncolors[l]; ci++) {
+    const PetscInt c = forward ? ci : j->ncolors[l] - 1 - ci;
     if (Ao) {
       PetscCall(VecScatterBegin(j->ghostscatter[l], x, j->ghost[l], INSERT_VALUES, SCATTER_FORWARD));
       PetscCall(VecScatterEnd(j->ghostscatter[l], x, j->ghost[l], INSERT_VALUES, SCATTER_FORWARD));
@@ -340,29 +391,21 @@ static PetscErrorCode PCAuxAMGColoredGS(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, 
     }
     PetscCall(VecGetArrayRead(b, &ba));
     PetscCall(VecGetArray(x, &xa));
-    for (PetscInt ti = j->colorstart[l][c]; ti < j->colorstart[l][c + 1]; ti++) {
-      const PetscInt t = forward ? ti : j->colorstart[l][c] + j->colorstart[l][c + 1] - 1 - ti;
+    for (PetscInt t = j->colorstart[l][c]; t < j->colorstart[l][c + 1]; t++) {
       for (PetscInt qi = j->cellstart[l][t]; qi < j->cellstart[l][t + 1]; qi++) {
         const PetscInt q = forward ? qi : j->cellstart[l][t] + j->cellstart[l][t + 1] - 1 - qi, i = j->order[l][q];
         PetscScalar    s = ba[i], d = 0;
         for (PetscInt k = ia[i]; k < ia[i + 1]; k++) {
-          const PetscInt jj = ja[k];
-          const PetscInt pj = j->posof[l][jj];
-          if (jj == i)
-            d = aa[k];
-          else if (j->cellof[l][jj] == j->cellof[l][i] && (forward ? pj < q : pj > q))
-            s -= aa[k] * j->pending[pj]; /* done before in this cell */
-          else
-            s -= aa[k] * xa[jj]; /* as before the color */
+          if (ja[k] == i) d += aa[k];
+          else s -= aa[k] * xa[ja[k]];
         }
         if (Ao)
           for (PetscInt k = ib[i]; k < ib[i + 1]; k++) s -= ab[k] * ga[jb[k]];
         PetscCheck(d != 0.0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "PCAUXAMG: zero diagonal in local row %" PetscInt_FMT " of level %" PetscInt_FMT, i, l);
-        j->pending[q] = s / d;
+        xa[i] = s / d;
         nnz += (ia[i + 1] - ia[i]) + (Ao ? ib[i + 1] - ib[i] : 0);
       }
     }
-    for (PetscInt q = j->cellstart[l][j->colorstart[l][c]]; q < j->cellstart[l][j->colorstart[l][c + 1]]; q++) xa[j->order[l][q]] = j->pending[q];
     PetscCall(VecRestoreArray(x, &xa));
     PetscCall(VecRestoreArrayRead(b, &ba));
     if (Ao) PetscCall(VecRestoreArrayRead(j->ghost[l], &ga));
@@ -395,13 +438,282 @@ static PetscErrorCode PCReset_AuxAMG(PC pc)
     PetscCall(VecDestroy(&j->v2[l]));
   }
   for (PetscInt l = 0; l < AUXAMG_MAX_LEVELS; l++) {
-    PetscCall(PetscFree5(j->order[l], j->cellstart[l], j->colorstart[l], j->cellof[l], j->posof[l]));
+    if (j->order[l]) PetscCall(PetscFree3(j->order[l], j->cellstart[l], j->colorstart[l]));
+    else PetscCall(PetscFree(j->colorstart[l])); /* the GPU path's colors alone */
     PetscCall(VecScatterDestroy(&j->ghostscatter[l]));
     PetscCall(VecDestroy(&j->ghost[l]));
+#if defined(PETSC_HAVE_CUDA)
+    if (j->gpu) {
+      AuxAMGDeviceAgg *g = &j->dagg[l];
+      PetscCall(AuxAMGFree_CUDA(g->d_agg));
+      PetscCall(AuxAMGFree_CUDA(g->d_perm));
+      PetscCall(AuxAMGFree_CUDA(g->d_start));
+      PetscCall(AuxAMGFree_CUDA(g->d_cells));
+      PetscCall(AuxAMGFree_CUDA(g->d_ckey));
+      PetscCall(AuxAMGFree_CUDA(j->dcol[l]));
+      PetscCall(AuxAMGFree_CUDA(j->dval[l]));
+      PetscCall(AuxAMGFree_CUDA(j->didiag[l]));
+    }
+#endif
+    PetscCall(PetscMemzero(&j->dagg[l], sizeof(j->dagg[l])));
+    PetscCall(PetscMemzero(&j->dA[l], sizeof(j->dA[l])));
+    j->dcol[l]   = NULL;
+    j->dval[l]   = NULL;
+    j->didiag[l] = NULL;
   }
-  PetscCall(PetscFree(j->pending));
+  PetscCall(VecDestroy(&j->hb));
+  PetscCall(VecDestroy(&j->hx));
   PetscCall(KSPDestroy(&j->coarse));
   j->nlevels = 0;
+  j->gpu     = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* fails unless Ac equals P^T Af P computed by MatPtAP() (host matrices) */
+static PetscErrorCode PCAuxAMGCompareGalerkin(PC pc, PetscInt l, Mat Af, Mat P, Mat Ac)
+{
+  Mat       C;
+  PetscReal nd, na;
+
+  PetscFunctionBegin;
+  PetscCall(MatPtAP(Af, P, MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
+  PetscCall(MatNorm(C, NORM_FROBENIUS, &na));
+  PetscCall(MatAXPY(C, -1.0, Ac, DIFFERENT_NONZERO_PATTERN));
+  PetscCall(MatNorm(C, NORM_FROBENIUS, &nd));
+  PetscCall(MatDestroy(&C));
+  PetscCheck(nd <= 1e-12 * na, PetscObjectComm((PetscObject)pc), PETSC_ERR_PLIB, "PCAUXAMG: the coarse operator of level %" PetscInt_FMT " differs from MatPtAP() by %g (relative)", l + 1, (double)(nd / na));
+  PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": coarse operator equal to MatPtAP() (difference %g relative)\n", l + 1, (double)(nd / na)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the host path's levels from the finest level's keys (key, m of them; agg: room for m) */
+static PetscErrorCode PCAuxAMGSetUpHost(PC pc, PetscInt cdim, PetscInt M, PetscInt m, PetscInt64 *key, PetscInt *agg)
+{
+  PC_AuxAMG  *j    = (PC_AuxAMG *)pc->data;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)pc);
+  PetscInt    nf   = m;
+  PetscInt64 *ukeys;
+
+  PetscFunctionBegin;
+  for (PetscInt l = 0; l + 1 < j->maxlevels && l + 1 < AUXAMG_MAX_LEVELS; l++) {
+    PetscInt nc = 0, Nc = 0, Nf, cstart = 0, fstart;
+    PetscCall(MatGetSize(j->A[l], &Nf, NULL));
+    if (Nf <= j->coarsesize) break;
+    if (l > 0) {
+      if (M == 1) break;
+      PetscCall(PCAuxAMGParent(nf, cdim, key, &M));
+    }
+    for (;;) {
+      PetscCall(PCAuxAMGAggregate(nf, key, agg, &nc, &ukeys));
+      PetscCallMPI(MPIU_Allreduce(&nc, &Nc, 1, MPIU_INT, MPI_SUM, comm));
+      if ((PetscReal)Nc <= 0.9 * (PetscReal)Nf || M == 1) break;
+      PetscCall(PetscFree(ukeys));
+      PetscCall(PCAuxAMGParent(nf, cdim, key, &M));
+    }
+    if ((PetscReal)Nc > 0.9 * (PetscReal)Nf) { /* nothing left to coarsen */
+      PetscCall(PetscFree(ukeys));
+      break;
+    }
+    PetscCallMPI(MPI_Exscan(&nc, &cstart, 1, MPIU_INT, MPI_SUM, comm));
+    PetscCall(MatGetOwnershipRange(j->A[l], &fstart, NULL));
+    PetscCall(MatCreateAIJ(comm, nf, nc, PETSC_DETERMINE, PETSC_DETERMINE, 1, NULL, 1, NULL, &j->P[l])); /* one 1 per row */
+    for (PetscInt i = 0; i < nf; i++) {
+      PetscInt    row = fstart + i, col = cstart + agg[i];
+      PetscScalar one = 1.0;
+      PetscCall(MatSetValues(j->P[l], 1, &row, 1, &col, &one, INSERT_VALUES));
+    }
+    PetscCall(MatAssemblyBegin(j->P[l], MAT_FINAL_ASSEMBLY));
+    PetscCall(MatAssemblyEnd(j->P[l], MAT_FINAL_ASSEMBLY));
+    PetscCall(PCAuxAMGGalerkin(j->A[l], agg, nc, &j->A[l + 1]));
+    if (j->colored) PetscCall(PCAuxAMGColoring(j, l, cdim, M, nf, agg, nc, ukeys));
+    if (j->checkgalerkin) PetscCall(PCAuxAMGCompareGalerkin(pc, l, j->A[l], j->P[l], j->A[l + 1])); /* against PETSc's general sparse product */
+    for (PetscInt i = 0; i < nc; i++) key[i] = ukeys[i]; /* the next level's unknowns are the tree cells */
+    PetscCall(PetscFree(ukeys));
+    nf         = nc;
+    j->nlevels = l + 2;
+  }
+  for (PetscInt l = 0; l < j->nlevels; l++) {
+    MatInfo info;
+    PetscCall(MatGetSize(j->A[l], &j->nrows[l], NULL));
+    PetscCall(MatGetInfo(j->A[l], MAT_GLOBAL_SUM, &info));
+    j->nnz[l] = info.nz_used;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if defined(PETSC_HAVE_CUDA)
+/* a host AIJ copy of level l of the GPU path (the ELL's slots with no unknown add 0 to the diagonal) */
+static PetscErrorCode PCAuxAMGDeviceToAIJ(PC_AuxAMG *j, PetscInt l, Mat *B)
+{
+  const AuxAMGDeviceMat *D = &j->dA[l];
+  PetscInt              *col;
+  PetscScalar           *val;
+
+  PetscFunctionBegin;
+  if (!D->w) { /* level 0: A itself */
+    PetscCall(MatConvert(j->A[0], MATAIJ, MAT_INITIAL_MATRIX, B));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(PetscMalloc2(D->w * D->n, &col, D->w * D->n, &val));
+  PetscCall(AuxAMGCopyToHost_CUDA(col, D->col, sizeof(PetscInt) * D->w * D->n));
+  PetscCall(AuxAMGCopyToHost_CUDA(val, D->val, sizeof(PetscScalar) * D->w * D->n));
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, D->n, D->n, D->w, NULL, B));
+  for (PetscInt i = 0; i < D->n; i++)
+    for (PetscInt s = 0; s < D->w; s++) PetscCall(MatSetValue(*B, i, col[s * D->n + i], val[s * D->n + i], ADD_VALUES));
+  PetscCall(MatAssemblyBegin(*B, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*B, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscFree2(col, val));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the aggregation of level l of the GPU path as a host 0/1 prolongation */
+static PetscErrorCode PCAuxAMGDeviceProlongation(PC_AuxAMG *j, PetscInt l, Mat *P)
+{
+  const AuxAMGDeviceAgg *g = &j->dagg[l];
+  PetscInt              *agg;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc1(PetscMax(g->n, 1), &agg));
+  PetscCall(AuxAMGCopyToHost_CUDA(agg, g->d_agg, sizeof(PetscInt) * g->n));
+  PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, g->n, g->nc, 1, NULL, P));
+  for (PetscInt i = 0; i < g->n; i++) PetscCall(MatSetValue(*P, i, agg[i], 1.0, INSERT_VALUES));
+  PetscCall(MatAssemblyBegin(*P, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(*P, MAT_FINAL_ASSEMBLY));
+  PetscCall(PetscFree(agg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCAuxAMGDeviceInvDiag(PC_AuxAMG *j, PetscInt l)
+{
+  PetscInt zr;
+
+  PetscFunctionBegin;
+  PetscCall(AuxAMGInvDiag_CUDA(&j->dA[l], &j->didiag[l], &zr));
+  PetscCheck(zr < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "PCAUXAMG: zero diagonal in local row %" PetscInt_FMT " of level %" PetscInt_FMT, zr, l);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+/* the GPU path's levels (one rank, A an AIJCUSPARSE matrix) from the finest level's keys (key, m of them) */
+static PetscErrorCode PCAuxAMGSetUpDevice(PC pc, PetscInt cdim, PetscInt M, PetscInt m, const PetscInt64 *key)
+{
+#if defined(PETSC_HAVE_CUDA)
+  PC_AuxAMG         *j  = (PC_AuxAMG *)pc->data;
+  Mat                Ad = j->A[0];
+  PetscBool          mpi;
+  const PetscInt    *rowptr, *col;
+  const PetscScalar *val;
+  PetscInt64        *d_key, *d_ukeys;
+  PetscInt           nf = m;
+  MatInfo            info;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)Ad, MATMPIAIJ, &mpi));
+  if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(j->A[0], &Ad, NULL, NULL)); /* one rank: the diagonal block is all of A */
+  PetscCall(MatSeqAIJCUSPARSEGetIJ(Ad, PETSC_FALSE, &rowptr, &col));
+  PetscCall(MatSeqAIJCUSPARSEGetArrayRead(Ad, &val));
+  j->dA[0].n      = m;
+  j->dA[0].w      = 0;
+  j->dA[0].rowptr = rowptr;
+  j->dA[0].col    = col;
+  j->dA[0].val    = val; /* valid while A is unchanged: a change of A sets the PC up again */
+  PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(Ad, &val));
+  PetscCall(MatSeqAIJCUSPARSERestoreIJ(Ad, PETSC_FALSE, &rowptr, &col));
+  PetscCall(MatGetInfo(j->A[0], MAT_GLOBAL_SUM, &info));
+  j->nrows[0] = m;
+  j->nnz[0]   = info.nz_used;
+  PetscCall(PCAuxAMGDeviceInvDiag(j, 0));
+  PetscCall(AuxAMGUpload_CUDA((void **)&d_key, key, sizeof(PetscInt64) * m));
+  for (PetscInt l = 0; l + 1 < j->maxlevels && l + 1 < AUXAMG_MAX_LEVELS; l++) {
+    AuxAMGDeviceAgg *g  = &j->dagg[l];
+    PetscInt         nc = 0, r, nco = 1, w;
+    PetscInt64       nnz;
+    PetscInt        *agg;
+
+    if (nf <= j->coarsesize) break;
+    if (l > 0) {
+      if (M == 1) break;
+      PetscCall(AuxAMGParent_CUDA(nf, cdim, M, d_key));
+      M /= 2;
+    }
+    for (;;) {
+      PetscCall(AuxAMGAggregate_CUDA(nf, d_key, &agg, &nc, &d_ukeys));
+      if ((PetscReal)nc <= 0.9 * (PetscReal)nf || M == 1) break;
+      PetscCall(AuxAMGFree_CUDA(agg));
+      PetscCall(AuxAMGFree_CUDA(d_ukeys));
+      PetscCall(AuxAMGParent_CUDA(nf, cdim, M, d_key));
+      M /= 2;
+    }
+    if ((PetscReal)nc > 0.9 * (PetscReal)nf) { /* nothing left to coarsen */
+      PetscCall(AuxAMGFree_CUDA(agg));
+      PetscCall(AuxAMGFree_CUDA(d_ukeys));
+      break;
+    }
+    g->n     = nf;
+    g->nc    = nc;
+    g->d_agg = agg;
+    PetscCall(AuxAMGMembers_CUDA(g, d_ukeys));
+    PetscCall(AuxAMGRadius_CUDA(&j->dA[l], g, cdim, M, &r));
+    for (PetscInt d = 0; d < cdim; d++) nco *= r + 1;
+    j->radius[l]  = r;
+    j->ncolors[l] = nco;
+    PetscCall(PetscMalloc1(nco + 1, &j->colorstart[l]));
+    PetscCall(AuxAMGColors_CUDA(g, d_ukeys, cdim, M, r, j->colorstart[l]));
+    PetscCall(PetscLogEventBegin(VPATCH_AuxAMGGalerkin, pc, 0, 0, 0));
+    PetscCall(AuxAMGGalerkin_CUDA(&j->dA[l], g, d_ukeys, cdim, M, r, &j->dcol[l + 1], &j->dval[l + 1], &w, &nnz));
+    PetscCall(PetscLogGpuFlops(j->nnz[l])); /* one addition per entry of the finer operator */
+    PetscCall(PetscLogEventEnd(VPATCH_AuxAMGGalerkin, pc, 0, 0, 0));
+    j->dA[l + 1].n   = nc;
+    j->dA[l + 1].w   = w;
+    j->dA[l + 1].col = j->dcol[l + 1];
+    j->dA[l + 1].val = j->dval[l + 1];
+    j->nrows[l + 1]  = nc;
+    j->nnz[l + 1]    = (PetscLogDouble)nnz;
+    PetscCall(PCAuxAMGDeviceInvDiag(j, l + 1));
+    if (j->checkgalerkin) {
+      Mat Af, P, Ac;
+      PetscCall(PCAuxAMGDeviceToAIJ(j, l, &Af));
+      PetscCall(PCAuxAMGDeviceProlongation(j, l, &P));
+      PetscCall(PCAuxAMGDeviceToAIJ(j, l + 1, &Ac));
+      PetscCall(PCAuxAMGCompareGalerkin(pc, l, Af, P, Ac));
+      PetscCall(MatDestroy(&Af));
+      PetscCall(MatDestroy(&P));
+      PetscCall(MatDestroy(&Ac));
+    }
+    PetscCall(AuxAMGFree_CUDA(d_key));
+    d_key      = d_ukeys; /* the next level's unknowns are the tree cells */
+    nf         = nc;
+    j->nlevels = l + 2;
+  }
+  PetscCall(AuxAMGFree_CUDA(d_key));
+  if (j->nlevels > 1) { /* the coarsest level's LU on the host */
+    PetscCall(PCAuxAMGDeviceToAIJ(j, j->nlevels - 1, &j->A[j->nlevels - 1]));
+    PetscCall(MatCreateVecs(j->A[j->nlevels - 1], &j->hx, &j->hb));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+#else
+  PetscFunctionBegin;
+  SETERRQ(PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCAUXAMG: this PETSc has no CUDA");
+#endif
+}
+
+/* the GPU path: one rank, an AIJCUSPARSE matrix on the device, the colored Gauss-Seidel, -pc_auxamg_gpu */
+static PetscErrorCode PCAuxAMGUseGPU(PC pc, PetscBool *gpu)
+{
+  PC_AuxAMG  *j = (PC_AuxAMG *)pc->data;
+  PetscBool   cuda, bound;
+  PetscMPIInt size;
+
+  PetscFunctionBegin;
+  *gpu = PETSC_FALSE;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)pc->pmat, &cuda, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, ""));
+  if (!cuda || !j->usegpu) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatBoundToCPU(pc->pmat, &bound));
+  PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
+  if (bound) PetscCall(PetscInfo(pc, "the matrix is bound to the CPU: the host path\n"));
+  else if (size > 1) PetscCall(PetscInfo(pc, "%d ranks: the host path (the GPU path runs on one rank)\n", size));
+  else if (!j->colored) PetscCall(PetscInfo(pc, "-pc_auxamg_smoother local: the host path (MatSOR)\n"));
+  else *gpu = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -410,14 +722,14 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
   PC_AuxAMG       *j    = (PC_AuxAMG *)pc->data;
   MPI_Comm         comm = PetscObjectComm((PetscObject)pc);
   Mat              A    = pc->pmat;
-  PetscInt         m, nn, N, rstart, cdim, nf, L = 0, M;
+  PetscInt         m, nn, N, rstart, cdim, L = 0, M;
   const PetscReal *x;
   Vec              cvec;
   PetscReal        lo[3] = {PETSC_MAX_REAL, PETSC_MAX_REAL, PETSC_MAX_REAL}, hi[3] = {PETSC_MIN_REAL, PETSC_MIN_REAL, PETSC_MIN_REAL}, h[3];
-  PetscInt64      *key, *ukeys;
+  PetscInt64      *key;
   PetscInt        *agg;
-  PetscBool        assembled;
-  PetscLogDouble   nnz0 = 0, nnzall = 0;
+  PetscBool        assembled, gpu;
+  PetscLogDouble   nnzall = 0;
 
   PetscFunctionBegin;
   PetscCall(PCReset_AuxAMG(pc));
@@ -453,72 +765,29 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
   PetscCall(PetscObjectReference((PetscObject)A));
   j->A[0]    = A;
   j->nlevels = 1;
-  nf         = m;
-  for (PetscInt l = 0; l + 1 < j->maxlevels && l + 1 < AUXAMG_MAX_LEVELS; l++) {
-    PetscInt nc = 0, Nc = 0, Nf, cstart = 0, fstart;
-    PetscCall(MatGetSize(j->A[l], &Nf, NULL));
-    if (Nf <= j->coarsesize) break;
-    if (l > 0) {
-      if (M == 1) break;
-      PetscCall(PCAuxAMGParent(nf, cdim, key, &M));
-    }
-    for (;;) {
-      PetscCall(PCAuxAMGAggregate(nf, key, agg, &nc, &ukeys));
-      PetscCallMPI(MPIU_Allreduce(&nc, &Nc, 1, MPIU_INT, MPI_SUM, comm));
-      if ((PetscReal)Nc <= 0.9 * (PetscReal)Nf || M == 1) break;
-      PetscCall(PetscFree(ukeys));
-      PetscCall(PCAuxAMGParent(nf, cdim, key, &M));
-    }
-    if ((PetscReal)Nc > 0.9 * (PetscReal)Nf) { /* nothing left to coarsen */
-      PetscCall(PetscFree(ukeys));
-      break;
-    }
-    PetscCallMPI(MPI_Exscan(&nc, &cstart, 1, MPIU_INT, MPI_SUM, comm));
-    PetscCall(MatGetOwnershipRange(j->A[l], &fstart, NULL));
-    PetscCall(MatCreateAIJ(comm, nf, nc, PETSC_DETERMINE, PETSC_DETERMINE, 1, NULL, 1, NULL, &j->P[l])); /* one 1 per row */
-    for (PetscInt i = 0; i < nf; i++) {
-      PetscInt    row = fstart + i, col = cstart + agg[i];
-      PetscScalar one = 1.0;
-      PetscCall(MatSetValues(j->P[l], 1, &row, 1, &col, &one, INSERT_VALUES));
-    }
-    PetscCall(MatAssemblyBegin(j->P[l], MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(j->P[l], MAT_FINAL_ASSEMBLY));
-    PetscCall(PCAuxAMGGalerkin(j->A[l], agg, nc, &j->A[l + 1]));
-    if (j->colored) PetscCall(PCAuxAMGColoring(j, l, cdim, M, nf, agg, nc, ukeys));
-    if (j->checkgalerkin) { /* against PETSc's general sparse product */
-      Mat       C;
-      PetscReal nd, na;
-      PetscCall(MatPtAP(j->A[l], j->P[l], MAT_INITIAL_MATRIX, PETSC_DETERMINE, &C));
-      PetscCall(MatNorm(C, NORM_FROBENIUS, &na));
-      PetscCall(MatAXPY(C, -1.0, j->A[l + 1], DIFFERENT_NONZERO_PATTERN));
-      PetscCall(MatNorm(C, NORM_FROBENIUS, &nd));
-      PetscCall(MatDestroy(&C));
-      PetscCheck(nd <= 1e-12 * na, comm, PETSC_ERR_PLIB, "PCAUXAMG: the coarse operator of level %" PetscInt_FMT " differs from MatPtAP() by %g (relative)", l + 1, (double)(nd / na));
-      PetscCall(PetscInfo(pc, "level %" PetscInt_FMT ": coarse operator equal to MatPtAP() (difference %g relative)\n", l + 1, (double)(nd / na)));
-    }
-    for (PetscInt i = 0; i < nc; i++) key[i] = ukeys[i]; /* the next level's unknowns are the tree cells */
-    PetscCall(PetscFree(ukeys));
-    nf         = nc;
-    j->nlevels = l + 2;
-  }
-
+  PetscCall(PCAuxAMGUseGPU(pc, &gpu));
+  j->gpu = gpu;
+  if (gpu) PetscCall(PCAuxAMGSetUpDevice(pc, cdim, M, m, key));
+  else PetscCall(PCAuxAMGSetUpHost(pc, cdim, M, m, key, agg));
   PetscCall(PetscFree2(key, agg));
-  if (j->colored) PetscCall(PetscMalloc1(PetscMax(m, 1), &j->pending)); /* the finest level is the largest on this rank */
   /* work vectors and the coarse solver */
   for (PetscInt l = 0; l < j->nlevels; l++) {
-    MatInfo info;
-    PetscCall(MatCreateVecs(j->A[l], &j->e[l], &j->r[l]));
+    if (!gpu || !l) PetscCall(MatCreateVecs(j->A[l], &j->e[l], &j->r[l]));
+#if defined(PETSC_HAVE_CUDA)
+    else {
+      PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, j->nrows[l], &j->e[l]));
+      PetscCall(VecDuplicate(j->e[l], &j->r[l]));
+    }
+#endif
     PetscCall(VecDuplicate(j->r[l], &j->rc[l]));
     PetscCall(VecDuplicate(j->r[l], &j->c1[l]));
     PetscCall(VecDuplicate(j->r[l], &j->v1[l]));
     PetscCall(VecDuplicate(j->r[l], &j->r1[l]));
     PetscCall(VecDuplicate(j->r[l], &j->c2[l]));
     PetscCall(VecDuplicate(j->r[l], &j->v2[l]));
-    PetscCall(MatGetInfo(j->A[l], MAT_GLOBAL_SUM, &info));
-    if (!l) nnz0 = info.nz_used;
-    nnzall += info.nz_used;
+    nnzall += j->nnz[l];
   }
-  j->opcomplexity = nnz0 > 0 ? nnzall / nnz0 : 1;
+  j->opcomplexity = j->nnz[0] > 0 ? nnzall / j->nnz[0] : 1;
   PetscCall(KSPCreate(comm, &j->coarse));
   PetscCall(KSPSetNestLevel(j->coarse, pc->kspnestlevel + 1));
   PetscCall(KSPSetOptionsPrefix(j->coarse, ((PetscObject)pc)->prefix));
@@ -536,6 +805,109 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the operations of a level, on the host (PETSc's matrices) or on the GPU (our kernels; level 0's residual by A) */
+
+/* one Gauss-Seidel sweep on level l (forward before the coarse correction, backward after it) */
+static PetscErrorCode PCAuxAMGSmooth(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, PetscBool forward, PetscBool zero)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(VPATCH_AuxAMGSmooth, 0, 0, 0, 0));
+  if (j->gpu) {
+#if defined(PETSC_HAVE_CUDA)
+    const PetscScalar *ba;
+    PetscScalar       *xa;
+    if (zero) PetscCall(VecSet(x, 0.0));
+    PetscCall(VecCUDAGetArrayRead(b, &ba));
+    PetscCall(VecCUDAGetArray(x, &xa));
+    PetscCall(PetscLogGpuTimeBegin());
+    for (PetscInt ci = 0; ci < j->ncolors[l]; ci++) {
+      const PetscInt c = forward ? ci : j->ncolors[l] - 1 - ci;
+      PetscCall(AuxAMGSmoothColor_CUDA(&j->dA[l], j->didiag[l], &j->dagg[l], j->colorstart[l][c], j->colorstart[l][c + 1], forward, ba, xa));
+    }
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(VecCUDARestoreArray(x, &xa));
+    PetscCall(VecCUDARestoreArrayRead(b, &ba));
+    PetscCall(PetscLogGpuFlops(2 * j->nnz[l]));
+#endif
+  } else if (j->colored) PetscCall(PCAuxAMGColoredGS(j, l, b, x, forward, zero));
+  else PetscCall(MatSOR(j->A[l], b, 1.0, (MatSORType)((forward ? SOR_LOCAL_FORWARD_SWEEP : SOR_LOCAL_BACKWARD_SWEEP) | (zero ? SOR_ZERO_INITIAL_GUESS : 0)), 0.0, 1, 1, x));
+  PetscCall(PetscLogEventEnd(VPATCH_AuxAMGSmooth, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = A_l x (b NULL) or y = b - A_l x */
+static PetscErrorCode PCAuxAMGMult(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  if (j->gpu && l > 0) {
+#if defined(PETSC_HAVE_CUDA)
+    const PetscScalar *ba = NULL, *xa;
+    PetscScalar       *ya;
+    if (b) PetscCall(VecCUDAGetArrayRead(b, &ba));
+    PetscCall(VecCUDAGetArrayRead(x, &xa));
+    PetscCall(VecCUDAGetArrayWrite(y, &ya));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(AuxAMGMult_CUDA(&j->dA[l], ba, xa, ya));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(VecCUDARestoreArrayWrite(y, &ya));
+    PetscCall(VecCUDARestoreArrayRead(x, &xa));
+    if (b) PetscCall(VecCUDARestoreArrayRead(b, &ba));
+    PetscCall(PetscLogGpuFlops(2 * j->nnz[l]));
+#endif
+  } else if (b) PetscCall(MatResidual(j->A[l], b, x, y));
+  else PetscCall(MatMult(j->A[l], x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* rc = P_l^T r (restrict, sums over the cells) or x += P_l e (prolong) */
+static PetscErrorCode PCAuxAMGTransfer(PC_AuxAMG *j, PetscInt l, PetscBool restrict_, Vec in, Vec out)
+{
+  PetscFunctionBegin;
+  if (j->gpu) {
+#if defined(PETSC_HAVE_CUDA)
+    const PetscScalar *ia;
+    PetscScalar       *oa;
+    PetscCall(VecCUDAGetArrayRead(in, &ia));
+    if (restrict_) PetscCall(VecCUDAGetArrayWrite(out, &oa));
+    else PetscCall(VecCUDAGetArray(out, &oa));
+    PetscCall(PetscLogGpuTimeBegin());
+    if (restrict_) PetscCall(AuxAMGRestrict_CUDA(&j->dagg[l], ia, oa));
+    else PetscCall(AuxAMGProlongAdd_CUDA(&j->dagg[l], ia, oa));
+    PetscCall(PetscLogGpuTimeEnd());
+    if (restrict_) PetscCall(VecCUDARestoreArrayWrite(out, &oa));
+    else PetscCall(VecCUDARestoreArray(out, &oa));
+    PetscCall(VecCUDARestoreArrayRead(in, &ia));
+    PetscCall(PetscLogGpuFlops(j->dagg[l].n));
+#endif
+  } else if (restrict_) PetscCall(MatMultTranspose(j->P[l], in, out));
+  else PetscCall(MatMultAdd(j->P[l], in, out, out));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* x = A_L^-1 b on the coarsest level (the GPU path: through host vectors) */
+static PetscErrorCode PCAuxAMGCoarseSolve(PC_AuxAMG *j, Vec b, Vec x)
+{
+  PetscFunctionBegin;
+  if (j->hb) {
+    const PetscScalar *src;
+    PetscScalar       *dst;
+    PetscInt           n;
+    PetscCall(VecGetLocalSize(b, &n));
+    PetscCall(VecGetArrayRead(b, &src));
+    PetscCall(VecGetArrayWrite(j->hb, &dst));
+    PetscCall(PetscArraycpy(dst, src, n));
+    PetscCall(VecRestoreArrayWrite(j->hb, &dst));
+    PetscCall(VecRestoreArrayRead(b, &src));
+    PetscCall(KSPSolve(j->coarse, j->hb, j->hx));
+    PetscCall(VecGetArrayRead(j->hx, &src));
+    PetscCall(VecGetArrayWrite(x, &dst));
+    PetscCall(PetscArraycpy(dst, src, n));
+    PetscCall(VecRestoreArrayWrite(x, &dst));
+    PetscCall(VecRestoreArrayRead(j->hx, &src));
+  } else PetscCall(KSPSolve(j->coarse, b, x));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCAuxAMGCycle_Private(PC_AuxAMG *j, PetscInt l, Vec b, Vec x);
 
 /* e ~ A_l^-1 r on a coarse level: the cycle (V), or up to two flexible CG steps preconditioned by it (K) */
@@ -550,7 +922,7 @@ static PetscErrorCode PCAuxAMGCoarseCorrect(PC_AuxAMG *j, PetscInt l, Vec r, Vec
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PCAuxAMGCycle_Private(j, l, r, j->c1[l]));
-  PetscCall(MatMult(j->A[l], j->c1[l], j->v1[l]));
+  PetscCall(PCAuxAMGMult(j, l, NULL, j->c1[l], j->v1[l]));
   PetscCall(VecDot(j->v1[l], j->c1[l], &rho1));
   PetscCall(VecDot(r, j->c1[l], &a1));
   if (PetscRealPart(rho1) <= 0) { /* r = 0 */
@@ -565,7 +937,7 @@ static PetscErrorCode PCAuxAMGCoarseCorrect(PC_AuxAMG *j, PetscInt l, Vec r, Vec
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PCAuxAMGCycle_Private(j, l, j->r1[l], j->c2[l]));
-  PetscCall(MatMult(j->A[l], j->c2[l], j->v2[l]));
+  PetscCall(PCAuxAMGMult(j, l, NULL, j->c2[l], j->v2[l]));
   PetscCall(VecDot(j->v1[l], j->c2[l], &gam));
   PetscCall(VecDot(j->v2[l], j->c2[l], &beta));
   PetscCall(VecDot(j->r1[l], j->c2[l], &a2));
@@ -583,21 +955,15 @@ static PetscErrorCode PCAuxAMGCycle_Private(PC_AuxAMG *j, PetscInt l, Vec b, Vec
 {
   PetscFunctionBegin;
   if (l == j->nlevels - 1) {
-    PetscCall(KSPSolve(j->coarse, b, x));
+    PetscCall(PCAuxAMGCoarseSolve(j, b, x));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  if (j->colored)
-    PetscCall(PCAuxAMGColoredGS(j, l, b, x, PETSC_TRUE, PETSC_TRUE));
-  else
-    PetscCall(MatSOR(j->A[l], b, 1.0, (MatSORType)(SOR_LOCAL_FORWARD_SWEEP | SOR_ZERO_INITIAL_GUESS), 0.0, 1, 1, x));
-  PetscCall(MatResidual(j->A[l], b, x, j->r[l]));
-  PetscCall(MatMultTranspose(j->P[l], j->r[l], j->rc[l + 1]));
+  PetscCall(PCAuxAMGSmooth(j, l, b, x, PETSC_TRUE, PETSC_TRUE));
+  PetscCall(PCAuxAMGMult(j, l, b, x, j->r[l]));
+  PetscCall(PCAuxAMGTransfer(j, l, PETSC_TRUE, j->r[l], j->rc[l + 1]));
   PetscCall(PCAuxAMGCoarseCorrect(j, l + 1, j->rc[l + 1], j->e[l + 1]));
-  PetscCall(MatMultAdd(j->P[l], j->e[l + 1], x, x));
-  if (j->colored)
-    PetscCall(PCAuxAMGColoredGS(j, l, b, x, PETSC_FALSE, PETSC_FALSE));
-  else
-    PetscCall(MatSOR(j->A[l], b, 1.0, SOR_LOCAL_BACKWARD_SWEEP, 0.0, 1, 1, x));
+  PetscCall(PCAuxAMGTransfer(j, l, PETSC_FALSE, j->e[l + 1], x));
+  PetscCall(PCAuxAMGSmooth(j, l, b, x, PETSC_FALSE, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -624,6 +990,7 @@ static PetscErrorCode PCSetFromOptions_AuxAMG(PC pc, PetscOptionItems PetscOptio
     PetscCall(PetscOptionsEList("-pc_auxamg_smoother", "Gauss-Seidel: processor-local sweeps (MatSOR) or colored by the tree (deterministic, independent of the partition's sweep order)", "PCAUXAMG", smoothers, 2, smoothers[sm], &sm, NULL));
     j->colored = (PetscBool)(sm == 1);
   }
+  PetscCall(PetscOptionsBool("-pc_auxamg_gpu", "Set up and apply on the GPU when the matrix is an AIJCUSPARSE matrix on one rank", "PCAUXAMG", j->usegpu, &j->usegpu, NULL));
   PetscCall(PetscOptionsBool("-pc_auxamg_check_galerkin", "Compare each coarse operator with MatPtAP() (a check; costs a general sparse product)", "PCAUXAMG", j->checkgalerkin, &j->checkgalerkin, NULL));
   PetscCall(PetscOptionsReal("-pc_auxamg_ktol", "K-cycle: skip the second inner step when the first reduced the residual by this factor", "PCAUXAMG", j->ktol, &j->ktol, NULL));
   PetscOptionsHeadEnd();
@@ -639,14 +1006,12 @@ static PetscErrorCode PCView_AuxAMG(PC pc, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary-grid AMG: %s-cycle, %" PetscInt_FMT " levels, auxiliary grid %" PetscInt_FMT " cells per direction, operator complexity %.3f\n", j->cycle == PC_AUXAMG_CYCLE_K ? "K" : "V", j->nlevels, j->M,
-                                   (double)j->opcomplexity));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary-grid AMG: %s-cycle, %" PetscInt_FMT " levels, auxiliary grid %" PetscInt_FMT " cells per direction, operator complexity %.3f, %s\n", j->cycle == PC_AUXAMG_CYCLE_K ? "K" : "V", j->nlevels, j->M,
+                                   (double)j->opcomplexity, j->gpu ? "on the GPU (coarse levels in ELL)" : "on the host"));
   for (PetscInt l = 0; l < j->nlevels; l++) {
-    PetscInt n;
-    MatInfo  info;
-    PetscCall(MatGetSize(j->A[l], &n, NULL));
-    PetscCall(MatGetInfo(j->A[l], MAT_GLOBAL_SUM, &info));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "  level %" PetscInt_FMT ": %" PetscInt_FMT " unknowns, %.0f nonzeros\n", l, n, (double)info.nz_used));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "  level %" PetscInt_FMT ": %" PetscInt_FMT " unknowns, %.0f nonzeros", l, j->nrows[l], (double)j->nnz[l]));
+    if (j->colored && l + 1 < j->nlevels) PetscCall(PetscViewerASCIIPrintf(viewer, ", Gauss-Seidel in %" PetscInt_FMT " colors", j->ncolors[l]));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   }
   if (j->coarse) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "coarsest level solver:\n"));
@@ -669,9 +1034,64 @@ static PetscErrorCode PCDestroy_AuxAMG(PC pc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@
+  PCAuxAMGGetAggregates - the aggregate of each local unknown of a level of `PCAUXAMG`
+
+  Not Collective
+
+  Input Parameters:
++ pc    - the `PCAUXAMG`, set up
+- level - a level that has a coarser one: 0 (the matrix's unknowns) to the number of levels - 2
+
+  Output Parameter:
+. agg - for each local unknown of `level`, the global number of its aggregate (the unknown of `level` + 1); destroy it
+
+  Level: developer
+
+  Note:
+  The host and the GPU paths number the aggregates alike (by their tree cell), so their index sets can be compared.
+
+.seealso: `PCAUXAMG`
+@*/
+PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
+{
+  PC_AuxAMG *j;
+  PetscBool  isaux;
+  PetscInt  *a, n;
+
+  PetscFunctionBegin;
+  PetscValidHeaderSpecific(pc, PC_CLASSID, 1);
+  PetscAssertPointer(agg, 3);
+  PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCAUXAMG, &isaux));
+  PetscCheck(isaux, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "PCAuxAMGGetAggregates() needs a PCAUXAMG");
+  j = (PC_AuxAMG *)pc->data;
+  PetscCheck(level >= 0 && level + 1 < j->nlevels, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "Level %" PetscInt_FMT " has no coarser level: give 0 to %" PetscInt_FMT " (set the PC up first)", level, j->nlevels - 2);
+  if (j->gpu) {
+#if defined(PETSC_HAVE_CUDA)
+    n = j->dagg[level].n;
+    PetscCall(PetscMalloc1(PetscMax(n, 1), &a));
+    PetscCall(AuxAMGCopyToHost_CUDA(a, j->dagg[level].d_agg, sizeof(PetscInt) * n));
+#endif
+  } else {
+    PetscInt rstart;
+    PetscCall(MatGetOwnershipRange(j->P[level], &rstart, NULL));
+    PetscCall(MatGetLocalSize(j->P[level], &n, NULL));
+    PetscCall(PetscMalloc1(PetscMax(n, 1), &a));
+    for (PetscInt i = 0; i < n; i++) {
+      PetscInt        nc;
+      const PetscInt *cols;
+      PetscCall(MatGetRow(j->P[level], rstart + i, &nc, &cols, NULL));
+      a[i] = cols[0];
+      PetscCall(MatRestoreRow(j->P[level], rstart + i, &nc, &cols, NULL));
+    }
+  }
+  PetscCall(ISCreateGeneral(PetscObjectComm((PetscObject)pc), n, a, PETSC_OWN_POINTER, agg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*MC
   PCAUXAMG - "auxamg": unsmoothed aggregation AMG with aggregates from a region tree over an auxiliary structured grid
-  on the points' coordinates (Lan, Xu et al., "A parallel auxiliary grid AMG method for GPU"); CPU version
+  on the points' coordinates (Lan, Xu et al., "A parallel auxiliary grid AMG method for GPU"), on the host or the GPU
 
   Options Database Keys:
 + -pc_auxamg_cycle <k,v>             - K-cycle (default; nonlinear: use `KSPFCG` or `KSPFGMRES` outside) or V-cycle
@@ -680,6 +1100,7 @@ static PetscErrorCode PCDestroy_AuxAMG(PC pc)
 . -pc_auxamg_points_per_cell <p>     - about p points per auxiliary cell of the first level (default 2^d)
 . -pc_auxamg_ktol <t>                - K-cycle: skip the second inner step when the first reduced the residual by t (default 0.25)
 . -pc_auxamg_smoother <colored,local> - Gauss-Seidel colored by the tree (default) or processor-local sweeps (`MatSOR()`)
+. -pc_auxamg_gpu <bool>              - set up and apply on the GPU when the matrix is a `MATAIJCUSPARSE` on one rank (default true)
 - -pc_auxamg_check_galerkin          - compare each coarse operator with `MatPtAP()` (a check)
 
   Level: intermediate
@@ -687,10 +1108,15 @@ static PetscErrorCode PCDestroy_AuxAMG(PC pc)
   Notes:
   The matrix must be assembled and square. The coordinates of its rows come from `PCSetCoordinates()` (as for
   `PCGAMG`), else from the `DM` of the `KSP`. The aggregates are the points of one auxiliary cell, then the cells of
-  one tree node: the coarsening depends on the geometry only. Each level smooths with one processor-local forward
-  Gauss-Seidel sweep before and one backward sweep after the coarse correction.
+  one tree node: the coarsening depends on the geometry only. Each level smooths with one forward Gauss-Seidel sweep
+  before and one backward sweep after the coarse correction, colored by the tree: (r + 1)^d colors where r (1 on most
+  meshes) is the farthest offset, in tree cells, between two coupled unknowns, so the cells of a color never couple.
 
-.seealso: `PCGAMG`, `PCSetCoordinates()`
+  With a `MATAIJCUSPARSE` matrix on one rank the set-up (aggregates, colors, Galerkin operators summed into the fixed
+  (2r + 1)^d-cell pattern, ELL storage) and the cycle run on the GPU and give the host path's aggregates and, up to
+  rounding, its iterates; the vectors must be CUDA vectors. On several ranks the host path runs.
+
+.seealso: `PCGAMG`, `PCSetCoordinates()`, `PCAuxAMGGetAggregates()`
 M*/
 PETSC_EXTERN PetscErrorCode PCCreate_AuxAMG(PC pc)
 {
@@ -705,6 +1131,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_AuxAMG(PC pc)
   j->ppc                  = 0;
   j->ktol                 = 0.25;
   j->colored              = PETSC_TRUE;
+  j->usegpu               = PETSC_TRUE;
   pc->ops->setup          = PCSetUp_AuxAMG;
   pc->ops->apply          = PCApply_AuxAMG;
   pc->ops->reset          = PCReset_AuxAMG;

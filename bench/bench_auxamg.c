@@ -1,0 +1,360 @@
+static char help[] = "Benchmark of the auxiliary-grid AMG (PCAUXAMG) against PETSc's GAMG on the same assembled matrices: P1\n\
+finite elements of -lap u = 1, u = 0 on the boundary of the unit square (-dim 2: each square of an n x n grid split\n\
+into 2 triangles) or cube (-dim 3: each cube into Kuhn's 6 tetrahedra), the interior vertices moved by up to -perturb\n\
+times the spacing (quasi-uniform, shape-regular meshes), one unknown per interior vertex. The matrix is built\n\
+straight into CSR arrays (rows in parallel with OpenMP where the compiler has it; no DMPlex: 1e8 unknowns in\n\
+seconds), then made an AIJCUSPARSE matrix with -mat_type aijcusparse (the GPU runs) or kept AIJ.\n\
+  -dim 2|3 -n n1,n2,...  interior vertices per direction of each mesh\n\
+  -solvers s1,s2,...     auxamg (FCG(-fcg_mmax) + PCAUXAMG, K-cycle), gamg (CG + GAMG, its defaults), gamg-tuned\n\
+                         (CG + GAMG without smoothing of the prolongation and with aggressive coarsening off: a cheaper set-up)\n\
+  -rtol r                relative residual to stop at (default 1e-8; the paper's is 1e-6)\n\
+  -repeats r             timed solves after a warm-up (median)\n\
+Options of a solver go with its prefix (auxamg_, gamg_, gamg_tuned_). Each run prints a JSON line: unknowns,\n\
+nonzeros, iterations, KSPSetUp time (the PC's whole set-up), median solve time, the true relative residual, and\n\
+the device memory in use (GB) before the set-up and after the solves. A solve that does not converge or a set-up\n\
+that fails (e.g. out of memory) is reported in the JSON line and makes the program exit non-zero at the end.\n\n";
+
+#include <petscksp.h>
+#include <petscvpatch.h>
+#include <petscdevice.h>
+#if defined(PETSC_HAVE_CUDA)
+#include <petscdevice_cuda.h>
+#endif
+#include <time.h>
+
+/* the moved position of vertex (i, j, k) (0..n+1 per direction; the boundary does not move) along direction d */
+static inline PetscReal Coord(PetscInt n, PetscReal amp, PetscInt dim, const PetscInt v[3], PetscInt d)
+{
+  PetscReal h = 1.0 / (n + 1), x = v[d] * h, t;
+  for (PetscInt e = 0; e < dim; e++)
+    if (v[e] == 0 || v[e] == n + 1) return x;
+  t = PetscSinReal(12.9898 * v[0] + 78.233 * v[1] + 37.719 * v[2] + 11.0 * d) * 43758.5453;
+  return x + amp * h * (2 * (t - PetscFloorReal(t)) - 1);
+}
+
+/* stiffness entries K[p][q] of the P1 simplex with vertices X (dim + 1 of them) */
+static void Stiffness(PetscInt dim, PetscReal X[4][3], PetscReal K[4][4])
+{
+  PetscReal J[3][3], G[3][3], det, grad[4][3] = {{0}}, vol;
+
+  for (PetscInt a = 0; a < dim; a++)
+    for (PetscInt b = 0; b < dim; b++) J[a][b] = X[b + 1][a] - X[0][a]; /* column b: edge b */
+  if (dim == 2) {
+    det     = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+    G[0][0] = J[1][1] / det;
+    G[0][1] = -J[0][1] / det;
+    G[1][0] = -J[1][0] / det;
+    G[1][1] = J[0][0] / det;
+    vol     = PetscAbsReal(det) / 2;
+  } else {
+    det = J[0][0] * (J[1][1] * J[2][2] - J[1][2] * J[2][1]) - J[0][1] * (J[1][0] * J[2][2] - J[1][2] * J[2][0]) + J[0][2] * (J[1][0] * J[2][1] - J[1][1] * J[2][0]);
+    for (PetscInt a = 0; a < 3; a++)
+      for (PetscInt b = 0; b < 3; b++) {
+        PetscInt a1 = (a + 1) % 3, a2 = (a + 2) % 3, b1 = (b + 1) % 3, b2 = (b + 2) % 3;
+        G[b][a] = (J[a1][b1] * J[a2][b2] - J[a1][b2] * J[a2][b1]) / det; /* inverse: cofactor transposed */
+      }
+    vol = PetscAbsReal(det) / 6;
+  }
+  /* the gradient of barycentric b + 1 is row b of J^-1; of barycentric 0 minus their sum */
+  for (PetscInt a = 0; a < dim; a++) {
+    grad[0][a] = 0;
+    for (PetscInt b = 0; b < dim; b++) {
+      grad[b + 1][a] = G[b][a];
+      grad[0][a] -= G[b][a];
+    }
+  }
+  for (PetscInt p = 0; p <= dim; p++)
+    for (PetscInt q = 0; q <= dim; q++) {
+      PetscReal s = 0;
+      for (PetscInt a = 0; a < dim; a++) s += grad[p][a] * grad[q][a];
+      K[p][q] = vol * s;
+    }
+}
+
+/* the simplices of a square (2) or a cube (6, Kuhn's: the paths 000 -> 111 along the axes), vertices as corner bits */
+static const PetscInt Tri[2][3] = {
+  {0, 1, 3},
+  {0, 3, 2}
+};
+static const PetscInt Tet[6][4] = {
+  {0, 1, 3, 7},
+  {0, 1, 5, 7},
+  {0, 2, 3, 7},
+  {0, 2, 6, 7},
+  {0, 4, 5, 7},
+  {0, 4, 6, 7}
+};
+/* the neighbour offsets of a vertex (itself included), in increasing order of the column */
+static const PetscInt Off2[7][3]  = {
+  {-1, -1, 0},
+  {0,  -1, 0},
+  {-1, 0,  0},
+  {0,  0,  0},
+  {1,  0,  0},
+  {0,  1,  0},
+  {1,  1,  0}
+};
+static const PetscInt Off3[15][3] = {
+  {-1, -1, -1},
+  {0,  -1, -1},
+  {-1, 0,  -1},
+  {0,  0,  -1},
+  {-1, -1, 0 },
+  {0,  -1, 0 },
+  {-1, 0,  0 },
+  {0,  0,  0 },
+  {1,  0,  0 },
+  {0,  1,  0 },
+  {1,  1,  0 },
+  {0,  0,  1 },
+  {1,  0,  1 },
+  {0,  1,  1 },
+  {1,  1,  1 }
+};
+
+/* the rows of the interior vertices (index (i-1) + n (j-1) + n^2 (k-1)): CSR (ia, ja, va) and coordinates xy */
+static PetscErrorCode Assemble(PetscInt dim, PetscInt n, PetscReal amp, PetscInt **ia, PetscInt **ja, PetscScalar **va, PetscReal **xy, PetscInt *N)
+{
+  const PetscInt nn = dim == 2 ? 7 : 15, ns = dim == 2 ? 2 : 6, nv = dim + 1;
+  const PetscInt(*off)[3] = dim == 2 ? Off2 : Off3;
+  PetscInt       nr = dim == 2 ? n * n : n * n * n;
+
+  PetscFunctionBeginUser;
+  *N = nr;
+  PetscCall(PetscMalloc1(nr + 1, ia));
+  PetscCall(PetscMalloc1((size_t)dim * nr, xy));
+  (*ia)[0] = 0;
+#pragma omp parallel for schedule(static)
+  for (PetscInt r = 0; r < nr; r++) { /* the row lengths and the coordinates */
+    PetscInt v[3] = {r % n + 1, (r / n) % n + 1, dim == 3 ? r / (n * n) + 1 : 0}, c = 0;
+    for (PetscInt o = 0; o < nn; o++) {
+      PetscBool in = PETSC_TRUE;
+      for (PetscInt d = 0; d < dim; d++)
+        if (v[d] + off[o][d] < 1 || v[d] + off[o][d] > n) in = PETSC_FALSE;
+      c += in;
+    }
+    (*ia)[r + 1] = c;
+    for (PetscInt d = 0; d < dim; d++) (*xy)[dim * r + d] = Coord(n, amp, dim, v, d);
+  }
+  for (PetscInt r = 0; r < nr; r++) (*ia)[r + 1] += (*ia)[r];
+  PetscCall(PetscMalloc1((*ia)[nr], ja));
+  PetscCall(PetscMalloc1((*ia)[nr], va));
+#pragma omp parallel for schedule(static)
+  for (PetscInt r = 0; r < nr; r++) { /* each row from the simplices around its vertex */
+    PetscInt    v[3] = {r % n + 1, (r / n) % n + 1, dim == 3 ? r / (n * n) + 1 : 0}, pos[15], c = (*ia)[r];
+    PetscScalar row[15];
+    for (PetscInt o = 0; o < nn; o++) {
+      PetscBool in = PETSC_TRUE;
+      for (PetscInt d = 0; d < dim; d++)
+        if (v[d] + off[o][d] < 1 || v[d] + off[o][d] > n) in = PETSC_FALSE;
+      pos[o] = in ? c : -1;
+      row[o] = 0;
+      if (in) {
+        PetscInt w[3] = {v[0] + off[o][0] - 1, v[1] + off[o][1] - 1, dim == 3 ? v[2] + off[o][2] - 1 : 0};
+        (*ja)[c++]    = w[0] + n * w[1] + n * n * w[2];
+      }
+    }
+    for (PetscInt b = 0; b < (1 << dim); b++) { /* the square / cube whose corner b is this vertex */
+      PetscInt base[3] = {v[0] - (b & 1), v[1] - ((b >> 1) & 1), dim == 3 ? v[2] - ((b >> 2) & 1) : 0};
+      for (PetscInt s = 0; s < ns; s++) {
+        const PetscInt *S = dim == 2 ? Tri[s] : Tet[s];
+        PetscInt        p = -1;
+        PetscReal       X[4][3], K[4][4];
+        for (PetscInt q = 0; q < nv; q++)
+          if (S[q] == b) p = q;
+        if (p < 0) continue;
+        for (PetscInt q = 0; q < nv; q++) {
+          PetscInt w[3] = {base[0] + (S[q] & 1), base[1] + ((S[q] >> 1) & 1), dim == 3 ? base[2] + ((S[q] >> 2) & 1) : 0};
+          for (PetscInt d = 0; d < 3; d++) X[q][d] = d < dim ? Coord(n, amp, dim, w, d) : 0;
+        }
+        Stiffness(dim, X, K);
+        for (PetscInt q = 0; q < nv; q++) {
+          PetscInt o3[3] = {(S[q] & 1) - (b & 1), ((S[q] >> 1) & 1) - ((b >> 1) & 1), dim == 3 ? ((S[q] >> 2) & 1) - ((b >> 2) & 1) : 0};
+          for (PetscInt o = 0; o < nn; o++)
+            if (off[o][0] == o3[0] && off[o][1] == o3[1] && off[o][2] == o3[2]) row[o] += K[p][q];
+        }
+      }
+    }
+    for (PetscInt o = 0; o < nn; o++)
+      if (pos[o] >= 0) (*va)[pos[o]] = row[o];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscReal DeviceGB(void)
+{
+#if defined(PETSC_HAVE_CUDA)
+  size_t f, t;
+  if (cudaMemGetInfo(&f, &t) == cudaSuccess) return (PetscReal)(t - f) / 1e9;
+#endif
+  return -1;
+}
+
+static PetscBool device = PETSC_FALSE; /* a CUDA matrix: synchronize the device around the timers */
+
+static PetscErrorCode Sync(void)
+{
+  PetscDeviceContext dctx;
+
+  PetscFunctionBeginUser;
+  if (!device) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  PetscCall(PetscDeviceContextSynchronize(dctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static int CmpReal(const void *a, const void *b)
+{
+  PetscReal x = *(const PetscReal *)a, y = *(const PetscReal *)b;
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/* one solver on A: set-up and solves timed; returns whether it converged (failures of the set-up are caught) */
+static PetscErrorCode RunSolver(Mat A, PetscInt dim, PetscInt N, PetscReal *xy, const char *name, PetscReal rtol, PetscInt repeats, PetscInt n, PetscBool *ok)
+{
+  KSP                ksp;
+  PC                 pc;
+  Vec                x, b, r;
+  char               prefix[64];
+  PetscReal          tset = 0, tsol[32], rn, bn, gb0 = DeviceGB(), gb1;
+  PetscInt           its = 0;
+  KSPConvergedReason reason = KSP_DIVERGED_ITS;
+  PetscErrorCode     ierr;
+  MatInfo            info;
+  PetscLogDouble     t0, t1;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscSNPrintf(prefix, sizeof(prefix), "%s_", name));
+  for (char *c = prefix; *c; c++)
+    if (*c == '-') *c = '_';
+  PetscCall(MatGetInfo(A, MAT_GLOBAL_SUM, &info));
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, &ksp));
+  PetscCall(KSPSetOptionsPrefix(ksp, prefix));
+  PetscCall(KSPSetOperators(ksp, A, A));
+  PetscCall(KSPSetTolerances(ksp, rtol, PETSC_CURRENT, PETSC_CURRENT, 500));
+  PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
+  PetscCall(KSPGetPC(ksp, &pc));
+  if (!strcmp(name, "auxamg")) {
+    PetscCall(KSPSetType(ksp, KSPFCG));
+    PetscCall(KSPFCGSetMmax(ksp, 8));
+    PetscCall(PCSetType(pc, PCAUXAMG));
+  } else {
+    PetscCall(KSPSetType(ksp, KSPCG));
+    PetscCall(PCSetType(pc, PCGAMG));
+    if (!strcmp(name, "gamg-tuned")) {
+      PetscCall(PCGAMGSetNSmooths(pc, 0));
+      PetscCall(PCGAMGSetAggressiveLevels(pc, 0));
+    }
+  }
+  PetscCall(PCSetCoordinates(pc, dim, N, xy));
+  PetscCall(KSPSetFromOptions(ksp));
+  PetscCall(MatCreateVecs(A, &x, &b));
+  PetscCall(VecDuplicate(b, &r));
+  PetscCall(VecSet(b, 1.0));
+  PetscCall(Sync());
+  PetscCall(PetscTime(&t0));
+  PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+  ierr = KSPSetUp(ksp);
+  if (!ierr) ierr = Sync();
+  PetscCall(PetscPopErrorHandler());
+  PetscCall(PetscTime(&t1));
+  tset = t1 - t0;
+  *ok  = PETSC_FALSE;
+  if (ierr) {
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "{\"solver\": \"%s\", \"dim\": %" PetscInt_FMT ", \"n\": %" PetscInt_FMT ", \"unknowns\": %" PetscInt_FMT ", \"nonzeros\": %.0f, \"status\": \"set-up failed (error %d) after %.3f s\"}\n", name, dim, n, N, info.nz_used, (int)ierr, (double)tset));
+  } else {
+    for (PetscInt rep = -1; rep < repeats; rep++) { /* a warm-up, then the timed solves */
+      PetscCall(VecSet(x, 0.0));
+      PetscCall(Sync());
+      PetscCall(PetscTime(&t0));
+      PetscCall(KSPSolve(ksp, b, x));
+      PetscCall(Sync());
+      PetscCall(PetscTime(&t1));
+      if (rep >= 0) tsol[rep] = t1 - t0;
+    }
+    qsort(tsol, repeats, sizeof(PetscReal), CmpReal);
+    PetscCall(KSPGetIterationNumber(ksp, &its));
+    PetscCall(KSPGetConvergedReason(ksp, &reason));
+    PetscCall(MatResidual(A, b, x, r));
+    PetscCall(VecNorm(r, NORM_2, &rn));
+    PetscCall(VecNorm(b, NORM_2, &bn));
+    gb1 = DeviceGB();
+    *ok = reason > 0 ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "{\"solver\": \"%s\", \"dim\": %" PetscInt_FMT ", \"n\": %" PetscInt_FMT ", \"unknowns\": %" PetscInt_FMT ", \"nonzeros\": %.0f, \"its\": %" PetscInt_FMT ", \"reason\": \"%s\", \"setup_s\": %.4f, \"solve_s\": %.4f, \"total_s\": %.4f, \"rel_residual\": %.2e, \"device_gb_before\": %.2f, \"device_gb_after\": %.2f}\n",
+                          name, dim, n, N, info.nz_used, its, KSPConvergedReasons[reason], (double)tset, (double)tsol[repeats / 2], (double)(tset + tsol[repeats / 2]), (double)(rn / bn), (double)gb0, (double)gb1));
+  }
+  PetscCall(VecDestroy(&x));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&r));
+  PetscCall(KSPDestroy(&ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt    dim = 2, ns = 16, nsol = 8, repeats = 3, sizes[16] = {1000};
+  char       *solvers[8], mtype[64] = MATAIJ;
+  PetscReal   amp = 0.2, rtol = 1e-8;
+  PetscBool   set, allok = PETSC_TRUE;
+  PetscMPIInt size;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscVPatchInitializePackage());
+  PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+  PetscCheck(size == 1, PETSC_COMM_WORLD, PETSC_ERR_SUP, "bench_auxamg runs on one rank (one GPU)");
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
+  PetscCheck(dim == 2 || dim == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dim must be 2 or 3");
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-n", sizes, &ns, &set));
+  if (!set) ns = 1;
+  PetscCall(PetscOptionsGetStringArray(NULL, NULL, "-solvers", solvers, &nsol, &set));
+  if (!set) {
+    nsol = 1;
+    PetscCall(PetscStrallocpy("auxamg", &solvers[0]));
+  }
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-perturb", &amp, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-rtol", &rtol, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-repeats", &repeats, NULL));
+  PetscCheck(repeats >= 1 && repeats <= 32, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-repeats must be 1 to 32");
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-mat_type", mtype, sizeof(mtype), NULL));
+  {
+    char *found;
+    PetscCall(PetscStrstr(mtype, "cusparse", &found));
+    device = found ? PETSC_TRUE : PETSC_FALSE;
+  }
+  for (PetscInt s = 0; s < nsol; s++) {
+    PetscBool known;
+    PetscCall(PetscStrInList(solvers[s], "auxamg,gamg,gamg-tuned", ',', &known));
+    PetscCheck(known, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown solver %s: give auxamg, gamg or gamg-tuned", solvers[s]);
+  }
+  for (PetscInt i = 0; i < ns; i++) {
+    PetscInt      *ia, *ja, N;
+    PetscScalar   *va;
+    PetscReal     *xy;
+    Mat            A0, A;
+    PetscLogDouble t0, t1;
+
+    PetscCheck(sizes[i] >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-n: at least 2 interior vertices per direction");
+    PetscCall(PetscTime(&t0));
+    PetscCall(Assemble(dim, sizes[i], amp, &ia, &ja, &va, &xy, &N));
+    PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, N, N, ia, ja, va, &A0));
+    PetscCall(MatConvert(A0, mtype, MAT_INITIAL_MATRIX, &A));
+    PetscCall(MatDestroy(&A0));
+    PetscCall(PetscFree(ia));
+    PetscCall(PetscFree(ja));
+    PetscCall(PetscFree(va));
+    PetscCall(PetscTime(&t1));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "# mesh %" PetscInt_FMT "^%" PetscInt_FMT " interior vertices (%" PetscInt_FMT " unknowns), %s, built in %.2f s\n", sizes[i], dim, N, mtype, (double)(t1 - t0)));
+    for (PetscInt s = 0; s < nsol; s++) {
+      PetscBool ok = PETSC_FALSE;
+      PetscCall(RunSolver(A, dim, N, xy, solvers[s], rtol, repeats, sizes[i], &ok));
+      if (!ok) allok = PETSC_FALSE;
+    }
+    PetscCall(MatDestroy(&A));
+    PetscCall(PetscFree(xy));
+  }
+  for (PetscInt s = 0; s < nsol; s++) PetscCall(PetscFree(solvers[s]));
+  PetscCall(PetscFinalize());
+  return allok ? 0 : 1;
+}

@@ -1,0 +1,47 @@
+/*
+  PCAUXAMG on the GPU: the plain-pointer interface between the host glue (src/pc/impls/auxamg/auxamg.c) and the CUDA
+  kernels (src/pc/impls/auxamg/cuda/auxamg.cu). Every pointer named d_* is device memory; the kernels run on PETSc's
+  current stream.
+
+  A level matrix on the device is either the CSR of the finest level (the AIJCUSPARSE matrix's own arrays, w = 0) or
+  the ELL of a coarse level (w slots per row, stored slot-major: entry s of row i at s n + i). A coarse level's slots
+  are the (2r + 1)^d tree cells around the row's cell (r: the coupling radius of the level above), slot s for the
+  offset o with s = sum_d (o_d + r) (2r + 1)^d; a slot whose cell holds no unknown has column i and value 0.
+*/
+#pragma once
+
+#include <petscsys.h>
+
+#define AUXAMG_MAX_SLOTS 125 /* (2r + 1)^d slots at most: r <= 2 in 3D, r <= 5 in 2D */
+
+typedef struct {
+  PetscInt           n, w;        /* rows; ELL slots per row (0: CSR) */
+  const PetscInt    *rowptr;      /* CSR: n + 1 row offsets */
+  const PetscInt    *col;         /* CSR: column of each entry; ELL: w n columns, slot-major */
+  const PetscScalar *val;         /* values, as col */
+} AuxAMGDeviceMat;
+
+/* the aggregation of a level of n rows into nc cells (the next level's rows) */
+typedef struct {
+  PetscInt    n, nc;
+  PetscInt   *d_agg;   /* [n]: each row's cell */
+  PetscInt   *d_perm;  /* [n]: the rows by cell, in increasing order within a cell */
+  PetscInt   *d_start; /* [nc + 1]: cell I's rows are d_perm[d_start[I] .. d_start[I + 1]) */
+  PetscInt   *d_cells; /* [nc]: the cells by color (the Gauss-Seidel's order) */
+  PetscInt64 *d_ckey;  /* [n]: the tree key of each row's cell */
+} AuxAMGDeviceAgg;
+
+PETSC_INTERN PetscErrorCode AuxAMGUpload_CUDA(void **d, const void *h, size_t bytes);
+PETSC_INTERN PetscErrorCode AuxAMGParent_CUDA(PetscInt n, PetscInt cdim, PetscInt M, PetscInt64 *d_key);
+PETSC_INTERN PetscErrorCode AuxAMGAggregate_CUDA(PetscInt n, const PetscInt64 *d_key, PetscInt **d_agg, PetscInt *nc, PetscInt64 **d_ukeys);
+PETSC_INTERN PetscErrorCode AuxAMGMembers_CUDA(AuxAMGDeviceAgg *g, const PetscInt64 *d_ukeys);
+PETSC_INTERN PetscErrorCode AuxAMGRadius_CUDA(const AuxAMGDeviceMat *A, const AuxAMGDeviceAgg *g, PetscInt cdim, PetscInt M, PetscInt *r);
+PETSC_INTERN PetscErrorCode AuxAMGColors_CUDA(AuxAMGDeviceAgg *g, const PetscInt64 *d_ukeys, PetscInt cdim, PetscInt M, PetscInt r, PetscInt colorstart[]);
+PETSC_INTERN PetscErrorCode AuxAMGGalerkin_CUDA(const AuxAMGDeviceMat *A, const AuxAMGDeviceAgg *g, const PetscInt64 *d_ukeys, PetscInt cdim, PetscInt M, PetscInt r, PetscInt **d_col, PetscScalar **d_val, PetscInt *w, PetscInt64 *nnz);
+PETSC_INTERN PetscErrorCode AuxAMGInvDiag_CUDA(const AuxAMGDeviceMat *A, PetscScalar **d_idiag, PetscInt *zerorow);
+PETSC_INTERN PetscErrorCode AuxAMGSmoothColor_CUDA(const AuxAMGDeviceMat *A, const PetscScalar *d_idiag, const AuxAMGDeviceAgg *g, PetscInt c0, PetscInt c1, PetscBool forward, const PetscScalar *b, PetscScalar *x);
+PETSC_INTERN PetscErrorCode AuxAMGMult_CUDA(const AuxAMGDeviceMat *A, const PetscScalar *b, const PetscScalar *x, PetscScalar *y);
+PETSC_INTERN PetscErrorCode AuxAMGRestrict_CUDA(const AuxAMGDeviceAgg *g, const PetscScalar *r, PetscScalar *rc);
+PETSC_INTERN PetscErrorCode AuxAMGProlongAdd_CUDA(const AuxAMGDeviceAgg *g, const PetscScalar *e, PetscScalar *x);
+PETSC_INTERN PetscErrorCode AuxAMGFree_CUDA(void *d);
+PETSC_INTERN PetscErrorCode AuxAMGCopyToHost_CUDA(void *h, const void *d, size_t bytes);

@@ -1,0 +1,205 @@
+static char help[] = "PCAUXAMG on the GPU against the host path, same matrix and coordinates: the finite-difference Laplacian\n\
+(-dim 2 or 3, n^d interior points, -n) with its points moved by up to -perturb times the spacing (so that rows couple\n\
+across two auxiliary cells and the coarse stencils widen). Checks: the same levels and aggregates on every level\n\
+(PCAuxAMGGetAggregates(): identical index sets), the GPU path's coarse operators equal to MatPtAP()\n\
+(-pc_auxamg_check_galerkin), one application of the preconditioner equal to 1e-10 (relative, on a random vector), and\n\
+a FCG solve to rtol 1e-8 with the same iteration count and solutions equal to 1e-8. Prints the differences.\n\n";
+
+#include <petscdmda.h>
+#include <petscksp.h>
+#include <petscvpatch.h>
+
+/* the 5- or 7-point Laplacian, Dirichlet neighbours eliminated */
+static PetscErrorCode Laplacian(DM da, Mat A)
+{
+  DMDALocalInfo info;
+  PetscInt      dim;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAGetLocalInfo(da, &info));
+  PetscCall(DMGetDimension(da, &dim));
+  for (PetscInt k = info.zs; k < info.zs + info.zm; k++)
+    for (PetscInt j = info.ys; j < info.ys + info.ym; j++)
+      for (PetscInt i = info.xs; i < info.xs + info.xm; i++) {
+        MatStencil  row = {.k = k, .j = j, .i = i}, col[7];
+        PetscScalar v[7];
+        PetscInt    nc        = 0;
+        PetscInt    off[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
+        col[nc]               = row;
+        v[nc++]               = 2.0 * dim;
+        for (PetscInt o = 0; o < 2 * dim; o++) {
+          PetscInt ii = i + off[o][0], jj = j + off[o][1], kk = k + off[o][2];
+          if (ii < 0 || ii >= info.mx || jj < 0 || jj >= info.my || (dim == 3 && (kk < 0 || kk >= info.mz))) continue;
+          col[nc].i = ii;
+          col[nc].j = jj;
+          col[nc].k = kk;
+          v[nc++]   = -1.0;
+        }
+        PetscCall(MatSetValuesStencil(A, 1, &row, nc, col, v, INSERT_VALUES));
+      }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a KSP (FCG) with PCAUXAMG on A and the coordinates xy */
+static PetscErrorCode MakeSolver(Mat A, PetscInt dim, PetscInt n, PetscReal *xy, const char *prefix, KSP *ksp)
+{
+  PC pc;
+
+  PetscFunctionBeginUser;
+  PetscCall(KSPCreate(PETSC_COMM_WORLD, ksp));
+  PetscCall(KSPSetOptionsPrefix(*ksp, prefix));
+  PetscCall(KSPSetOperators(*ksp, A, A));
+  PetscCall(KSPSetType(*ksp, KSPFCG));
+  PetscCall(KSPSetNormType(*ksp, KSP_NORM_UNPRECONDITIONED));
+  PetscCall(KSPSetTolerances(*ksp, 1e-8, PETSC_CURRENT, PETSC_CURRENT, 200));
+  PetscCall(KSPGetPC(*ksp, &pc));
+  PetscCall(PCSetType(pc, PCAUXAMG));
+  PetscCall(PCSetCoordinates(pc, dim, n, xy));
+  PetscCall(KSPSetFromOptions(*ksp));
+  PetscCall(KSPSetUp(*ksp));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt           dim = 2, n = 64, N, nl = 0, itc, itg;
+  PetscReal          perturb = 0.3, *xy, d, nrm;
+  DM                 da;
+  Mat                A, Ag;
+  Vec                b, xc, xg, bg, t;
+  KSP                kc, kg;
+  PC                 pc, pg;
+  PetscRandom        rnd;
+  KSPConvergedReason rc, rg;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscVPatchInitializePackage());
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-perturb", &perturb, NULL));
+  if (dim == 2) PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));
+  else PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &da));
+  PetscCall(DMSetUp(da));
+  PetscCall(DMCreateMatrix(da, &A));
+  PetscCall(Laplacian(da, A));
+  PetscCall(MatGetLocalSize(A, &N, NULL));
+  /* the points: the grid's, moved by a reproducible pseudo-random amount */
+  PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));
+  PetscCall(PetscRandomSetInterval(rnd, -1.0, 1.0));
+  PetscCall(PetscRandomSetSeed(rnd, 17));
+  PetscCall(PetscRandomSeed(rnd));
+  PetscCall(PetscMalloc1(dim * N, &xy));
+  {
+    DMDALocalInfo info;
+    PetscInt      p = 0;
+    PetscCall(DMDAGetLocalInfo(da, &info));
+    for (PetscInt k = info.zs; k < info.zs + info.zm; k++)
+      for (PetscInt j = info.ys; j < info.ys + info.ym; j++)
+        for (PetscInt i = info.xs; i < info.xs + info.xm; i++) {
+          PetscInt ijk[3] = {i, j, k};
+          for (PetscInt e = 0; e < dim; e++) {
+            PetscReal r;
+            PetscCall(PetscRandomGetValueReal(rnd, &r));
+            xy[p++] = (ijk[e] + 1 + perturb * r) / (n + 1);
+          }
+        }
+  }
+  PetscCall(MatConvert(A, MATAIJCUSPARSE, MAT_INITIAL_MATRIX, &Ag));
+  PetscCall(MakeSolver(A, dim, N, xy, "host_", &kc));
+  PetscCall(MakeSolver(Ag, dim, N, xy, "gpu_", &kg));
+  PetscCall(KSPGetPC(kc, &pc));
+  PetscCall(KSPGetPC(kg, &pg));
+  /* the same levels and aggregates */
+  for (PetscInt l = 0;; l++) {
+    IS        ic, ig;
+    PetscBool eq, okc, okg;
+    PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+    okc = PCAuxAMGGetAggregates(pc, l, &ic) == PETSC_SUCCESS ? PETSC_TRUE : PETSC_FALSE;
+    okg = PCAuxAMGGetAggregates(pg, l, &ig) == PETSC_SUCCESS ? PETSC_TRUE : PETSC_FALSE;
+    PetscCall(PetscPopErrorHandler());
+    PetscCheck(okc == okg, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the host path has %s level below level %" PetscInt_FMT ", the GPU path %s", okc ? "a" : "no", l, okg ? "has" : "has not");
+    if (!okc) break;
+    PetscCall(ISEqual(ic, ig, &eq));
+    PetscCheck(eq, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the aggregates of level %" PetscInt_FMT " differ between the host and the GPU", l);
+    PetscCall(ISDestroy(&ic));
+    PetscCall(ISDestroy(&ig));
+    nl++;
+  }
+  PetscCheck(nl >= 2, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "expected at least 3 levels, got %" PetscInt_FMT, nl + 1);
+  /* one application on a random vector */
+  PetscCall(MatCreateVecs(A, &xc, &b));
+  PetscCall(MatCreateVecs(Ag, &xg, &bg));
+  PetscCall(VecDuplicate(b, &t));
+  PetscCall(VecSetRandom(b, rnd));
+  PetscCall(VecCopy(b, bg));
+  PetscCall(PCApply(pc, b, xc));
+  PetscCall(PCApply(pg, bg, xg));
+  PetscCall(VecCopy(xg, t));
+  PetscCall(VecAXPY(t, -1.0, xc));
+  PetscCall(VecNorm(t, NORM_2, &d));
+  PetscCall(VecNorm(xc, NORM_2, &nrm));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " levels, aggregates identical; one application: GPU - host %.1e relative\n", nl + 1, (double)(d / nrm)));
+  PetscCheck(d <= 1e-10 * nrm, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "one application differs by %g relative (> 1e-10)", (double)(d / nrm));
+  /* a solve */
+  PetscCall(VecSet(b, 1.0));
+  PetscCall(VecSet(bg, 1.0));
+  PetscCall(KSPSolve(kc, b, xc));
+  PetscCall(KSPSolve(kg, bg, xg));
+  PetscCall(KSPGetIterationNumber(kc, &itc));
+  PetscCall(KSPGetIterationNumber(kg, &itg));
+  PetscCall(KSPGetConvergedReason(kc, &rc));
+  PetscCall(KSPGetConvergedReason(kg, &rg));
+  PetscCheck(rc > 0 && rg > 0, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "a solve did not converge: host %s, GPU %s", KSPConvergedReasons[rc], KSPConvergedReasons[rg]);
+  PetscCall(VecCopy(xg, t));
+  PetscCall(VecAXPY(t, -1.0, xc));
+  PetscCall(VecNorm(t, NORM_2, &d));
+  PetscCall(VecNorm(xc, NORM_2, &nrm));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "FCG: host %" PetscInt_FMT " iterations, GPU %" PetscInt_FMT "; solutions: GPU - host %.1e relative\n", itc, itg, (double)(d / nrm)));
+  PetscCheck(itc == itg, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the iteration counts differ");
+  PetscCheck(d <= 1e-8 * nrm, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the solutions differ by %g relative (> 1e-8)", (double)(d / nrm));
+  PetscCall(VecDestroy(&t));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&bg));
+  PetscCall(VecDestroy(&xc));
+  PetscCall(VecDestroy(&xg));
+  PetscCall(KSPDestroy(&kc));
+  PetscCall(KSPDestroy(&kg));
+  PetscCall(MatDestroy(&A));
+  PetscCall(MatDestroy(&Ag));
+  PetscCall(PetscFree(xy));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(DMDestroy(&da));
+  PetscCall(PetscFinalize());
+  return 0;
+}
+
+/*TEST
+
+  test:
+    suffix: 2d
+    requires: cuda
+    args: -gpu_pc_auxamg_check_galerkin -gpu_ksp_view
+    output_file: none
+
+  test:
+    suffix: 2d_unperturbed_vcycle
+    requires: cuda
+    args: -perturb 0 -n 100 -host_pc_auxamg_cycle v -gpu_pc_auxamg_cycle v -gpu_pc_auxamg_check_galerkin
+    output_file: none
+
+  test:
+    suffix: 3d
+    requires: cuda
+    args: -dim 3 -n 24 -gpu_pc_auxamg_check_galerkin -gpu_ksp_view
+    output_file: none
+
+  test:
+    suffix: 3d_ppc
+    requires: cuda
+    args: -dim 3 -n 20 -perturb 0.45 -host_pc_auxamg_points_per_cell 3 -gpu_pc_auxamg_points_per_cell 3 -gpu_pc_auxamg_check_galerkin
+    output_file: none
+
+TEST*/
