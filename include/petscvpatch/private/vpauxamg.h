@@ -38,8 +38,8 @@ PETSC_INTERN PetscErrorCode AuxAMGMembers_CUDA(AuxAMGDeviceAgg *g, const PetscIn
 PETSC_INTERN PetscErrorCode AuxAMGRadius_CUDA(const AuxAMGDeviceMat *A, const AuxAMGDeviceAgg *g, PetscInt cdim, PetscInt M, PetscInt *r);
 PETSC_INTERN PetscErrorCode AuxAMGColors_CUDA(AuxAMGDeviceAgg *g, const PetscInt64 *d_ukeys, PetscInt cdim, PetscInt M, PetscInt r, PetscInt colorstart[]);
 PETSC_INTERN PetscErrorCode AuxAMGGalerkin_CUDA(const AuxAMGDeviceMat *A, const AuxAMGDeviceAgg *g, const PetscInt64 *d_ukeys, PetscInt cdim, PetscInt M, PetscInt r, PetscInt **d_col, PetscScalar **d_val, PetscInt *w, PetscInt64 *nnz);
-PETSC_INTERN PetscErrorCode AuxAMGInvDiag_CUDA(const AuxAMGDeviceMat *A, PetscScalar **d_idiag, PetscInt *zerorow);
-PETSC_INTERN PetscErrorCode AuxAMGSmoothColor_CUDA(const AuxAMGDeviceMat *A, const PetscScalar *d_idiag, const AuxAMGDeviceAgg *g, PetscInt c0, PetscInt c1, PetscBool forward, const PetscScalar *b, PetscScalar *x);
+PETSC_INTERN PetscErrorCode AuxAMGInvDiag_CUDA(const AuxAMGDeviceMat *A, PetscScalar **d_idiag, PetscInt *zerorow, PetscInt *maxlen);
+PETSC_INTERN PetscErrorCode AuxAMGSmoothColor_CUDA(const AuxAMGDeviceMat *A, const PetscScalar *d_idiag, const AuxAMGDeviceAgg *g, PetscInt maxlen, PetscInt c0, PetscInt c1, PetscBool forward, const PetscScalar *b, PetscScalar *x);
 PETSC_INTERN PetscErrorCode AuxAMGMult_CUDA(const AuxAMGDeviceMat *A, const PetscScalar *b, const PetscScalar *x, PetscScalar *y);
 PETSC_INTERN PetscErrorCode AuxAMGRestrict_CUDA(const AuxAMGDeviceAgg *g, const PetscScalar *r, PetscScalar *rc);
 PETSC_INTERN PetscErrorCode AuxAMGProlongAdd_CUDA(const AuxAMGDeviceAgg *g, const PetscScalar *e, PetscScalar *x);

@@ -73,6 +73,7 @@ typedef struct {
   AuxAMGDeviceAgg dagg[AUXAMG_MAX_LEVELS];
   PetscInt       *dcol[AUXAMG_MAX_LEVELS];
   PetscScalar    *dval[AUXAMG_MAX_LEVELS], *didiag[AUXAMG_MAX_LEVELS];
+  PetscInt        maxlen[AUXAMG_MAX_LEVELS]; /* the longest row's stored entries (sets the lanes per cell of the smoother) */
   Vec             hb, hx;
 } PC_AuxAMG;
 
@@ -588,7 +589,7 @@ static PetscErrorCode PCAuxAMGDeviceInvDiag(PC_AuxAMG *j, PetscInt l)
   PetscInt zr;
 
   PetscFunctionBegin;
-  PetscCall(AuxAMGInvDiag_CUDA(&j->dA[l], &j->didiag[l], &zr));
+  PetscCall(AuxAMGInvDiag_CUDA(&j->dA[l], &j->didiag[l], &zr, &j->maxlen[l]));
   PetscCheck(zr < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "PCAUXAMG: zero diagonal in local row %" PetscInt_FMT " of level %" PetscInt_FMT, zr, l);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -822,7 +823,7 @@ static PetscErrorCode PCAuxAMGSmooth(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, Pet
     PetscCall(PetscLogGpuTimeBegin());
     for (PetscInt ci = 0; ci < j->ncolors[l]; ci++) {
       const PetscInt c = forward ? ci : j->ncolors[l] - 1 - ci;
-      PetscCall(AuxAMGSmoothColor_CUDA(&j->dA[l], j->didiag[l], &j->dagg[l], j->colorstart[l][c], j->colorstart[l][c + 1], forward, ba, xa));
+      PetscCall(AuxAMGSmoothColor_CUDA(&j->dA[l], j->didiag[l], &j->dagg[l], j->maxlen[l], j->colorstart[l][c], j->colorstart[l][c + 1], forward, ba, xa));
     }
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(VecCUDARestoreArray(x, &xa));
@@ -910,11 +911,14 @@ static PetscErrorCode PCAuxAMGCoarseSolve(PC_AuxAMG *j, Vec b, Vec x)
 
 static PetscErrorCode PCAuxAMGCycle_Private(PC_AuxAMG *j, PetscInt l, Vec b, Vec x);
 
-/* e ~ A_l^-1 r on a coarse level: the cycle (V), or up to two flexible CG steps preconditioned by it (K) */
+/* e ~ A_l^-1 r on a coarse level: the cycle (V), or up to two flexible CG steps preconditioned by it (K). The inner
+   products of a step are taken together (VecMDot(): three reductions, each one device synchronization, instead of
+   seven); the norm of the first step's residual r - alpha v1 comes from them */
 static PetscErrorCode PCAuxAMGCoarseCorrect(PC_AuxAMG *j, PetscInt l, Vec r, Vec e)
 {
-  PetscScalar rho1, a1, gam, beta, a2, rho2;
-  PetscReal   nr, nr1;
+  PetscScalar rho1, a1, gam, beta, a2, rho2, alpha, dr[3], dv[2], d2[3];
+  PetscReal   nr2, nr12;
+  Vec         wr[3], wv[2], w2[3];
 
   PetscFunctionBegin;
   if (l == j->nlevels - 1 || j->cycle == PC_AUXAMG_CYCLE_V) {
@@ -923,30 +927,42 @@ static PetscErrorCode PCAuxAMGCoarseCorrect(PC_AuxAMG *j, PetscInt l, Vec r, Vec
   }
   PetscCall(PCAuxAMGCycle_Private(j, l, r, j->c1[l]));
   PetscCall(PCAuxAMGMult(j, l, NULL, j->c1[l], j->v1[l]));
-  PetscCall(VecDot(j->v1[l], j->c1[l], &rho1));
-  PetscCall(VecDot(r, j->c1[l], &a1));
+  wr[0] = j->c1[l];
+  wr[1] = j->v1[l];
+  wr[2] = r;
+  wv[0] = j->c1[l];
+  wv[1] = j->v1[l];
+  PetscCall(VecMDot(r, 3, wr, dr));       /* r.c1, r.v1, r.r */
+  PetscCall(VecMDot(j->v1[l], 2, wv, dv)); /* v1.c1, v1.v1 */
+  a1   = dr[0];
+  rho1 = dv[0];
   if (PetscRealPart(rho1) <= 0) { /* r = 0 */
     PetscCall(VecSet(e, 0.0));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(VecWAXPY(j->r1[l], -a1 / rho1, j->v1[l], r));
-  PetscCall(VecNorm(r, NORM_2, &nr));
-  PetscCall(VecNorm(j->r1[l], NORM_2, &nr1));
-  if (nr1 <= j->ktol * nr) {
-    PetscCall(VecAXPBY(e, a1 / rho1, 0.0, j->c1[l]));
+  alpha = a1 / rho1;
+  nr2   = PetscRealPart(dr[2]);
+  nr12  = PetscMax(0, PetscRealPart(dr[2] - 2 * alpha * dr[1] + alpha * alpha * dv[1])); /* |r - alpha v1|^2 */
+  if (nr12 <= j->ktol * j->ktol * nr2) {
+    PetscCall(VecAXPBY(e, alpha, 0.0, j->c1[l]));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
+  PetscCall(VecWAXPY(j->r1[l], -alpha, j->v1[l], r));
   PetscCall(PCAuxAMGCycle_Private(j, l, j->r1[l], j->c2[l]));
   PetscCall(PCAuxAMGMult(j, l, NULL, j->c2[l], j->v2[l]));
-  PetscCall(VecDot(j->v1[l], j->c2[l], &gam));
-  PetscCall(VecDot(j->v2[l], j->c2[l], &beta));
-  PetscCall(VecDot(j->r1[l], j->c2[l], &a2));
+  w2[0] = j->v1[l];
+  w2[1] = j->v2[l];
+  w2[2] = j->r1[l];
+  PetscCall(VecMDot(j->c2[l], 3, w2, d2)); /* c2.v1, c2.v2, c2.r1 */
+  gam  = d2[0];
+  beta = d2[1];
+  a2   = d2[2];
   rho2 = beta - gam * gam / rho1;
   if (PetscRealPart(rho2) <= 0) {
-    PetscCall(VecAXPBY(e, a1 / rho1, 0.0, j->c1[l]));
+    PetscCall(VecAXPBY(e, alpha, 0.0, j->c1[l]));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(VecAXPBYPCZ(e, a1 / rho1 - gam * a2 / (rho1 * rho2), a2 / rho2, 0.0, j->c1[l], j->c2[l]));
+  PetscCall(VecAXPBYPCZ(e, alpha - gam * a2 / (rho1 * rho2), a2 / rho2, 0.0, j->c1[l], j->c2[l]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

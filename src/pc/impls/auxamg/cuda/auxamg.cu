@@ -7,7 +7,7 @@
   classes of the cells' coordinates modulo r + 1: two cells of one color never couple) and the Galerkin coarse
   operator summed straight into the fixed pattern of the (2r + 1)^d cells around each coarse row (ELL; one thread per
   coarse row adds the entries of its cells' rows in row order: deterministic, no atomics, no sparse product).
-  Solve: the tree-colored Gauss-Seidel (one thread per cell of the color, its rows in order, in place), the ELL
+  Solve: the tree-colored Gauss-Seidel (a group of lanes per cell of the color, its rows in order, in place), the ELL
   product and residual, the restriction (a sum over each cell's rows) and the prolongation (x_i += e of i's cell).
   Plain pointers only; interfaces in include/petscvpatch/private/vpauxamg.h.
 */
@@ -348,8 +348,9 @@ PetscErrorCode AuxAMGGalerkin_CUDA(const AuxAMGDeviceMat *A, const AuxAMGDeviceA
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* 1 / (the sum of row i's entries in column i); the first row where that is 0 in *zero (n when none) */
-static __global__ void AuxInvDiagKernel(AuxAMGDeviceMat A, PetscScalar *idiag, unsigned long long *zero)
+/* 1 / (the sum of row i's entries in column i); the first row where that is 0 in *zero (n when none); the longest
+   row's stored entries in *maxlen */
+static __global__ void AuxInvDiagKernel(AuxAMGDeviceMat A, PetscScalar *idiag, unsigned long long *zero, unsigned long long *maxlen)
 {
   const PetscInt i = AuxThread();
   if (i >= A.n) return;
@@ -359,52 +360,89 @@ static __global__ void AuxInvDiagKernel(AuxAMGDeviceMat A, PetscScalar *idiag, u
   });
   idiag[i] = d != 0 ? 1 / d : 0;
   if (d == 0) atomicMin(zero, (unsigned long long)i);
+  if (!A.w) atomicMax(maxlen, (unsigned long long)(A.rowptr[i + 1] - A.rowptr[i]));
 }
 
-PetscErrorCode AuxAMGInvDiag_CUDA(const AuxAMGDeviceMat *A, PetscScalar **d_idiag, PetscInt *zerorow)
+PetscErrorCode AuxAMGInvDiag_CUDA(const AuxAMGDeviceMat *A, PetscScalar **d_idiag, PetscInt *zerorow, PetscInt *maxlen)
 {
-  unsigned long long *d_zero, h = (unsigned long long)A->n;
+  unsigned long long *d_s, h[2] = {(unsigned long long)A->n, (unsigned long long)A->w};
   cudaStream_t        stream;
 
   PetscFunctionBegin;
   PetscCall(VPGetStream(&stream));
   PetscCall(AuxMalloc(d_idiag, A->n));
-  PetscCall(AuxMalloc(&d_zero, 1));
-  PetscCallCUDA(cudaMemcpyAsync(d_zero, &h, sizeof(h), cudaMemcpyHostToDevice, stream));
-  if (A->n) AuxInvDiagKernel<<<AuxBlocks(A->n), AUX_TPB, 0, stream>>>(*A, *d_idiag, d_zero);
+  PetscCall(AuxMalloc(&d_s, 2));
+  PetscCallCUDA(cudaMemcpyAsync(d_s, h, sizeof(h), cudaMemcpyHostToDevice, stream));
+  if (A->n) AuxInvDiagKernel<<<AuxBlocks(A->n), AUX_TPB, 0, stream>>>(*A, *d_idiag, d_s, d_s + 1);
   PetscCallCUDA(cudaGetLastError());
-  PetscCallCUDA(cudaMemcpyAsync(&h, d_zero, sizeof(h), cudaMemcpyDeviceToHost, stream));
+  PetscCallCUDA(cudaMemcpyAsync(h, d_s, sizeof(h), cudaMemcpyDeviceToHost, stream));
   PetscCallCUDA(cudaStreamSynchronize(stream));
-  PetscCallCUDA(cudaFree(d_zero));
-  *zerorow = h < (unsigned long long)A->n ? (PetscInt)h : -1;
+  PetscCallCUDA(cudaFree(d_s));
+  *zerorow = h[0] < (unsigned long long)A->n ? (PetscInt)h[0] : -1;
+  *maxlen  = (PetscInt)h[1];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* one color of the Gauss-Seidel sweep: a thread per cell, its rows in order (forward) or reversed, updated in place
-   (the cells of a color do not couple) */
-static __global__ void AuxSmoothKernel(AuxAMGDeviceMat A, const PetscScalar *idiag, AuxAMGDeviceAgg g, PetscInt c0, PetscInt c1, bool forward, const PetscScalar *b, PetscScalar *x)
+/* one color of the Gauss-Seidel sweep: a group of G lanes of a warp per cell, the cell's rows one after the other in
+   order (forward) or reversed, each row's entries spread over the lanes and summed by shuffles, the new value written
+   in place by the group's first lane (the cells of a color do not couple) */
+template <int G> static __global__ void AuxSmoothKernel(AuxAMGDeviceMat A, const PetscScalar *idiag, AuxAMGDeviceAgg g, PetscInt c0, PetscInt c1, bool forward, const PetscScalar *b, PetscScalar *x)
 {
-  const PetscInt t = c0 + AuxThread();
-  if (t >= c1) return;
-  const PetscInt I = g.d_cells[t], q0 = g.d_start[I], q1 = g.d_start[I + 1];
-  for (PetscInt qi = q0; qi < q1; qi++) {
+  const PetscInt     t    = c0 + AuxThread() / G;
+  const int          lane = threadIdx.x % G;
+  const unsigned int mask = G == 32 ? 0xffffffffu : (((1u << G) - 1) << ((threadIdx.x % 32) / G * G));
+  PetscInt           q0 = 0, q1 = 0;
+  if (t < c1) {
+    const PetscInt I = g.d_cells[t];
+    q0               = g.d_start[I];
+    q1               = g.d_start[I + 1];
+  }
+  for (PetscInt qi = q0; qi < q1; qi++) { /* the same trip count on every lane of the group */
     const PetscInt i = g.d_perm[forward ? qi : q0 + q1 - 1 - qi];
-    PetscScalar    s = b[i];
-    AuxRow(A, i, [&](PetscInt j, PetscScalar a) {
-      if (j != i) s -= a * x[j];
-    });
-    x[i] = s * idiag[i];
+    PetscScalar    s = 0;
+    if (A.w) {
+      for (PetscInt sl = lane; sl < A.w; sl += G) {
+        const size_t   e = (size_t)sl * A.n + i;
+        const PetscInt j = A.col[e];
+        if (j != i) s += A.val[e] * x[j];
+      }
+    } else {
+      for (PetscInt e = A.rowptr[i] + lane; e < A.rowptr[i + 1]; e += G) {
+        const PetscInt j = A.col[e];
+        if (j != i) s += A.val[e] * x[j];
+      }
+    }
+#pragma unroll
+    for (int o = G / 2; o > 0; o /= 2) s += __shfl_xor_sync(mask, s, o, G);
+    if (lane == 0) x[i] = (b[i] - s) * idiag[i];
+    __syncwarp(mask); /* the new value is seen by the group's next row */
   }
 }
 
-PetscErrorCode AuxAMGSmoothColor_CUDA(const AuxAMGDeviceMat *A, const PetscScalar *d_idiag, const AuxAMGDeviceAgg *g, PetscInt c0, PetscInt c1, PetscBool forward, const PetscScalar *b, PetscScalar *x)
+PetscErrorCode AuxAMGSmoothColor_CUDA(const AuxAMGDeviceMat *A, const PetscScalar *d_idiag, const AuxAMGDeviceAgg *g, PetscInt maxlen, PetscInt c0, PetscInt c1, PetscBool forward, const PetscScalar *b, PetscScalar *x)
 {
   cudaStream_t stream;
+  const bool   fw = forward ? true : false;
+  const int    G  = maxlen <= 4 ? 4 : (maxlen <= 8 ? 8 : (maxlen <= 16 ? 16 : 32));
+  const size_t nt = (size_t)(c1 - c0) * G;
 
   PetscFunctionBegin;
   if (c1 <= c0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VPGetStream(&stream));
-  AuxSmoothKernel<<<AuxBlocks(c1 - c0), AUX_TPB, 0, stream>>>(*A, d_idiag, *g, c0, c1, forward ? true : false, b, x);
+  const unsigned nb = (unsigned)((nt + AUX_TPB - 1) / AUX_TPB);
+  switch (G) {
+  case 4:
+    AuxSmoothKernel<4><<<nb, AUX_TPB, 0, stream>>>(*A, d_idiag, *g, c0, c1, fw, b, x);
+    break;
+  case 8:
+    AuxSmoothKernel<8><<<nb, AUX_TPB, 0, stream>>>(*A, d_idiag, *g, c0, c1, fw, b, x);
+    break;
+  case 16:
+    AuxSmoothKernel<16><<<nb, AUX_TPB, 0, stream>>>(*A, d_idiag, *g, c0, c1, fw, b, x);
+    break;
+  default:
+    AuxSmoothKernel<32><<<nb, AUX_TPB, 0, stream>>>(*A, d_idiag, *g, c0, c1, fw, b, x);
+  }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
