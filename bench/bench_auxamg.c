@@ -72,52 +72,18 @@ static void Stiffness(PetscInt dim, PetscReal X[4][3], PetscReal K[4][4])
 }
 
 /* the simplices of a square (2) or a cube (6, Kuhn's: the paths 000 -> 111 along the axes), vertices as corner bits */
-static const PetscInt Tri[2][3] = {
-  {0, 1, 3},
-  {0, 3, 2}
-};
-static const PetscInt Tet[6][4] = {
-  {0, 1, 3, 7},
-  {0, 1, 5, 7},
-  {0, 2, 3, 7},
-  {0, 2, 6, 7},
-  {0, 4, 5, 7},
-  {0, 4, 6, 7}
-};
+static const PetscInt Tri[2][3] = {{0, 1, 3}, {0, 3, 2}};
+static const PetscInt Tet[6][4] = {{0, 1, 3, 7}, {0, 1, 5, 7}, {0, 2, 3, 7}, {0, 2, 6, 7}, {0, 4, 5, 7}, {0, 4, 6, 7}};
 /* the neighbour offsets of a vertex (itself included), in increasing order of the column */
-static const PetscInt Off2[7][3]  = {
-  {-1, -1, 0},
-  {0,  -1, 0},
-  {-1, 0,  0},
-  {0,  0,  0},
-  {1,  0,  0},
-  {0,  1,  0},
-  {1,  1,  0}
-};
-static const PetscInt Off3[15][3] = {
-  {-1, -1, -1},
-  {0,  -1, -1},
-  {-1, 0,  -1},
-  {0,  0,  -1},
-  {-1, -1, 0 },
-  {0,  -1, 0 },
-  {-1, 0,  0 },
-  {0,  0,  0 },
-  {1,  0,  0 },
-  {0,  1,  0 },
-  {1,  1,  0 },
-  {0,  0,  1 },
-  {1,  0,  1 },
-  {0,  1,  1 },
-  {1,  1,  1 }
-};
+static const PetscInt Off2[7][3]  = {{-1, -1, 0}, {0, -1, 0}, {-1, 0, 0}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}};
+static const PetscInt Off3[15][3] = {{-1, -1, -1}, {0, -1, -1}, {-1, 0, -1}, {0, 0, -1}, {-1, -1, 0}, {0, -1, 0}, {-1, 0, 0}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {0, 0, 1}, {1, 0, 1}, {0, 1, 1}, {1, 1, 1}};
 
 /* the rows of the interior vertices (index (i-1) + n (j-1) + n^2 (k-1)): CSR (ia, ja, va) and coordinates xy */
 static PetscErrorCode Assemble(PetscInt dim, PetscInt n, PetscReal amp, PetscInt **ia, PetscInt **ja, PetscScalar **va, PetscReal **xy, PetscInt *N)
 {
   const PetscInt nn = dim == 2 ? 7 : 15, ns = dim == 2 ? 2 : 6, nv = dim + 1;
   const PetscInt(*off)[3] = dim == 2 ? Off2 : Off3;
-  PetscInt       nr = dim == 2 ? n * n : n * n * n;
+  PetscInt nr             = dim == 2 ? n * n : n * n * n;
 
   PetscFunctionBeginUser;
   *N = nr;
@@ -217,7 +183,7 @@ static PetscErrorCode RunSolver(Mat A, PetscInt dim, PetscInt N, PetscReal *xy, 
   Vec                x, b, r;
   char               prefix[64];
   PetscReal          tset = 0, tsol[32], rn, bn, gb0 = DeviceGB(), gb1;
-  PetscInt           its = 0;
+  PetscInt           its    = 0;
   KSPConvergedReason reason = KSP_DIVERGED_ITS;
   PetscErrorCode     ierr;
   MatInfo            info;
@@ -261,7 +227,10 @@ static PetscErrorCode RunSolver(Mat A, PetscInt dim, PetscInt N, PetscReal *xy, 
   tset = t1 - t0;
   *ok  = PETSC_FALSE;
   if (ierr) {
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "{\"solver\": \"%s\", \"dim\": %" PetscInt_FMT ", \"n\": %" PetscInt_FMT ", \"unknowns\": %" PetscInt_FMT ", \"nonzeros\": %.0f, \"status\": \"set-up failed (error %d) after %.3f s\"}\n", name, dim, n, N, info.nz_used, (int)ierr, (double)tset));
+    const char *text;
+    PetscCall(PetscErrorMessage(ierr, &text, NULL));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "{\"solver\": \"%s\", \"dim\": %" PetscInt_FMT ", \"n\": %" PetscInt_FMT ", \"unknowns\": %" PetscInt_FMT ", \"nonzeros\": %.0f, \"status\": \"set-up failed (error %d: %s) after %.3f s\"}\n", name, dim, n,
+                          N, info.nz_used, (int)ierr, text, (double)tset));
   } else {
     for (PetscInt rep = -1; rep < repeats; rep++) { /* a warm-up, then the timed solves */
       PetscCall(VecSet(x, 0.0));
@@ -281,7 +250,8 @@ static PetscErrorCode RunSolver(Mat A, PetscInt dim, PetscInt N, PetscReal *xy, 
     gb1 = DeviceGB();
     *ok = reason > 0 ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                          "{\"solver\": \"%s\", \"dim\": %" PetscInt_FMT ", \"n\": %" PetscInt_FMT ", \"unknowns\": %" PetscInt_FMT ", \"nonzeros\": %.0f, \"its\": %" PetscInt_FMT ", \"reason\": \"%s\", \"setup_s\": %.4f, \"solve_s\": %.4f, \"total_s\": %.4f, \"rel_residual\": %.2e, \"device_gb_before\": %.2f, \"device_gb_after\": %.2f}\n",
+                          "{\"solver\": \"%s\", \"dim\": %" PetscInt_FMT ", \"n\": %" PetscInt_FMT ", \"unknowns\": %" PetscInt_FMT ", \"nonzeros\": %.0f, \"its\": %" PetscInt_FMT
+                          ", \"reason\": \"%s\", \"setup_s\": %.4f, \"solve_s\": %.4f, \"total_s\": %.4f, \"rel_residual\": %.2e, \"device_gb_before\": %.2f, \"device_gb_after\": %.2f}\n",
                           name, dim, n, N, info.nz_used, its, KSPConvergedReasons[reason], (double)tset, (double)tsol[repeats / 2], (double)(tset + tsol[repeats / 2]), (double)(rn / bn), (double)gb0, (double)gb1));
   }
   PetscCall(VecDestroy(&x));
@@ -296,7 +266,7 @@ int main(int argc, char **argv)
   PetscInt    dim = 2, ns = 16, nsol = 8, repeats = 3, sizes[16] = {1000};
   char       *solvers[8], mtype[64] = MATAIJ;
   PetscReal   amp = 0.2, rtol = 1e-8;
-  PetscBool   set, allok = PETSC_TRUE;
+  PetscBool   set, allok      = PETSC_TRUE;
   PetscMPIInt size;
 
   PetscFunctionBeginUser;

@@ -15,10 +15,10 @@
 #define AUXAMG_MAX_SLOTS 125 /* (2r + 1)^d slots at most: r <= 2 in 3D, r <= 5 in 2D */
 
 typedef struct {
-  PetscInt           n, w;        /* rows; ELL slots per row (0: CSR) */
-  const PetscInt    *rowptr;      /* CSR: n + 1 row offsets */
-  const PetscInt    *col;         /* CSR: column of each entry; ELL: w n columns, slot-major */
-  const PetscScalar *val;         /* values, as col */
+  PetscInt           n, w;   /* rows; ELL slots per row (0: CSR) */
+  const PetscInt    *rowptr; /* CSR: n + 1 row offsets */
+  const PetscInt    *col;    /* CSR: column of each entry; ELL: w n columns, slot-major */
+  const PetscScalar *val;    /* values, as col */
 } AuxAMGDeviceMat;
 
 /* the aggregation of a level of n rows into nc cells (the next level's rows) */

@@ -1,9 +1,9 @@
 /*
   PCAUXAMG: unsmoothed aggregation AMG whose aggregates come from a region tree over an auxiliary structured grid laid
-  on the points' coordinates (seed 004, "A parallel auxiliary grid AMG method for GPU"). CPU version.
+  on the points' coordinates (seed 004, "A parallel auxiliary grid AMG method for GPU"), on the host and the GPU.
 
   Set-up. A uniform auxiliary grid of M^d cells (M a power of two) covers the bounding box of all points, about
-  -pc_auxamg_points_per_cell points per cell. Level 1's unknowns are the non-empty auxiliary cells of this rank (the
+  -pc_auxamg_points_per_cell points per cell (between p / 2^(d/2) and p 2^(d/2) on average: M rounded on the log scale). Level 1's unknowns are the non-empty auxiliary cells of this rank (the
   points of a cell form an aggregate); each further level merges the 2^d children of a tree cell (quadtree in 2D,
   octree in 3D) into their parent, so the coarsening is fixed by the geometry and needs no graph algorithm. Empty
   cells carry no unknown (a disk or a cavity in the box). Aggregates stay on the rank of their points. The
@@ -288,7 +288,7 @@ static PetscErrorCode PCAuxAMGRadius(PC_AuxAMG *j, PetscInt l, PetscInt cdim, Pe
       for (PetscInt d = 0; d < cdim; d++) {
         PetscInt64 o = ki % M - kj % M;
         if (o < 0) o = -o;
-        r            = (PetscInt)PetscMax(r, PetscMin(o, PETSC_INT32_MAX));
+        r = (PetscInt)PetscMax(r, PetscMin(o, PETSC_INT32_MAX));
         ki /= M;
         kj /= M;
       }
@@ -306,7 +306,7 @@ static PetscErrorCode PCAuxAMGRadius(PC_AuxAMG *j, PetscInt l, PetscInt cdim, Pe
 static PetscErrorCode PCAuxAMGColoring(PC_AuxAMG *j, PetscInt l, PetscInt cdim, PetscInt M, PetscInt nf, const PetscInt *agg, PetscInt nc, const PetscInt64 *ukeys)
 {
   PetscInt  nco = 1, *ccolor, *cnt, *corder, *pos, r = 0;
-  Mat       Ao  = NULL;
+  Mat       Ao = NULL;
   PetscBool mpi;
 
   PetscFunctionBegin;
@@ -397,8 +397,10 @@ static PetscErrorCode PCAuxAMGColoredGS(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, 
         const PetscInt q = forward ? qi : j->cellstart[l][t] + j->cellstart[l][t + 1] - 1 - qi, i = j->order[l][q];
         PetscScalar    s = ba[i], d = 0;
         for (PetscInt k = ia[i]; k < ia[i + 1]; k++) {
-          if (ja[k] == i) d += aa[k];
-          else s -= aa[k] * xa[ja[k]];
+          if (ja[k] == i)
+            d += aa[k];
+          else
+            s -= aa[k] * xa[ja[k]];
         }
         if (Ao)
           for (PetscInt k = ib[i]; k < ib[i + 1]; k++) s -= ab[k] * ga[jb[k]];
@@ -439,8 +441,10 @@ static PetscErrorCode PCReset_AuxAMG(PC pc)
     PetscCall(VecDestroy(&j->v2[l]));
   }
   for (PetscInt l = 0; l < AUXAMG_MAX_LEVELS; l++) {
-    if (j->order[l]) PetscCall(PetscFree3(j->order[l], j->cellstart[l], j->colorstart[l]));
-    else PetscCall(PetscFree(j->colorstart[l])); /* the GPU path's colors alone */
+    if (j->order[l])
+      PetscCall(PetscFree3(j->order[l], j->cellstart[l], j->colorstart[l]));
+    else
+      PetscCall(PetscFree(j->colorstart[l])); /* the GPU path's colors alone */
     PetscCall(VecScatterDestroy(&j->ghostscatter[l]));
     PetscCall(VecDestroy(&j->ghost[l]));
 #if defined(PETSC_HAVE_CUDA)
@@ -528,7 +532,7 @@ static PetscErrorCode PCAuxAMGSetUpHost(PC pc, PetscInt cdim, PetscInt M, PetscI
     PetscCall(PCAuxAMGGalerkin(j->A[l], agg, nc, &j->A[l + 1]));
     if (j->colored) PetscCall(PCAuxAMGColoring(j, l, cdim, M, nf, agg, nc, ukeys));
     if (j->checkgalerkin) PetscCall(PCAuxAMGCompareGalerkin(pc, l, j->A[l], j->P[l], j->A[l + 1])); /* against PETSc's general sparse product */
-    for (PetscInt i = 0; i < nc; i++) key[i] = ukeys[i]; /* the next level's unknowns are the tree cells */
+    for (PetscInt i = 0; i < nc; i++) key[i] = ukeys[i];                                            /* the next level's unknowns are the tree cells */
     PetscCall(PetscFree(ukeys));
     nf         = nc;
     j->nlevels = l + 2;
@@ -711,10 +715,14 @@ static PetscErrorCode PCAuxAMGUseGPU(PC pc, PetscBool *gpu)
   if (!cuda || !j->usegpu) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatBoundToCPU(pc->pmat, &bound));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
-  if (bound) PetscCall(PetscInfo(pc, "the matrix is bound to the CPU: the host path\n"));
-  else if (size > 1) PetscCall(PetscInfo(pc, "%d ranks: the host path (the GPU path runs on one rank)\n", size));
-  else if (!j->colored) PetscCall(PetscInfo(pc, "-pc_auxamg_smoother local: the host path (MatSOR)\n"));
-  else *gpu = PETSC_TRUE;
+  if (bound)
+    PetscCall(PetscInfo(pc, "the matrix is bound to the CPU: the host path\n"));
+  else if (size > 1)
+    PetscCall(PetscInfo(pc, "%d ranks: the host path (the GPU path runs on one rank)\n", size));
+  else if (!j->colored)
+    PetscCall(PetscInfo(pc, "-pc_auxamg_smoother local: the host path (MatSOR)\n"));
+  else
+    *gpu = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -749,8 +757,13 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
     }
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, lo, 3, MPIU_REAL, MPIU_MIN, comm));
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, hi, 3, MPIU_REAL, MPIU_MAX, comm));
-  /* the auxiliary grid: M = 2^L cells per direction, about ppc points per cell */
-  while ((PetscReal)N / PetscPowReal(2.0, (PetscReal)(cdim * L)) > (j->ppc > 0 ? j->ppc : (PetscReal)(1 << cdim)) && L < 20) L++;
+  /* the auxiliary grid: M = 2^L cells per direction, about ppc points per cell: L rounded on the log scale, so that a
+     cell holds between ppc / 2^(d/2) and ppc 2^(d/2) points on average (the first coarsening neither stalls near one
+     point per cell nor merges too many) */
+  {
+    const PetscReal ppc = j->ppc > 0 ? j->ppc : (PetscReal)(1 << cdim);
+    L                   = (PetscInt)PetscMax(0, PetscMin(20, PetscFloorReal(PetscLog2Real(PetscMax((PetscReal)N / ppc, 1)) / cdim + 0.5)));
+  }
   M = (PetscInt)1 << L;
   for (PetscInt d = 0; d < cdim; d++) h[d] = (hi[d] > lo[d] ? hi[d] - lo[d] : 1.0) / M * (1 + 1e-12);
   PetscCall(PetscMalloc2(PetscMax(m, 1), &key, PetscMax(m, 1), &agg));
@@ -768,8 +781,10 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
   j->nlevels = 1;
   PetscCall(PCAuxAMGUseGPU(pc, &gpu));
   j->gpu = gpu;
-  if (gpu) PetscCall(PCAuxAMGSetUpDevice(pc, cdim, M, m, key));
-  else PetscCall(PCAuxAMGSetUpHost(pc, cdim, M, m, key, agg));
+  if (gpu)
+    PetscCall(PCAuxAMGSetUpDevice(pc, cdim, M, m, key));
+  else
+    PetscCall(PCAuxAMGSetUpHost(pc, cdim, M, m, key, agg));
   PetscCall(PetscFree2(key, agg));
   /* work vectors and the coarse solver */
   for (PetscInt l = 0; l < j->nlevels; l++) {
@@ -830,8 +845,10 @@ static PetscErrorCode PCAuxAMGSmooth(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, Pet
     PetscCall(VecCUDARestoreArrayRead(b, &ba));
     PetscCall(PetscLogGpuFlops(2 * j->nnz[l]));
 #endif
-  } else if (j->colored) PetscCall(PCAuxAMGColoredGS(j, l, b, x, forward, zero));
-  else PetscCall(MatSOR(j->A[l], b, 1.0, (MatSORType)((forward ? SOR_LOCAL_FORWARD_SWEEP : SOR_LOCAL_BACKWARD_SWEEP) | (zero ? SOR_ZERO_INITIAL_GUESS : 0)), 0.0, 1, 1, x));
+  } else if (j->colored)
+    PetscCall(PCAuxAMGColoredGS(j, l, b, x, forward, zero));
+  else
+    PetscCall(MatSOR(j->A[l], b, 1.0, (MatSORType)((forward ? SOR_LOCAL_FORWARD_SWEEP : SOR_LOCAL_BACKWARD_SWEEP) | (zero ? SOR_ZERO_INITIAL_GUESS : 0)), 0.0, 1, 1, x));
   PetscCall(PetscLogEventEnd(VPATCH_AuxAMGSmooth, 0, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -855,8 +872,10 @@ static PetscErrorCode PCAuxAMGMult(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, Vec y
     if (b) PetscCall(VecCUDARestoreArrayRead(b, &ba));
     PetscCall(PetscLogGpuFlops(2 * j->nnz[l]));
 #endif
-  } else if (b) PetscCall(MatResidual(j->A[l], b, x, y));
-  else PetscCall(MatMult(j->A[l], x, y));
+  } else if (b)
+    PetscCall(MatResidual(j->A[l], b, x, y));
+  else
+    PetscCall(MatMult(j->A[l], x, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -869,19 +888,27 @@ static PetscErrorCode PCAuxAMGTransfer(PC_AuxAMG *j, PetscInt l, PetscBool restr
     const PetscScalar *ia;
     PetscScalar       *oa;
     PetscCall(VecCUDAGetArrayRead(in, &ia));
-    if (restrict_) PetscCall(VecCUDAGetArrayWrite(out, &oa));
-    else PetscCall(VecCUDAGetArray(out, &oa));
+    if (restrict_)
+      PetscCall(VecCUDAGetArrayWrite(out, &oa));
+    else
+      PetscCall(VecCUDAGetArray(out, &oa));
     PetscCall(PetscLogGpuTimeBegin());
-    if (restrict_) PetscCall(AuxAMGRestrict_CUDA(&j->dagg[l], ia, oa));
-    else PetscCall(AuxAMGProlongAdd_CUDA(&j->dagg[l], ia, oa));
+    if (restrict_)
+      PetscCall(AuxAMGRestrict_CUDA(&j->dagg[l], ia, oa));
+    else
+      PetscCall(AuxAMGProlongAdd_CUDA(&j->dagg[l], ia, oa));
     PetscCall(PetscLogGpuTimeEnd());
-    if (restrict_) PetscCall(VecCUDARestoreArrayWrite(out, &oa));
-    else PetscCall(VecCUDARestoreArray(out, &oa));
+    if (restrict_)
+      PetscCall(VecCUDARestoreArrayWrite(out, &oa));
+    else
+      PetscCall(VecCUDARestoreArray(out, &oa));
     PetscCall(VecCUDARestoreArrayRead(in, &ia));
     PetscCall(PetscLogGpuFlops(j->dagg[l].n));
 #endif
-  } else if (restrict_) PetscCall(MatMultTranspose(j->P[l], in, out));
-  else PetscCall(MatMultAdd(j->P[l], in, out, out));
+  } else if (restrict_)
+    PetscCall(MatMultTranspose(j->P[l], in, out));
+  else
+    PetscCall(MatMultAdd(j->P[l], in, out, out));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -905,7 +932,8 @@ static PetscErrorCode PCAuxAMGCoarseSolve(PC_AuxAMG *j, Vec b, Vec x)
     PetscCall(PetscArraycpy(dst, src, n));
     PetscCall(VecRestoreArrayWrite(x, &dst));
     PetscCall(VecRestoreArrayRead(j->hx, &src));
-  } else PetscCall(KSPSolve(j->coarse, b, x));
+  } else
+    PetscCall(KSPSolve(j->coarse, b, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -932,7 +960,7 @@ static PetscErrorCode PCAuxAMGCoarseCorrect(PC_AuxAMG *j, PetscInt l, Vec r, Vec
   wr[2] = r;
   wv[0] = j->c1[l];
   wv[1] = j->v1[l];
-  PetscCall(VecMDot(r, 3, wr, dr));       /* r.c1, r.v1, r.r */
+  PetscCall(VecMDot(r, 3, wr, dr));        /* r.c1, r.v1, r.r */
   PetscCall(VecMDot(j->v1[l], 2, wv, dv)); /* v1.c1, v1.v1 */
   a1   = dr[0];
   rho1 = dv[0];

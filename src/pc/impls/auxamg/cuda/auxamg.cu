@@ -22,13 +22,13 @@
 #include <thrust/sort.h>
 #include <thrust/unique.h>
 
-#define AuxCallThrust(...) \
-  do { \
-    try { \
-      __VA_ARGS__; \
-    } catch (const std::exception &ex) { \
+#define AuxCallThrust(...)                                                                      \
+  do {                                                                                          \
+    try {                                                                                       \
+      __VA_ARGS__;                                                                              \
+    } catch (const std::exception &ex) {                                                        \
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_LIB, "PCAUXAMG: a thrust call failed: %s", ex.what()); \
-    } \
+    }                                                                                           \
   } while (0)
 
 static const int AUX_TPB = 256;
@@ -267,8 +267,8 @@ static __global__ void AuxGalerkinPatternKernel(PetscInt nc, const PetscInt64 *u
   for (int s = 0; s < w; s++) {
     int        o[3];
     PetscInt64 key = 0, f = 1;
-    bool       in  = true;
-    PetscInt   J   = -1;
+    bool       in = true;
+    PetscInt   J  = -1;
     AuxSlotOffset(s, cdim, r, o);
     for (int d = 0; d < cdim; d++) {
       const PetscInt64 x = c[d] + o[d];
@@ -284,8 +284,10 @@ static __global__ void AuxGalerkinPatternKernel(PetscInt nc, const PetscInt64 *u
           J = mid;
           break;
         }
-        if (ukeys[mid] < key) lo = mid + 1;
-        else hi = mid - 1;
+        if (ukeys[mid] < key)
+          lo = mid + 1;
+        else
+          hi = mid - 1;
       }
     }
     col[(size_t)s * nc + I] = J >= 0 ? J : I;
@@ -326,7 +328,8 @@ PetscErrorCode AuxAMGGalerkin_CUDA(const AuxAMGDeviceMat *A, const AuxAMGDeviceA
 
   PetscFunctionBegin;
   for (PetscInt d = 0; d < cdim; d++) W *= 2 * r + 1;
-  PetscCheck(W <= AUXAMG_MAX_SLOTS, PETSC_COMM_SELF, PETSC_ERR_SUP, "PCAUXAMG on the GPU: rows couple to unknowns %" PetscInt_FMT " auxiliary cells away, a coarse stencil of %" PetscInt_FMT " cells (at most %d); raise -pc_auxamg_points_per_cell, or use a host matrix (MATAIJ)", r, W, AUXAMG_MAX_SLOTS);
+  PetscCheck(W <= AUXAMG_MAX_SLOTS, PETSC_COMM_SELF, PETSC_ERR_SUP,
+             "PCAUXAMG on the GPU: rows couple to unknowns %" PetscInt_FMT " auxiliary cells away, a coarse stencil of %" PetscInt_FMT " cells (at most %d); raise -pc_auxamg_points_per_cell, or use a host matrix (MATAIJ)", r, W, AUXAMG_MAX_SLOTS);
   PetscCall(VPGetStream(&stream));
   PetscCall(AuxMalloc(d_col, W * g->nc));
   PetscCall(AuxMalloc(d_val, W * g->nc));
@@ -335,9 +338,12 @@ PetscErrorCode AuxAMGGalerkin_CUDA(const AuxAMGDeviceMat *A, const AuxAMGDeviceA
   if (g->nc) {
     AuxGalerkinPatternKernel<<<AuxBlocks(g->nc), AUX_TPB, 0, stream>>>(g->nc, d_ukeys, (int)cdim, M, (int)r, (int)W, *d_col, d_nnz);
     PetscCallCUDA(cudaGetLastError());
-    if (W <= 9) AuxGalerkinValuesKernel<9><<<AuxBlocks(g->nc), AUX_TPB, 0, stream>>>(*A, *g, (int)cdim, M, (int)r, (int)W, *d_val);
-    else if (W <= 27) AuxGalerkinValuesKernel<27><<<AuxBlocks(g->nc), AUX_TPB, 0, stream>>>(*A, *g, (int)cdim, M, (int)r, (int)W, *d_val);
-    else AuxGalerkinValuesKernel<AUXAMG_MAX_SLOTS><<<AuxBlocks(g->nc), AUX_TPB, 0, stream>>>(*A, *g, (int)cdim, M, (int)r, (int)W, *d_val);
+    if (W <= 9)
+      AuxGalerkinValuesKernel<9><<<AuxBlocks(g->nc), AUX_TPB, 0, stream>>>(*A, *g, (int)cdim, M, (int)r, (int)W, *d_val);
+    else if (W <= 27)
+      AuxGalerkinValuesKernel<27><<<AuxBlocks(g->nc), AUX_TPB, 0, stream>>>(*A, *g, (int)cdim, M, (int)r, (int)W, *d_val);
+    else
+      AuxGalerkinValuesKernel<AUXAMG_MAX_SLOTS><<<AuxBlocks(g->nc), AUX_TPB, 0, stream>>>(*A, *g, (int)cdim, M, (int)r, (int)W, *d_val);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscCallCUDA(cudaMemcpyAsync(&h, d_nnz, sizeof(h), cudaMemcpyDeviceToHost, stream));
