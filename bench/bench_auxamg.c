@@ -15,12 +15,7 @@ the device memory in use (GB) before the set-up and after the solves. A solve th
 that fails (e.g. out of memory) is reported in the JSON line and makes the program exit non-zero at the end.\n\n";
 
 #include <petscksp.h>
-#include <petscvpatch.h>
-#include <petscdevice.h>
-#if defined(PETSC_HAVE_CUDA)
-#include <petscdevice_cuda.h>
-#endif
-#include <time.h>
+#include "vpsolve.h" /* VPSolveSync(), VPSolveCmpReal() */
 
 /* the moved position of vertex (i, j, k) (0..n+1 per direction; the boundary does not move) along direction d */
 static inline PetscReal Coord(PetscInt n, PetscReal amp, PetscInt dim, const PetscInt v[3], PetscInt d)
@@ -158,23 +153,6 @@ static PetscReal DeviceGB(void)
 
 static PetscBool device = PETSC_FALSE; /* a CUDA matrix: synchronize the device around the timers */
 
-static PetscErrorCode Sync(void)
-{
-  PetscDeviceContext dctx;
-
-  PetscFunctionBeginUser;
-  if (!device) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-  PetscCall(PetscDeviceContextSynchronize(dctx));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static int CmpReal(const void *a, const void *b)
-{
-  PetscReal x = *(const PetscReal *)a, y = *(const PetscReal *)b;
-  return x < y ? -1 : (x > y ? 1 : 0);
-}
-
 /* one solver on A: set-up and solves timed; returns whether it converged (failures of the set-up are caught) */
 static PetscErrorCode RunSolver(Mat A, PetscInt dim, PetscInt N, PetscReal *xy, const char *name, PetscReal rtol, PetscInt repeats, PetscInt n, PetscBool *ok)
 {
@@ -217,11 +195,11 @@ static PetscErrorCode RunSolver(Mat A, PetscInt dim, PetscInt N, PetscReal *xy, 
   PetscCall(MatCreateVecs(A, &x, &b));
   PetscCall(VecDuplicate(b, &r));
   PetscCall(VecSet(b, 1.0));
-  PetscCall(Sync());
+  PetscCall(VPSolveSync(device));
   PetscCall(PetscTime(&t0));
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   ierr = KSPSetUp(ksp);
-  if (!ierr) ierr = Sync();
+  if (!ierr) ierr = VPSolveSync(device);
   PetscCall(PetscPopErrorHandler());
   PetscCall(PetscTime(&t1));
   tset = t1 - t0;
@@ -234,14 +212,14 @@ static PetscErrorCode RunSolver(Mat A, PetscInt dim, PetscInt N, PetscReal *xy, 
   } else {
     for (PetscInt rep = -1; rep < repeats; rep++) { /* a warm-up, then the timed solves */
       PetscCall(VecSet(x, 0.0));
-      PetscCall(Sync());
+      PetscCall(VPSolveSync(device));
       PetscCall(PetscTime(&t0));
       PetscCall(KSPSolve(ksp, b, x));
-      PetscCall(Sync());
+      PetscCall(VPSolveSync(device));
       PetscCall(PetscTime(&t1));
       if (rep >= 0) tsol[rep] = t1 - t0;
     }
-    qsort(tsol, repeats, sizeof(PetscReal), CmpReal);
+    qsort(tsol, repeats, sizeof(PetscReal), VPSolveCmpReal);
     PetscCall(KSPGetIterationNumber(ksp, &its));
     PetscCall(KSPGetConvergedReason(ksp, &reason));
     PetscCall(MatResidual(A, b, x, r));

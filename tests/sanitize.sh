@@ -1,7 +1,7 @@
 #!/bin/bash
 # compute-sanitizer memcheck, racecheck and synccheck over small runs of every GPU kernel (tests/test_gpu: operator,
 # transfer, each smoother variant and sweep; double and single precision), tests/test_vecmdot and tests/test_mapped (the
-# operator on mapped cells). On a machine with an NVIDIA GPU:
+# operator on mapped cells), tests/test_auxamggpu (the auxiliary-grid AMG). On a machine with an NVIDIA GPU:
 #   bash tests/sanitize.sh BUILD_DIR      (BUILD_DIR: build/<PETSC_ARCH>)
 # Prints each tool's summary line per case; exits non-zero if any run reports an error or hazard.
 set -u
@@ -13,7 +13,7 @@ check() {
   shift
   out=$(compute-sanitizer --tool "$tool" --error-exitcode 9 "$@" -use_gpu_aware_mpi 0 2>&1)
   rc=$?
-  echo "$tool [${*#$B/tests/}]: rc $rc, $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -n 1)"
+  echo "$tool [${*##*/tests/}]: rc $rc, $(echo "$out" | grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' | tail -n 1)"
   if [ $rc -ne 0 ]; then
     fail=1
     echo "$out" | tail -n 20
@@ -26,5 +26,10 @@ for tool in memcheck racecheck synccheck; do
   check "$tool" "$B/tests/test_vecmdot" # VecMDot kernel
   check "$tool" "$B/tests/test_mapped" -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 # the mapped operator, diagonal, surrogate sweep
   check "$tool" "$B/tests/test_mapped" -gpu -dm_qbox_dim 2 -dm_qbox_degree 5 -dm_qbox_mapping deformed
+  # PCAUXAMG's kernels (racecheck on ours only: cuSPARSE's csrmv, PETSc's MatMult, reports hazards of its own)
+  k=""
+  [ "$tool" = racecheck ] && k="--kernel-name kns=Aux"
+  check "$tool" $k "$B/tests/test_auxamggpu" -dim 3 -n 12 -gpu_pc_auxamg_check_galerkin
+  check "$tool" $k "$B/tests/test_auxamggpu" -dim 2 -n 40 -perturb 0.45
 done
 exit $fail

@@ -8,38 +8,7 @@ the KSP's DM; -short_coordinates, -nan_coordinate: bad coordinates.\n\n";
 #include <petscdmda.h>
 #include <petscksp.h>
 #include <petscvpatch.h>
-
-static PetscErrorCode Laplacian(DM da, Mat A)
-{
-  DMDALocalInfo info;
-  PetscInt      dim;
-
-  PetscFunctionBeginUser;
-  PetscCall(DMDAGetLocalInfo(da, &info));
-  PetscCall(DMGetDimension(da, &dim));
-  for (PetscInt k = info.zs; k < info.zs + info.zm; k++)
-    for (PetscInt j = info.ys; j < info.ys + info.ym; j++)
-      for (PetscInt i = info.xs; i < info.xs + info.xm; i++) {
-        MatStencil  row = {.k = k, .j = j, .i = i}, col[7];
-        PetscScalar v[7];
-        PetscInt    nc        = 0;
-        PetscInt    off[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
-        col[nc]               = row;
-        v[nc++]               = 2.0 * dim;
-        for (PetscInt o = 0; o < 2 * dim; o++) { /* Dirichlet boundary: neighbors outside are eliminated */
-          PetscInt ii = i + off[o][0], jj = j + off[o][1], kk = k + off[o][2];
-          if (ii < 0 || ii >= info.mx || jj < 0 || jj >= info.my || (dim == 3 && (kk < 0 || kk >= info.mz))) continue;
-          col[nc].i = ii;
-          col[nc].j = jj;
-          col[nc].k = kk;
-          v[nc++]   = -1.0;
-        }
-        PetscCall(MatSetValuesStencil(A, 1, &row, nc, col, v, INSERT_VALUES));
-      }
-  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+#include "vptest.h"
 
 int main(int argc, char **argv)
 {
@@ -76,7 +45,7 @@ int main(int argc, char **argv)
     PetscCall(DMSetUp(da));
     PetscCall(DMDASetUniformCoordinates(da, 0, 1, 0, 1, 0, 1));
     PetscCall(DMCreateMatrix(da, &A));
-    PetscCall(Laplacian(da, A));
+    PetscCall(VPTestFDLaplacian(da, A));
     PetscCall(DMCreateGlobalVector(da, &x));
     PetscCall(VecDuplicate(x, &b));
     PetscCall(VecDuplicate(x, &r));

@@ -8,39 +8,7 @@ a FCG solve to rtol 1e-8 with the same iteration count and solutions equal to 1e
 #include <petscdmda.h>
 #include <petscksp.h>
 #include <petscvpatch.h>
-
-/* the 5- or 7-point Laplacian, Dirichlet neighbours eliminated */
-static PetscErrorCode Laplacian(DM da, Mat A)
-{
-  DMDALocalInfo info;
-  PetscInt      dim;
-
-  PetscFunctionBeginUser;
-  PetscCall(DMDAGetLocalInfo(da, &info));
-  PetscCall(DMGetDimension(da, &dim));
-  for (PetscInt k = info.zs; k < info.zs + info.zm; k++)
-    for (PetscInt j = info.ys; j < info.ys + info.ym; j++)
-      for (PetscInt i = info.xs; i < info.xs + info.xm; i++) {
-        MatStencil  row = {.k = k, .j = j, .i = i}, col[7];
-        PetscScalar v[7];
-        PetscInt    nc        = 0;
-        PetscInt    off[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
-        col[nc]               = row;
-        v[nc++]               = 2.0 * dim;
-        for (PetscInt o = 0; o < 2 * dim; o++) {
-          PetscInt ii = i + off[o][0], jj = j + off[o][1], kk = k + off[o][2];
-          if (ii < 0 || ii >= info.mx || jj < 0 || jj >= info.my || (dim == 3 && (kk < 0 || kk >= info.mz))) continue;
-          col[nc].i = ii;
-          col[nc].j = jj;
-          col[nc].k = kk;
-          v[nc++]   = -1.0;
-        }
-        PetscCall(MatSetValuesStencil(A, 1, &row, nc, col, v, INSERT_VALUES));
-      }
-  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
+#include "vptest.h"
 
 /* a KSP (FCG) with PCAUXAMG on A and the coordinates xy */
 static PetscErrorCode MakeSolver(Mat A, PetscInt dim, PetscInt n, PetscReal *xy, const char *prefix, KSP *ksp)
@@ -86,7 +54,7 @@ int main(int argc, char **argv)
     PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &da));
   PetscCall(DMSetUp(da));
   PetscCall(DMCreateMatrix(da, &A));
-  PetscCall(Laplacian(da, A));
+  PetscCall(VPTestFDLaplacian(da, A));
   PetscCall(MatGetLocalSize(A, &N, NULL));
   /* the points: the grid's, moved by a reproducible pseudo-random amount */
   PetscCall(PetscRandomCreate(PETSC_COMM_SELF, &rnd));

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <petscsys.h>
+#include <petscdmda.h>
 
 /* The degrees to check: 1..ndefault, or the list given by -degrees (at most 10 values).
    PetscOptionsGetIntArray() sets the count to 0 when the option is absent, hence the flag. */
@@ -42,5 +43,39 @@ static inline PetscErrorCode VPTestSourceSin(PetscInt dim, const PetscReal x[], 
   (void)du;
   PetscCall(VPTestExactSin(dim, x, f, NULL, ctx));
   *f *= dim * PETSC_PI * PETSC_PI;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The 5- or 7-point finite-difference Laplacian (2d, 4 or 6 off the diagonal; unscaled) on a DMDA's interior points,
+   the Dirichlet neighbours eliminated: the matrix of the PCAUXAMG tests */
+static inline PetscErrorCode VPTestFDLaplacian(DM da, Mat A)
+{
+  DMDALocalInfo info;
+  PetscInt      dim;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMDAGetLocalInfo(da, &info));
+  PetscCall(DMGetDimension(da, &dim));
+  for (PetscInt k = info.zs; k < info.zs + info.zm; k++)
+    for (PetscInt j = info.ys; j < info.ys + info.ym; j++)
+      for (PetscInt i = info.xs; i < info.xs + info.xm; i++) {
+        MatStencil  row = {.k = k, .j = j, .i = i}, col[7];
+        PetscScalar v[7];
+        PetscInt    nc        = 0;
+        PetscInt    off[6][3] = {{-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}};
+        col[nc]               = row;
+        v[nc++]               = 2.0 * dim;
+        for (PetscInt o = 0; o < 2 * dim; o++) { /* Dirichlet boundary: neighbors outside are eliminated */
+          PetscInt ii = i + off[o][0], jj = j + off[o][1], kk = k + off[o][2];
+          if (ii < 0 || ii >= info.mx || jj < 0 || jj >= info.my || (dim == 3 && (kk < 0 || kk >= info.mz))) continue;
+          col[nc].i = ii;
+          col[nc].j = jj;
+          col[nc].k = kk;
+          v[nc++]   = -1.0;
+        }
+        PetscCall(MatSetValuesStencil(A, 1, &row, nc, col, v, INSERT_VALUES));
+      }
+  PetscCall(MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
