@@ -117,6 +117,29 @@ static int VPSolveCmpReal(const void *a, const void *b)
   return x < y ? -1 : (x > y ? 1 : 0);
 }
 
+/* One warm-up solve, then `repeats` (1..100) solves from x = 0, each timed between device synchronizations: the
+   median time */
+static inline PetscErrorCode VPSolveTimed(KSP ksp, Vec b, Vec x, PetscInt repeats, PetscBool device, PetscReal *median)
+{
+  PetscReal      ts[100];
+  PetscLogDouble t0, t1;
+
+  PetscFunctionBeginUser;
+  PetscCheck(repeats >= 1 && repeats <= 100, PetscObjectComm((PetscObject)ksp), PETSC_ERR_ARG_OUTOFRANGE, "repeats must be in 1..100");
+  for (PetscInt i = -1; i < repeats; i++) { /* i = -1: warm-up */
+    PetscCall(VecSet(x, 0.0));
+    PetscCall(VPSolveSync(device));
+    PetscCall(PetscTime(&t0));
+    PetscCall(KSPSolve(ksp, b, x));
+    PetscCall(VPSolveSync(device));
+    PetscCall(PetscTime(&t1));
+    if (i >= 0) ts[i] = (PetscReal)(t1 - t0);
+  }
+  qsort(ts, (size_t)repeats, sizeof(PetscReal), VPSolveCmpReal);
+  *median = ts[repeats / 2];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Solves with configuration cfg on a fresh DM (vector type from -dm_vec_type): KSPSetUp timed once, then one
    warm-up solve and `repeats` timed solves from x = 0 (median). Options are read with prefix "<name>_".
    ones: b = 1 on every unknown (the boundary rows then ask x = 1 there) instead of the load vector of the sine
@@ -129,7 +152,7 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   Mat         A;
   Vec         x, b, r = NULL;
   PetscInt    levels;
-  PetscReal   t0, t1, ts[100], bnorm, rnorm;
+  PetscReal   t0, t1, bnorm, rnorm;
   char        prefix[64], name[128];
   VecType     vt;
   PetscBool   device, set, two = PETSC_FALSE, mine[32];
@@ -259,18 +282,8 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
     PetscCall(PetscOptionsClearValue(NULL, name));
   }
   PetscCall(PetscLogStagePush(stage[2]));
-  for (PetscInt i = -1; i < repeats; i++) { /* i = -1: warm-up */
-    PetscCall(VecSet(x, 0.0));
-    PetscCall(VPSolveSync(device));
-    PetscCall(PetscTime(&t0));
-    PetscCall(KSPSolve(ksp, b, x));
-    PetscCall(VPSolveSync(device));
-    PetscCall(PetscTime(&t1));
-    if (i >= 0) ts[i] = t1 - t0;
-  }
+  PetscCall(VPSolveTimed(ksp, b, x, repeats, device, &res->solve));
   PetscCall(PetscLogStagePop());
-  qsort(ts, (size_t)repeats, sizeof(PetscReal), VPSolveCmpReal);
-  res->solve = ts[repeats / 2];
   PetscCall(KSPGetIterationNumber(ksp, &res->its));
   PetscCall(KSPGetConvergedReason(ksp, &res->reason));
   {
