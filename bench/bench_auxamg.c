@@ -4,7 +4,11 @@ into 2 triangles) or cube (-dim 3: each cube into Kuhn's 6 tetrahedra), the inte
 times the spacing (quasi-uniform, shape-regular meshes), one unknown per interior vertex. The matrix is built\n\
 straight into CSR arrays (rows in parallel with OpenMP where the compiler has it; no DMPlex: 1e8 unknowns in\n\
 seconds), then made an AIJCUSPARSE matrix with -mat_type aijcusparse (the GPU runs) or kept AIJ.\n\
-  -dim 2|3 -n n1,n2,...  interior vertices per direction of each mesh\n\
+  -dim 2|3 -n n1,n2,...  interior vertices per direction of each mesh's grid\n\
+  -domain box|disk|cavity  the unit square / cube (box), a disk (2D: the grid's squares inside the disk of radius\n\
+                         1/2 centred in the square, a staircase polygon whose bounding box has empty corners) or the\n\
+                         cube with a cavity (3D: the vertices of the closed box [(n+1)/4, 3(n+1)/4]^3 of indices\n\
+                         removed, u = 0 on its surface)\n\
   -solvers s1,s2,...     auxamg (FCG(-fcg_mmax) + PCAUXAMG, K-cycle), gamg (CG + GAMG, its defaults), gamg-tuned\n\
                          (CG + GAMG without smoothing of the prolongation and with aggressive coarsening off: a cheaper set-up)\n\
   -rtol r                relative residual to stop at (default 1e-8; the paper's is 1e-6)\n\
@@ -17,18 +21,63 @@ that fails (e.g. out of memory) is reported in the JSON line and makes the progr
 #include <petscksp.h>
 #include "vpsolve.h" /* VPSolveSync(), VPSolveTimed() */
 
-/* the moved position of vertex (i, j, k) (0..n+1 per direction; the boundary does not move) along direction d */
-static inline PetscReal Coord(PetscInt n, PetscReal amp, PetscInt dim, const PetscInt v[3], PetscInt d)
+/* the mesh: an n^dim grid of interior vertices (0..n+1 per direction with the boundary), each square split into 2
+   triangles or each cube into Kuhn's 6 tetrahedra, on one of the domains below; interior vertices moved by up to amp
+   times the spacing */
+typedef enum {
+  DOMAIN_BOX,   /* the unit square / cube */
+  DOMAIN_DISK,  /* 2D: the disk of radius 1/2 centred in the square: the grid's squares inside it (a staircase polygon) */
+  DOMAIN_CAVITY /* 3D: the unit cube without the closed box [a, b]^3 of vertex indices (about (1/4, 3/4)^3) */
+} Domain;
+static const char *const Domains[] = {"box", "disk", "cavity", "Domain", "DOMAIN_", NULL};
+
+typedef struct {
+  PetscInt  dim, n, a, b; /* a, b: the cavity's vertex index range */
+  PetscReal amp;
+  Domain    domain;
+} Mesh;
+
+/* whether vertex v (0..n+1 per direction) is on the cavity's closed box (its surface vertices carry u = 0) */
+static inline PetscBool InCavity(const Mesh *m, const PetscInt v[3])
 {
-  PetscReal h = 1.0 / (n + 1), x = v[d] * h, t;
-  for (PetscInt e = 0; e < dim; e++)
-    if (v[e] == 0 || v[e] == n + 1) return x;
-  t = PetscSinReal(12.9898 * v[0] + 78.233 * v[1] + 37.719 * v[2] + 11.0 * d) * 43758.5453;
-  return x + amp * h * (2 * (t - PetscFloorReal(t)) - 1);
+  if (m->domain != DOMAIN_CAVITY) return PETSC_FALSE;
+  for (PetscInt d = 0; d < m->dim; d++)
+    if (v[d] < m->a || v[d] > m->b) return PETSC_FALSE;
+  return PETSC_TRUE;
+}
+
+/* whether vertex v carries an unknown: inside the square / cube, not on the cavity's closed box, and (disk) every
+   square around it inside the disk (the vertices of kept squares that are not unknowns carry u = 0) */
+static inline PetscBool Unknown(const Mesh *m, const PetscInt v[3])
+{
+  for (PetscInt d = 0; d < m->dim; d++)
+    if (v[d] < 1 || v[d] > m->n) return PETSC_FALSE;
+  if (m->domain == DOMAIN_DISK) {
+    const PetscReal h = 1.0 / (m->n + 1);
+    for (PetscInt a = -1; a <= 1; a++)
+      for (PetscInt b = -1; b <= 1; b++) {
+        PetscReal x = (v[0] + a) * h - 0.5, y = (v[1] + b) * h - 0.5;
+        if (x * x + y * y > 0.25) return PETSC_FALSE;
+      }
+  }
+  return InCavity(m, v) ? PETSC_FALSE : PETSC_TRUE;
+}
+
+/* the position X of vertex v (0..n+1 per direction): the unknowns' vertices moved, the boundary's not */
+static inline void Coord(const Mesh *m, const PetscInt v[3], PetscReal X[3])
+{
+  const PetscReal h     = 1.0 / (m->n + 1);
+  const PetscBool fixed = Unknown(m, v) ? PETSC_FALSE : PETSC_TRUE;
+
+  for (PetscInt d = 0; d < 3; d++) {
+    PetscReal t = PetscSinReal(12.9898 * v[0] + 78.233 * v[1] + 37.719 * v[2] + 11.0 * d) * 43758.5453;
+    X[d]        = d < m->dim ? v[d] * h + (fixed ? 0 : m->amp * h * (2 * (t - PetscFloorReal(t)) - 1)) : 0;
+  }
 }
 
 /* stiffness entries K[p][q] of the P1 simplex with vertices X (dim + 1 of them) */
-static void Stiffness(PetscInt dim, PetscReal X[4][3], PetscReal K[4][4])
+/* returns the signed volume factor det (the orientation: compare with the unmoved simplex's) */
+static PetscReal Stiffness(PetscInt dim, PetscReal X[4][3], PetscReal K[4][4])
 {
   PetscReal J[3][3], G[3][3], det, grad[4][3] = {{0}}, vol;
 
@@ -64,6 +113,7 @@ static void Stiffness(PetscInt dim, PetscReal X[4][3], PetscReal K[4][4])
       for (PetscInt a = 0; a < dim; a++) s += grad[p][a] * grad[q][a];
       K[p][q] = vol * s;
     }
+  return det;
 }
 
 /* the simplices of a square (2) or a cube (6, Kuhn's: the paths 000 -> 111 along the axes), vertices as corner bits */
@@ -73,72 +123,89 @@ static const PetscInt Tet[6][4] = {{0, 1, 3, 7}, {0, 1, 5, 7}, {0, 2, 3, 7}, {0,
 static const PetscInt Off2[7][3]  = {{-1, -1, 0}, {0, -1, 0}, {-1, 0, 0}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}};
 static const PetscInt Off3[15][3] = {{-1, -1, -1}, {0, -1, -1}, {-1, 0, -1}, {0, 0, -1}, {-1, -1, 0}, {0, -1, 0}, {-1, 0, 0}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {0, 0, 1}, {1, 0, 1}, {0, 1, 1}, {1, 1, 1}};
 
-/* the rows of the interior vertices (index (i-1) + n (j-1) + n^2 (k-1)): CSR (ia, ja, va) and coordinates xy */
-static PetscErrorCode Assemble(PetscInt dim, PetscInt n, PetscReal amp, PetscInt **ia, PetscInt **ja, PetscScalar **va, PetscReal **xy, PetscInt *N)
+/* the rows of the unknowns (in the order of the vertex index (i-1) + n (j-1) + n^2 (k-1)): CSR (ia, ja, va) and
+   coordinates xy */
+static PetscErrorCode Assemble(const Mesh *m, PetscInt **ia, PetscInt **ja, PetscScalar **va, PetscReal **xy, PetscInt *N)
 {
-  const PetscInt nn = dim == 2 ? 7 : 15, ns = dim == 2 ? 2 : 6, nv = dim + 1;
+  const PetscInt dim = m->dim, n = m->n, nn = dim == 2 ? 7 : 15, ns = dim == 2 ? 2 : 6, nv = dim + 1;
   const PetscInt(*off)[3] = dim == 2 ? Off2 : Off3;
-  PetscInt nr             = dim == 2 ? n * n : n * n * n;
+  const PetscInt nvert    = dim == 2 ? n * n : n * n * n;
+  PetscInt       nr       = 0, *row, *vert; /* row[vertex index]: its row or -1; vert[row]: its vertex index */
+  PetscReal      orient[6];                 /* the sign of each simplex's det before the vertices move */
+  PetscBool      folded = PETSC_FALSE;
 
   PetscFunctionBeginUser;
+  for (PetscInt s = 0; s < ns; s++) {
+    PetscReal X[4][3], K[4][4];
+    for (PetscInt q = 0; q < nv; q++)
+      for (PetscInt d = 0; d < 3; d++) X[q][d] = ((dim == 2 ? Tri[s][q] : Tet[s][q]) >> d) & 1;
+    orient[s] = Stiffness(dim, X, K) > 0 ? 1 : -1;
+  }
+  PetscCall(PetscMalloc2(nvert, &row, nvert, &vert));
+  for (PetscInt f = 0; f < nvert; f++) {
+    PetscInt v[3] = {f % n + 1, (f / n) % n + 1, dim == 3 ? f / (n * n) + 1 : 0};
+    row[f]        = Unknown(m, v) ? nr : -1;
+    if (row[f] >= 0) vert[nr++] = f;
+  }
   *N = nr;
   PetscCall(PetscMalloc1(nr + 1, ia));
   PetscCall(PetscMalloc1((size_t)dim * nr, xy));
   (*ia)[0] = 0;
-#pragma omp parallel for schedule(static)
+#pragma omp        parallel for schedule(static)
   for (PetscInt r = 0; r < nr; r++) { /* the row lengths and the coordinates */
-    PetscInt v[3] = {r % n + 1, (r / n) % n + 1, dim == 3 ? r / (n * n) + 1 : 0}, c = 0;
+    PetscInt  f = vert[r], v[3] = {f % n + 1, (f / n) % n + 1, dim == 3 ? f / (n * n) + 1 : 0}, c = 0;
+    PetscReal X[3];
     for (PetscInt o = 0; o < nn; o++) {
-      PetscBool in = PETSC_TRUE;
-      for (PetscInt d = 0; d < dim; d++)
-        if (v[d] + off[o][d] < 1 || v[d] + off[o][d] > n) in = PETSC_FALSE;
-      c += in;
+             PetscInt w[3] = {v[0] + off[o][0], v[1] + off[o][1], v[2] + (dim == 3 ? off[o][2] : 0)};
+             c += Unknown(m, w);
     }
     (*ia)[r + 1] = c;
-    for (PetscInt d = 0; d < dim; d++) (*xy)[dim * r + d] = Coord(n, amp, dim, v, d);
+    Coord(m, v, X);
+    for (PetscInt d = 0; d < dim; d++) (*xy)[dim * r + d] = X[d];
   }
   for (PetscInt r = 0; r < nr; r++) (*ia)[r + 1] += (*ia)[r];
   PetscCall(PetscMalloc1((*ia)[nr], ja));
   PetscCall(PetscMalloc1((*ia)[nr], va));
-#pragma omp parallel for schedule(static)
-  for (PetscInt r = 0; r < nr; r++) { /* each row from the simplices around its vertex */
-    PetscInt    v[3] = {r % n + 1, (r / n) % n + 1, dim == 3 ? r / (n * n) + 1 : 0}, pos[15], c = (*ia)[r];
-    PetscScalar row[15];
-    for (PetscInt o = 0; o < nn; o++) {
-      PetscBool in = PETSC_TRUE;
-      for (PetscInt d = 0; d < dim; d++)
-        if (v[d] + off[o][d] < 1 || v[d] + off[o][d] > n) in = PETSC_FALSE;
-      pos[o] = in ? c : -1;
-      row[o] = 0;
-      if (in) {
-        PetscInt w[3] = {v[0] + off[o][0] - 1, v[1] + off[o][1] - 1, dim == 3 ? v[2] + off[o][2] - 1 : 0};
-        (*ja)[c++]    = w[0] + n * w[1] + n * n * w[2];
-      }
+  /* each row from the simplices around its vertex (none of them in the cavity: the vertex is outside its closed box) */
+       #pragma omp parallel for schedule(static)
+  for (PetscInt r = 0; r < nr; r++) {
+           PetscInt    f = vert[r], v[3] = {f % n + 1, (f / n) % n + 1, dim == 3 ? f / (n * n) + 1 : 0}, pos[15], c = (*ia)[r];
+           PetscScalar rowv[15];
+           for (PetscInt o = 0; o < nn; o++) {
+             PetscInt w[3] = {v[0] + off[o][0], v[1] + off[o][1], v[2] + (dim == 3 ? off[o][2] : 0)};
+             pos[o]        = Unknown(m, w) ? c : -1;
+             rowv[o]       = 0;
+             if (pos[o] >= 0) (*ja)[c++] = row[(w[0] - 1) + n * (w[1] - 1) + (dim == 3 ? n * n * (w[2] - 1) : 0)];
     }
-    for (PetscInt b = 0; b < (1 << dim); b++) { /* the square / cube whose corner b is this vertex */
+           for (PetscInt b = 0; b < (1 << dim); b++) { /* the square / cube whose corner b is this vertex */
       PetscInt base[3] = {v[0] - (b & 1), v[1] - ((b >> 1) & 1), dim == 3 ? v[2] - ((b >> 2) & 1) : 0};
       for (PetscInt s = 0; s < ns; s++) {
-        const PetscInt *S = dim == 2 ? Tri[s] : Tet[s];
-        PetscInt        p = -1;
-        PetscReal       X[4][3], K[4][4];
-        for (PetscInt q = 0; q < nv; q++)
+               const PetscInt *S = dim == 2 ? Tri[s] : Tet[s];
+               PetscInt        p = -1;
+               PetscReal       X[4][3], K[4][4];
+               for (PetscInt q = 0; q < nv; q++)
           if (S[q] == b) p = q;
         if (p < 0) continue;
         for (PetscInt q = 0; q < nv; q++) {
-          PetscInt w[3] = {base[0] + (S[q] & 1), base[1] + ((S[q] >> 1) & 1), dim == 3 ? base[2] + ((S[q] >> 2) & 1) : 0};
-          for (PetscInt d = 0; d < 3; d++) X[q][d] = d < dim ? Coord(n, amp, dim, w, d) : 0;
+                 PetscInt w[3] = {base[0] + (S[q] & 1), base[1] + ((S[q] >> 1) & 1), dim == 3 ? base[2] + ((S[q] >> 2) & 1) : 0};
+                 Coord(m, w, X[q]);
         }
-        Stiffness(dim, X, K);
+               if (Stiffness(dim, X, K) * orient[s] <= 0) { /* a moved vertex turned it inside out */
+       #pragma omp atomic write
+          folded = PETSC_TRUE;
+        }
         for (PetscInt q = 0; q < nv; q++) {
           PetscInt o3[3] = {(S[q] & 1) - (b & 1), ((S[q] >> 1) & 1) - ((b >> 1) & 1), dim == 3 ? ((S[q] >> 2) & 1) - ((b >> 2) & 1) : 0};
           for (PetscInt o = 0; o < nn; o++)
-            if (off[o][0] == o3[0] && off[o][1] == o3[1] && off[o][2] == o3[2]) row[o] += K[p][q];
+            if (off[o][0] == o3[0] && off[o][1] == o3[1] && off[o][2] == o3[2]) rowv[o] += K[p][q];
         }
       }
     }
     for (PetscInt o = 0; o < nn; o++)
-      if (pos[o] >= 0) (*va)[pos[o]] = row[o];
+      if (pos[o] >= 0) (*va)[pos[o]] = rowv[o];
   }
+  PetscCall(PetscFree2(row, vert));
+  PetscCheck(!folded, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-perturb %g turns simplices inside out on this mesh: give a smaller -perturb", (double)m->amp);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -154,7 +221,7 @@ static PetscReal DeviceGB(void)
 static PetscBool device = PETSC_FALSE; /* a CUDA matrix: synchronize the device around the timers */
 
 /* one solver on A: set-up and solves timed; returns whether it converged (failures of the set-up are caught) */
-static PetscErrorCode RunSolver(Mat A, PetscInt dim, PetscInt N, PetscReal *xy, const char *name, PetscReal rtol, PetscInt repeats, PetscInt n, PetscBool *ok)
+static PetscErrorCode RunSolver(Mat A, PetscInt dim, PetscInt N, PetscReal *xy, const char *name, PetscReal rtol, PetscInt repeats, PetscInt n, const char *domain, PetscBool *ok)
 {
   KSP                ksp;
   PC                 pc;
@@ -207,8 +274,9 @@ static PetscErrorCode RunSolver(Mat A, PetscInt dim, PetscInt N, PetscReal *xy, 
   if (ierr) {
     const char *text;
     PetscCall(PetscErrorMessage(ierr, &text, NULL));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "{\"solver\": \"%s\", \"dim\": %" PetscInt_FMT ", \"n\": %" PetscInt_FMT ", \"unknowns\": %" PetscInt_FMT ", \"nonzeros\": %.0f, \"status\": \"set-up failed (error %d: %s) after %.3f s\"}\n", name, dim, n,
-                          N, info.nz_used, (int)ierr, text, (double)tset));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD,
+                          "{\"solver\": \"%s\", \"dim\": %" PetscInt_FMT ", \"domain\": \"%s\", \"n\": %" PetscInt_FMT ", \"unknowns\": %" PetscInt_FMT ", \"nonzeros\": %.0f, \"status\": \"set-up failed (error %d: %s) after %.3f s\"}\n", name, dim,
+                          domain, n, N, info.nz_used, (int)ierr, text, (double)tset));
   } else {
     PetscCall(VPSolveTimed(ksp, b, x, repeats, device, &tsolve));
     PetscCall(KSPGetIterationNumber(ksp, &its));
@@ -219,9 +287,9 @@ static PetscErrorCode RunSolver(Mat A, PetscInt dim, PetscInt N, PetscReal *xy, 
     gb1 = DeviceGB();
     *ok = reason > 0 ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(PetscPrintf(PETSC_COMM_WORLD,
-                          "{\"solver\": \"%s\", \"dim\": %" PetscInt_FMT ", \"n\": %" PetscInt_FMT ", \"unknowns\": %" PetscInt_FMT ", \"nonzeros\": %.0f, \"its\": %" PetscInt_FMT
+                          "{\"solver\": \"%s\", \"dim\": %" PetscInt_FMT ", \"domain\": \"%s\", \"n\": %" PetscInt_FMT ", \"unknowns\": %" PetscInt_FMT ", \"nonzeros\": %.0f, \"its\": %" PetscInt_FMT
                           ", \"reason\": \"%s\", \"setup_s\": %.4f, \"solve_s\": %.4f, \"total_s\": %.4f, \"rel_residual\": %.2e, \"device_gb_before\": %.2f, \"device_gb_after\": %.2f}\n",
-                          name, dim, n, N, info.nz_used, its, KSPConvergedReasons[reason], (double)tset, (double)tsolve, (double)(tset + tsolve), (double)(rn / bn), (double)gb0, (double)gb1));
+                          name, dim, domain, n, N, info.nz_used, its, KSPConvergedReasons[reason], (double)tset, (double)tsolve, (double)(tset + tsolve), (double)(rn / bn), (double)gb0, (double)gb1));
   }
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&b));
@@ -236,6 +304,7 @@ int main(int argc, char **argv)
   char       *solvers[8], mtype[64] = MATAIJ;
   PetscReal   amp = 0.2, rtol = 1e-8;
   PetscBool   set, allok      = PETSC_TRUE;
+  Domain      domain = DOMAIN_BOX;
   PetscMPIInt size;
 
   PetscFunctionBeginUser;
@@ -252,7 +321,11 @@ int main(int argc, char **argv)
     nsol = 1;
     PetscCall(PetscStrallocpy("auxamg", &solvers[0]));
   }
+  PetscCall(PetscOptionsGetEnum(NULL, NULL, "-domain", Domains, (PetscEnum *)&domain, NULL));
+  PetscCheck(domain != DOMAIN_DISK || dim == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-domain disk is a 2D domain: give -dim 2 (or -domain cavity in 3D)");
+  PetscCheck(domain != DOMAIN_CAVITY || dim == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-domain cavity is a 3D domain: give -dim 3 (or -domain disk in 2D)");
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-perturb", &amp, NULL));
+  PetscCheck(amp >= 0 && amp < 0.5, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-perturb must be in [0, 0.5)");
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-rtol", &rtol, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-repeats", &repeats, NULL));
   PetscCheck(repeats >= 1 && repeats <= 32, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-repeats must be 1 to 32");
@@ -268,15 +341,16 @@ int main(int argc, char **argv)
     PetscCheck(known, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown solver %s: give auxamg, gamg or gamg-tuned", solvers[s]);
   }
   for (PetscInt i = 0; i < ns; i++) {
-    PetscInt      *ia, *ja, N;
+    PetscInt      *ia, *ja, N = 0;
     PetscScalar   *va;
     PetscReal     *xy;
     Mat            A0, A;
     PetscLogDouble t0, t1;
+    Mesh           mesh = {dim, sizes[i], (sizes[i] + 1) / 4, (3 * (sizes[i] + 1)) / 4, amp, domain};
 
-    PetscCheck(sizes[i] >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-n: at least 2 interior vertices per direction");
+    PetscCheck(sizes[i] >= (domain == DOMAIN_CAVITY ? 7 : 2), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-n: at least %d interior vertices per direction on this domain", domain == DOMAIN_CAVITY ? 7 : 2);
     PetscCall(PetscTime(&t0));
-    PetscCall(Assemble(dim, sizes[i], amp, &ia, &ja, &va, &xy, &N));
+    PetscCall(Assemble(&mesh, &ia, &ja, &va, &xy, &N));
     PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, N, N, ia, ja, va, &A0));
     PetscCall(MatConvert(A0, mtype, MAT_INITIAL_MATRIX, &A));
     PetscCall(MatDestroy(&A0));
@@ -284,10 +358,10 @@ int main(int argc, char **argv)
     PetscCall(PetscFree(ja));
     PetscCall(PetscFree(va));
     PetscCall(PetscTime(&t1));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "# mesh %" PetscInt_FMT "^%" PetscInt_FMT " interior vertices (%" PetscInt_FMT " unknowns), %s, built in %.2f s\n", sizes[i], dim, N, mtype, (double)(t1 - t0)));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "# mesh %" PetscInt_FMT "^%" PetscInt_FMT " grid, domain %s (%" PetscInt_FMT " unknowns), %s, built in %.2f s\n", sizes[i], dim, Domains[domain], N, mtype, (double)(t1 - t0)));
     for (PetscInt s = 0; s < nsol; s++) {
       PetscBool ok = PETSC_FALSE;
-      PetscCall(RunSolver(A, dim, N, xy, solvers[s], rtol, repeats, sizes[i], &ok));
+      PetscCall(RunSolver(A, dim, N, xy, solvers[s], rtol, repeats, sizes[i], Domains[domain], &ok));
       if (!ok) allok = PETSC_FALSE;
     }
     PetscCall(MatDestroy(&A));

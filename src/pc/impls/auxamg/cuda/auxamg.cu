@@ -85,7 +85,7 @@ static __global__ void AuxParentKernel(PetscInt n, int cdim, PetscInt64 M, Petsc
   for (int d = 0; d < cdim; d++) {
     p += ((k % M) / 2) * f;
     k /= M;
-    f *= M / 2;
+    f *= (M + 1) / 2;
   }
   key[i] = p;
 }
