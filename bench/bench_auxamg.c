@@ -132,7 +132,9 @@ static PetscErrorCode Assemble(const Mesh *m, PetscInt **ia, PetscInt **ja, Pets
   const PetscInt nvert    = dim == 2 ? n * n : n * n * n;
   PetscInt       nr       = 0, *row, *vert; /* row[vertex index]: its row or -1; vert[row]: its vertex index */
   PetscReal      orient[6];                 /* the sign of each simplex's det before the vertices move */
-  PetscBool      folded = PETSC_FALSE;
+  PetscReal     *xyz;                       /* every vertex's position (0..n+1 per direction), computed once */
+  const size_t   n2 = (size_t)(n + 2), nall = dim == 2 ? n2 * n2 : n2 * n2 * n2;
+  PetscInt       nfolded = 0;
 
   PetscFunctionBeginUser;
   for (PetscInt s = 0; s < ns; s++) {
@@ -142,6 +144,12 @@ static PetscErrorCode Assemble(const Mesh *m, PetscInt **ia, PetscInt **ja, Pets
     orient[s] = Stiffness(dim, X, K) > 0 ? 1 : -1;
   }
   PetscCall(PetscMalloc2(nvert, &row, nvert, &vert));
+  PetscCall(PetscMalloc1(3 * nall, &xyz));
+#pragma omp parallel for schedule(static)
+  for (size_t g = 0; g < nall; g++) {
+    PetscInt v[3] = {(PetscInt)(g % n2), (PetscInt)((g / n2) % n2), dim == 3 ? (PetscInt)(g / (n2 * n2)) : 0};
+    Coord(m, v, &xyz[3 * g]);
+  }
   for (PetscInt f = 0; f < nvert; f++) {
     PetscInt v[3] = {f % n + 1, (f / n) % n + 1, dim == 3 ? f / (n * n) + 1 : 0};
     row[f]        = Unknown(m, v) ? nr : -1;
@@ -151,49 +159,46 @@ static PetscErrorCode Assemble(const Mesh *m, PetscInt **ia, PetscInt **ja, Pets
   PetscCall(PetscMalloc1(nr + 1, ia));
   PetscCall(PetscMalloc1((size_t)dim * nr, xy));
   (*ia)[0] = 0;
-#pragma omp        parallel for schedule(static)
+#pragma omp parallel for schedule(static)
   for (PetscInt r = 0; r < nr; r++) { /* the row lengths and the coordinates */
     PetscInt  f = vert[r], v[3] = {f % n + 1, (f / n) % n + 1, dim == 3 ? f / (n * n) + 1 : 0}, c = 0;
     PetscReal X[3];
     for (PetscInt o = 0; o < nn; o++) {
-             PetscInt w[3] = {v[0] + off[o][0], v[1] + off[o][1], v[2] + (dim == 3 ? off[o][2] : 0)};
-             c += Unknown(m, w);
+      PetscInt w[3] = {v[0] + off[o][0], v[1] + off[o][1], v[2] + (dim == 3 ? off[o][2] : 0)};
+      c += Unknown(m, w);
     }
     (*ia)[r + 1] = c;
-    Coord(m, v, X);
+    for (PetscInt d = 0; d < 3; d++) X[d] = xyz[3 * (v[0] + n2 * (v[1] + n2 * v[2])) + d];
     for (PetscInt d = 0; d < dim; d++) (*xy)[dim * r + d] = X[d];
   }
   for (PetscInt r = 0; r < nr; r++) (*ia)[r + 1] += (*ia)[r];
   PetscCall(PetscMalloc1((*ia)[nr], ja));
   PetscCall(PetscMalloc1((*ia)[nr], va));
   /* each row from the simplices around its vertex (none of them in the cavity: the vertex is outside its closed box) */
-       #pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) reduction(+ : nfolded)
   for (PetscInt r = 0; r < nr; r++) {
-           PetscInt    f = vert[r], v[3] = {f % n + 1, (f / n) % n + 1, dim == 3 ? f / (n * n) + 1 : 0}, pos[15], c = (*ia)[r];
-           PetscScalar rowv[15];
-           for (PetscInt o = 0; o < nn; o++) {
-             PetscInt w[3] = {v[0] + off[o][0], v[1] + off[o][1], v[2] + (dim == 3 ? off[o][2] : 0)};
-             pos[o]        = Unknown(m, w) ? c : -1;
-             rowv[o]       = 0;
-             if (pos[o] >= 0) (*ja)[c++] = row[(w[0] - 1) + n * (w[1] - 1) + (dim == 3 ? n * n * (w[2] - 1) : 0)];
+    PetscInt    f = vert[r], v[3] = {f % n + 1, (f / n) % n + 1, dim == 3 ? f / (n * n) + 1 : 0}, pos[15], c = (*ia)[r];
+    PetscScalar rowv[15];
+    for (PetscInt o = 0; o < nn; o++) {
+      PetscInt w[3] = {v[0] + off[o][0], v[1] + off[o][1], v[2] + (dim == 3 ? off[o][2] : 0)};
+      pos[o]        = Unknown(m, w) ? c : -1;
+      rowv[o]       = 0;
+      if (pos[o] >= 0) (*ja)[c++] = row[(w[0] - 1) + n * (w[1] - 1) + (dim == 3 ? n * n * (w[2] - 1) : 0)];
     }
-           for (PetscInt b = 0; b < (1 << dim); b++) { /* the square / cube whose corner b is this vertex */
+    for (PetscInt b = 0; b < (1 << dim); b++) { /* the square / cube whose corner b is this vertex */
       PetscInt base[3] = {v[0] - (b & 1), v[1] - ((b >> 1) & 1), dim == 3 ? v[2] - ((b >> 2) & 1) : 0};
       for (PetscInt s = 0; s < ns; s++) {
-               const PetscInt *S = dim == 2 ? Tri[s] : Tet[s];
-               PetscInt        p = -1;
-               PetscReal       X[4][3], K[4][4];
-               for (PetscInt q = 0; q < nv; q++)
+        const PetscInt *S = dim == 2 ? Tri[s] : Tet[s];
+        PetscInt        p = -1;
+        PetscReal       X[4][3], K[4][4];
+        for (PetscInt q = 0; q < nv; q++)
           if (S[q] == b) p = q;
         if (p < 0) continue;
         for (PetscInt q = 0; q < nv; q++) {
-                 PetscInt w[3] = {base[0] + (S[q] & 1), base[1] + ((S[q] >> 1) & 1), dim == 3 ? base[2] + ((S[q] >> 2) & 1) : 0};
-                 Coord(m, w, X[q]);
+          PetscInt w[3] = {base[0] + (S[q] & 1), base[1] + ((S[q] >> 1) & 1), dim == 3 ? base[2] + ((S[q] >> 2) & 1) : 0};
+          for (PetscInt d = 0; d < 3; d++) X[q][d] = xyz[3 * (w[0] + n2 * (w[1] + n2 * w[2])) + d];
         }
-               if (Stiffness(dim, X, K) * orient[s] <= 0) { /* a moved vertex turned it inside out */
-       #pragma omp atomic write
-          folded = PETSC_TRUE;
-        }
+        if (Stiffness(dim, X, K) * orient[s] <= 0) nfolded++; /* a moved vertex turned it inside out */
         for (PetscInt q = 0; q < nv; q++) {
           PetscInt o3[3] = {(S[q] & 1) - (b & 1), ((S[q] >> 1) & 1) - ((b >> 1) & 1), dim == 3 ? ((S[q] >> 2) & 1) - ((b >> 2) & 1) : 0};
           for (PetscInt o = 0; o < nn; o++)
@@ -205,7 +210,8 @@ static PetscErrorCode Assemble(const Mesh *m, PetscInt **ia, PetscInt **ja, Pets
       if (pos[o] >= 0) (*va)[pos[o]] = rowv[o];
   }
   PetscCall(PetscFree2(row, vert));
-  PetscCheck(!folded, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-perturb %g turns simplices inside out on this mesh: give a smaller -perturb", (double)m->amp);
+  PetscCall(PetscFree(xyz));
+  PetscCheck(!nfolded, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-perturb %g turns simplices inside out on this mesh (%" PetscInt_FMT " of them, counted at each of their vertices): give a smaller -perturb", (double)m->amp, nfolded);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
