@@ -11,6 +11,8 @@ seconds), then made an AIJCUSPARSE matrix with -mat_type aijcusparse (the GPU ru
                          removed, u = 0 on its surface)\n\
   -solvers s1,s2,...     auxamg (FCG(-fcg_mmax) + PCAUXAMG, K-cycle), gamg (CG + GAMG, its defaults), gamg-tuned\n\
                          (CG + GAMG without smoothing of the prolongation and with aggressive coarsening off: a cheaper set-up)\n\
+  -perturb a             move the interior vertices by up to a times the spacing per direction (default 0.2 in 2D,\n\
+                         0.15 in 3D; a mesh with a simplex turned inside out stops with an error)\n\
   -rtol r                relative residual to stop at (default 1e-8; the paper's is 1e-6)\n\
   -repeats r             timed solves after a warm-up (median)\n\
 Options of a solver go with its prefix (auxamg_, gamg_, gamg_tuned_). Each run prints a JSON line: unknowns,\n\
@@ -331,7 +333,7 @@ int main(int argc, char **argv)
 {
   PetscInt    dim = 2, ns = 16, nsol = 8, repeats = 3, sizes[16] = {1000};
   char       *solvers[8], mtype[64] = MATAIJ;
-  PetscReal   amp = 0.2, rtol = 1e-8;
+  PetscReal   amp, rtol = 1e-8;
   PetscBool   set, allok      = PETSC_TRUE;
   Domain      domain = DOMAIN_BOX;
   PetscMPIInt size;
@@ -353,6 +355,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetEnum(NULL, NULL, "-domain", Domains, (PetscEnum *)&domain, NULL));
   PetscCheck(domain != DOMAIN_DISK || dim == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-domain disk is a 2D domain: give -dim 2 (or -domain cavity in 3D)");
   PetscCheck(domain != DOMAIN_CAVITY || dim == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-domain cavity is a 3D domain: give -dim 3 (or -domain disk in 2D)");
+  amp = dim == 3 ? 0.15 : 0.2; /* 0.2 folds a few of Kuhn's tetrahedra from about 2e7 vertices on */
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-perturb", &amp, NULL));
   PetscCheck(amp >= 0 && amp < 0.5, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-perturb must be in [0, 0.5)");
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-rtol", &rtol, NULL));
