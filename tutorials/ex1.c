@@ -248,6 +248,24 @@ int main(int argc, char **argv)
     nsize: 3
     args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 3 -dm_qbox_cells 8 -mg_coarse_ksp_type preonly -mg_coarse_pc_type telescope -mg_coarse_pc_telescope_ignore_dm -mg_coarse_pc_telescope_reduction_factor 3 -mg_coarse_telescope_ksp_type preonly -mg_coarse_telescope_pc_type lu
 
+  # PCAUXAMG as the coarse solver of the vertex-patch multigrid: it takes the assembled copy of the matrix-free coarse
+  # operator and the coarse DM's nodes by itself; the same coarse iterations on 1 and 2 ranks and with CUDA vectors
+  test:
+    suffix: 3d_coarse_auxamg
+    args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 3 -dm_qbox_cells 16 -pc_mg_levels 2 -mg_coarse_ksp_type fcg -mg_coarse_ksp_rtol 1e-10 -mg_coarse_pc_type auxamg -mg_coarse_ksp_converged_reason
+
+  test:
+    suffix: 3d_coarse_auxamg_np2
+    nsize: 2
+    args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 3 -dm_qbox_cells 16 -pc_mg_levels 2 -mg_coarse_ksp_type fcg -mg_coarse_ksp_rtol 1e-10 -mg_coarse_pc_type auxamg -mg_coarse_ksp_converged_reason
+    output_file: ex1_3d_coarse_auxamg
+
+  test:
+    suffix: 3d_coarse_auxamg_cuda
+    requires: cuda
+    args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 3 -dm_qbox_cells 16 -pc_mg_levels 2 -mg_coarse_ksp_type fcg -mg_coarse_ksp_rtol 1e-10 -mg_coarse_pc_type auxamg -mg_coarse_ksp_converged_reason -dm_vec_type cuda
+    output_file: ex1_3d_coarse_auxamg
+
   # several ranks without an exchange inside the sweep: more iterations than exact (4), bounded
   test:
     suffix: 3d_vpatch_relaxed_np4

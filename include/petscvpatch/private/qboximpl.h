@@ -78,6 +78,8 @@ PETSC_INTERN PetscErrorCode DMQBoxCreateLaplacianShell_Private(DM, Mat *);
 PETSC_INTERN PetscErrorCode DMQBoxAssembleLaplacian_Private(DM, MatType, Mat *);
 PETSC_INTERN PetscErrorCode DMQBoxComputeOperators_Private(KSP, Mat, Mat, void *);
 PETSC_INTERN PetscErrorCode MatQBoxLaplacianGetInfo_Private(Mat, DM *, PetscScalar *, PetscScalar *, const char **);
+PETSC_INTERN PetscErrorCode MatQBoxLaplacianGetAIJ_Private(Mat, const char[], Mat *);
+PETSC_INTERN PetscErrorCode DMQBoxSetUpCoordinates_Private(DM);
 PETSC_INTERN PetscErrorCode MatQBoxSIPGGetDM_Private(Mat, DM *);
 PETSC_INTERN PetscErrorCode DMCoarsen_QBox(DM, MPI_Comm, DM *);
 PETSC_INTERN PetscErrorCode DMRefine_QBox(DM, MPI_Comm, DM *);

@@ -586,6 +586,19 @@ static PetscErrorCode DMQBoxSetUpCoordinates(DM dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the node coordinates in the DM (DMGetCoordinates()) when -dm_qbox_coordinates did not store them: for a method that
+   needs them (PCAUXAMG on a coarse level of PCMG) */
+PetscErrorCode DMQBoxSetUpCoordinates_Private(DM dm)
+{
+  Vec c;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxCheckContinuous_Private(dm, "DMGetCoordinates() (node coordinates)"));
+  PetscCall(DMGetCoordinates(dm, &c));
+  if (!c) PetscCall(DMQBoxSetUpCoordinates(dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The boxes of process column i along direction d: b = first owned node, owned nodes (ownership on multiples of k,
    the last node to the last column), first node of the ghosted box (box stencil of width k, no periodicity) and its
    extent, first owned cell, owned cells; one node and one cell for d >= dim. The rule of the inner DMDA. */

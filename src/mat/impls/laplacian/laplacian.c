@@ -259,6 +259,22 @@ static PetscErrorCode MatQBoxLaplacianGetAIJ(Mat A, const char caller[], Mat *B)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the assembled copy for a method outside (PCAUXAMG as the coarse solver of PCMG), owned by A; B = NULL when A is not
+   the continuous space's matrix-free operator */
+PetscErrorCode MatQBoxLaplacianGetAIJ_Private(Mat A, const char caller[], Mat *B)
+{
+  PetscBool         isshell;
+  PetscErrorCodeFn *mult = NULL;
+
+  PetscFunctionBegin;
+  *B = NULL;
+  PetscCall(MatIsShell(A, &isshell));
+  if (!isshell) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatShellGetOperation(A, MATOP_MULT, &mult));
+  if (mult == (PetscErrorCodeFn *)MatMult_QBoxLaplacian) PetscCall(MatQBoxLaplacianGetAIJ(A, caller, B));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* PETSc's default multigrid smoother (Chebyshev with PCSOR) on the matrix-free operator: SOR of the assembled copy */
 static PetscErrorCode MatSOR_QBoxLaplacian(Mat A, Vec b, PetscReal omega, MatSORType flag, PetscReal fshift, PetscInt its, PetscInt lits, Vec x)
 {

@@ -41,6 +41,7 @@
 #include <petsc/private/pcimpl.h>
 #include <petsc/private/matimpl.h>
 #include <petscvpatch/private/vpauxamg.h>
+#include <petscvpatch/private/qboximpl.h>
 
 #define AUXAMG_MAX_LEVELS 32
 
@@ -112,9 +113,14 @@ static PetscErrorCode PCAuxAMGGetCoordinates(PC pc, PetscInt nlocal, PetscInt *c
     *cdim = j->cdim;
     *x    = j->coords;
   } else {
-    DM dm = NULL;
+    DM        dm = NULL;
+    PetscBool qbox;
     PetscCall(PCGetDM(pc, &dm));
-    if (dm) PetscCall(DMGetCoordinates(dm, cvec));
+    if (dm) {
+      PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMQBOX, &qbox));
+      if (qbox) PetscCall(DMQBoxSetUpCoordinates_Private(dm)); /* a level of our DM: its nodes (made once, kept by the DM) */
+      PetscCall(DMGetCoordinates(dm, cvec));
+    }
     PetscCheck(*cvec, comm, PETSC_ERR_ARG_WRONGSTATE, "PCAUXAMG needs the coordinates of the matrix's rows: call PCSetCoordinates() (as for PCGAMG), or give the KSP a DM with coordinates");
     PetscCall(DMGetCoordinateDim(dm, cdim));
     PetscCall(VecGetLocalSize(*cvec, &n));
@@ -737,7 +743,7 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
 {
   PC_AuxAMG       *j    = (PC_AuxAMG *)pc->data;
   MPI_Comm         comm = PetscObjectComm((PetscObject)pc);
-  Mat              A    = pc->pmat;
+  Mat              A    = pc->pmat, Aq;
   PetscInt         m, nn, N, rstart, cdim, M;
   const PetscReal *x;
   Vec              cvec;
@@ -750,6 +756,8 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
   PetscFunctionBegin;
   PetscCall(PCReset_AuxAMG(pc));
   PetscCall(PetscLogEventBegin(VPATCH_AuxAMGSetUp, pc, 0, 0, 0));
+  PetscCall(MatQBoxLaplacianGetAIJ_Private(A, "PCAUXAMG", &Aq)); /* the matrix-free DMQBOX operator (a level of PCMG): its assembled copy */
+  if (Aq) A = Aq;
   PetscCall(MatGetSize(A, &N, &nn));
   PetscCheck(N == nn, comm, PETSC_ERR_ARG_SIZ, "PCAUXAMG needs a square matrix, not %" PetscInt_FMT " x %" PetscInt_FMT, N, nn);
   PetscCall(MatAssembled(A, &assembled));
@@ -1164,6 +1172,10 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
   With a `MATAIJCUSPARSE` matrix on one rank the set-up (aggregates, colors, Galerkin operators summed into the fixed
   (2r + 1)^d-cell pattern, ELL storage) and the cycle run on the GPU and give the host path's aggregates and, up to
   rounding, its iterates; the vectors must be CUDA vectors. On several ranks the host path runs.
+
+  As the coarse solver of `PCMG` on a `DMQBOX` hierarchy (`-mg_coarse_ksp_type fcg -mg_coarse_pc_type auxamg`) it
+  takes the assembled copy of the matrix-free coarse operator and the coarse `DM`'s node coordinates by itself (host
+  path; both are made once and kept).
 
 .seealso: `PCGAMG`, `PCSetCoordinates()`, `PCAuxAMGGetAggregates()`
 M*/
