@@ -13,6 +13,10 @@ seconds), then made an AIJCUSPARSE matrix with -mat_type aijcusparse (the GPU ru
                          (CG + GAMG without smoothing of the prolongation and with aggressive coarsening off: a cheaper set-up)\n\
   -perturb a             move the interior vertices by up to a times the spacing per direction (default 0.2 in 2D,\n\
                          0.15 in 3D; a mesh with a simplex turned inside out stops with an error)\n\
+  -grade g -grade_offset a  (box) move every point x to x ((a + |x|_inf) / (a + 1))^(g - 1): a shape-regular mesh\n\
+                         graded toward the corner 0 (default g = 1: none). a = 0: the cells there about h^g wide, their\n\
+                         ratio to the far side's grows as the mesh is refined; a > 0: a fixed ratio, about\n\
+                         g (1 + 1/a)^(g - 1)\n\
   -rtol r                relative residual to stop at (default 1e-8; the paper's is 1e-6)\n\
   -repeats r             timed solves after a warm-up (median)\n\
 Options of a solver go with its prefix (auxamg_, gamg_, gamg_tuned_). Each run prints a JSON line: unknowns,\n\
@@ -35,8 +39,8 @@ typedef enum {
 static const char *const Domains[] = {"box", "disk", "cavity", "Domain", "DOMAIN_", NULL};
 
 typedef struct {
-  PetscInt  dim, n, a, b; /* a, b: the cavity's vertex index range */
-  PetscReal amp;
+  PetscInt  dim, n, a, b;   /* a, b: the cavity's vertex index range */
+  PetscReal amp, grade, ga; /* the box's points x mapped to x ((ga + |x|_inf) / (ga + 1))^(grade - 1) (grade 1: none) */
   Domain    domain;
 } Mesh;
 
@@ -75,6 +79,10 @@ static inline void Coord(const Mesh *m, const PetscInt v[3], PetscReal X[3])
   for (PetscInt d = 0; d < 3; d++) {
     PetscReal t = PetscSinReal(12.9898 * v[0] + 78.233 * v[1] + 37.719 * v[2] + 11.0 * d) * 43758.5453;
     X[d]        = d < m->dim ? v[d] * h + (fixed ? 0 : m->amp * h * (2 * (t - PetscFloorReal(t)) - 1)) : 0;
+  }
+  if (m->grade != 1) { /* onto the same box, cells shrinking toward the corner 0 (aspect ratios at most grade) */
+    PetscReal s = PetscMax(X[0], PetscMax(X[1], X[2])), f = PetscPowReal((m->ga + s) / (m->ga + 1), m->grade - 1);
+    for (PetscInt d = 0; d < 3; d++) X[d] *= f;
   }
 }
 
@@ -333,8 +341,8 @@ int main(int argc, char **argv)
 {
   PetscInt    dim = 2, ns = 16, nsol = 8, repeats = 3, sizes[16] = {1000};
   char       *solvers[8], mtype[64] = MATAIJ;
-  PetscReal   amp, rtol = 1e-8;
-  PetscBool   set, allok      = PETSC_TRUE;
+  PetscReal   amp, grade = 1, ga = 0, rtol = 1e-8;
+  PetscBool   set, allok = PETSC_TRUE;
   Domain      domain = DOMAIN_BOX;
   PetscMPIInt size;
 
@@ -356,6 +364,11 @@ int main(int argc, char **argv)
   PetscCheck(domain != DOMAIN_DISK || dim == 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-domain disk is a 2D domain: give -dim 2 (or -domain cavity in 3D)");
   PetscCheck(domain != DOMAIN_CAVITY || dim == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-domain cavity is a 3D domain: give -dim 3 (or -domain disk in 2D)");
   amp = dim == 3 ? 0.15 : 0.2; /* 0.2 folds a few of Kuhn's tetrahedra from about 2e7 vertices on */
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-grade", &grade, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-grade_offset", &ga, NULL));
+  PetscCheck(ga >= 0, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-grade_offset must not be negative");
+  PetscCheck(grade >= 1 && grade <= 4, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-grade must be in [1, 4], not %g", (double)grade);
+  PetscCheck(grade == 1 || domain == DOMAIN_BOX, PETSC_COMM_WORLD, PETSC_ERR_ARG_INCOMP, "-grade applies to -domain box only");
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-perturb", &amp, NULL));
   PetscCheck(amp >= 0 && amp < 0.5, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-perturb must be in [0, 0.5)");
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-rtol", &rtol, NULL));
@@ -378,10 +391,15 @@ int main(int argc, char **argv)
     PetscReal     *xy;
     Mat            A0, A;
     PetscLogDouble t0, t1;
-    Mesh           mesh = {dim, sizes[i], (sizes[i] + 1) / 4, (3 * (sizes[i] + 1)) / 4, amp, domain};
+    Mesh           mesh = {dim, sizes[i], (sizes[i] + 1) / 4, (3 * (sizes[i] + 1)) / 4, amp, grade, ga, domain};
+    char           label[64];
 
     PetscCheck(sizes[i] >= (domain == DOMAIN_CAVITY ? 7 : 2), PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-n: at least %d interior vertices per direction on this domain", domain == DOMAIN_CAVITY ? 7 : 2);
     PetscCall(PetscTime(&t0));
+    if (grade != 1)
+      PetscCall(PetscSNPrintf(label, sizeof(label), "%s graded %g offset %g", Domains[domain], (double)grade, (double)ga));
+    else
+      PetscCall(PetscStrncpy(label, Domains[domain], sizeof(label)));
     PetscCall(Assemble(&mesh, &ia, &ja, &va, &xy, &N));
     PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, N, N, ia, ja, va, &A0));
     PetscCall(MatConvert(A0, mtype, MAT_INITIAL_MATRIX, &A));
@@ -390,10 +408,10 @@ int main(int argc, char **argv)
     PetscCall(PetscFree(ja));
     PetscCall(PetscFree(va));
     PetscCall(PetscTime(&t1));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "# mesh %" PetscInt_FMT "^%" PetscInt_FMT " grid, domain %s (%" PetscInt_FMT " unknowns), %s, built in %.2f s\n", sizes[i], dim, Domains[domain], N, mtype, (double)(t1 - t0)));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "# mesh %" PetscInt_FMT "^%" PetscInt_FMT " grid, domain %s (%" PetscInt_FMT " unknowns), %s, built in %.2f s\n", sizes[i], dim, label, N, mtype, (double)(t1 - t0)));
     for (PetscInt s = 0; s < nsol; s++) {
       PetscBool ok = PETSC_FALSE;
-      PetscCall(RunSolver(A, dim, N, xy, solvers[s], rtol, repeats, sizes[i], Domains[domain], &ok));
+      PetscCall(RunSolver(A, dim, N, xy, solvers[s], rtol, repeats, sizes[i], label, &ok));
       if (!ok) allok = PETSC_FALSE;
     }
     PetscCall(MatDestroy(&A));
