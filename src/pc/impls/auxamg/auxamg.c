@@ -9,9 +9,11 @@
   that does not halve the unknowns is skipped, so with p = 1 level 1 aggregates the points of 2^d cells. M is not
   restricted to a power of two (with M = 2^L the points per cell would vary by up to 2^(d/2) either way with the
   mesh size, and the first aggregates' size and their alignment with the points set the convergence: measured in
-  3D, 15-16 iterations from 0.26M to 4M unknowns against 15-20 with M = 2^L). The coarsening is fixed by the
-  geometry and needs no graph algorithm. Empty
-  cells carry no unknown (a disk or a cavity in the box). Aggregates stay on the rank of their points. The
+  3D, 15-16 iterations from 0.26M to 1e8 unknowns against 15-20 with M = 2^L). The coarsening is fixed by the
+  geometry and needs no graph algorithm. Empty cells carry no unknown (a disk or a cavity in the box). On meshes
+  graded toward a region (denser points there) a uniform grid makes large aggregates where the points are dense and
+  the iterations grow (bench/RESULTS.md, session 18): a tree refined where the points cluster is not built yet.
+  Aggregates stay on the rank of their points. The
   prolongation P is piecewise constant (one 1 per row), and the coarse operator P^T A P is summed directly from A's
   entries: entry (I, J) is the sum of a_ij over i in aggregate I and j in aggregate J (no general sparse product).
   Solve. A K-cycle (Notay and Vassilevski's nonlinear AMLI; -pc_auxamg_cycle k, the default) or a V-cycle (v): one
@@ -46,6 +48,7 @@
 #define AUXAMG_MAX_LEVELS 32
 
 #define AUXAMG_COARSENING 0.5 /* a tree level is a multigrid level when it keeps at most this fraction of the unknowns */
+
 const char *const PCAuxAMGCycles[] = {"v", "k", "PCAuxAMGCycle", "PC_AUXAMG_CYCLE_", NULL};
 
 typedef struct {
