@@ -266,6 +266,17 @@ int main(int argc, char **argv)
     args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 3 -dm_qbox_cells 16 -pc_mg_levels 2 -mg_coarse_ksp_type fcg -mg_coarse_ksp_rtol 1e-10 -mg_coarse_pc_type auxamg -mg_coarse_ksp_converged_reason -dm_vec_type cuda
     output_file: ex1_3d_coarse_auxamg
 
+  # PCAUXAMG alone on the matrix-free operator (its assembled copy, the DM's nodes); on the DG operator, which offers no
+  # assembled copy to it, a clear error
+  test:
+    suffix: 2d_auxamg_matrix_free
+    args: -dm_qbox_cells 8 -dm_qbox_degree 3 -ksp_type fcg -pc_type auxamg
+
+  test:
+    suffix: 2d_dg_auxamg_error
+    args: -dm_qbox_cells 4 -dm_qbox_dg -ksp_type fcg -pc_type auxamg
+    expect_error: PCAUXAMG needs an AIJ matrix
+
   # several ranks without an exchange inside the sweep: more iterations than exact (4), bounded
   test:
     suffix: 3d_vpatch_relaxed_np4

@@ -263,15 +263,14 @@ static PetscErrorCode MatQBoxLaplacianGetAIJ(Mat A, const char caller[], Mat *B)
    the continuous space's matrix-free operator */
 PetscErrorCode MatQBoxLaplacianGetAIJ_Private(Mat A, const char caller[], Mat *B)
 {
-  PetscBool         isshell;
-  PetscErrorCodeFn *mult = NULL;
+  DM          dm;
+  PetscScalar scale, shift;
+  const char *other;
 
   PetscFunctionBegin;
   *B = NULL;
-  PetscCall(MatIsShell(A, &isshell));
-  if (!isshell) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(MatShellGetOperation(A, MATOP_MULT, &mult));
-  if (mult == (PetscErrorCodeFn *)MatMult_QBoxLaplacian) PetscCall(MatQBoxLaplacianGetAIJ(A, caller, B));
+  PetscCall(MatQBoxLaplacianGetInfo_Private(A, &dm, &scale, &shift, &other));
+  if (dm && !((DM_QBox *)dm->data)->dg) PetscCall(MatQBoxLaplacianGetAIJ(A, caller, B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -765,6 +765,14 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
   PetscCheck(N == nn, comm, PETSC_ERR_ARG_SIZ, "PCAUXAMG needs a square matrix, not %" PetscInt_FMT " x %" PetscInt_FMT, N, nn);
   PetscCall(MatAssembled(A, &assembled));
   PetscCheck(assembled, comm, PETSC_ERR_ARG_WRONGSTATE, "PCAUXAMG needs an assembled matrix: call MatAssemblyBegin()/MatAssemblyEnd()");
+  {
+    PetscBool aij, cusparse;
+    MatType   type;
+    PetscCall(PetscObjectBaseTypeCompareAny((PetscObject)A, &aij, MATSEQAIJ, MATMPIAIJ, ""));
+    PetscCall(PetscObjectTypeCompareAny((PetscObject)A, &cusparse, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, ""));
+    PetscCall(MatGetType(A, &type));
+    PetscCheck(aij || cusparse, comm, PETSC_ERR_SUP, "PCAUXAMG needs an AIJ matrix (AIJ or AIJCUSPARSE), not %s: assemble the operator (with a DM: -dm_mat_type aij)", type);
+  }
   PetscCall(MatGetLocalSize(A, &m, NULL));
   PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
   PetscCall(PCAuxAMGGetCoordinates(pc, m, &cdim, &x, &cvec));
