@@ -1,5 +1,5 @@
 static char help[] = "The CUDA kernels of the discontinuous space of DMQBOX (-dm_qbox_dg) against the CPU ones, on the same random vectors:\n\
-the SIPG operator (MatMult), the embedding between two levels (MatMult, MatMultTranspose) and PCVPATCH (one symmetric\n\
+the SIPG operator (MatMult, MatGetDiagonal), the embedding between two levels (MatMult, MatMultTranspose) and PCVPATCH (one symmetric\n\
 sweep, zero initial guess) with the fused kernel (each patch's residual in the kernel, one rank), the global one (each\n\
 color's residual by MatMult) and the additive variant. Double: equal to 1e-12; -single (float arithmetic of the GPU\n\
 operator, transfers and patches): equal to 1e-5. The mesh and degree come from the -dm_qbox_ options.\n\n";
@@ -77,7 +77,7 @@ static PetscErrorCode Load(Vec h, Vec v)
 
 /* what is compared, on the DM dm (fine) and its coarsening dmc: y = A x, P xc, P^T x, and the sweeps of PCVPATCH */
 typedef struct {
-  Vec Ax, Pxc, Ptx, sweep[3];
+  Vec Ax, diag, Pxc, Ptx, sweep[3];
 } Results;
 static const char *const SweepNames[3]  = {"fused", "global", "additive"};
 static const char *const SweepKernel[3] = {NULL, "global", "global"}; /* NULL: the default (fused on one rank, global on several) */
@@ -98,6 +98,8 @@ static PetscErrorCode Compute(DM dm, PetscBool single, Vec xh, Vec xch, Results 
   PetscCall(Load(xch, xc));
   PetscCall(VecDuplicate(x, &r->Ax));
   PetscCall(MatMult(A, x, r->Ax));
+  PetscCall(VecDuplicate(x, &r->diag));
+  PetscCall(MatGetDiagonal(A, r->diag));
   PetscCall(DMCreateInterpolation(dmc, dm, &P, NULL));
   PetscCall(VecDuplicate(x, &r->Pxc));
   PetscCall(VecDuplicate(xc, &r->Ptx));
@@ -135,6 +137,7 @@ static PetscErrorCode ResultsDestroy(Results *r)
 {
   PetscFunctionBeginUser;
   PetscCall(VecDestroy(&r->Ax));
+  PetscCall(VecDestroy(&r->diag));
   PetscCall(VecDestroy(&r->Pxc));
   PetscCall(VecDestroy(&r->Ptx));
   for (PetscInt s = 0; s < 3; s++) PetscCall(VecDestroy(&r->sweep[s]));
@@ -175,6 +178,9 @@ int main(int argc, char **argv)
   PetscCall(PetscInfo(NULL, "MatMult: %g\n", (double)rel));
   PetscCheck(rel < tol, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "DG operator: GPU and CPU differ by %g", (double)rel);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  SIPG MatMult equal\n"));
+  PetscCall(RelDiff(rd.diag, rh.diag, &rel));
+  PetscCheck(rel < 1e-14, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "DG diagonal (MatGetDiagonal): GPU and CPU differ by %g", (double)rel);
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  SIPG diagonal equal\n"));
   PetscCall(RelDiff(rd.Pxc, rh.Pxc, &rel));
   PetscCheck(rel < tol, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "DG prolongation: GPU and CPU differ by %g", (double)rel);
   PetscCall(RelDiff(rd.Ptx, rh.Ptx, &rel));

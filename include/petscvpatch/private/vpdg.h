@@ -87,6 +87,8 @@ static inline PetscLogDouble VPDGColorPatches(const VPGrid *g, PetscInt color)
    ones above on device arrays; d_dg is a device copy of the d VPDG1D of the grid's directions, d_embed the 2 (k+1)^2
    embedding blocks (child 0, child 1; row f, column c), single: arithmetic in float (vectors stay PetscScalar) */
 PETSC_EXTERN PetscErrorCode VPDGApply_CUDA(const VPGrid *, PetscBool single, const VPDG1D *d_dg, const PetscScalar *xl, PetscScalar *yl);
+/* d = the operator's diagonal on the owned nodes (d: the owned part of a global vector, in double) */
+PETSC_EXTERN PetscErrorCode VPDGDiagonal_CUDA(const VPGrid *, const VPDG1D *d_dg, PetscScalar *d);
 PETSC_EXTERN PetscErrorCode VPDGTransfer_CUDA(const VPGrid *gc, const VPGrid *gf, PetscBool single, const PetscReal *d_embed, PetscBool transp, const PetscScalar *x, PetscScalar *y);
 /* the device copies of the VPDGPatch1D data of each direction */
 typedef struct {

@@ -74,7 +74,6 @@ static PetscErrorCode MatMult_SIPG(Mat A, Vec x, Vec y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the diagonal of the Kronecker sum: sum_e L_e(i_e, i_e) prod_{f != e} M_f(i_f, i_f) */
 static PetscErrorCode MatCreateVecs_SIPG(Mat A, Vec *right, Vec *left)
 {
   DM dm;
@@ -85,19 +84,30 @@ static PetscErrorCode MatCreateVecs_SIPG(Mat A, Vec *right, Vec *left)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the diagonal of the Kronecker sum: sum_e L_e(i_e, i_e) prod_{f != e} M_f(i_f, i_f); on the device for a CUDA vector */
 static PetscErrorCode MatGetDiagonal_SIPG(Mat A, Vec d)
 {
   DM           dm;
   DM_QBox     *q;
   PetscScalar *da;
   PetscInt     N, dim, i = 0;
+  PetscMemType mt;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &dm));
   q   = (DM_QBox *)dm->data;
   N   = q->degree + 1;
   dim = q->dim;
-  PetscCall(VecGetArrayWrite(d, &da));
+  PetscCall(VecGetArrayWriteAndMemType(d, &da, &mt));
+  if (PetscMemTypeDevice(mt)) {
+    const VPDG1D *d_dg;
+    PetscCall(DMQBoxGetDeviceDG_Private(dm, &d_dg, NULL));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(VPDGDiagonal_CUDA(&q->grid, d_dg, da));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(VecRestoreArrayWriteAndMemType(d, &da));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   for (PetscInt pz = q->grid.xs[2]; pz < q->grid.xs[2] + q->grid.xm[2]; pz++) /* the owned nodes, global positions */
     for (PetscInt py = q->grid.xs[1]; py < q->grid.xs[1] + q->grid.xm[1]; py++)
       for (PetscInt px = q->grid.xs[0]; px < q->grid.xs[0] + q->grid.xm[0]; px++, i++) {
@@ -113,7 +123,7 @@ static PetscErrorCode MatGetDiagonal_SIPG(Mat A, Vec d)
         }
         da[i] = v;
       }
-  PetscCall(VecRestoreArrayWrite(d, &da));
+  PetscCall(VecRestoreArrayWriteAndMemType(d, &da));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -218,3 +218,41 @@ PetscErrorCode VPDGTransfer_CUDA(const VPGrid *gc, const VPGrid *gf, PetscBool s
   VP_DISPATCH_PRECISION(VPDGTransfer, single, gf->dim, gf->k, gc, gf, d_embed, transp, x, y);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* the diagonal of the Kronecker sum on the owned nodes (as MatGetDiagonal_SIPG()'s host loop): one thread per node,
+   sum_e L_e(i_e, i_e) prod_{f != e} M_f(i_f, i_f) */
+static __global__ void VPDGDiagonalKernel(const VPGrid g, const VPDG1D *__restrict__ dg, PetscInt64 nodes, PetscScalar *__restrict__ d)
+{
+  const PetscInt64 i = (PetscInt64)blockIdx.x * blockDim.x + threadIdx.x;
+  const int        N = (int)g.k + 1;
+  if (i >= nodes) return;
+  const PetscInt64 p[3] = {g.xs[0] + i % g.xm[0], g.xs[1] + (i / g.xm[0]) % g.xm[1], g.xs[2] + i / ((PetscInt64)g.xm[0] * g.xm[1])};
+  PetscReal        v    = 0;
+  for (int e = 0; e < g.dim; e++) {
+    const VPDG1D    *b = &dg[e];
+    const PetscInt64 c = p[e] / N;
+    const int        j = (int)(p[e] % N);
+    const PetscReal *D = b->n == 1 ? b->Done : (c == 0 ? b->Dfirst : (c == b->n - 1 ? b->Dlast : b->Din));
+    PetscReal        t = D[j * N + j];
+    for (int f = 0; f < g.dim; f++)
+      if (f != e) {
+        const int jf = (int)(p[f] % N);
+        t *= dg[f].M[jf * N + jf];
+      }
+    v += t;
+  }
+  d[i] = v;
+}
+
+PetscErrorCode VPDGDiagonal_CUDA(const VPGrid *g, const VPDG1D *d_dg, PetscScalar *d)
+{
+  const PetscInt64 nodes = (PetscInt64)g->xm[0] * g->xm[1] * (g->dim == 3 ? g->xm[2] : 1);
+  cudaStream_t     stream;
+
+  PetscFunctionBegin;
+  if (!nodes) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VPGetStream(&stream));
+  VPDGDiagonalKernel<<<(unsigned)((nodes + 255) / 256), 256, 0, stream>>>(*g, d_dg, nodes, d);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
