@@ -86,8 +86,8 @@ static inline void Coord(const Mesh *m, const PetscInt v[3], PetscReal X[3])
   }
 }
 
-/* stiffness entries K[p][q] of the P1 simplex with vertices X (dim + 1 of them) */
-/* returns the signed volume factor det (the orientation: compare with the unmoved simplex's) */
+/* stiffness entries K[p][q] of the P1 simplex with vertices X (dim + 1 of them); returns the signed volume factor det
+   (its sign is the orientation: compare it with the unmoved simplex's) */
 static PetscReal Stiffness(PetscInt dim, PetscReal X[4][3], PetscReal K[4][4])
 {
   PetscReal J[3][3], G[3][3], det, grad[4][3] = {{0}}, vol;
