@@ -786,9 +786,7 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
   /* the auxiliary grid: M cells per direction, M = (N / ppc)^(1/d) rounded, so that a cell holds about ppc points on
      average; M need not be a power of 2 (a tree cell of the next level holds up to 2^d cells: where the grid has an odd
      number of cells in a direction, the last ones have one child in it) */
-  {
-    M = (PetscInt)PetscMax(1, PetscMin(1 << 20, PetscFloorReal(PetscPowReal(PetscMax((PetscReal)N / j->ppc, 1), 1.0 / cdim) + 0.5)));
-  }
+  M = (PetscInt)PetscMax(1, PetscMin(1 << 20, PetscFloorReal(PetscPowReal(PetscMax((PetscReal)N / j->ppc, 1), 1.0 / cdim) + 0.5)));
   for (PetscInt d = 0; d < cdim; d++) h[d] = (hi[d] > lo[d] ? hi[d] - lo[d] : 1.0) / M * (1 + 1e-12);
   PetscCall(PetscMalloc2(PetscMax(m, 1), &key, PetscMax(m, 1), &agg));
   for (PetscInt i = 0; i < m; i++) {
