@@ -15,6 +15,13 @@
                      unpreconditioned norm) rebuilds the solution by one more application of it, which left the true
                      residual at 5e-7 where GMRES saw 1e-8 (measured); FGMRES keeps the preconditioned vectors
     vpatch-fmg-mixed vpatch-fmg in single precision, inside FGMRES
+    vpatch-r         the V-cycle of vpatch-v as the solver: Richardson, whose KSPSolve hands the iteration to PCMG
+                     (PCApplyRichardson_MG: cycles on the solution itself, the fine residual computed once per cycle for
+                     the test): three vectors of the finest size (solution, right-hand side, PCMG's residual) against
+                     eleven for GMRES(8) after four iterations, and no orthogonalization
+    vpatch-r-mixed   vpatch-r with the levels below the finest in single precision (smoothers, operators, transfers);
+                     the finest level's smoother stays double: in these cycles it smooths the solution itself, and in
+                     float its local residuals b - A x would lose the digits below 1e-7 of |b| as x converges
   Every solver stops at ||b - A x|| <= 1e-8 ||b|| (unpreconditioned norm). The coarse problem of PCMG is
   solved by CG + Jacobi (rtol 1e-12; 1e-6 inside a single-precision cycle, where a tighter one would stall). The
   vpatch solvers stop the hierarchy instead at a coarsest level of 2 cells per direction where the mesh has one: a
@@ -31,12 +38,13 @@
 #include "../tests/vptest.h" /* VPTestExactSin, VPTestSourceSin */
 
 typedef struct {
-  const char        *name;      /* solver name in the results */
-  PetscBool          assembled; /* operator assembled (GAMG) or matrix-free */
-  PetscBool          mg;        /* PCMG over the DMQBOX hierarchy */
-  VPPrecision        mgprec;    /* arithmetic of the coarser levels (DMQBoxSetPrecision) */
-  const char *const *opts;      /* option name (without prefix), value pairs; NULL-terminated */
-  PetscBool          onepatch;  /* coarsest level of 2 cells per direction solved by one vertex patch, where possible */
+  const char        *name;       /* solver name in the results */
+  PetscBool          assembled;  /* operator assembled (GAMG) or matrix-free */
+  PetscBool          mg;         /* PCMG over the DMQBOX hierarchy */
+  VPPrecision        mgprec;     /* arithmetic of the coarser levels (DMQBoxSetPrecision) */
+  const char *const *opts;       /* option name (without prefix), value pairs; NULL-terminated */
+  PetscBool          onepatch;   /* coarsest level of 2 cells per direction solved by one vertex patch, where possible */
+  PetscBool          finedouble; /* the finest level's vertex-patch smoother in double whatever mgprec is (vpatch-r-mixed) */
 } VPSolverConfig;
 
 typedef struct {
@@ -62,15 +70,19 @@ static const char *const VPOptsV[]        = {"ksp_type", "gmres", VP_OPTS_VPATCH
 static const char *const VPOptsFMG[]      = {"ksp_type", "gmres", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-12", "pc_mg_type", "full", NULL};
 static const char *const VPOptsVMixed[]   = {"ksp_type", "fgmres", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-6", "mg_levels_pc_vpatch_precision", "single", NULL};
 static const char *const VPOptsFMGMixed[] = {"ksp_type", "fgmres", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-6", "mg_levels_pc_vpatch_precision", "single", "pc_mg_type", "full", NULL};
+static const char *const VPOptsR[]        = {"ksp_type", "richardson", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-12", NULL};
+static const char *const VPOptsRMixed[]   = {"ksp_type", "richardson", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-6", "mg_levels_pc_vpatch_precision", "single", NULL};
 
-static const VPSolverConfig VPSolvers[] = {{"gamg", PETSC_TRUE, PETSC_FALSE, VP_PRECISION_DOUBLE, VPOptsGAMG, PETSC_FALSE},
-                                           {"auxamg", PETSC_TRUE, PETSC_FALSE, VP_PRECISION_DOUBLE, VPOptsAuxAMG, PETSC_FALSE},
-                                           {"mg-chebyshev", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsCheby, PETSC_FALSE},
-                                           {"vpatch-v", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsV, PETSC_TRUE},
-                                           {"vpatch-fmg", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsFMG, PETSC_TRUE},
-                                           {"vpatch-v-mixed", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_SINGLE, VPOptsVMixed, PETSC_TRUE},
-                                           {"vpatch-fmg-mixed", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_SINGLE, VPOptsFMGMixed, PETSC_TRUE},
-                                           {NULL, PETSC_FALSE, PETSC_FALSE, VP_PRECISION_DOUBLE, NULL, PETSC_FALSE}};
+static const VPSolverConfig VPSolvers[] = {{"gamg", PETSC_TRUE, PETSC_FALSE, VP_PRECISION_DOUBLE, VPOptsGAMG, PETSC_FALSE, PETSC_FALSE},
+                                           {"auxamg", PETSC_TRUE, PETSC_FALSE, VP_PRECISION_DOUBLE, VPOptsAuxAMG, PETSC_FALSE, PETSC_FALSE},
+                                           {"mg-chebyshev", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsCheby, PETSC_FALSE, PETSC_FALSE},
+                                           {"vpatch-v", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsV, PETSC_TRUE, PETSC_FALSE},
+                                           {"vpatch-fmg", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsFMG, PETSC_TRUE, PETSC_FALSE},
+                                           {"vpatch-v-mixed", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_SINGLE, VPOptsVMixed, PETSC_TRUE, PETSC_FALSE},
+                                           {"vpatch-fmg-mixed", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_SINGLE, VPOptsFMGMixed, PETSC_TRUE, PETSC_FALSE},
+                                           {"vpatch-r", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsR, PETSC_TRUE, PETSC_FALSE},
+                                           {"vpatch-r-mixed", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_SINGLE, VPOptsRMixed, PETSC_TRUE, PETSC_TRUE},
+                                           {NULL, PETSC_FALSE, PETSC_FALSE, VP_PRECISION_DOUBLE, NULL, PETSC_FALSE, PETSC_FALSE}};
 
 /* the coordinates of this rank's nodes (lexicographic in the owned box, the order of the global vector) for a PC that
    takes them (PCAUXAMG); the DMQBOX stores none by default */
@@ -153,7 +165,7 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   Vec         x, b, r = NULL;
   PetscInt    levels;
   PetscReal   t0, t1, bnorm, rnorm;
-  char        prefix[64], name[128];
+  char        prefix[64], name[128], finename[64];
   VecType     vt;
   PetscBool   device, set, two = PETSC_FALSE, mine[32];
   PetscInt    nopt;
@@ -197,7 +209,7 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   if (cfg->mg) { /* the deepest hierarchy the mesh allows (-<prefix>pc_mg_levels overrides) */
     PetscCall(DMQBoxGetMaxLevels(dm, &levels));
     PetscCall(PetscSNPrintf(name, sizeof(name), "-%spc_mg_levels", prefix));
-    PetscCall(PetscOptionsHasName(NULL, NULL, name, &set));
+    PetscCall(PetscOptionsGetInt(NULL, NULL, name, &levels, &set));
     if (cfg->onepatch && !set) { /* the deepest hierarchy whose coarsest level has 2 cells per direction, if any: one
                                     vertex patch covers it, so one sweep is an exact coarse solve (no Krylov iterations) */
       PetscInt c[3];
@@ -220,6 +232,12 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
     PetscCall(PetscStrcmp(ov[2 * nopt], "mg_coarse_pc_type", &ispc));
     if (two && isksp) ov[2 * nopt + 1] = "preonly";
     if (two && ispc) ov[2 * nopt + 1] = "vpatch";
+  }
+  if (cfg->finedouble) { /* the finest level's smoother (level levels - 1 of PCMG) in double */
+    PetscCall(PetscSNPrintf(finename, sizeof(finename), "mg_levels_%" PetscInt_FMT "_pc_vpatch_precision", levels - 1));
+    ov[2 * nopt]     = finename;
+    ov[2 * nopt + 1] = "double";
+    nopt++;
   }
   if (two) {
     ov[2 * nopt]     = "mg_coarse_pc_vpatch_precision";

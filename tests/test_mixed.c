@@ -1,7 +1,9 @@
 static char help[] = "Mixed precision: GMRES in double preconditioned by a single-precision multigrid V-cycle (vertex-patch smoothers,\n\
 coarser operators and transfers in float on the GPU) against the same solver in double (bench/vpsolve.h: vpatch-v,\n\
-vpatch-v-mixed; also FMG). Both must converge to 1e-8, the mixed run within one iteration of the double one, and the\n\
-final L2 errors must agree to two significant digits. Options: -dim, -degrees, -cells. Needs a GPU.\n\
+vpatch-v-mixed; also FMG), and the V-cycle as the solver (Richardson: vpatch-r, double; vpatch-r-mixed) against GMRES.\n\
+Both of a pair must converge to 1e-8, the second within one iteration of the first, and the final L2 errors must agree\n\
+to two significant digits. Options: -dim, -degrees, -cells, -pairs (which of the four pairs, 0..3: v, fmg, r, r-mixed;\n\
+default all). Single precision needs a GPU; pair 2 (vpatch-v, vpatch-r) runs on the CPU too.\n\
 The tests stop at degrees where a residual reduction of 1e-8 still resolves the discretization error (3D Q_6 on 8^3\n\
 cells has an L2 error of 2e-11: there the double and mixed FMG runs gave 2.0e-11 and 3.9e-11, both at 1e-8).\n\n";
 
@@ -24,18 +26,24 @@ static PetscErrorCode Find(const char name[], const VPSolverConfig **cfg)
 int main(int argc, char **argv)
 {
   PetscInt    dim = 3, degrees[10], ndeg, n = 8;
-  const char *pairs[2][2] = {{"vpatch-v", "vpatch-v-mixed"}, {"vpatch-fmg", "vpatch-fmg-mixed"}};
+  const char *pairs[4][2] = {{"vpatch-v", "vpatch-v-mixed"}, {"vpatch-fmg", "vpatch-fmg-mixed"}, {"vpatch-v", "vpatch-r"}, {"vpatch-v", "vpatch-r-mixed"}};
+  PetscInt    which[4] = {0, 1, 2, 3}, nwhich = 4;
+  PetscBool   set;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscVPatchInitializePackage());
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-cells", &n, NULL));
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-pairs", which, &nwhich, &set));
+  if (!set) nwhich = 4; /* all; an absent option leaves the count at 0 */
+  for (PetscInt i = 0; i < nwhich; i++) PetscCheck(which[i] >= 0 && which[i] < 4, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pairs: %" PetscInt_FMT " is not one of 0..3", which[i]);
   PetscCall(VPTestGetDegrees(dim == 2 ? 10 : 8, degrees, &ndeg));
   const PetscInt box[3] = {n, n, n};
   for (PetscInt i = 0; i < ndeg; i++) {
     PetscInt k = degrees[i];
-    for (PetscInt p = 0; p < 2; p++) {
+    for (PetscInt w = 0; w < nwhich; w++) {
+      const PetscInt        p = which[w];
       const VPSolverConfig *cd, *cm;
       VPSolveResult         rd, rm;
       char                  ed[32], em[32];
@@ -72,6 +80,16 @@ int main(int argc, char **argv)
     suffix: 2d
     requires: cuda
     args: -dim 2 -degrees 1,3 -cells 16 -dm_vec_type cuda
+    output_file: none
+
+  test:
+    suffix: richardson_cpu
+    args: -dim 3 -degrees 2,3 -cells 8 -pairs 2
+    output_file: none
+
+  test:
+    suffix: richardson_2d_cpu
+    args: -dim 2 -degrees 1,4 -cells 16 -pairs 2
     output_file: none
 
   test:
