@@ -53,6 +53,7 @@ typedef struct {
   PetscReal          dm, assemble; /* seconds: DM set-up and three global vectors; DMCreateMatrix() (the assembly, for assembled configurations) */
   PetscReal          setup, solve; /* seconds: KSPSetUp (PCSetUp: hierarchy, smoothers, the peers' set-up), median KSPSolve */
   PetscReal          rrel, l2;     /* ||b - A x|| / ||b|| (double operator), L2 error */
+  PetscReal          rtol;         /* the KSP's relative tolerance (1e-8, or -<prefix>ksp_rtol) */
   PetscReal          devmem;       /* GB of device memory in use after the solves (cudaMemGetInfo; -1 without a device) */
   char               ksptype[32];  /* the outer Krylov method (the configuration's, or an option's) */
   KSPConvergedReason reason;
@@ -223,21 +224,23 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   }
   /* the configuration's options (with the one-patch coarse solve), where not given; cleared after KSPSetUp, which reads
      them, so that every solve starts from the same options */
-  for (nopt = 0; cfg->opts[2 * nopt]; nopt++) {
+  nopt = 0;
+  if (cfg->finedouble) { /* the finest level's smoother (level levels - 1 of PCMG) in double; first, since the options
+                            database finds -mg_levels_pc_... (set below) when asked for -mg_levels_<n>_pc_... */
+    PetscCall(PetscSNPrintf(finename, sizeof(finename), "mg_levels_%" PetscInt_FMT "_pc_vpatch_precision", levels - 1));
+    ov[2 * nopt]     = finename;
+    ov[2 * nopt + 1] = "double";
+    nopt++;
+  }
+  for (PetscInt j = 0; cfg->opts[2 * j]; j++, nopt++) {
     PetscCheck(nopt < 30, comm, PETSC_ERR_PLIB, "Too many options in configuration %s", cfg->name);
-    ov[2 * nopt]     = cfg->opts[2 * nopt];
-    ov[2 * nopt + 1] = cfg->opts[2 * nopt + 1];
+    ov[2 * nopt]     = cfg->opts[2 * j];
+    ov[2 * nopt + 1] = cfg->opts[2 * j + 1];
     PetscBool isksp, ispc;
     PetscCall(PetscStrcmp(ov[2 * nopt], "mg_coarse_ksp_type", &isksp));
     PetscCall(PetscStrcmp(ov[2 * nopt], "mg_coarse_pc_type", &ispc));
     if (two && isksp) ov[2 * nopt + 1] = "preonly";
     if (two && ispc) ov[2 * nopt + 1] = "vpatch";
-  }
-  if (cfg->finedouble) { /* the finest level's smoother (level levels - 1 of PCMG) in double */
-    PetscCall(PetscSNPrintf(finename, sizeof(finename), "mg_levels_%" PetscInt_FMT "_pc_vpatch_precision", levels - 1));
-    ov[2 * nopt]     = finename;
-    ov[2 * nopt + 1] = "double";
-    nopt++;
   }
   if (two) {
     ov[2 * nopt]     = "mg_coarse_pc_vpatch_precision";
@@ -303,6 +306,7 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   PetscCall(VPSolveTimed(ksp, b, x, repeats, device, &res->solve));
   PetscCall(PetscLogStagePop());
   PetscCall(KSPGetIterationNumber(ksp, &res->its));
+  PetscCall(KSPGetTolerances(ksp, &res->rtol, NULL, NULL, NULL));
   PetscCall(KSPGetConvergedReason(ksp, &res->reason));
   {
     KSPType type;
