@@ -1,6 +1,7 @@
 static char help[] = "Mixed precision: GMRES in double preconditioned by a single-precision multigrid V-cycle (vertex-patch smoothers,\n\
 coarser operators and transfers in float on the GPU) against the same solver in double (bench/vpsolve.h: vpatch-v,\n\
-vpatch-v-mixed; also FMG), and the V-cycle as the solver (Richardson: vpatch-r, double; vpatch-r-mixed) against GMRES.\n\
+vpatch-v-mixed; also FMG), the V-cycle as the solver (Richardson, vpatch-r) against GMRES, and its mixed variant\n\
+(vpatch-r-mixed) against it.\n\
 Both of a pair must converge to 1e-8, the second within one iteration of the first, and the final L2 errors must agree\n\
 to two significant digits. Options: -dim, -degrees, -cells, -pairs (which of the four pairs, 0..3: v, fmg, r, r-mixed;\n\
 default all). Single precision needs a GPU; pair 2 (vpatch-v, vpatch-r) runs on the CPU too.\n\
@@ -26,7 +27,7 @@ static PetscErrorCode Find(const char name[], const VPSolverConfig **cfg)
 int main(int argc, char **argv)
 {
   PetscInt    dim = 3, degrees[10], ndeg, n = 8;
-  const char *pairs[4][2] = {{"vpatch-v", "vpatch-v-mixed"}, {"vpatch-fmg", "vpatch-fmg-mixed"}, {"vpatch-v", "vpatch-r"}, {"vpatch-v", "vpatch-r-mixed"}};
+  const char *pairs[4][2] = {{"vpatch-v", "vpatch-v-mixed"}, {"vpatch-fmg", "vpatch-fmg-mixed"}, {"vpatch-v", "vpatch-r"}, {"vpatch-r", "vpatch-r-mixed"}};
   PetscInt    which[4] = {0, 1, 2, 3}, nwhich = 4;
   PetscBool   set;
 
