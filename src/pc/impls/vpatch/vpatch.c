@@ -1255,6 +1255,12 @@ static PetscErrorCode PCVPatchSetLocalSolver_VPatch(PC pc, PCVPatchLocalSolver l
   Vectors stay `PetscScalar`: single precision converts on load into shared memory and on the store, halving the
   shared-memory footprint and traffic of the kernels. The CPU path is double only.
 
+  In single precision each patch's residual b - A x has an absolute error of about 1e-7 |A| |x|. As a smoother of a
+  preconditioner (PCMG inside FGMRES, or in `KSPRICHARDSON`'s own loop) it sees residual equations and that is harmless;
+  smoothing the solution itself (`KSPRICHARDSON` over `PCMG` with the default convergence test, which hands the
+  iteration to `PCApplyRichardson()` of `PCMG`) stalls there: keep the finest level double
+  (-mg_levels_<n>_pc_vpatch_precision double) or use an outer Krylov method.
+
 .seealso: `PCVPATCH`, `VPPrecision`, `DMQBoxSetPrecision()`
 @*/
 PetscErrorCode PCVPatchSetPrecision(PC pc, VPPrecision precision)
