@@ -226,6 +226,16 @@ int main(int argc, char **argv)
     args: -dm_qbox_degree 1 -dm_qbox_cells 6,4,4 -single
 
   test:
+    suffix: 3d_k3_entries
+    requires: cuda
+    args: -dm_qbox_degree 3 -dm_qbox_cells 4 -pc_vpatch_dg_lines 0
+
+  test:
+    suffix: 3d_k7_single_entries
+    requires: cuda
+    args: -dm_qbox_degree 7 -dm_qbox_cells 4,2,4 -single -pc_vpatch_dg_lines 0
+
+  test:
     suffix: 3d_k8
     requires: cuda
     args: -dm_qbox_degree 8 -dm_qbox_cells 2

@@ -96,5 +96,6 @@ typedef struct {
 } VPDGPatchDevice;
 /* dl += the corrections of the color's patches (as VPDGPatchColor_CPU()): with xl NULL for the residual bl itself; with xl
    the residual of each patch is bl - A xl on its cells, computed in the kernel from xl on the patch and its face
-   neighbours (the localized residual; one rank: the local box must hold every neighbour) */
-PETSC_EXTERN PetscErrorCode VPDGPatchColor_CUDA(const VPGrid *, PetscBool single, const VPDG1D *d_dg, const VPDGPatchDevice *, PetscInt color, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl);
+   neighbours (the localized residual; one rank: the local box must hold every neighbour). lines (3D): one thread per 1D
+   line of the patch (VPDGPatchLineKernel), else one per unknown */
+PETSC_EXTERN PetscErrorCode VPDGPatchColor_CUDA(const VPGrid *, PetscBool single, PetscBool lines, const VPDG1D *d_dg, const VPDGPatchDevice *, PetscInt color, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl);

@@ -54,6 +54,7 @@ typedef struct {
   PetscReal          *d_dgQ[3];  /* discontinuous DMQBOX, GPU: the device copies of dgp's eigenvectors and eigenvalues */
   PetscReal          *d_dglam[3];
   PetscBool           dgfused;    /* discontinuous DMQBOX, GPU, one rank: each color's residual computed in the patch kernel */
+  PetscBool           dglines;    /* discontinuous DMQBOX, GPU, 3D: one thread per 1D line of a patch (else one per unknown) */
   PetscBool           surrogate;  /* a mapped DMQBOX (or one with a coefficient): inexact local solves of a separable surrogate, residuals by MatMult */
   PCVPatchSurrogate   surtype;    /* how the surrogate is scaled (-pc_vpatch_surrogate) */
   PetscBool           surtypeset; /* -pc_vpatch_surrogate given (else the local solver cg takes mean) */
@@ -821,7 +822,7 @@ static PetscErrorCode PCVPatchStepDGFused(PC_VPatch *jac, Vec b, Vec x, PetscBoo
     PetscCall(VecGetArrayAndMemType(jac->w, &wa, NULL));
     PetscCheck(PetscMemTypeDevice(mb) && PetscMemTypeDevice(mx), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PCVPATCH DG fused kernel: the vectors are not on the GPU (use the DM's CUDA vectors)");
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(VPDGPatchColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), d_dg, &pd, c, ba, xa, wa));
+    PetscCall(VPDGPatchColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), jac->dglines, d_dg, &pd, c, ba, xa, wa));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogGpuFlops(VPDGColorPatches(g, c) * VPDGFlopsPatch(g->dim, g->k, PETSC_TRUE)));
     PetscCall(VecRestoreArrayAndMemType(jac->w, &wa));
@@ -859,7 +860,7 @@ static PetscErrorCode PCVPatchDGColors(PC_VPatch *jac, Vec r, PetscInt c0, Petsc
     PetscCall(PCVPatchDGDevice(jac, &d_dg, &pd));
     PetscCall(PetscLogGpuTimeBegin());
     for (PetscInt c = c0; c < c0 + n; c++) {
-      PetscCall(VPDGPatchColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), d_dg, &pd, c, ra, NULL, wa));
+      PetscCall(VPDGPatchColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), jac->dglines, d_dg, &pd, c, ra, NULL, wa));
       PetscCall(PetscLogGpuFlops(VPDGColorPatches(g, c) * VPDGFlopsPatch(g->dim, g->k, PETSC_FALSE)));
     }
     PetscCall(PetscLogGpuTimeEnd());
@@ -1103,6 +1104,7 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
   PetscCall(PetscOptionsEnum("-pc_vpatch_precision", "GPU arithmetic of the patch kernels (the CPU path is double only)", "PCVPatchSetPrecision", VPPrecisions, (PetscEnum)jac->precision, (PetscEnum *)&jac->precision, NULL));
   PetscCall(PetscOptionsRangeInt("-pc_vpatch_patches_per_block", "GPU: patches per thread block (0: chosen per dimension and degree; no effect on the CPU path)", "PCVPATCH", jac->ppb, &jac->ppb, &flg2, 0, 64));
   if (flg || flg2) jac->kernelset = PETSC_TRUE;
+  PetscCall(PetscOptionsBool("-pc_vpatch_dg_lines", "Discontinuous DMQBOX in 3D, GPU: one thread per 1D line of a patch (else one per unknown)", "PCVPATCH", jac->dglines, &jac->dglines, NULL));
   PetscCall(PetscOptionsBool("-pc_vpatch_overlap", "Several ranks: solve the patches next to other ranks first, the others while their values travel", "PCVPATCH", jac->overlap, &jac->overlap, NULL));
   {
     PCVPatchRanks r = jac->ranks;
@@ -1155,6 +1157,7 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
                                      jac->type == PC_VPATCH_ADDITIVE ? "all patches on one residual (additive)" : (jac->dgfused ? "each patch's residual in the patch kernel (fused)" : "each color's residual by the operator"),
                                      jac->cuda ? "CUDA kernels" : "CPU"));
     if (jac->cuda) PetscCall(PetscViewerASCIIPrintf(viewer, "%s precision arithmetic (-pc_vpatch_precision)\n", VPPrecisions[jac->precision]));
+    if (jac->cuda && q->dim == 3) PetscCall(PetscViewerASCIIPrintf(viewer, "CUDA kernel: one thread per %s (-pc_vpatch_dg_lines)\n", jac->dglines ? "1D line of a patch" : "unknown of a patch"));
   } else if (jac->dm) {
     DM_QBox *q = (DM_QBox *)jac->dm->data;
     PetscCall(PetscViewerASCIIPrintf(viewer, "Q_%" PetscInt_FMT " in %" PetscInt_FMT "D: %" PetscInt_FMT " colors, %" PetscInt_FMT "^%" PetscInt_FMT " unknowns per patch, %s\n", q->degree, q->dim, (PetscInt)(q->dim == 3 ? 8 : 4), 2 * q->degree - 1,
@@ -1462,6 +1465,7 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
 . -pc_vpatch_local_solver <fdm,dense,cg>        - fast diagonalization (default), a stored dense LU (verification), or on a mapped `DMQBOX` CG steps on each patch's true operator (CPU)
 . -pc_vpatch_local_its <n>                      - local solver cg: CG steps per patch (default 2)
 . -pc_vpatch_surrogate <pointmax,cellmax,mean>  - mapped `DMQBOX`: the scaling of the separable surrogate (`PCVPatchSurrogate`)
+. -pc_vpatch_dg_lines <bool>                     - discontinuous `DMQBOX` in 3D on the GPU: one thread per 1D line of a patch (default) or per unknown
 . -pc_vpatch_overlap <bool>                      - several ranks: solve the patches next to other ranks first and the others while their values travel (default true)
 - -pc_vpatch_ranks <exact,relaxed>               - several ranks: one rank's iterates with one exchange per color (default), or no exchange inside a sweep (`PCVPatchRanks`; not symmetric)
 
@@ -1515,6 +1519,7 @@ PetscErrorCode PCCreate_VPatch(PC pc)
   jac->kernel   = PC_VPATCH_KERNEL_FUSED;
   jac->overlap  = PETSC_TRUE;
   jac->ranks    = PC_VPATCH_RANKS_EXACT;
+  jac->dglines  = PETSC_TRUE;
 
   pc->ops->apply           = PCApply_VPatch;
   pc->ops->applytranspose  = PCApplyTranspose_VPatch;

@@ -12,6 +12,7 @@
 */
 #include <petscvpatch/private/vpcuda.cuh>
 #include <petscvpatch/private/vpdg.h>
+#include <type_traits>
 
 template <int DIM, int K> struct VPDGPatchShape {
   static constexpr int N = K + 1, NN = N * N, P2 = 2 * N, NP = DIM == 3 ? P2 * P2 * P2 : P2 * P2;
@@ -181,8 +182,233 @@ __global__ void __launch_bounds__(VPDGPatchShape<DIM, K>::TH)
   }
 }
 
+/* ------------------------------------------------------------------------------------------------------------ */
+/* 3D: one thread per 1D line of the patch (the "lines" kernel). A block of (2N)^2 threads takes one patch; every pass
+   along a direction e gives each thread one line along e: it loads the line into registers, applies the 1D matrix
+   (from shared memory, the same entry for every thread: a broadcast) and writes the line back. A multiply-add then
+   reads one shared operand instead of two, and the line's entries are read once per pass instead of once per output.
+   The residual's pass along e loads x's line over the patch's two cells and their two neighbours (4N values) from
+   global memory straight into registers; the mass along the two other directions and the solve's passes work in place
+   on two shared tensors (R: the residual, then the solve; B: the work tensor), since a pass reads and writes only its
+   threads' own lines. The tensors' strides and, per direction, which of the two other coordinates is the threads'
+   fastest are chosen at compile time (VPDGLineLayoutSearch) for the fewest shared-memory bank conflicts. */
+struct VPDGLineLayout {
+  int s[3];    /* strides of the patch coordinates (x, y, z) in the shared tensors */
+  int fast[3]; /* for lines along e: the other coordinate that runs fastest over the threads */
+  int cost;    /* wavefronts of the first warp, summed over the three directions */
+};
+/* wavefronts of one shared access by the first warp for lines along e, fast coordinate f, strides s; BK entries of T
+   make one bank cycle, served per group of BK threads */
+__host__ __device__ constexpr int VPDGLineConflicts(int P2, int BK, const int *s, int e, int f)
+{
+  const int g = 3 - e - f, T = P2 * P2 < 32 ? P2 * P2 : 32;
+  int       w = 0;
+  for (int t0 = 0; t0 < T; t0 += BK) {
+    int cnt[32] = {0}, m = 0;
+    for (int t = t0; t < t0 + BK && t < T; t++) {
+      const int a = ((t % P2) * s[f] + (t / P2) * s[g]) % BK;
+      cnt[a]++;
+      if (cnt[a] > m) m = cnt[a];
+    }
+    w += m;
+  }
+  return w;
+}
+__host__ __device__ constexpr VPDGLineLayout VPDGLineLayoutSearch(int P2, int BK)
+{
+  VPDGLineLayout best       = {{1, P2, P2 * P2}, {1, 0, 0}, 1 << 30};
+  const int      perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}}; /* fastest, middle, slowest */
+  for (int p = 0; p < 6; p++)
+    for (int pm = 0; pm < 2; pm++)
+      for (int ps = 0; ps < BK; ps++) {
+        VPDGLineLayout L = {{0, 0, 0}, {0, 0, 0}, 0};
+        L.s[perm[p][0]]  = 1;
+        L.s[perm[p][1]]  = P2 + pm;
+        L.s[perm[p][2]]  = P2 * (P2 + pm) + ps;
+        for (int e = 0; e < 3; e++) {
+          const int f1 = e == 0 ? 1 : 0, f2 = e == 2 ? 1 : 2, c1 = VPDGLineConflicts(P2, BK, L.s, e, f1), c2 = VPDGLineConflicts(P2, BK, L.s, e, f2);
+          L.fast[e] = c1 <= c2 ? f1 : f2;
+          L.cost += c1 <= c2 ? c1 : c2;
+        }
+        if (L.cost < best.cost || (L.cost == best.cost && L.s[0] + L.s[1] + L.s[2] < best.s[0] + best.s[1] + best.s[2])) best = L; /* then the smallest tensor */
+      }
+  return best;
+}
+
+template <int K, typename T> struct VPDGLineShape {
+  static constexpr int            N = K + 1, NN = N * N, P2 = 2 * N, NL = P2 * P2, NP = P2 * NL, LP = P2 * 4 * N, BK = 128 / (int)sizeof(T);
+  static constexpr VPDGLineLayout L  = VPDGLineLayoutSearch(P2, BK);
+  static constexpr int            S0 = L.s[0], S1 = L.s[1], S2 = L.s[2], F0 = L.fast[0], F1 = L.fast[1], F2 = L.fast[2];
+  static constexpr int            BUF = (P2 - 1) * (S0 + S1 + S2) + 1; /* entries of a shared tensor */
+  /* shared memory (T): R [BUF], B [BUF], Lp [3 LP], Q [3 P2^2], lam [3 P2], M [3 N^2] */
+  static constexpr int                                             OB = BUF, OL = 2 * BUF, OQ = OL + 3 * LP, OLAM = OQ + 3 * P2 * P2, OM = OLAM + 3 * P2, SIZE = OM + 3 * NN;
+  template <int E> static __device__ __forceinline__ constexpr int stride()
+  {
+    return E == 0 ? S0 : (E == 1 ? S1 : S2);
+  }
+  /* thread t's line along E: its coordinates (i[E] = 0) */
+  template <int E> static __device__ __forceinline__ void line(int t, int i[3])
+  {
+    constexpr int F = E == 0 ? F0 : (E == 1 ? F1 : F2), G = 3 - E - F;
+    i[E] = 0;
+    i[F] = t % P2;
+    i[G] = t / P2;
+  }
+};
+
+template <int K, typename T>
+__global__ void __launch_bounds__(VPDGLineShape<K, T>::NL)
+    VPDGPatchLineKernel(const VPGrid g, const VPDG1D *__restrict__ dg, const VPDGPatchDevice pd, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ d)
+{
+  using S         = VPDGLineShape<K, T>;
+  constexpr int N = S::N, NN = S::NN, P2 = S::P2, NL = S::NL, NP = S::NP, LP = S::LP;
+  VP_DYNAMIC_SHARED(T, sm);
+  T *const R = sm, *const B = sm + S::OB, *const Lp = sm + S::OL, *const Q = sm + S::OQ, *const lam = sm + S::OLAM, *const M = sm + S::OM;
+  const int      t = threadIdx.x, pid = blockIdx.x, v[3] = {vlo0 + 2 * (pid % nv0), vlo1 + 2 * ((pid / nv0) % nv1), vlo2 + 2 * (pid / (nv0 * nv1))};
+  const PetscInt str[3] = {1, g.gxm[0], (PetscInt)g.gxm[0] * g.gxm[1]};
+  PetscInt       base   = 0;
+
+#pragma unroll
+  for (int e = 0; e < 3; e++) base += ((PetscInt)(v[e] - 1) * N - g.gxs[e]) * str[e];
+  for (int q = t; q < 3 * P2 * P2; q += NL) {
+    const int e = q / (P2 * P2);
+    Q[q]        = (T)pd.Q[e][(PetscInt)(v[e] - 1) * P2 * P2 + (q - e * P2 * P2)];
+  }
+  for (int q = t; q < 3 * P2; q += NL) lam[q] = (T)pd.lam[q / P2][(PetscInt)(v[q / P2] - 1) * P2 + q % P2];
+  for (int q = t; q < 3 * NN; q += NL) M[q] = (T)dg[q / NN].M[q % NN];
+  if (x)
+    for (int q = t; q < 3 * LP; q += NL) {
+      const int e = q / LP, rr = q - e * LP, row = rr / (4 * N), col = rr - row * 4 * N, a = row / N, bb = col / N;
+      const int c = v[e] - 1 + a, cn = v[e] - 2 + bb, o = bb - 1 - a;
+      Lp[q] = (o >= -1 && o <= 1 && cn >= 0 && cn < (int)g.N[e]) ? (T)VPDGDeviceBlockEntry(dg[e], c, o, row % N, col % N) : (T)0;
+    }
+  for (int q = t; q < NP; q += NL) { /* R = b on the patch, read along x */
+    const int i0 = q % P2, i1 = (q / P2) % P2, i2 = q / NL;
+    R[i0 * S::S0 + i1 * S::S1 + i2 * S::S2] = (T)b[base + i0 + i1 * str[1] + i2 * str[2]];
+  }
+  /* a pass along E in place on buffer X: f(line registers) */
+  auto pass = [&](auto Ec, T *X, auto &&f) {
+    constexpr int E = decltype(Ec)::value;
+    int           i[3];
+    S::template line<E>(t, i);
+    const int o = i[0] * S::S0 + i[1] * S::S1 + i[2] * S::S2;
+    T         u[P2], w[P2];
+#pragma unroll
+    for (int j = 0; j < P2; j++) u[j] = X[o + j * S::template stride<E>()];
+    f(i, u, w);
+#pragma unroll
+    for (int j = 0; j < P2; j++) X[o + j * S::template stride<E>()] = w[j];
+  };
+  /* w = the cell mass along F of the line u (block diagonal: two cells of N) */
+  auto mass = [&](auto Fc, const T *u, T *w) {
+    constexpr int F = decltype(Fc)::value;
+#pragma unroll
+    for (int i = 0; i < P2; i++) {
+      T s = 0;
+#pragma unroll
+      for (int j = 0; j < N; j++) s += M[F * NN + (i % N) * N + j] * u[(i / N) * N + j];
+      w[i] = s;
+    }
+  };
+  if (x) { /* R -= A x on the patch's cells: per direction e, L_e along e (x's line over four cells), then the masses */
+    auto direction = [&](auto Ec) {
+      constexpr int E = decltype(Ec)::value, F1 = E == 0 ? 1 : 0, F2 = E == 2 ? 1 : 2;
+      __syncthreads(); /* the tables and R; B free */
+      {
+        int i[3];
+        S::template line<E>(t, i);
+        const PetscInt go = base + i[0] * str[0] + i[1] * str[1] + i[2] * str[2];
+        const bool     lo = v[E] - 2 >= 0, hi = v[E] + 1 < (int)g.N[E]; /* the neighbour cells exist */
+        T              u[4 * N], w;
+#pragma unroll
+        for (int j = 0; j < 4 * N; j++) u[j] = ((j < N && !lo) || (j >= 3 * N && !hi)) ? (T)0 : (T)x[go + (PetscInt)(j - N) * str[E]];
+        const int o = i[0] * S::S0 + i[1] * S::S1 + i[2] * S::S2;
+#pragma unroll
+        for (int r = 0; r < P2; r++) {
+          const int a = r / N;
+          w           = 0;
+#pragma unroll
+          for (int j = 0; j < 3 * N; j++) w += Lp[E * LP + r * 4 * N + a * N + j] * u[a * N + j];
+          B[o + r * S::template stride<E>()] = w;
+        }
+      }
+      __syncthreads();
+      pass(std::integral_constant<int, F1>(), B, [&](const int *, const T *u, T *w) { mass(std::integral_constant<int, F1>(), u, w); });
+      __syncthreads();
+      {
+        int i[3];
+        S::template line<F2>(t, i);
+        const int o = i[0] * S::S0 + i[1] * S::S1 + i[2] * S::S2;
+        T         u[P2], w[P2];
+#pragma unroll
+        for (int j = 0; j < P2; j++) u[j] = B[o + j * S::template stride<F2>()];
+        mass(std::integral_constant<int, F2>(), u, w);
+#pragma unroll
+        for (int j = 0; j < P2; j++) R[o + j * S::template stride<F2>()] -= w[j];
+      }
+    };
+    direction(std::integral_constant<int, 0>());
+    direction(std::integral_constant<int, 1>());
+    direction(std::integral_constant<int, 2>());
+  }
+  /* the exact solve in place in R: Q_z^T, Q_y^T, then along x Q_x^T, the eigenvalue sums, Q_x; then Q_y, Q_z into d */
+  auto qt = [&](auto Ec) {
+    constexpr int E = decltype(Ec)::value;
+    __syncthreads();
+    pass(Ec, R, [&](const int *, const T *u, T *w) {
+#pragma unroll
+      for (int i = 0; i < P2; i++) {
+        T s = 0;
+#pragma unroll
+        for (int j = 0; j < P2; j++) s += Q[E * P2 * P2 + j * P2 + i] * u[j];
+        w[i] = s;
+      }
+    });
+  };
+  auto qn = [&](auto Ec, const T *u, T *w) {
+    constexpr int E = decltype(Ec)::value;
+#pragma unroll
+    for (int i = 0; i < P2; i++) {
+      T s = 0;
+#pragma unroll
+      for (int j = 0; j < P2; j++) s += Q[E * P2 * P2 + i * P2 + j] * u[j];
+      w[i] = s;
+    }
+  };
+  qt(std::integral_constant<int, 2>());
+  qt(std::integral_constant<int, 1>());
+  __syncthreads();
+  pass(std::integral_constant<int, 0>(), R, [&](const int *i, const T *u, T *w) {
+    T       y[P2];
+    const T l12 = lam[P2 + i[1]] + lam[2 * P2 + i[2]];
+#pragma unroll
+    for (int r = 0; r < P2; r++) {
+      T s = 0;
+#pragma unroll
+      for (int j = 0; j < P2; j++) s += Q[j * P2 + r] * u[j];
+      y[r] = s / (lam[r] + l12);
+    }
+    qn(std::integral_constant<int, 0>(), y, w);
+  });
+  __syncthreads();
+  pass(std::integral_constant<int, 1>(), R, [&](const int *, const T *u, T *w) { qn(std::integral_constant<int, 1>(), u, w); });
+  __syncthreads();
+  {
+    int i[3];
+    S::template line<2>(t, i);
+    const int      o  = i[0] * S::S0 + i[1] * S::S1;
+    const PetscInt go = base + i[0] + i[1] * str[1];
+    T              u[P2], w[P2];
+#pragma unroll
+    for (int j = 0; j < P2; j++) u[j] = R[o + j * S::S2];
+    qn(std::integral_constant<int, 2>(), u, w);
+#pragma unroll
+    for (int j = 0; j < P2; j++) d[go + j * str[2]] += (PetscScalar)w[j];
+  }
+}
+
 template <int DIM, int K, typename T> struct VPDGPatch {
-  static PetscErrorCode run(const VPGrid *g, const VPDG1D *d_dg, const VPDGPatchDevice *pd, PetscInt color, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl)
+  static PetscErrorCode run(const VPGrid *g, PetscBool lines, const VPDG1D *d_dg, const VPDGPatchDevice *pd, PetscInt color, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl)
   {
     using S             = VPDGPatchShape<DIM, K>;
     const size_t bytes  = sizeof(T) * S::SIZE;
@@ -201,17 +427,24 @@ template <int DIM, int K, typename T> struct VPDGPatch {
     if (!npatch) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCheck(npatch <= (size_t)PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "The CUDA DG patch kernel takes at most 2^31 - 1 patches of one color per rank, this rank has %zu: use more ranks", npatch);
     PetscCall(VPGetStream(&stream));
-    PetscCallCUDA(cudaFuncSetAttribute(VPDGPatchKernel<DIM, K, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
-    VPDGPatchKernel<DIM, K, T><<<(unsigned)npatch, S::TH, bytes, stream>>>(*g, d_dg, *pd, vlo[0], vlo[1], vlo[2], nv[0], nv[1], bl, xl, dl);
+    if (DIM == 3 && lines) {
+      using SL            = VPDGLineShape<K, T>;
+      const size_t lbytes = sizeof(T) * SL::SIZE;
+      PetscCallCUDA(cudaFuncSetAttribute(VPDGPatchLineKernel<K, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)lbytes));
+      VPDGPatchLineKernel<K, T><<<(unsigned)npatch, SL::NL, lbytes, stream>>>(*g, d_dg, *pd, vlo[0], vlo[1], vlo[2], nv[0], nv[1], bl, xl, dl);
+    } else {
+      PetscCallCUDA(cudaFuncSetAttribute(VPDGPatchKernel<DIM, K, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+      VPDGPatchKernel<DIM, K, T><<<(unsigned)npatch, S::TH, bytes, stream>>>(*g, d_dg, *pd, vlo[0], vlo[1], vlo[2], nv[0], nv[1], bl, xl, dl);
+    }
     PetscCallCUDA(cudaGetLastError());
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 };
 VP_PRECISION_ALIASES(VPDGPatch);
 
-PetscErrorCode VPDGPatchColor_CUDA(const VPGrid *g, PetscBool single, const VPDG1D *d_dg, const VPDGPatchDevice *pd, PetscInt color, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl)
+PetscErrorCode VPDGPatchColor_CUDA(const VPGrid *g, PetscBool single, PetscBool lines, const VPDG1D *d_dg, const VPDGPatchDevice *pd, PetscInt color, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl)
 {
   PetscFunctionBegin;
-  VP_DISPATCH_PRECISION(VPDGPatch, single, g->dim, g->k, g, d_dg, pd, color, bl, xl, dl);
+  VP_DISPATCH_PRECISION(VPDGPatch, single, g->dim, g->k, g, lines, d_dg, pd, color, bl, xl, dl);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
