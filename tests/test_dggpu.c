@@ -226,6 +226,11 @@ int main(int argc, char **argv)
     args: -dm_qbox_degree 1 -dm_qbox_cells 6,4,4 -single
 
   test:
+    suffix: 3d_k6_anisotropic
+    requires: cuda
+    args: -dm_qbox_degree 6 -dm_qbox_cells 5,4,6
+
+  test:
     suffix: 3d_k3_entries
     requires: cuda
     args: -dm_qbox_degree 3 -dm_qbox_cells 4 -pc_vpatch_dg_lines 0

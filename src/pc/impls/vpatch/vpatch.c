@@ -55,6 +55,7 @@ typedef struct {
   PetscReal          *d_dglam[3];
   PetscBool           dgfused;    /* discontinuous DMQBOX, GPU, one rank: each color's residual computed in the patch kernel */
   PetscBool           dglines;    /* discontinuous DMQBOX, GPU, 3D: one thread per 1D line of a patch (else one per unknown) */
+  PetscReal          *dgref;      /* discontinuous DMQBOX, GPU, 3D: the interior patches' 1D data at h = 1 (VPDGPatchColor_CUDA()) */
   PetscBool           surrogate;  /* a mapped DMQBOX (or one with a coefficient): inexact local solves of a separable surrogate, residuals by MatMult */
   PCVPatchSurrogate   surtype;    /* how the surrogate is scaled (-pc_vpatch_surrogate) */
   PetscBool           surtypeset; /* -pc_vpatch_surrogate given (else the local solver cg takes mean) */
@@ -253,6 +254,7 @@ static PetscErrorCode PCReset_VPatch(PC pc)
     PetscCall(VPDeviceFree_Private(&jac->d_dgQ[d]));
     PetscCall(VPDeviceFree_Private(&jac->d_dglam[d]));
   }
+  PetscCall(PetscFree(jac->dgref));
   PetscCall(MatDestroy(&jac->Adg));
   PetscCall(PetscFree(jac->work));
   PetscCall(PetscFree2(jac->LU, jac->piv));
@@ -476,6 +478,33 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the 1D data of the interior DG vertex patches at h = 1 (the CUDA lines kernel's constant tables; layout in vpdg.h): a
+   1D mesh of four cells, whose vertex 2 has interior cells on both sides and beyond */
+static PetscErrorCode PCVPatchDGReference(const DM_QBox *q, PetscReal **ref)
+{
+  const PetscInt N = q->degree + 1, P2 = 2 * N;
+  VPDG1D         dg;
+  VPDGPatch1D    p;
+  PetscReal     *t;
+
+  PetscFunctionBegin;
+  PetscCall(PetscFree(*ref));
+  PetscCall(VPDG1DSetUp(&q->basis, 4, 1.0, q->dgpenalty, &dg));
+  PetscCall(VPDGPatch1DSetUp(&dg, &p));
+  PetscCall(PetscMalloc1(P2 * 4 * N + P2 * P2 + P2 + N * N, ref));
+  t = *ref;
+  for (PetscInt r = 0; r < P2; r++)
+    for (PetscInt c = 0; c < 4 * N; c++) {
+      const PetscInt o = c / N - 1 - r / N;
+      *t++             = (o >= -1 && o <= 1) ? VPDGBlockEntry(&dg, 1 + r / N, o, r % N, c % N) : 0;
+    }
+  for (PetscInt i = 0; i < P2 * P2; i++) *t++ = p.Q[P2 * P2 + i]; /* vertex 2 */
+  for (PetscInt i = 0; i < P2; i++) *t++ = p.lam[P2 + i];
+  for (PetscInt i = 0; i < N * N; i++) *t++ = dg.M[i];
+  PetscCall(VPDGPatch1DDestroy(&p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCSetUp_VPatch(PC pc)
 {
   PC_VPatch *jac = (PC_VPatch *)pc->data;
@@ -514,6 +543,7 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
         PetscCall(VPDeviceCopy_Private(jac->dgp[d].lam, (size_t)(q->cells[d] - 1) * P2, &jac->d_dglam[d]));
       }
     }
+    if (jac->cuda && q->dim == 3 && q->degree <= VPATCH_MAX_DEGREE_3D) PetscCall(PCVPatchDGReference(q, &jac->dgref));
     PetscCall(DMQBoxCreateSIPGShell_Private(dm, &jac->Adg));
     PetscCall(DMCreateGlobalVector(dm, &jac->r));
     PetscCall(VecDuplicate(jac->r, &jac->w));
@@ -822,7 +852,7 @@ static PetscErrorCode PCVPatchStepDGFused(PC_VPatch *jac, Vec b, Vec x, PetscBoo
     PetscCall(VecGetArrayAndMemType(jac->w, &wa, NULL));
     PetscCheck(PetscMemTypeDevice(mb) && PetscMemTypeDevice(mx), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PCVPATCH DG fused kernel: the vectors are not on the GPU (use the DM's CUDA vectors)");
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(VPDGPatchColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), jac->dglines, d_dg, &pd, c, ba, xa, wa));
+    PetscCall(VPDGPatchColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), jac->dglines, jac->dgref, d_dg, &pd, c, ba, xa, wa));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogGpuFlops(VPDGColorPatches(g, c) * VPDGFlopsPatch(g->dim, g->k, PETSC_TRUE)));
     PetscCall(VecRestoreArrayAndMemType(jac->w, &wa));
@@ -860,7 +890,7 @@ static PetscErrorCode PCVPatchDGColors(PC_VPatch *jac, Vec r, PetscInt c0, Petsc
     PetscCall(PCVPatchDGDevice(jac, &d_dg, &pd));
     PetscCall(PetscLogGpuTimeBegin());
     for (PetscInt c = c0; c < c0 + n; c++) {
-      PetscCall(VPDGPatchColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), jac->dglines, d_dg, &pd, c, ra, NULL, wa));
+      PetscCall(VPDGPatchColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), jac->dglines, jac->dgref, d_dg, &pd, c, ra, NULL, wa));
       PetscCall(PetscLogGpuFlops(VPDGColorPatches(g, c) * VPDGFlopsPatch(g->dim, g->k, PETSC_FALSE)));
     }
     PetscCall(PetscLogGpuTimeEnd());

@@ -235,6 +235,24 @@ __host__ __device__ constexpr VPDGLineLayout VPDGLineLayoutSearch(int P2, int BK
   return best;
 }
 
+/* The interior patches (vertex v with 2 <= v <= n - 2 along every direction: the patch's cells and their neighbours
+   are interior cells) all have the same 1D data up to the cell size h: L_e = Lref / h_e, M_e = h_e Mref, the pencil's
+   eigenvectors Qref / sqrt(h_e) and eigenvalues lamref / h_e^2. The reference data (h = 1) per degree K <= 8 sit in
+   constant memory (VPDGPatchSetUp_CUDA()), so that the lines kernel reads them as immediate operands of its
+   multiply-adds: the patch rows of Lref against the four cells ((2N) x 4N), Qref ((2N)^2, row-major), lamref (2N),
+   Mref (N^2). The boundary patches read their own data from shared memory. */
+__host__ __device__ constexpr int VPDGRefSize(int K)
+{
+  return 2 * (K + 1) * 4 * (K + 1) + 4 * (K + 1) * (K + 1) + 2 * (K + 1) + (K + 1) * (K + 1);
+}
+__host__ __device__ constexpr int VPDGRefOffset(int K)
+{
+  int o = 0;
+  for (int k = 1; k < K; k++) o += VPDGRefSize(k);
+  return o;
+}
+VP_CONSTANT_TABLE(VPDGRef, VPDGRefOffset(VPATCH_MAX_DEGREE_3D + 1));
+
 template <int K, typename T> struct VPDGLineShape {
   static constexpr int            N = K + 1, NN = N * N, P2 = 2 * N, NL = P2 * P2, NP = P2 * NL, LP = P2 * 4 * N, BK = 128 / (int)sizeof(T);
   static constexpr VPDGLineLayout L  = VPDGLineLayoutSearch(P2, BK);
@@ -256,27 +274,38 @@ template <int K, typename T> struct VPDGLineShape {
   }
 };
 
-template <int K, typename T>
-__global__ void __launch_bounds__(VPDGLineShape<K, T>::NL)
-    VPDGPatchLineKernel(const VPGrid g, const VPDG1D *__restrict__ dg, const VPDGPatchDevice pd, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ d)
+/* the lines kernel's work on patch v; REF: an interior patch, its 1D data from the constant reference tables */
+template <int K, typename T, bool REF>
+__device__ __forceinline__ void VPDGPatchLineBody(const VPGrid &g, const VPDG1D *__restrict__ dg, const VPDGPatchDevice &pd, const int v[3], const PetscScalar *__restrict__ b, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ d)
 {
   using S         = VPDGLineShape<K, T>;
-  constexpr int N = S::N, NN = S::NN, P2 = S::P2, NL = S::NL, NP = S::NP, LP = S::LP;
+  constexpr int N = S::N, NN = S::NN, P2 = S::P2, NL = S::NL, NP = S::NP, LP = S::LP, RO = VPDGRefOffset(K);
+  constexpr int RL = RO, RQ = RL + P2 * 4 * N, RLAM = RQ + P2 * P2, RM = RLAM + P2; /* the reference tables of degree K */
   VP_DYNAMIC_SHARED(T, sm);
   T *const R = sm, *const B = sm + S::OB, *const Lp = sm + S::OL, *const Q = sm + S::OQ, *const lam = sm + S::OLAM, *const M = sm + S::OM;
-  const int      t = threadIdx.x, pid = blockIdx.x, v[3] = {vlo0 + 2 * (pid % nv0), vlo1 + 2 * ((pid / nv0) % nv1), vlo2 + 2 * (pid / (nv0 * nv1))};
+  const int      t      = threadIdx.x;
   const PetscInt str[3] = {1, g.gxm[0], (PetscInt)g.gxm[0] * g.gxm[1]};
-  PetscInt       base   = 0;
+  const T        h[3] = {(T)g.h[0], (T)g.h[1], (T)g.h[2]}, ih2[3] = {(T)(1.0 / (g.h[0] * g.h[0])), (T)(1.0 / (g.h[1] * g.h[1])), (T)(1.0 / (g.h[2] * g.h[2]))};
+  PetscInt       base = 0;
+  /* the 1D data: entry c of row r of the patch rows of L_E, entry ij of Q_E and of the mass along F, eigenvalue i of E
+     (REF: the reference data; the scalings by h are applied once per pass below) */
+  auto lpv  = [&](int E, int r, int c) -> T { return REF ? VPDGRef<T>(RL + r * 4 * N + c) : Lp[E * LP + r * 4 * N + c]; };
+  auto qv   = [&](int E, int ij) -> T { return REF ? VPDGRef<T>(RQ + ij) : Q[E * P2 * P2 + ij]; };
+  auto mv   = [&](int F, int ij) -> T { return REF ? VPDGRef<T>(RM + ij) : M[F * NN + ij]; };
+  auto lamv = [&](int E, int i) -> T { return REF ? VPDGRef<T>(RLAM + i) * ih2[E] : lam[E * P2 + i]; };
 
 #pragma unroll
   for (int e = 0; e < 3; e++) base += ((PetscInt)(v[e] - 1) * N - g.gxs[e]) * str[e];
-  for (int q = t; q < 3 * P2 * P2; q += NL) {
-    const int e = q / (P2 * P2);
-    Q[q]        = (T)pd.Q[e][(PetscInt)(v[e] - 1) * P2 * P2 + (q - e * P2 * P2)];
-  }
-  for (int q = t; q < 3 * P2; q += NL) lam[q] = (T)pd.lam[q / P2][(PetscInt)(v[q / P2] - 1) * P2 + q % P2];
-  for (int q = t; q < 3 * NN; q += NL) M[q] = (T)dg[q / NN].M[q % NN];
-  if (x)
+  if (!REF)
+    for (int q = t; q < 3 * P2 * P2; q += NL) {
+      const int e = q / (P2 * P2);
+      Q[q]        = (T)pd.Q[e][(PetscInt)(v[e] - 1) * P2 * P2 + (q - e * P2 * P2)];
+    }
+  if (!REF)
+    for (int q = t; q < 3 * P2; q += NL) lam[q] = (T)pd.lam[q / P2][(PetscInt)(v[q / P2] - 1) * P2 + q % P2];
+  if (!REF)
+    for (int q = t; q < 3 * NN; q += NL) M[q] = (T)dg[q / NN].M[q % NN];
+  if (x && !REF)
     for (int q = t; q < 3 * LP; q += NL) {
       const int e = q / LP, rr = q - e * LP, row = rr / (4 * N), col = rr - row * 4 * N, a = row / N, bb = col / N;
       const int c = v[e] - 1 + a, cn = v[e] - 2 + bb, o = bb - 1 - a;
@@ -306,7 +335,7 @@ __global__ void __launch_bounds__(VPDGLineShape<K, T>::NL)
     for (int i = 0; i < P2; i++) {
       T s = 0;
 #pragma unroll
-      for (int j = 0; j < N; j++) s += M[F * NN + (i % N) * N + j] * u[(i / N) * N + j];
+      for (int j = 0; j < N; j++) s += mv(F, (i % N) * N + j) * u[(i / N) * N + j];
       w[i] = s;
     }
   };
@@ -328,7 +357,7 @@ __global__ void __launch_bounds__(VPDGLineShape<K, T>::NL)
           const int a = r / N;
           w           = 0;
 #pragma unroll
-          for (int j = 0; j < 3 * N; j++) w += Lp[E * LP + r * 4 * N + a * N + j] * u[a * N + j];
+          for (int j = 0; j < 3 * N; j++) w += lpv(E, r, a * N + j) * u[a * N + j];
           B[o + r * S::template stride<E>()] = w;
         }
       }
@@ -343,8 +372,9 @@ __global__ void __launch_bounds__(VPDGLineShape<K, T>::NL)
 #pragma unroll
         for (int j = 0; j < P2; j++) u[j] = B[o + j * S::template stride<F2>()];
         mass(std::integral_constant<int, F2>(), u, w);
+        const T sc = REF ? h[F1] * h[F2] / h[E] : (T)1; /* REF: L_E = Lref / h_E and the masses h Mref */
 #pragma unroll
-        for (int j = 0; j < P2; j++) R[o + j * S::template stride<F2>()] -= w[j];
+        for (int j = 0; j < P2; j++) R[o + j * S::template stride<F2>()] -= sc * w[j];
       }
     };
     direction(std::integral_constant<int, 0>());
@@ -360,7 +390,7 @@ __global__ void __launch_bounds__(VPDGLineShape<K, T>::NL)
       for (int i = 0; i < P2; i++) {
         T s = 0;
 #pragma unroll
-        for (int j = 0; j < P2; j++) s += Q[E * P2 * P2 + j * P2 + i] * u[j];
+        for (int j = 0; j < P2; j++) s += qv(E, j * P2 + i) * u[j];
         w[i] = s;
       }
     });
@@ -371,7 +401,7 @@ __global__ void __launch_bounds__(VPDGLineShape<K, T>::NL)
     for (int i = 0; i < P2; i++) {
       T s = 0;
 #pragma unroll
-      for (int j = 0; j < P2; j++) s += Q[E * P2 * P2 + i * P2 + j] * u[j];
+      for (int j = 0; j < P2; j++) s += qv(E, i * P2 + j) * u[j];
       w[i] = s;
     }
   };
@@ -380,13 +410,13 @@ __global__ void __launch_bounds__(VPDGLineShape<K, T>::NL)
   __syncthreads();
   pass(std::integral_constant<int, 0>(), R, [&](const int *i, const T *u, T *w) {
     T       y[P2];
-    const T l12 = lam[P2 + i[1]] + lam[2 * P2 + i[2]];
+    const T l12 = lamv(1, i[1]) + lamv(2, i[2]);
 #pragma unroll
     for (int r = 0; r < P2; r++) {
       T s = 0;
 #pragma unroll
-      for (int j = 0; j < P2; j++) s += Q[j * P2 + r] * u[j];
-      y[r] = s / (lam[r] + l12);
+      for (int j = 0; j < P2; j++) s += qv(0, j * P2 + r) * u[j];
+      y[r] = s / (lamv(0, r) + l12);
     }
     qn(std::integral_constant<int, 0>(), y, w);
   });
@@ -402,13 +432,45 @@ __global__ void __launch_bounds__(VPDGLineShape<K, T>::NL)
 #pragma unroll
     for (int j = 0; j < P2; j++) u[j] = R[o + j * S::S2];
     qn(std::integral_constant<int, 2>(), u, w);
+    const T sc = REF ? (T)(1.0 / (g.h[0] * g.h[1] * g.h[2])) : (T)1; /* REF: Q_e = Qref / sqrt(h_e) */
 #pragma unroll
-    for (int j = 0; j < P2; j++) d[go + j * str[2]] += (PetscScalar)w[j];
+    for (int j = 0; j < P2; j++) d[go + j * str[2]] += (PetscScalar)(sc * w[j]);
   }
 }
 
+template <int K, typename T>
+__global__ void __launch_bounds__(VPDGLineShape<K, T>::NL) VPDGPatchLineKernel(const VPGrid g, const VPDG1D *__restrict__ dg, const VPDGPatchDevice pd, int vlo0, int vlo1, int vlo2, int nv0, int nv1, PetscBool ref, const PetscScalar *__restrict__ b,
+                                                                               const PetscScalar *__restrict__ x, PetscScalar *__restrict__ d)
+{
+  const int pid = blockIdx.x, v[3] = {vlo0 + 2 * (pid % nv0), vlo1 + 2 * ((pid / nv0) % nv1), vlo2 + 2 * (pid / (nv0 * nv1))};
+  bool      interior = ref;
+#pragma unroll
+  for (int e = 0; e < 3; e++) interior = interior && v[e] >= 2 && v[e] + 2 <= (int)g.N[e];
+  if (interior) /* the same for every thread of the block */
+    VPDGPatchLineBody<K, T, true>(g, dg, pd, v, b, x, d);
+  else
+    VPDGPatchLineBody<K, T, false>(g, dg, pd, v, b, x, d);
+}
+
+/* the reference tables of degree K (VPDGRef) hold ref (VPDGRefSize(K) values, vpdg.h's layout): uploaded when they differ
+   from the last upload */
+static PetscErrorCode VPDGRefEnsure(int K, const PetscReal *ref)
+{
+  static PetscReal last[VPDGRefOffset(VPATCH_MAX_DEGREE_3D + 1)];
+  static bool      have[VPATCH_MAX_DEGREE_3D + 1];
+  const int        n = VPDGRefSize(K), off = VPDGRefOffset(K);
+
+  PetscFunctionBegin;
+  PetscCheck(K >= 1 && K <= VPATCH_MAX_DEGREE_3D, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DG reference tables for degree %d: only 1..%d", K, VPATCH_MAX_DEGREE_3D);
+  if (have[K] && !memcmp(last + off, ref, (size_t)n * sizeof(PetscReal))) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VPDGRefUpload(ref, n, off));
+  memcpy(last + off, ref, (size_t)n * sizeof(PetscReal));
+  have[K] = true;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 template <int DIM, int K, typename T> struct VPDGPatch {
-  static PetscErrorCode run(const VPGrid *g, PetscBool lines, const VPDG1D *d_dg, const VPDGPatchDevice *pd, PetscInt color, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl)
+  static PetscErrorCode run(const VPGrid *g, PetscBool lines, const PetscReal *ref, const VPDG1D *d_dg, const VPDGPatchDevice *pd, PetscInt color, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl)
   {
     using S             = VPDGPatchShape<DIM, K>;
     const size_t bytes  = sizeof(T) * S::SIZE;
@@ -431,7 +493,10 @@ template <int DIM, int K, typename T> struct VPDGPatch {
       using SL            = VPDGLineShape<K, T>;
       const size_t lbytes = sizeof(T) * SL::SIZE;
       PetscCallCUDA(cudaFuncSetAttribute(VPDGPatchLineKernel<K, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)lbytes));
-      VPDGPatchLineKernel<K, T><<<(unsigned)npatch, SL::NL, lbytes, stream>>>(*g, d_dg, *pd, vlo[0], vlo[1], vlo[2], nv[0], nv[1], bl, xl, dl);
+      if constexpr (K <= VPATCH_MAX_DEGREE_3D) {
+        if (ref) PetscCall(VPDGRefEnsure(K, ref));
+      }
+      VPDGPatchLineKernel<K, T><<<(unsigned)npatch, SL::NL, lbytes, stream>>>(*g, d_dg, *pd, vlo[0], vlo[1], vlo[2], nv[0], nv[1], (PetscBool)(ref != NULL && K <= VPATCH_MAX_DEGREE_3D), bl, xl, dl);
     } else {
       PetscCallCUDA(cudaFuncSetAttribute(VPDGPatchKernel<DIM, K, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
       VPDGPatchKernel<DIM, K, T><<<(unsigned)npatch, S::TH, bytes, stream>>>(*g, d_dg, *pd, vlo[0], vlo[1], vlo[2], nv[0], nv[1], bl, xl, dl);
@@ -442,9 +507,9 @@ template <int DIM, int K, typename T> struct VPDGPatch {
 };
 VP_PRECISION_ALIASES(VPDGPatch);
 
-PetscErrorCode VPDGPatchColor_CUDA(const VPGrid *g, PetscBool single, PetscBool lines, const VPDG1D *d_dg, const VPDGPatchDevice *pd, PetscInt color, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl)
+PetscErrorCode VPDGPatchColor_CUDA(const VPGrid *g, PetscBool single, PetscBool lines, const PetscReal *ref, const VPDG1D *d_dg, const VPDGPatchDevice *pd, PetscInt color, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl)
 {
   PetscFunctionBegin;
-  VP_DISPATCH_PRECISION(VPDGPatch, single, g->dim, g->k, g, lines, d_dg, pd, color, bl, xl, dl);
+  VP_DISPATCH_PRECISION(VPDGPatch, single, g->dim, g->k, g, lines, ref, d_dg, pd, color, bl, xl, dl);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
