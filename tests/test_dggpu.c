@@ -226,9 +226,14 @@ int main(int argc, char **argv)
     args: -dm_qbox_degree 1 -dm_qbox_cells 6,4,4 -single
 
   test:
-    suffix: 3d_k6_anisotropic
+    suffix: 3d_k3_anisotropic
     requires: cuda
-    args: -dm_qbox_degree 6 -dm_qbox_cells 5,4,6
+    args: -dm_qbox_degree 3 -dm_qbox_cells 6,4,8
+
+  test:
+    suffix: 3d_k5_single_anisotropic
+    requires: cuda
+    args: -dm_qbox_degree 5 -dm_qbox_cells 4,6,4 -single
 
   test:
     suffix: 3d_k3_entries
