@@ -315,8 +315,9 @@ __device__ __forceinline__ void VPDGPatchLineBody(const VPGrid &g, const VPDG1D 
     const int i0 = q % P2, i1 = (q / P2) % P2, i2 = q / NL;
     R[i0 * S::S0 + i1 * S::S1 + i2 * S::S2] = (T)b[base + i0 + i1 * str[1] + i2 * str[2]];
   }
-  /* a pass along E in place on buffer X: f(line registers) */
-  auto pass = [&](auto Ec, T *X, auto &&f) {
+  /* a pass along E: the thread's line of X into registers u, f(line coordinates, u, w), store(offset, w[j]) back along
+     the same line (in place: no other thread reads or writes it) */
+  auto pass = [&](auto Ec, const T *X, auto &&f, auto &&store) {
     constexpr int E = decltype(Ec)::value;
     int           i[3];
     S::template line<E>(t, i);
@@ -326,8 +327,24 @@ __device__ __forceinline__ void VPDGPatchLineBody(const VPGrid &g, const VPDG1D 
     for (int j = 0; j < P2; j++) u[j] = X[o + j * S::template stride<E>()];
     f(i, u, w);
 #pragma unroll
-    for (int j = 0; j < P2; j++) X[o + j * S::template stride<E>()] = w[j];
+    for (int j = 0; j < P2; j++) store(o + j * S::template stride<E>(), w[j]);
   };
+  auto toB = [&](int a, T w) { B[a] = w; };
+  auto toR = [&](int a, T w) { R[a] = w; };
+  /* w = Q_E u, or Q_E^T u (TR) */
+  auto qmul = [&](auto Ec, auto TRc, const T *u, T *w) {
+    constexpr int  E  = decltype(Ec)::value;
+    constexpr bool TR = decltype(TRc)::value;
+#pragma unroll
+    for (int i = 0; i < P2; i++) {
+      T s = 0;
+#pragma unroll
+      for (int j = 0; j < P2; j++) s += qv(E, TR ? j * P2 + i : i * P2 + j) * u[j];
+      w[i] = s;
+    }
+  };
+  using TRUE_  = std::true_type;
+  using FALSE_ = std::false_type;
   /* w = the cell mass along F of the line u (block diagonal: two cells of N) */
   auto mass = [&](auto Fc, const T *u, T *w) {
     constexpr int F = decltype(Fc)::value;
@@ -362,20 +379,12 @@ __device__ __forceinline__ void VPDGPatchLineBody(const VPGrid &g, const VPDG1D 
         }
       }
       __syncthreads();
-      pass(std::integral_constant<int, F1>(), B, [&](const int *, const T *u, T *w) { mass(std::integral_constant<int, F1>(), u, w); });
+      pass(
+          std::integral_constant<int, F1>(), B, [&](const int *, const T *u, T *w) { mass(std::integral_constant<int, F1>(), u, w); }, toB);
       __syncthreads();
-      {
-        int i[3];
-        S::template line<F2>(t, i);
-        const int o = i[0] * S::S0 + i[1] * S::S1 + i[2] * S::S2;
-        T         u[P2], w[P2];
-#pragma unroll
-        for (int j = 0; j < P2; j++) u[j] = B[o + j * S::template stride<F2>()];
-        mass(std::integral_constant<int, F2>(), u, w);
-        const T sc = REF ? h[F1] * h[F2] / h[E] : (T)1; /* REF: L_E = Lref / h_E and the masses h Mref */
-#pragma unroll
-        for (int j = 0; j < P2; j++) R[o + j * S::template stride<F2>()] -= sc * w[j];
-      }
+      const T sc = REF ? h[F1] * h[F2] / h[E] : (T)1; /* REF: L_E = Lref / h_E and the masses h Mref */
+      pass(
+          std::integral_constant<int, F2>(), B, [&](const int *, const T *u, T *w) { mass(std::integral_constant<int, F2>(), u, w); }, [&](int a, T w) { R[a] -= sc * w; });
     };
     direction(std::integral_constant<int, 0>());
     direction(std::integral_constant<int, 1>());
@@ -383,45 +392,27 @@ __device__ __forceinline__ void VPDGPatchLineBody(const VPGrid &g, const VPDG1D 
   }
   /* the exact solve in place in R: Q_z^T, Q_y^T, then along x Q_x^T, the eigenvalue sums, Q_x; then Q_y, Q_z into d */
   auto qt = [&](auto Ec) {
-    constexpr int E = decltype(Ec)::value;
     __syncthreads();
-    pass(Ec, R, [&](const int *, const T *u, T *w) {
-#pragma unroll
-      for (int i = 0; i < P2; i++) {
-        T s = 0;
-#pragma unroll
-        for (int j = 0; j < P2; j++) s += qv(E, j * P2 + i) * u[j];
-        w[i] = s;
-      }
-    });
-  };
-  auto qn = [&](auto Ec, const T *u, T *w) {
-    constexpr int E = decltype(Ec)::value;
-#pragma unroll
-    for (int i = 0; i < P2; i++) {
-      T s = 0;
-#pragma unroll
-      for (int j = 0; j < P2; j++) s += qv(E, i * P2 + j) * u[j];
-      w[i] = s;
-    }
+    pass(
+        Ec, R, [&](const int *, const T *u, T *w) { qmul(Ec, TRUE_(), u, w); }, toR);
   };
   qt(std::integral_constant<int, 2>());
   qt(std::integral_constant<int, 1>());
   __syncthreads();
-  pass(std::integral_constant<int, 0>(), R, [&](const int *i, const T *u, T *w) {
-    T       y[P2];
-    const T l12 = lamv(1, i[1]) + lamv(2, i[2]);
+  pass(
+      std::integral_constant<int, 0>(), R,
+      [&](const int *i, const T *u, T *w) {
+        T       y[P2];
+        const T l12 = lamv(1, i[1]) + lamv(2, i[2]);
+        qmul(std::integral_constant<int, 0>(), TRUE_(), u, y);
 #pragma unroll
-    for (int r = 0; r < P2; r++) {
-      T s = 0;
-#pragma unroll
-      for (int j = 0; j < P2; j++) s += qv(0, j * P2 + r) * u[j];
-      y[r] = s / (lamv(0, r) + l12);
-    }
-    qn(std::integral_constant<int, 0>(), y, w);
-  });
+        for (int r = 0; r < P2; r++) y[r] /= lamv(0, r) + l12;
+        qmul(std::integral_constant<int, 0>(), FALSE_(), y, w);
+      },
+      toR);
   __syncthreads();
-  pass(std::integral_constant<int, 1>(), R, [&](const int *, const T *u, T *w) { qn(std::integral_constant<int, 1>(), u, w); });
+  pass(
+      std::integral_constant<int, 1>(), R, [&](const int *, const T *u, T *w) { qmul(std::integral_constant<int, 1>(), FALSE_(), u, w); }, toR);
   __syncthreads();
   {
     int i[3];
@@ -431,7 +422,7 @@ __device__ __forceinline__ void VPDGPatchLineBody(const VPGrid &g, const VPDG1D 
     T              u[P2], w[P2];
 #pragma unroll
     for (int j = 0; j < P2; j++) u[j] = R[o + j * S::S2];
-    qn(std::integral_constant<int, 2>(), u, w);
+    qmul(std::integral_constant<int, 2>(), FALSE_(), u, w);
     const T sc = REF ? (T)(1.0 / (g.h[0] * g.h[1] * g.h[2])) : (T)1; /* REF: Q_e = Qref / sqrt(h_e) */
 #pragma unroll
     for (int j = 0; j < P2; j++) d[go + j * str[2]] += (PetscScalar)(sc * w[j]);
