@@ -94,9 +94,10 @@ PETSC_EXTERN PetscErrorCode VPDGTransfer_CUDA(const VPGrid *gc, const VPGrid *gf
 typedef struct {
   const PetscReal *Q[3], *lam[3];
 } VPDGPatchDevice;
-/* dl += the corrections of the color's patches (as VPDGPatchColor_CPU()): with xl NULL for the residual bl itself; with xl
-   the residual of each patch is bl - A xl on its cells, computed in the kernel from xl on the patch and its face
-   neighbours (the localized residual; one rank: the local box must hold every neighbour). lines (3D): one thread per 1D
+/* With xl NULL: dl += the corrections of the color's patches for the residual bl (as VPDGPatchColor_CPU()). With xl: dl =
+   xl + the corrections (dl another array; every owned node written), the residual of each patch being bl - A xl on its
+   cells, computed in the kernel from xl on the patch and its face neighbours (the localized residual; one rank: the
+   local box must hold every neighbour). lines (3D): one thread per 1D
    line of the patch (VPDGPatchLineKernel), else one per unknown. ref (lines, 3D, k <= 8; or NULL): the 1D data of the
    interior patches at h = 1, for constant memory: the patch rows of L against the four cells around (2(k+1) x 4(k+1):
    row a (k+1) + j, a = 0, 1 the patch's cells, column b (k+1) + i over cells v - 2 .. v + 1), the eigenvectors Q of the

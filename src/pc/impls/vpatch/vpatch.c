@@ -830,36 +830,37 @@ static PetscErrorCode PCVPatchDGDevice(PC_VPatch *jac, const VPDG1D **d_dg, VPDG
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the discontinuous space, GPU, one rank: per color one kernel computes every patch's residual b - A x and its correction
-   into w (x is read by neighbouring patches of the color, so it changes only after the color), then x += w */
+/* the discontinuous space, GPU, one rank: per color one kernel computes every patch's residual b - A x and writes x +
+   its correction into the other of x and w (x is read by neighbouring patches of the color, so it cannot change in
+   place); the colors alternate between the two, and an even number of them ends in x */
 static PetscErrorCode PCVPatchStepDGFused(PC_VPatch *jac, Vec b, Vec x, PetscBool reverse)
 {
   const VPGrid      *g  = &((DM_QBox *)jac->dm->data)->grid;
   const PetscInt     nc = 1 << g->dim;
   const VPDG1D      *d_dg;
   VPDGPatchDevice    pd;
-  const PetscScalar *ba, *xa;
-  PetscScalar       *wa;
-  PetscMemType       mb, mx;
+  const PetscScalar *ba, *sa;
+  PetscScalar       *da;
+  PetscMemType       mb, ms;
 
   PetscFunctionBegin;
   PetscCall(PCVPatchDGDevice(jac, &d_dg, &pd));
   for (PetscInt i = 0; i < nc; i++) {
-    const PetscInt c = reverse ? nc - 1 - i : i;
-    PetscCall(VecSet(jac->w, 0.0));
+    const PetscInt c   = reverse ? nc - 1 - i : i;
+    Vec            src = i % 2 ? jac->w : x, dst = i % 2 ? x : jac->w;
     PetscCall(VecGetArrayReadAndMemType(b, &ba, &mb));
-    PetscCall(VecGetArrayReadAndMemType(x, &xa, &mx));
-    PetscCall(VecGetArrayAndMemType(jac->w, &wa, NULL));
-    PetscCheck(PetscMemTypeDevice(mb) && PetscMemTypeDevice(mx), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PCVPATCH DG fused kernel: the vectors are not on the GPU (use the DM's CUDA vectors)");
+    PetscCall(VecGetArrayReadAndMemType(src, &sa, &ms));
+    PetscCall(VecGetArrayWriteAndMemType(dst, &da, NULL));
+    PetscCheck(PetscMemTypeDevice(mb) && PetscMemTypeDevice(ms), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PCVPATCH DG fused kernel: the vectors are not on the GPU (use the DM's CUDA vectors)");
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(VPDGPatchColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), jac->dglines, jac->dgref, d_dg, &pd, c, ba, xa, wa));
+    PetscCall(VPDGPatchColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), jac->dglines, jac->dgref, d_dg, &pd, c, ba, sa, da));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogGpuFlops(VPDGColorPatches(g, c) * VPDGFlopsPatch(g->dim, g->k, PETSC_TRUE)));
-    PetscCall(VecRestoreArrayAndMemType(jac->w, &wa));
-    PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+    PetscCall(VecRestoreArrayWriteAndMemType(dst, &da));
+    PetscCall(VecRestoreArrayReadAndMemType(src, &sa));
     PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
-    PetscCall(VecAXPY(x, 1.0, jac->w));
   }
+  PetscCheck(nc % 2 == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "an odd number of colors would end in the work vector");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -178,7 +178,8 @@ __global__ void __launch_bounds__(VPDGPatchShape<DIM, K>::TH)
   for (int q = threadIdx.x; q < NP; q += TH) {
     int i[3];
     VPDGCoords<DIM>(q, P2, P2, i);
-    d[base + i[0] + i[1] * str[1] + i[2] * str[2]] += (PetscScalar)in[q];
+    const PetscInt a = base + i[0] + i[1] * str[1] + i[2] * str[2];
+    d[a]             = (x ? x[a] : d[a]) + (PetscScalar)in[q]; /* x given: d = x + the correction (a separate array) */
   }
 }
 
@@ -425,7 +426,10 @@ __device__ __forceinline__ void VPDGPatchLineBody(const VPGrid &g, const VPDG1D 
     qmul(std::integral_constant<int, 2>(), FALSE_(), u, w);
     const T sc = REF ? (T)(1.0 / (g.h[0] * g.h[1] * g.h[2])) : (T)1; /* REF: Q_e = Qref / sqrt(h_e) */
 #pragma unroll
-    for (int j = 0; j < P2; j++) d[go + j * str[2]] += (PetscScalar)(sc * w[j]);
+    for (int j = 0; j < P2; j++) {
+      const PetscInt a = go + j * str[2];
+      d[a]             = (x ? x[a] : d[a]) + (PetscScalar)(sc * w[j]); /* x given: d = x + the correction */
+    }
   }
 }
 
@@ -460,6 +464,45 @@ static PetscErrorCode VPDGRefEnsure(int K, const PetscReal *ref)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* dst = src on the nodes of a box of n0 x n1 x n2 (local strides 1, s1, s2 from off) */
+__global__ void VPDGCopyBox(int n0, int n1, int n2, PetscInt off, PetscInt s1, PetscInt s2, const PetscScalar *__restrict__ src, PetscScalar *__restrict__ dst)
+{
+  const PetscInt t = blockIdx.x * (PetscInt)blockDim.x + threadIdx.x;
+  if (t >= (PetscInt)n0 * n1 * n2) return;
+  const PetscInt a = off + t % n0 + ((t / n0) % n1) * s1 + (t / ((PetscInt)n0 * n1)) * s2;
+  dst[a]           = src[a];
+}
+
+/* With x given the patch kernels write d = x + correction on the cells of the color's patches only; the other owned
+   cells (those outside the color's covered range [vlo - 1, vlo + 2 (nv - 1)] along some direction: slabs at the box's
+   faces) get d = x here, so that d is x after the color */
+static PetscErrorCode VPDGCopyUncovered(const VPGrid *g, const int vlo[3], const int nv[3], const PetscScalar *x, PetscScalar *d, cudaStream_t stream)
+{
+  const int      N      = (int)g->k + 1;
+  const PetscInt str[3] = {1, g->gxm[0], (PetscInt)g->gxm[0] * g->gxm[1]};
+
+  PetscFunctionBegin;
+  for (int e = 0; e < g->dim; e++) {
+    const int c0 = (int)g->cs[e], c1 = (int)(g->cs[e] + g->cm[e]);                          /* owned cells [c0, c1) */
+    const int lo = nv[e] ? vlo[e] - 1 : c1, hi = nv[e] ? vlo[e] + 2 * (nv[e] - 1) + 1 : c1; /* covered [lo, hi) */
+    const int seg[2][2] = {{c0, lo}, {hi, c1}};
+    for (int k = 0; k < 2; k++) {
+      int      a[3], n[3] = {1, 1, 1};
+      PetscInt off = 0;
+      if (seg[k][1] <= seg[k][0]) continue;
+      for (int f = 0; f < g->dim; f++) {
+        a[f] = f == e ? seg[k][0] * N : (int)g->cs[f] * N;
+        n[f] = f == e ? (seg[k][1] - seg[k][0]) * N : (int)g->cm[f] * N;
+        off += (PetscInt)(a[f] - g->gxs[f]) * str[f];
+      }
+      const PetscInt tot = (PetscInt)n[0] * n[1] * n[2];
+      VPDGCopyBox<<<(unsigned)((tot + 255) / 256), 256, 0, stream>>>(n[0], n[1], n[2], off, str[1], str[2], x, d);
+      PetscCallCUDA(cudaGetLastError());
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 template <int DIM, int K, typename T> struct VPDGPatch {
   static PetscErrorCode run(const VPGrid *g, PetscBool lines, const PetscReal *ref, const VPDG1D *d_dg, const VPDGPatchDevice *pd, PetscInt color, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl)
   {
@@ -477,9 +520,10 @@ template <int DIM, int K, typename T> struct VPDGPatch {
       nv[e] = hi > vlo[e] ? (hi - vlo[e] + 1) / 2 : 0;
       npatch *= (size_t)nv[e];
     }
+    PetscCall(VPGetStream(&stream));
+    if (xl) PetscCall(VPDGCopyUncovered(g, vlo, nv, xl, dl, stream));
     if (!npatch) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCheck(npatch <= (size_t)PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "The CUDA DG patch kernel takes at most 2^31 - 1 patches of one color per rank, this rank has %zu: use more ranks", npatch);
-    PetscCall(VPGetStream(&stream));
     if (DIM == 3 && lines) {
       using SL            = VPDGLineShape<K, T>;
       const size_t lbytes = sizeof(T) * SL::SIZE;
