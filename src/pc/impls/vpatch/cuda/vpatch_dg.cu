@@ -524,18 +524,23 @@ template <int DIM, int K, typename T> struct VPDGPatch {
     if (xl) PetscCall(VPDGCopyUncovered(g, vlo, nv, xl, dl, stream));
     if (!npatch) PetscFunctionReturn(PETSC_SUCCESS);
     PetscCheck(npatch <= (size_t)PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_SUP, "The CUDA DG patch kernel takes at most 2^31 - 1 patches of one color per rank, this rank has %zu: use more ranks", npatch);
-    if (DIM == 3 && lines) {
-      using SL            = VPDGLineShape<K, T>;
-      const size_t lbytes = sizeof(T) * SL::SIZE;
-      PetscCallCUDA(cudaFuncSetAttribute(VPDGPatchLineKernel<K, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)lbytes));
-      /* the constant tables where they fit the SM's constant cache (2 KB): measured (134M unknowns, H100) 1.24x faster
-         at k = 3 in double (1.7 KB), 1.47x slower at k = 7 (6.8 KB; float 3.4 KB: 1.05x slower) than shared memory */
-      constexpr bool CREF = K <= VPATCH_MAX_DEGREE_3D && VPDGRefSize(K) * sizeof(T) <= 2048;
-      if constexpr (CREF) {
-        if (ref) PetscCall(VPDGRefEnsure(K, ref));
+    bool line = false; /* 3D: the lines kernel (only instantiated in 3D) */
+    if constexpr (DIM == 3) {
+      if (lines) {
+        using SL            = VPDGLineShape<K, T>;
+        const size_t lbytes = sizeof(T) * SL::SIZE;
+        /* the constant tables where they fit the SM's constant cache (2 KB): measured (134M unknowns, H100) 1.24x faster
+           at k = 3 in double (1.7 KB), 1.47x slower at k = 7 (6.8 KB; float 3.4 KB: 1.05x slower) than shared memory */
+        constexpr bool CREF = K <= VPATCH_MAX_DEGREE_3D && VPDGRefSize(K) * sizeof(T) <= 2048;
+        if constexpr (CREF) {
+          if (ref) PetscCall(VPDGRefEnsure(K, ref));
+        }
+        PetscCallCUDA(cudaFuncSetAttribute(VPDGPatchLineKernel<K, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)lbytes));
+        VPDGPatchLineKernel<K, T><<<(unsigned)npatch, SL::NL, lbytes, stream>>>(*g, d_dg, *pd, vlo[0], vlo[1], vlo[2], nv[0], nv[1], (PetscBool)(CREF && ref != NULL), bl, xl, dl);
+        line = true;
       }
-      VPDGPatchLineKernel<K, T><<<(unsigned)npatch, SL::NL, lbytes, stream>>>(*g, d_dg, *pd, vlo[0], vlo[1], vlo[2], nv[0], nv[1], (PetscBool)(CREF && ref != NULL), bl, xl, dl);
-    } else {
+    }
+    if (!line) {
       PetscCallCUDA(cudaFuncSetAttribute(VPDGPatchKernel<DIM, K, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
       VPDGPatchKernel<DIM, K, T><<<(unsigned)npatch, S::TH, bytes, stream>>>(*g, d_dg, *pd, vlo[0], vlo[1], vlo[2], nv[0], nv[1], bl, xl, dl);
     }
