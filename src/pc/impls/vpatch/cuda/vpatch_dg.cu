@@ -316,46 +316,60 @@ __device__ __forceinline__ void VPDGPatchLineBody(const VPGrid &g, const VPDG1D 
     const int i0 = q % P2, i1 = (q / P2) % P2, i2 = q / NL;
     R[i0 * S::S0 + i1 * S::S1 + i2 * S::S2] = (T)b[base + i0 + i1 * str[1] + i2 * str[2]];
   }
-  /* a pass along E: the thread's line of X into registers u, f(line coordinates, u, w), store(offset, w[j]) back along
-     the same line (in place: no other thread reads or writes it) */
+  /* Rows of a 1D product: emit(r, sum_{j < NJ} coef(r, j) u[(r / N) UO + j]) for the 2N rows r = a N + n of a line (a: the
+     patch's cell). Fully unrolled, or (ROWS: large degrees, where the unrolled products kept too many values in
+     registers and spilled) a loop over n, two rows at a time, so that u stays the only register array */
+  constexpr bool ROWS   = sizeof(T) == sizeof(double) ? K >= 5 : K >= 7;
+  auto           rowsum = [&](auto NJc, auto UOc, const T *u, auto &&coef, auto &&emit) {
+    constexpr int NJ = decltype(NJc)::value, UO = decltype(UOc)::value;
+#pragma unroll
+    for (int a = 0; a < 2; a++) {
+      auto row = [&](int n) {
+        T s = 0;
+#pragma unroll
+        for (int j = 0; j < NJ; j++) s += coef(a * N + n, j) * u[a * UO + j];
+        emit(a * N + n, s);
+      };
+      if constexpr (ROWS) {
+#pragma unroll 2
+        for (int n = 0; n < N; n++) row(n);
+      } else {
+#pragma unroll
+        for (int n = 0; n < N; n++) row(n);
+      }
+    }
+  };
+  using NC = std::integral_constant<int, N>;
+  using PC = std::integral_constant<int, P2>;
+  using ZC = std::integral_constant<int, 0>;
+  /* a pass along E: the thread's line of X into registers u, then f(line coordinates, u, emit), emit(r, value) storing
+     value by store(offset of entry r of the line) (in place: no other thread reads or writes the line) */
   auto pass = [&](auto Ec, const T *X, auto &&f, auto &&store) {
     constexpr int E = decltype(Ec)::value;
     int           i[3];
     S::template line<E>(t, i);
     const int o = i[0] * S::S0 + i[1] * S::S1 + i[2] * S::S2;
-    T         u[P2], w[P2];
+    T         u[P2];
 #pragma unroll
     for (int j = 0; j < P2; j++) u[j] = X[o + j * S::template stride<E>()];
-    f(i, u, w);
-#pragma unroll
-    for (int j = 0; j < P2; j++) store(o + j * S::template stride<E>(), w[j]);
+    f(i, u, [&](int r, T w) { store(o + r * S::template stride<E>(), w); });
   };
   auto toB = [&](int a, T w) { B[a] = w; };
   auto toR = [&](int a, T w) { R[a] = w; };
-  /* w = Q_E u, or Q_E^T u (TR) */
-  auto qmul = [&](auto Ec, auto TRc, const T *u, T *w) {
+  /* emit Q_E u, or Q_E^T u (TR) */
+  auto qmul = [&](auto Ec, auto TRc, const T *u, auto &&emit) {
     constexpr int  E  = decltype(Ec)::value;
     constexpr bool TR = decltype(TRc)::value;
-#pragma unroll
-    for (int i = 0; i < P2; i++) {
-      T s = 0;
-#pragma unroll
-      for (int j = 0; j < P2; j++) s += qv(E, TR ? j * P2 + i : i * P2 + j) * u[j];
-      w[i] = s;
-    }
+    rowsum(
+        PC(), ZC(), u, [&](int r, int j) { return qv(E, TR ? j * P2 + r : r * P2 + j); }, emit);
   };
   using TRUE_  = std::true_type;
   using FALSE_ = std::false_type;
-  /* w = the cell mass along F of the line u (block diagonal: two cells of N) */
-  auto mass = [&](auto Fc, const T *u, T *w) {
+  /* emit the cell mass along F of the line u (block diagonal: two cells of N) */
+  auto mass = [&](auto Fc, const T *u, auto &&emit) {
     constexpr int F = decltype(Fc)::value;
-#pragma unroll
-    for (int i = 0; i < P2; i++) {
-      T s = 0;
-#pragma unroll
-      for (int j = 0; j < N; j++) s += mv(F, (i % N) * N + j) * u[(i / N) * N + j];
-      w[i] = s;
-    }
+    rowsum(
+        NC(), NC(), u, [&](int r, int j) { return mv(F, (r % N) * N + j); }, emit);
   };
   if (x) { /* R -= A x on the patch's cells: per direction e, L_e along e (x's line over four cells), then the masses */
     auto direction = [&](auto Ec) {
@@ -366,26 +380,20 @@ __device__ __forceinline__ void VPDGPatchLineBody(const VPGrid &g, const VPDG1D 
         S::template line<E>(t, i);
         const PetscInt go = base + i[0] * str[0] + i[1] * str[1] + i[2] * str[2];
         const bool     lo = v[E] - 2 >= 0, hi = v[E] + 1 < (int)g.N[E]; /* the neighbour cells exist */
-        T              u[4 * N], w;
+        T              u[4 * N];
 #pragma unroll
         for (int j = 0; j < 4 * N; j++) u[j] = ((j < N && !lo) || (j >= 3 * N && !hi)) ? (T)0 : (T)x[go + (PetscInt)(j - N) * str[E]];
         const int o = i[0] * S::S0 + i[1] * S::S1 + i[2] * S::S2;
-#pragma unroll
-        for (int r = 0; r < P2; r++) {
-          const int a = r / N;
-          w           = 0;
-#pragma unroll
-          for (int j = 0; j < 3 * N; j++) w += lpv(E, r, a * N + j) * u[a * N + j];
-          B[o + r * S::template stride<E>()] = w;
-        }
+        rowsum(
+            std::integral_constant<int, 3 * N>(), NC(), u, [&](int r, int j) { return lpv(E, r, (r / N) * N + j); }, [&](int r, T w) { B[o + r * S::template stride<E>()] = w; });
       }
       __syncthreads();
       pass(
-          std::integral_constant<int, F1>(), B, [&](const int *, const T *u, T *w) { mass(std::integral_constant<int, F1>(), u, w); }, toB);
+          std::integral_constant<int, F1>(), B, [&](const int *, const T *u, auto &&emit) { mass(std::integral_constant<int, F1>(), u, emit); }, toB);
       __syncthreads();
       const T sc = REF ? h[F1] * h[F2] / h[E] : (T)1; /* REF: L_E = Lref / h_E and the masses h Mref */
       pass(
-          std::integral_constant<int, F2>(), B, [&](const int *, const T *u, T *w) { mass(std::integral_constant<int, F2>(), u, w); }, [&](int a, T w) { R[a] -= sc * w; });
+          std::integral_constant<int, F2>(), B, [&](const int *, const T *u, auto &&emit) { mass(std::integral_constant<int, F2>(), u, emit); }, [&](int a, T w) { R[a] -= sc * w; });
     };
     direction(std::integral_constant<int, 0>());
     direction(std::integral_constant<int, 1>());
@@ -395,41 +403,48 @@ __device__ __forceinline__ void VPDGPatchLineBody(const VPGrid &g, const VPDG1D 
   auto qt = [&](auto Ec) {
     __syncthreads();
     pass(
-        Ec, R, [&](const int *, const T *u, T *w) { qmul(Ec, TRUE_(), u, w); }, toR);
+        Ec, R, [&](const int *, const T *u, auto &&emit) { qmul(Ec, TRUE_(), u, emit); }, toR);
   };
   qt(std::integral_constant<int, 2>());
   qt(std::integral_constant<int, 1>());
   __syncthreads();
-  pass(
-      std::integral_constant<int, 0>(), R,
-      [&](const int *i, const T *u, T *w) {
-        T       y[P2];
-        const T l12 = lamv(1, i[1]) + lamv(2, i[2]);
-        qmul(std::integral_constant<int, 0>(), TRUE_(), u, y);
-#pragma unroll
-        for (int r = 0; r < P2; r++) y[r] /= lamv(0, r) + l12;
-        qmul(std::integral_constant<int, 0>(), FALSE_(), y, w);
-      },
-      toR);
+  if constexpr (ROWS) { /* the scaled Q_x^T back into the thread's own line of R, then Q_x (no register array indexed by a loop) */
+    pass(
+        ZC(), R,
+        [&](const int *i, const T *u, auto &&emit) {
+          const T l12 = lamv(1, i[1]) + lamv(2, i[2]);
+          qmul(ZC(), TRUE_(), u, [&](int r, T w) { emit(r, w / (lamv(0, r) + l12)); });
+        },
+        toR);
+    pass(
+        ZC(), R, [&](const int *, const T *u, auto &&emit) { qmul(ZC(), FALSE_(), u, emit); }, toR);
+  } else
+    pass(
+        ZC(), R,
+        [&](const int *i, const T *u, auto &&emit) {
+          T       y[P2];
+          const T l12 = lamv(1, i[1]) + lamv(2, i[2]);
+          qmul(ZC(), TRUE_(), u, [&](int r, T w) { y[r] = w / (lamv(0, r) + l12); });
+          qmul(ZC(), FALSE_(), y, emit);
+        },
+        toR);
   __syncthreads();
   pass(
-      std::integral_constant<int, 1>(), R, [&](const int *, const T *u, T *w) { qmul(std::integral_constant<int, 1>(), FALSE_(), u, w); }, toR);
+      std::integral_constant<int, 1>(), R, [&](const int *, const T *u, auto &&emit) { qmul(std::integral_constant<int, 1>(), FALSE_(), u, emit); }, toR);
   __syncthreads();
   {
     int i[3];
     S::template line<2>(t, i);
     const int      o  = i[0] * S::S0 + i[1] * S::S1;
     const PetscInt go = base + i[0] + i[1] * str[1];
-    T              u[P2], w[P2];
+    const T        sc = REF ? (T)(1.0 / (g.h[0] * g.h[1] * g.h[2])) : (T)1; /* REF: Q_e = Qref / sqrt(h_e) */
+    T              u[P2];
 #pragma unroll
     for (int j = 0; j < P2; j++) u[j] = R[o + j * S::S2];
-    qmul(std::integral_constant<int, 2>(), FALSE_(), u, w);
-    const T sc = REF ? (T)(1.0 / (g.h[0] * g.h[1] * g.h[2])) : (T)1; /* REF: Q_e = Qref / sqrt(h_e) */
-#pragma unroll
-    for (int j = 0; j < P2; j++) {
-      const PetscInt a = go + j * str[2];
-      d[a]             = (x ? x[a] : d[a]) + (PetscScalar)(sc * w[j]); /* x given: d = x + the correction */
-    }
+    qmul(std::integral_constant<int, 2>(), FALSE_(), u, [&](int r, T w) {
+      const PetscInt a = go + r * str[2];
+      d[a]             = (x ? x[a] : d[a]) + (PetscScalar)(sc * w); /* x given: d = x + the correction */
+    });
   }
 }
 
