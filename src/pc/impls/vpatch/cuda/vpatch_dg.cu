@@ -67,6 +67,26 @@ template <int N, int P2, typename T> __device__ __forceinline__ T VPDGPatchMass(
   return v;
 }
 
+/* a patch's 1D data into shared memory (all nthreads threads of the block): per direction the eigenvectors Q and
+   eigenvalues lam of the pencil of vertex v and the cell mass M; with rows, the patch rows of L_e against the four cells
+   v - 2 .. v + 1 (2N x 4N per direction, zero outside the mesh) */
+template <int DIM, int N, typename T> __device__ __forceinline__ void VPDGLoadTables(const VPGrid &g, const VPDG1D *__restrict__ dg, const VPDGPatchDevice &pd, const int v[3], bool rows, T *Lp, T *Q, T *lam, T *M, int nthreads)
+{
+  constexpr int NN = N * N, P2 = 2 * N, LP = P2 * 4 * N;
+  for (int t = threadIdx.x; t < DIM * P2 * P2; t += nthreads) {
+    const int e = t / (P2 * P2);
+    Q[t]        = (T)pd.Q[e][(PetscInt)(v[e] - 1) * P2 * P2 + (t - e * P2 * P2)];
+  }
+  for (int t = threadIdx.x; t < DIM * P2; t += nthreads) lam[t] = (T)pd.lam[t / P2][(PetscInt)(v[t / P2] - 1) * P2 + t % P2];
+  for (int t = threadIdx.x; t < DIM * NN; t += nthreads) M[t] = (T)dg[t / NN].M[t % NN];
+  if (rows)
+    for (int t = threadIdx.x; t < DIM * LP; t += nthreads) {
+      const int e = t / LP, rr = t - e * LP, row = rr / (4 * N), col = rr - row * 4 * N, a = row / N, bb = col / N;
+      const int c = v[e] - 1 + a, cn = v[e] - 2 + bb, o = bb - 1 - a;
+      Lp[t] = (o >= -1 && o <= 1 && cn >= 0 && cn < (int)g.N[e]) ? (T)VPDGDeviceBlockEntry(dg[e], c, o, row % N, col % N) : (T)0;
+    }
+}
+
 template <int DIM, int K, typename T>
 __global__ void __launch_bounds__(VPDGPatchShape<DIM, K>::TH)
     VPDGPatchKernel(const VPGrid g, const VPDG1D *__restrict__ dg, const VPDGPatchDevice pd, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ d)
@@ -82,18 +102,7 @@ __global__ void __launch_bounds__(VPDGPatchShape<DIM, K>::TH)
 
 #pragma unroll
   for (int e = 0; e < DIM; e++) base += ((PetscInt)(v[e] - 1) * N - g.gxs[e]) * str[e];
-  for (int t = threadIdx.x; t < DIM * P2 * P2; t += TH) {
-    const int e = t / (P2 * P2);
-    Q[t]        = (T)pd.Q[e][(PetscInt)(v[e] - 1) * P2 * P2 + (t - e * P2 * P2)];
-  }
-  for (int t = threadIdx.x; t < DIM * P2; t += TH) lam[t] = (T)pd.lam[t / P2][(PetscInt)(v[t / P2] - 1) * P2 + t % P2];
-  for (int t = threadIdx.x; t < DIM * NN; t += TH) M[t] = (T)dg[t / NN].M[t % NN];
-  if (x)
-    for (int t = threadIdx.x; t < DIM * LP; t += TH) {
-      const int e = t / LP, rr = t - e * LP, row = rr / (4 * N), col = rr - row * 4 * N, a = row / N, bb = col / N;
-      const int c = v[e] - 1 + a, cn = v[e] - 2 + bb, o = bb - 1 - a;
-      Lp[t] = (o >= -1 && o <= 1 && cn >= 0 && cn < (int)g.N[e]) ? (T)VPDGDeviceBlockEntry(dg[e], c, o, row % N, col % N) : (T)0;
-    }
+  VPDGLoadTables<DIM, N, T>(g, dg, pd, v, x != NULL, Lp, Q, lam, M, TH);
 #pragma unroll
   for (int m = 0; m < NQ; m++) {
     const int q = threadIdx.x + m * TH;
@@ -240,8 +249,9 @@ __host__ __device__ constexpr VPDGLineLayout VPDGLineLayoutSearch(int P2, int BK
    are interior cells) all have the same 1D data up to the cell size h: L_e = Lref / h_e, M_e = h_e Mref, the pencil's
    eigenvectors Qref / sqrt(h_e) and eigenvalues lamref / h_e^2. The reference data (h = 1) per degree K <= 8 sit in
    constant memory (VPDGRefEnsure()), so that the lines kernel reads them as immediate operands of its multiply-adds
-   where they fit the constant cache (double k <= 3, float k <= 5): the patch rows of Lref against the four cells ((2N) x 4N), Qref ((2N)^2, row-major), lamref (2N),
-   Mref (N^2). The boundary patches read their own data from shared memory. */
+   where they fit the constant cache (double k <= 3, float k <= 5): the patch rows of Lref against the four cells
+   ((2N) x 4N), Qref ((2N)^2, row-major), lamref (2N), Mref (N^2). The boundary patches read their own data from
+   shared memory (VPDGLoadTables()). */
 __host__ __device__ constexpr int VPDGRefSize(int K)
 {
   return 2 * (K + 1) * 4 * (K + 1) + 4 * (K + 1) * (K + 1) + 2 * (K + 1) + (K + 1) * (K + 1);
@@ -297,21 +307,7 @@ __device__ __forceinline__ void VPDGPatchLineBody(const VPGrid &g, const VPDG1D 
 
 #pragma unroll
   for (int e = 0; e < 3; e++) base += ((PetscInt)(v[e] - 1) * N - g.gxs[e]) * str[e];
-  if (!REF)
-    for (int q = t; q < 3 * P2 * P2; q += NL) {
-      const int e = q / (P2 * P2);
-      Q[q]        = (T)pd.Q[e][(PetscInt)(v[e] - 1) * P2 * P2 + (q - e * P2 * P2)];
-    }
-  if (!REF)
-    for (int q = t; q < 3 * P2; q += NL) lam[q] = (T)pd.lam[q / P2][(PetscInt)(v[q / P2] - 1) * P2 + q % P2];
-  if (!REF)
-    for (int q = t; q < 3 * NN; q += NL) M[q] = (T)dg[q / NN].M[q % NN];
-  if (x && !REF)
-    for (int q = t; q < 3 * LP; q += NL) {
-      const int e = q / LP, rr = q - e * LP, row = rr / (4 * N), col = rr - row * 4 * N, a = row / N, bb = col / N;
-      const int c = v[e] - 1 + a, cn = v[e] - 2 + bb, o = bb - 1 - a;
-      Lp[q] = (o >= -1 && o <= 1 && cn >= 0 && cn < (int)g.N[e]) ? (T)VPDGDeviceBlockEntry(dg[e], c, o, row % N, col % N) : (T)0;
-    }
+  if (!REF) VPDGLoadTables<3, N, T>(g, dg, pd, v, x != NULL, Lp, Q, lam, M, NL);
   for (int q = t; q < NP; q += NL) { /* R = b on the patch, read along x */
     const int i0 = q % P2, i1 = (q / P2) % P2, i2 = q / NL;
     R[i0 * S::S0 + i1 * S::S1 + i2 * S::S2] = (T)b[base + i0 + i1 * str[1] + i2 * str[2]];
