@@ -236,6 +236,11 @@ int main(int argc, char **argv)
     args: -dm_qbox_degree 5 -dm_qbox_cells 4,6,4 -single
 
   test:
+    suffix: 3d_k3_single_anisotropic
+    requires: cuda
+    args: -dm_qbox_degree 3 -dm_qbox_cells 6,5,6 -single
+
+  test:
     suffix: 3d_k3_entries
     requires: cuda
     args: -dm_qbox_degree 3 -dm_qbox_cells 4 -pc_vpatch_dg_lines 0
