@@ -238,7 +238,7 @@ int main(int argc, char **argv)
   test:
     suffix: 3d_k3_single_anisotropic
     requires: cuda
-    args: -dm_qbox_degree 3 -dm_qbox_cells 6,5,6 -single
+    args: -dm_qbox_degree 3 -dm_qbox_cells 6,4,8 -single
 
   test:
     suffix: 3d_k3_entries
