@@ -480,27 +480,56 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
 
 /* the 1D data of the interior DG vertex patches at h = 1 (the CUDA lines kernel's constant tables; layout in vpdg.h): a
    1D mesh of four cells, whose vertex 2 has interior cells on both sides and beyond */
+/* The interior patches' 1D data at h = 1 (the patch of vertex 2 of four cells), for the GPU kernel's constant tables
+   (vpatch_dg.cu, VPDGRef): the patch rows of L against the four cells, the pencil's eigenvectors Q (rows: the patch's
+   nodes, columns: the modes) and eigenvalues, the cell mass. The patch is symmetric under the reflection of its two
+   cells, i -> 2N - 1 - i, so every mode is even or odd under it; the columns go in that order (N even, then N odd,
+   eigenvalues alike), so that the kernel applies Q and Q^T by halves (half the multiply-adds). Where the modes do not
+   split that way (an eigenvalue shared by an even and an odd mode), *ref stays NULL and the kernel reads every patch's
+   own data. */
 static PetscErrorCode PCVPatchDGReference(const DM_QBox *q, PetscReal **ref)
 {
   const PetscInt N = q->degree + 1, P2 = 2 * N;
   VPDG1D         dg;
   VPDGPatch1D    p;
-  PetscReal     *t;
+  PetscReal     *t, *Q, *lam, qmax = 0;
+  PetscInt       order[2 * (VPATCH_MAX_DEGREE_3D + 1)], ne = 0, no = 0;
+  PetscBool      split = PETSC_TRUE;
 
   PetscFunctionBegin;
   PetscCall(PetscFree(*ref));
   PetscCall(VPDG1DSetUp(&q->basis, 4, 1.0, q->dgpenalty, &dg));
   PetscCall(VPDGPatch1DSetUp(&dg, &p));
-  PetscCall(PetscMalloc1(P2 * 4 * N + P2 * P2 + P2 + N * N, ref));
-  t = *ref;
-  for (PetscInt r = 0; r < P2; r++)
-    for (PetscInt c = 0; c < 4 * N; c++) {
-      const PetscInt o = c / N - 1 - r / N;
-      *t++             = (o >= -1 && o <= 1) ? VPDGBlockEntry(&dg, 1 + r / N, o, r % N, c % N) : 0;
+  Q   = p.Q + P2 * P2; /* vertex 2 */
+  lam = p.lam + P2;
+  for (PetscInt i = 0; i < P2 * P2; i++) qmax = PetscMax(qmax, PetscAbsReal(Q[i]));
+  for (PetscInt c = 0; c < P2 && split; c++) { /* even modes first, then odd */
+    PetscReal de = 0, dd = 0;
+    for (PetscInt i = 0; i < P2; i++) {
+      de = PetscMax(de, PetscAbsReal(Q[(P2 - 1 - i) * P2 + c] - Q[i * P2 + c]));
+      dd = PetscMax(dd, PetscAbsReal(Q[(P2 - 1 - i) * P2 + c] + Q[i * P2 + c]));
     }
-  for (PetscInt i = 0; i < P2 * P2; i++) *t++ = p.Q[P2 * P2 + i]; /* vertex 2 */
-  for (PetscInt i = 0; i < P2; i++) *t++ = p.lam[P2 + i];
-  for (PetscInt i = 0; i < N * N; i++) *t++ = dg.M[i];
+    if (de <= 1e-10 * qmax && ne < N)
+      order[ne++] = c;
+    else if (dd <= 1e-10 * qmax && no < N)
+      order[N + no++] = c;
+    else
+      split = PETSC_FALSE;
+  }
+  if (split) {
+    PetscCall(PetscMalloc1(P2 * 4 * N + P2 * P2 + P2 + N * N, ref));
+    t = *ref;
+    for (PetscInt r = 0; r < P2; r++)
+      for (PetscInt c = 0; c < 4 * N; c++) {
+        const PetscInt o = c / N - 1 - r / N;
+        *t++             = (o >= -1 && o <= 1) ? VPDGBlockEntry(&dg, 1 + r / N, o, r % N, c % N) : 0;
+      }
+    for (PetscInt i = 0; i < P2; i++)
+      for (PetscInt c = 0; c < P2; c++) *t++ = Q[i * P2 + order[c]];
+    for (PetscInt c = 0; c < P2; c++) *t++ = lam[order[c]];
+    for (PetscInt i = 0; i < N * N; i++) *t++ = dg.M[i];
+  } else
+    PetscCall(PetscInfo(NULL, "DG Q_%" PetscInt_FMT ": the interior patch's modes are not all even or odd; every patch reads its own data\n", q->degree));
   PetscCall(VPDGPatch1DDestroy(&p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

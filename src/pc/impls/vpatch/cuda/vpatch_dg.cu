@@ -357,12 +357,47 @@ __device__ __forceinline__ void VPDGPatchLineBody(const VPGrid &g, const VPDG1D 
   };
   auto toB = [&](int a, T w) { B[a] = w; };
   auto toR = [&](int a, T w) { R[a] = w; };
-  /* emit Q_E u, or Q_E^T u (TR) */
+  /* emit Q_E u, or Q_E^T u (TR). REF: the reference modes are N even ones, then N odd ones under the reflection
+     i -> 2N - 1 - i of the patch (PCVPatchDGReference()), so only rows i < N of Qref are used: Q^T u from the sums and
+     differences u_i +- u_(2N-1-i), Q v as se +- so for the rows i and 2N - 1 - i (2 N^2 multiply-adds instead of 4 N^2) */
   auto qmul = [&](auto Ec, auto TRc, const T *u, auto &&emit) {
     constexpr int  E  = decltype(Ec)::value;
     constexpr bool TR = decltype(TRc)::value;
-    rowsum(
-        PC(), ZC(), u, [&](int r, int j) { return qv(E, TR ? j * P2 + r : r * P2 + j); }, emit);
+    if constexpr (REF && !ROWS) { /* (with ROWS, never run: the constant tables serve double k <= 3, float k <= 5) */
+      if constexpr (TR) {
+        T e[N], o[N];
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+          e[i] = u[i] + u[P2 - 1 - i];
+          o[i] = u[i] - u[P2 - 1 - i];
+        }
+#pragma unroll
+        for (int c = 0; c < N; c++) {
+          T se = 0, so = 0;
+#pragma unroll
+          for (int i = 0; i < N; i++) {
+            se += VPDGRef<T>(RQ + i * P2 + c) * e[i];
+            so += VPDGRef<T>(RQ + i * P2 + N + c) * o[i];
+          }
+          emit(c, se);
+          emit(N + c, so);
+        }
+      } else {
+#pragma unroll
+        for (int i = 0; i < N; i++) {
+          T se = 0, so = 0;
+#pragma unroll
+          for (int c = 0; c < N; c++) {
+            se += VPDGRef<T>(RQ + i * P2 + c) * u[c];
+            so += VPDGRef<T>(RQ + i * P2 + N + c) * u[N + c];
+          }
+          emit(i, se + so);
+          emit(P2 - 1 - i, se - so);
+        }
+      }
+    } else
+      rowsum(
+          PC(), ZC(), u, [&](int r, int j) { return qv(E, TR ? j * P2 + r : r * P2 + j); }, emit);
   };
   using TRUE_  = std::true_type;
   using FALSE_ = std::false_type;
