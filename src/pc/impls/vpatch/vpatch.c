@@ -478,15 +478,13 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the 1D data of the interior DG vertex patches at h = 1 (the CUDA lines kernel's constant tables; layout in vpdg.h): a
-   1D mesh of four cells, whose vertex 2 has interior cells on both sides and beyond */
-/* The interior patches' 1D data at h = 1 (the patch of vertex 2 of four cells), for the GPU kernel's constant tables
-   (vpatch_dg.cu, VPDGRef): the patch rows of L against the four cells, the pencil's eigenvectors Q (rows: the patch's
-   nodes, columns: the modes) and eigenvalues, the cell mass. The patch is symmetric under the reflection of its two
-   cells, i -> 2N - 1 - i, so every mode is even or odd under it; the columns go in that order (N even, then N odd,
-   eigenvalues alike), so that the kernel applies Q and Q^T by halves (half the multiply-adds). Where the modes do not
-   split that way (an eigenvalue shared by an even and an odd mode), *ref stays NULL and the kernel reads every patch's
-   own data. */
+/* The interior patches' 1D data at h = 1 (the patch of vertex 2 of a 1D mesh of four cells: interior cells on both
+   sides and beyond), for the GPU lines kernel's constant tables (vpatch_dg.cu, VPDGRef): the patch rows of L against
+   the four cells, the pencil's eigenvectors Q (rows: the patch's nodes, columns: the modes) and eigenvalues, the cell
+   mass. The patch is symmetric under the reflection of its two cells, i -> 2N - 1 - i, so every mode is even or odd
+   under it; the columns go in that order (N even, then N odd, eigenvalues alike), so that the kernel applies Q and Q^T
+   by halves (half the multiply-adds). Where the modes do not split that way (an eigenvalue shared by an even and an odd
+   mode), *ref stays NULL and the kernel reads every patch's own data. */
 static PetscErrorCode PCVPatchDGReference(const DM_QBox *q, PetscReal **ref)
 {
   const PetscInt N = q->degree + 1, P2 = 2 * N;

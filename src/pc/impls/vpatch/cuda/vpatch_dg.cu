@@ -255,8 +255,8 @@ __host__ __device__ constexpr VPDGLineLayout VPDGLineLayoutSearch(int P2, int BK
    eigenvectors Qref / sqrt(h_e) and eigenvalues lamref / h_e^2. The reference data (h = 1) per degree K <= 8 sit in
    constant memory (VPDGRefEnsure()), so that the lines kernel reads them as immediate operands of its multiply-adds
    where they fit the constant cache (double k <= 3, float k <= 5): the patch rows of Lref against the four cells
-   ((2N) x 4N), Qref ((2N)^2, row-major), lamref (2N), Mref (N^2). The boundary patches read their own data from
-   shared memory (VPDGLoadTables()). */
+   ((2N) x 4N), Qref ((2N)^2, row-major; columns: the N even modes, then the N odd ones), lamref (2N), Mref (N^2). The
+   boundary patches read their own data from shared memory (VPDGLoadTables()). */
 __host__ __device__ constexpr int VPDGRefSize(int K)
 {
   return 2 * (K + 1) * 4 * (K + 1) + 4 * (K + 1) * (K + 1) + 2 * (K + 1) + (K + 1) * (K + 1);
