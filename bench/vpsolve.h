@@ -235,11 +235,10 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   }
   /* the configuration's options (with the one-patch coarse solve), where not given; cleared after KSPSetUp, which reads
      them, so that every solve starts from the same options */
-  nopt = 0;
-  for (PetscInt j = 0; cfg->opts[2 * j]; j++, nopt++) {
+  for (nopt = 0; cfg->opts[2 * nopt]; nopt++) {
     PetscCheck(nopt < 30, comm, PETSC_ERR_PLIB, "Too many options in configuration %s", cfg->name);
-    ov[2 * nopt]     = cfg->opts[2 * j];
-    ov[2 * nopt + 1] = cfg->opts[2 * j + 1];
+    ov[2 * nopt]     = cfg->opts[2 * nopt];
+    ov[2 * nopt + 1] = cfg->opts[2 * nopt + 1];
     PetscBool isksp, ispc;
     PetscCall(PetscStrcmp(ov[2 * nopt], "mg_coarse_ksp_type", &isksp));
     PetscCall(PetscStrcmp(ov[2 * nopt], "mg_coarse_pc_type", &ispc));

@@ -101,5 +101,6 @@ typedef struct {
    line of the patch (VPDGPatchLineKernel), else one per unknown. ref (lines, 3D, k <= 8; or NULL): the 1D data of the
    interior patches at h = 1, for constant memory: the patch rows of L against the four cells around (2(k+1) x 4(k+1):
    row a (k+1) + j, a = 0, 1 the patch's cells, column b (k+1) + i over cells v - 2 .. v + 1), the eigenvectors Q of the
-   two-cell pencil ((2(k+1))^2, as VPDGPatch1D), its eigenvalues (2(k+1)), the cell mass ((k+1)^2) */
+   two-cell pencil ((2(k+1))^2, rows as VPDGPatch1D, columns the k+1 even modes, then the k+1 odd ones), its eigenvalues
+   (2(k+1), in the same order), the cell mass ((k+1)^2) */
 PETSC_EXTERN PetscErrorCode VPDGPatchColor_CUDA(const VPGrid *, PetscBool single, PetscBool lines, const PetscReal *ref, const VPDG1D *d_dg, const VPDGPatchDevice *, PetscInt color, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl);
