@@ -13,35 +13,46 @@ typedef enum {
   DMQBOX_EXCHANGE_HOST_PROBED, /* host buffers: -dm_qbox_exchange_device was asked for and the probe failed */
 } DMQBoxExchange;
 
+/* the exchange of one patch color in the multiplicative sweep on several ranks (qboxcolor.c) */
 typedef struct {
-  PetscInt       dim;           /* spatial dimension, 2 or 3 */
-  PetscInt       degree;        /* Q_k degree */
-  PetscInt       cells[3];      /* global cells per direction */
-  PetscReal      lower[3];      /* box lower corner */
-  PetscReal      upper[3];      /* box upper corner */
-  PetscInt       procs[3];      /* process grid */
-  PetscInt      *lc[3];         /* cells owned by each process column, per direction */
-  PetscInt       cellstart[3];  /* first cell owned by this rank per direction */
-  DM             da;            /* node-level DMDA (ghost width k, box stencil): natural ordering, exchanges other than INSERT/ADD; made on first use */
-  PetscSF        ghostsf;       /* roots: owned nodes; leaves: the ghost nodes of the local box (qboxvec.c); made on first use */
-  PetscSF        colorsf[8];    /* per patch color: the local-box nodes another rank's patches of that color change (qboxvec.c) */
-  VPGrid         grid;          /* plain description of this rank's part, for the kernels */
-  VPBasis1D      basis;         /* 1D reference matrices */
-  PetscReal     *coords1d[3];   /* global node coordinates per direction */
-  PetscBool      storecoords;   /* set DM coordinates at set-up (-dm_qbox_coordinates) */
-  PetscBool      deterministic; /* CUDA operator: colored cells (2D) or boxes of cells (3D) instead of atomics (-dm_qbox_deterministic) */
-  PetscBool      samelayout;    /* the ghosted local box is the owned box (one rank): kernels may work on global arrays */
-  PetscBool      vecmdot;       /* CUDA global vectors: VecMDot by our kernel (-dm_qbox_vec_mdot, qboxvec.c) */
-  PetscBool      exchdevice;    /* -dm_qbox_exchange_device: device buffers to MPI after a probe (qboxmpi.c) */
-  DMQBoxExchange exchange;      /* what the exchanges hand to MPI, known once a star forest exists */
-  PetscBool      dg;            /* discontinuous Q_k (SIPG): (k+1) nodes per cell and direction, no shared nodes (-dm_qbox_dg) */
-  PetscReal      dgpenalty;     /* SIPG penalty factor C: sigma = C k (k+1) / h (-dm_qbox_dg_penalty) */
-  VPDG1D         dg1d[3];       /* DG: the 1D SIPG and mass blocks of each direction (src/sys/dg1d.c) */
-  PetscReal     *d_dg;          /* DG, CUDA: device copy of dg1d (read as VPDG1D[dim]) and of the embedding blocks (DMQBoxGetDeviceDG_Private()) */
-  PetscReal     *d_dgembed;
-  VPPrecision    precision;   /* CUDA arithmetic of this level's operator and of the transfers to its refinement */
-  VPPrecision    mgprecision; /* precision given to the levels created by DMCoarsen() */
-  PetscReal     *d_lap;       /* device copy of M_h, K_h per direction (CUDA kernels), or NULL */
+  PetscSF   sf;                    /* one leaf per chunk: roots in the packed send buffer, leaves in the receive buffer */
+  PetscInt  nsend, nrecv;          /* packed values (whole chunks) */
+  PetscInt *sendidx, *recvidx;     /* local-box index of each packed value, -1 for padding */
+  PetscInt *d_sendidx, *d_recvidx; /* their device copies (CUDA vectors) */
+} DMQBoxColorExchange;
+
+typedef struct {
+  PetscInt            dim;           /* spatial dimension, 2 or 3 */
+  PetscInt            degree;        /* Q_k degree */
+  PetscInt            cells[3];      /* global cells per direction */
+  PetscReal           lower[3];      /* box lower corner */
+  PetscReal           upper[3];      /* box upper corner */
+  PetscInt            procs[3];      /* process grid */
+  PetscInt           *lc[3];         /* cells owned by each process column, per direction */
+  PetscInt            cellstart[3];  /* first cell owned by this rank per direction */
+  DM                  da;            /* node-level DMDA (ghost width k, box stencil): natural ordering, exchanges other than INSERT/ADD; made on first use */
+  PetscSF             ghostsf;       /* roots: owned nodes; leaves: the ghost nodes of the local box (qboxvec.c); made on first use */
+  DMQBoxColorExchange colorx[8];     /* per patch color: the values other ranks' patches of that color change (qboxcolor.c) */
+  PetscScalar        *xbuf[2][2];    /* the color exchanges' packed send and receive buffers, host [0] and device [1] */
+  PetscInt            nxbuf[2];      /* their lengths */
+  MPI_Datatype        chunk;         /* the color star forests' unit */
+  VPGrid              grid;          /* plain description of this rank's part, for the kernels */
+  VPBasis1D           basis;         /* 1D reference matrices */
+  PetscReal          *coords1d[3];   /* global node coordinates per direction */
+  PetscBool           storecoords;   /* set DM coordinates at set-up (-dm_qbox_coordinates) */
+  PetscBool           deterministic; /* CUDA operator: colored cells (2D) or boxes of cells (3D) instead of atomics (-dm_qbox_deterministic) */
+  PetscBool           samelayout;    /* the ghosted local box is the owned box (one rank): kernels may work on global arrays */
+  PetscBool           vecmdot;       /* CUDA global vectors: VecMDot by our kernel (-dm_qbox_vec_mdot, qboxvec.c) */
+  PetscBool           exchdevice;    /* -dm_qbox_exchange_device: device buffers to MPI after a probe (qboxmpi.c) */
+  DMQBoxExchange      exchange;      /* what the exchanges hand to MPI, known once a star forest exists */
+  PetscBool           dg;            /* discontinuous Q_k (SIPG): (k+1) nodes per cell and direction, no shared nodes (-dm_qbox_dg) */
+  PetscReal           dgpenalty;     /* SIPG penalty factor C: sigma = C k (k+1) / h (-dm_qbox_dg_penalty) */
+  VPDG1D              dg1d[3];       /* DG: the 1D SIPG and mass blocks of each direction (src/sys/dg1d.c) */
+  PetscReal          *d_dg;          /* DG, CUDA: device copy of dg1d (read as VPDG1D[dim]) and of the embedding blocks (DMQBoxGetDeviceDG_Private()) */
+  PetscReal          *d_dgembed;
+  VPPrecision         precision;   /* CUDA arithmetic of this level's operator and of the transfers to its refinement */
+  VPPrecision         mgprecision; /* precision given to the levels created by DMCoarsen() */
+  PetscReal          *d_lap;       /* device copy of M_h, K_h per direction (CUDA kernels), or NULL */
   /* the operator -div(a grad u) on a mapped box (qboxgeo.c); both NONE/ONE: the Cartesian Laplacian and its fast path */
   DMQBoxMappingType     maptype;
   DMQBoxMapping         map;    /* the map of the box (built-in or the user's) */
@@ -93,7 +104,10 @@ PETSC_INTERN PetscErrorCode DMQBoxCheck_Private(DM, const char[]);
 PETSC_INTERN PetscErrorCode DMQBoxCheckSetter_Private(DM, const char[]);
 PETSC_INTERN PetscErrorCode DMQBoxMaxLevels_Private(DM, PetscInt *);
 PETSC_INTERN PetscErrorCode DMQBoxGetNodeDA_Private(DM, DM *);
-PETSC_INTERN PetscErrorCode DMQBoxGetColorSF_Private(DM, PetscInt, PetscSF *);
+PETSC_INTERN PetscErrorCode DMQBoxColorExchangeSetUp_Private(DM, PetscInt);
+PETSC_INTERN PetscErrorCode DMQBoxColorExchangeBegin_Private(DM, PetscInt, PetscMemType, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMQBoxColorExchangeEnd_Private(DM, PetscInt, PetscMemType, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMQBoxColorExchangeDestroy_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxColumnBox_Private(DM, PetscInt, PetscInt, PetscInt[6]);
 /* the node and cell ranges of every process column per direction (DMQBoxColumnBox_Private()): xs, xm (owned nodes),
    gxs, gxm (ghosted box), cs, cm (owned cells); one column for the directions past dim */
@@ -109,7 +123,7 @@ PETSC_INTERN PetscInt       DMQBoxColumnOf_Private(const DMQBoxColumns *, PetscI
 PETSC_INTERN PetscErrorCode DMQBoxDestroyExchange_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxCheckVecType_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxIsCUDA_Private(DM, PetscBool *);
-PETSC_INTERN PetscErrorCode DMQBoxExchangeTransport_Private(DM, PetscSF);
+PETSC_INTERN PetscErrorCode DMQBoxExchangeTransport_Private(DM, PetscSF, PetscBool);
 PETSC_INTERN PetscErrorCode DMQBoxUseGlobalArrays_Private(DM, Vec, PetscBool *);
 PETSC_INTERN PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM, const PetscReal **);
 PETSC_INTERN PetscErrorCode DMQBoxGetDeviceDG_Private(DM, const VPDG1D **, const PetscReal **);

@@ -214,6 +214,8 @@ typedef enum {
   VP_OWNED_ADD_LOCAL   /* glob += loc */
 } VPOwnedCopyMode;
 PETSC_INTERN PetscErrorCode VPOwnedCopy_CUDA(const VPGrid *, VPOwnedCopyMode, PetscScalar *glob, PetscScalar *loc);
+/* packed[i] = loc[idx[i]] (0 where idx[i] < 0), or with unpack loc[idx[i]] = packed[i] where idx[i] >= 0; device arrays */
+PETSC_INTERN PetscErrorCode VPIndexedCopy_CUDA(PetscInt n, const PetscInt *idx, PetscBool unpack, PetscScalar *packed, PetscScalar *loc);
 /* z[j] = y[j]^T x for j < nv (real scalars): device arrays x, y[j] of length n, host array z; waits for the result */
 PETSC_INTERN PetscErrorCode VPMDot_CUDA(const PetscScalar *x, PetscInt n, PetscInt nv, const PetscScalar *const *y, PetscScalar *z);
 /* the reference data of degree k for the patch kernels: the 1D cell mass and stiffness matrices on [0,1] ((k+1)^2), and

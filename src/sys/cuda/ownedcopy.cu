@@ -1,4 +1,5 @@
-/* Device helper: the owned part between a global vector (the owned box) and a local vector (the ghosted box) */
+/* Device helpers of the DMQBOX exchanges: the owned part between a global vector (the owned box) and a local vector
+   (the ghosted box), and the packing of the color exchanges (qboxcolor.c) */
 #include <petscvpatch/private/vpcuda.cuh>
 
 /* one block per row (fixed y, z) of the owned box, the threads along x */
@@ -30,6 +31,30 @@ PetscErrorCode VPOwnedCopy_CUDA(const VPGrid *g, VPOwnedCopyMode mode, PetscScal
   if (!rows || !g->xm[0]) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VPGetStream(&stream));
   VPOwnedCopyKernel<<<(unsigned)PetscMin(rows, 1 << 30), g->xm[0] >= 256 ? 256 : 128, 0, stream>>>(*g, (int)mode, glob, loc);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the packed values of an exchange: packed[i] = loc[idx[i]] (0 where idx[i] < 0, padding), or loc[idx[i]] = packed[i] */
+__global__ void VPIndexedCopyKernel(PetscInt n, const PetscInt *__restrict__ idx, int unpack, PetscScalar *__restrict__ packed, PetscScalar *__restrict__ loc)
+{
+  for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
+    const PetscInt j = idx[i];
+    if (unpack) {
+      if (j >= 0) loc[j] = packed[i];
+    } else
+      packed[i] = j >= 0 ? loc[j] : (PetscScalar)0;
+  }
+}
+
+PetscErrorCode VPIndexedCopy_CUDA(PetscInt n, const PetscInt *idx, PetscBool unpack, PetscScalar *packed, PetscScalar *loc)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VPGetStream(&stream));
+  VPIndexedCopyKernel<<<(unsigned)PetscMin((n + 255) / 256, 65536), 256, 0, stream>>>(n, idx, (int)unpack, packed, loc);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -864,6 +864,7 @@ PetscErrorCode DMCreate_QBox(DM dm)
   q->radii[1]    = 1.0;
   q->amplitude   = 0.1; /* see -dm_qbox_deform_amplitude */
   q->contrast    = 1e6; /* see -dm_qbox_coefficient_contrast */
+  q->chunk       = MPI_DATATYPE_NULL;
   for (PetscInt d = 0; d < 3; d++) {
     q->cells[d] = 1;
     q->lower[d] = 0.0;

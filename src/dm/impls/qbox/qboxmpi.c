@@ -108,15 +108,17 @@ static int QBoxDeviceMPI = 0;
 /*
   DMQBoxExchangeTransport_Private - called on each of this DM's star forests after PetscSFSetUp(): with
   -dm_qbox_exchange_device on CUDA vectors and several ranks, probe once (collective on the DM's communicator, as
-  the star forests' creation is) and hand device buffers to MPI when every rank's probe passed.
+  the star forests' creation is) and hand device buffers to MPI when every rank's probe passed. packed: the star
+  forest moves the color exchanges' packed buffers (qboxcolor.c, cudaMalloc()), which MPI may get as they are.
 */
-PetscErrorCode DMQBoxExchangeTransport_Private(DM dm, PetscSF sf)
+PetscErrorCode DMQBoxExchangeTransport_Private(DM dm, PetscSF sf, PetscBool packed)
 {
   DM_QBox    *q = (DM_QBox *)dm->data;
   PetscMPIInt size;
   PetscBool   cuda;
 
   PetscFunctionBegin;
+  (void)packed;
   q->exchange = DMQBOX_EXCHANGE_HOST;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
   PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
@@ -158,10 +160,12 @@ PetscErrorCode DMQBoxExchangeTransport_Private(DM dm, PetscSF sf)
     PetscSF_Basic *bas = (PetscSF_Basic *)sf->data;
 
     /* MPI gets the star forest's buffers (cudaMalloc()), not the vectors' (a CUDA IPC-less pool): pack every part */
-    bas->rootcontig[PETSCSF_REMOTE] = PETSC_FALSE;
-    sf->leafcontig[PETSCSF_REMOTE]  = PETSC_FALSE;
-    sf->use_gpu_aware_mpi           = PETSC_TRUE;
-    q->exchange                     = DMQBOX_EXCHANGE_DEVICE;
+    if (!packed) {
+      bas->rootcontig[PETSCSF_REMOTE] = PETSC_FALSE;
+      sf->leafcontig[PETSCSF_REMOTE]  = PETSC_FALSE;
+    }
+    sf->use_gpu_aware_mpi = PETSC_TRUE;
+    q->exchange           = DMQBOX_EXCHANGE_DEVICE;
   } else
     q->exchange = DMQBOX_EXCHANGE_HOST_PROBED;
 #else

@@ -484,95 +484,9 @@ static PetscErrorCode DMQBoxGetGhostSF(DM dm, PetscSF *sf)
     PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)dm), &q->ghostsf));
     PetscCall(PetscSFSetGraph(q->ghostsf, nroots, nleaves, ilocal, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
     PetscCall(PetscSFSetUp(q->ghostsf));
-    PetscCall(DMQBoxExchangeTransport_Private(dm, q->ghostsf));
+    PetscCall(DMQBoxExchangeTransport_Private(dm, q->ghostsf, PETSC_FALSE));
   }
   *sf = q->ghostsf;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the patch vertex of parity bit of color c along a direction whose patch interior holds node p: the interior of the
-   patch of vertex v is (v - 1, v + 1) k, so p lies in at most two, of consecutive vertices; -1: none, or not interior */
-static PetscInt QBoxColorVertex(PetscInt p, PetscInt k, PetscInt N, PetscInt bit)
-{
-  PetscInt v = p / k;
-  if (p % k && v % 2 != bit) v++;
-  if (v % 2 != bit || v < 1 || v > N - 1) return -1;
-  return v;
-}
-
-/*
-  DMQBoxGetColorSF_Private - the star forest of patch color c for the multiplicative sweep on several ranks
-
-  Each rank solves the patches of its own vertices in place in its local vector. The nodes of its local box that
-  the patches of color c of other ranks change are then stale: they are the leaves, each with the same node in the
-  local box of the rank that owns the patch's vertex as root. A PetscSFBcast from the local vector to itself after
-  the color brings every changed value to every rank that holds it, owned or ghost, in one exchange. Roots and
-  leaves of one rank are disjoint (a node lies in the interior of at most one patch of a color). Made on first use
-  in O(nodes near the rank's faces).
-*/
-PetscErrorCode DMQBoxGetColorSF_Private(DM dm, PetscInt color, PetscSF *sf)
-{
-  DM_QBox *q = (DM_QBox *)dm->data;
-
-  PetscFunctionBegin;
-  PetscCheck(color >= 0 && color < (1 << q->dim), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Color %" PetscInt_FMT " is not one of the %d patch colors", color, 1 << q->dim);
-  if (!q->colorsf[color]) {
-    const VPGrid *g = &q->grid;
-    DMQBoxColumns c;
-    PetscInt     *vert[3], *own[3], *xall, *xother, nall = 0, nother = 0, nroots = g->gxm[0] * g->gxm[1] * g->gxm[2], nleaves = 0, *ilocal = NULL;
-    PetscSFNode  *iremote = NULL;
-
-    PetscCall(DMQBoxColumnsCreate_Private(dm, &c));
-    for (PetscInt d = 0; d < 3; d++) { /* per direction: the vertex of this color over each node of the local box, its column */
-      PetscCall(PetscMalloc2(g->gxm[d], &vert[d], g->gxm[d], &own[d]));
-      for (PetscInt i = 0; i < g->gxm[d]; i++) {
-        vert[d][i] = d < g->dim ? QBoxColorVertex(g->gxs[d] + i, g->k, g->N[d], (color >> d) & 1) : 0;
-        own[d][i]  = vert[d][i] < 0 ? -1 : DMQBoxColumnOf_Private(&c, d, 4, vert[d][i]);
-      }
-    }
-    PetscCall(PetscMalloc2(g->gxm[0], &xall, g->gxm[0], &xother));
-    for (PetscInt i = 0; i < g->gxm[0]; i++) {
-      if (vert[0][i] < 0) continue;
-      xall[nall++] = i;
-      if (own[0][i] != c.me[0]) xother[nother++] = i;
-    }
-    for (PetscInt pass = 0; pass < 2; pass++) { /* count, then fill */
-      PetscInt l = 0;
-      for (PetscInt iz = 0; iz < g->gxm[2]; iz++) {
-        if (vert[2][iz] < 0) continue;
-        for (PetscInt iy = 0; iy < g->gxm[1]; iy++) {
-          PetscBool mine = (PetscBool)(own[1][iy] == c.me[1] && own[2][iz] == c.me[2]);
-          PetscInt  n = mine ? nother : nall, *xs = mine ? xother : xall;
-          if (vert[1][iy] < 0) continue;
-          if (pass == 0) {
-            l += n;
-            continue;
-          }
-          for (PetscInt j = 0; j < n; j++) {
-            PetscInt ix = xs[j], o[3] = {own[0][ix], own[1][iy], own[2][iz]}, p[3] = {g->gxs[0] + ix, g->gxs[1] + iy, g->gxs[2] + iz}, r = 0;
-            for (PetscInt d = 2; d >= 0; d--) r = r * c.b[d][6 * o[d] + 3] + (p[d] - c.b[d][6 * o[d] + 2]);
-            ilocal[l]        = (iz * g->gxm[1] + iy) * g->gxm[0] + ix;
-            iremote[l].rank  = o[0] + c.P[0] * (o[1] + c.P[1] * o[2]);
-            iremote[l].index = r;
-            l++;
-          }
-        }
-      }
-      if (pass == 0) {
-        nleaves = l;
-        PetscCall(PetscMalloc1(nleaves, &ilocal));
-        PetscCall(PetscMalloc1(nleaves, &iremote));
-      }
-    }
-    for (PetscInt d = 0; d < 3; d++) PetscCall(PetscFree2(vert[d], own[d]));
-    PetscCall(PetscFree2(xall, xother));
-    PetscCall(DMQBoxColumnsDestroy_Private(&c));
-    PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)dm), &q->colorsf[color]));
-    PetscCall(PetscSFSetGraph(q->colorsf[color], nroots, nleaves, ilocal, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
-    PetscCall(PetscSFSetUp(q->colorsf[color]));
-    PetscCall(DMQBoxExchangeTransport_Private(dm, q->colorsf[color]));
-  }
-  *sf = q->colorsf[color];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -582,7 +496,7 @@ PetscErrorCode DMQBoxDestroyExchange_Private(DM dm)
 
   PetscFunctionBegin;
   PetscCall(PetscSFDestroy(&q->ghostsf));
-  for (PetscInt c = 0; c < 8; c++) PetscCall(PetscSFDestroy(&q->colorsf[c]));
+  PetscCall(DMQBoxColorExchangeDestroy_Private(dm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

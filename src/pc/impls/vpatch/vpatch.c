@@ -622,10 +622,7 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
     if (jac->kernel == PC_VPATCH_KERNEL_GLOBAL) PetscCall(DMCreateGlobalVector(dm, &jac->w));
   }
   if (!q->samelayout && jac->type == PC_VPATCH_MULTIPLICATIVE && !jac->surrogate && !(jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL) && jac->ranks == PC_VPATCH_RANKS_EXACT)
-    for (PetscInt c = 0; c < (1 << q->dim); c++) { /* several ranks: the exchange of each color (PCVPatchStepLocal()) */
-      PetscSF sf;
-      PetscCall(DMQBoxGetColorSF_Private(dm, c, &sf));
-    }
+    for (PetscInt c = 0; c < (1 << q->dim); c++) PetscCall(DMQBoxColorExchangeSetUp_Private(dm, c)); /* several ranks: the exchange of each color (PCVPatchStepLocal()) */
   PetscCall(PetscLogEventEnd(VPATCH_PatchSetUp, pc, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -767,7 +764,7 @@ static PetscErrorCode PCVPatchColorBox(PC_VPatch *jac, PetscMemType mt, PetscInt
 
 /* The step in the ghosted local vector (several ranks, or the CPU path; not the kernel global): b and x are brought
    into the local boxes once, each color's patches are solved in place in xl, and one exchange after the color (its
-   star forest, DMQBoxGetColorSF_Private()) brings the values that the other ranks' patches changed into every local
+   packed values and a star forest, DMQBoxColorExchangeBegin_Private()) brings the values that the other ranks' patches changed into every local
    box that holds them, owned or ghost. The iterates are those of one rank, with one exchange per color. Relaxed
    (-pc_vpatch_ranks relaxed): no exchange inside a pass; the local-to-global copy keeps each rank's own nodes. */
 static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool fwd, PetscBool bwd)
@@ -803,13 +800,11 @@ static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool 
     }
     for (PetscInt i = 0; i < nc; i++) {
       PetscInt c = pass ? nc - 1 - i : i;
-      PetscSF  sf;
 
       if (jac->ranks == PC_VPATCH_RANKS_RELAXED) { /* no exchange: the other ranks' values from the start of the pass */
         PetscCall(PCVPatchColorBox(jac, mt, c, all[0], all[1], ba, xa));
         continue;
       }
-      PetscCall(DMQBoxGetColorSF_Private(jac->dm, c, &sf));
       if (jac->overlap) { /* the patches whose values other ranks hold, the exchange, the others while it travels */
         for (PetscInt d = 0; d < g->dim; d++)
           for (PetscInt side = 0; side < 2; side++) { /* slabs of direction d: inner range before d, all after */
@@ -824,13 +819,13 @@ static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool 
               lo[d] = in[1][d];
             PetscCall(PCVPatchColorBox(jac, mt, c, lo, hi, ba, xa));
           }
-        PetscCall(PetscSFBcastWithMemTypeBegin(sf, MPIU_SCALAR, xmt, xa, xmt, xa, MPI_REPLACE));
+        PetscCall(DMQBoxColorExchangeBegin_Private(jac->dm, c, xmt, xa));
         PetscCall(PCVPatchColorBox(jac, mt, c, in[0], in[1], ba, xa));
       } else {
         PetscCall(PCVPatchColorBox(jac, mt, c, all[0], all[1], ba, xa));
-        PetscCall(PetscSFBcastWithMemTypeBegin(sf, MPIU_SCALAR, xmt, xa, xmt, xa, MPI_REPLACE));
+        PetscCall(DMQBoxColorExchangeBegin_Private(jac->dm, c, xmt, xa));
       }
-      PetscCall(PetscSFBcastEnd(sf, MPIU_SCALAR, xa, xa, MPI_REPLACE));
+      PetscCall(DMQBoxColorExchangeEnd_Private(jac->dm, c, xmt, xa));
     }
     if (PetscMemTypeDevice(mt))
       PetscCall(PetscLogGpuFlops(VPFlopsPatches(g) * VPFlopsPatchGPU(g->dim, g->k)));

@@ -1,0 +1,376 @@
+/*
+  DMQBOX: the exchange of each patch color in the multiplicative sweep on several ranks.
+
+  Each rank solves the patches of its own vertices in place in its local vector. The nodes of its local box that
+  the patches of color c of other ranks change are then stale; after the color, one exchange brings every changed
+  value to every rank that holds it, owned or ghost. A node lies in the interior of at most one patch of a color, so
+  the values a rank receives and those it sends are disjoint sets of its local box.
+
+  Both sides know from the box decomposition which nodes they exchange: the sender (the owner of the patch's vertex)
+  lists, per receiving rank, the nodes of its own patches' interiors that lie in the receiver's local box; the
+  receiver lists, per sending rank, the nodes of its local box in the interiors of that rank's patches. Both lists
+  are in global lexicographic order, so they match entry by entry, and neither needs an index from the other side.
+  The values travel packed: a gather into a send buffer, a PetscSF whose roots are the send buffer and whose leaves
+  are the receive buffer, both contiguous, and a scatter from the receive buffer. Each message is padded to whole
+  chunks of QBOX_CHUNK values and the star forest has one leaf per chunk, so its set-up (rank discovery, index
+  analysis, PETSc's duplicate checks) costs per chunk, not per value: with one leaf per value it took about 100 ns per
+  value, 2-3 s at 455M unknowns on two ranks (bench/RESULTS.md, session 20). The only index the sender needs from
+  the receiver is where its message starts, which one PetscCommBuildTwoSided() delivers, with the counts checked.
+*/
+#include <petscvpatch/private/qboximpl.h>
+#include <petsc/private/sfimpl.h>
+#include <petscsf.h>
+#if defined(PETSC_HAVE_CUDA)
+#include <petscdevice_cuda.h>
+#endif
+
+#define QBOX_CHUNK     64 /* values per leaf of the color star forests */
+#define QBOX_MAX_PEERS 64 /* ranks one rank exchanges a color with: at most 26 (a node lies in at most 3 columns per direction) */
+
+/* the patch vertex of parity bit of color c along a direction whose patch interior holds node p: the interior of the
+   patch of vertex v is (v - 1, v + 1) k, so p lies in at most two, of consecutive vertices; -1: none, or not interior */
+static PetscInt QBoxColorVertex(PetscInt p, PetscInt k, PetscInt N, PetscInt bit)
+{
+  PetscInt v = p / k;
+  if (p % k && v % 2 != bit) v++;
+  if (v % 2 != bit || v < 1 || v > N - 1) return -1;
+  return v;
+}
+
+/* messages of one side: per peer rank (ascending) the count and the first entry in the packed buffer (chunk aligned) */
+typedef struct {
+  PetscInt    n;
+  PetscMPIInt rank[QBOX_MAX_PEERS];
+  PetscInt    count[QBOX_MAX_PEERS], start[QBOX_MAX_PEERS], fill[QBOX_MAX_PEERS];
+} QBoxPeers;
+
+static PetscErrorCode QBoxPeersAdd(QBoxPeers *p, PetscMPIInt r, PetscInt *slot)
+{
+  PetscInt i = 0;
+
+  PetscFunctionBegin;
+  while (i < p->n && p->rank[i] != r) i++;
+  if (i == p->n) {
+    PetscCheck(p->n < QBOX_MAX_PEERS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX color exchange: more than %d peer ranks", QBOX_MAX_PEERS);
+    p->rank[p->n]  = r;
+    p->count[p->n] = 0;
+    p->n++;
+  }
+  *slot = i;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscInt QBoxPeersFind(const QBoxPeers *p, PetscMPIInt r)
+{
+  for (PetscInt i = 0; i < p->n; i++)
+    if (p->rank[i] == r) return i;
+  return -1;
+}
+
+/* sorts the peers by rank, then lays their messages out in whole chunks; returns the packed length */
+static PetscInt QBoxPeersLayout(QBoxPeers *p)
+{
+  PetscInt off = 0;
+
+  for (PetscInt i = 1; i < p->n; i++) /* insertion sort: a few peers */
+    for (PetscInt j = i; j > 0 && p->rank[j - 1] > p->rank[j]; j--) {
+      PetscMPIInt r   = p->rank[j];
+      PetscInt    n   = p->count[j];
+      p->rank[j]      = p->rank[j - 1];
+      p->count[j]     = p->count[j - 1];
+      p->rank[j - 1]  = r;
+      p->count[j - 1] = n;
+    }
+  for (PetscInt i = 0; i < p->n; i++) {
+    p->start[i] = off;
+    p->fill[i]  = 0;
+    off += (p->count[i] + QBOX_CHUNK - 1) / QBOX_CHUNK * QBOX_CHUNK;
+  }
+  return off;
+}
+
+/* per direction, for each node of the local box: the vertex of the color whose patch interior holds it (-1: none), the
+   column owning that vertex, and the range of columns whose local boxes hold the node */
+typedef struct {
+  PetscInt *vert[3], *own[3], *clo[3], *chi[3];
+} QBoxColorMaps;
+
+static PetscErrorCode QBoxColorMapsCreate(DM dm, const DMQBoxColumns *c, PetscInt color, QBoxColorMaps *m)
+{
+  const VPGrid *g = &((DM_QBox *)dm->data)->grid;
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < 3; d++) {
+    PetscCall(PetscMalloc4(g->gxm[d], &m->vert[d], g->gxm[d], &m->own[d], g->gxm[d], &m->clo[d], g->gxm[d], &m->chi[d]));
+    for (PetscInt i = 0; i < g->gxm[d]; i++) {
+      const PetscInt p = g->gxs[d] + i, o = DMQBoxColumnOf_Private(c, d, 0, p), *b = c->b[d];
+      PetscInt       lo = o, hi = o;
+
+      m->vert[d][i] = d < g->dim ? QBoxColorVertex(p, g->k, g->N[d], (color >> d) & 1) : 0;
+      m->own[d][i]  = m->vert[d][i] < 0 ? -1 : DMQBoxColumnOf_Private(c, d, 4, m->vert[d][i]);
+      while (lo > 0 && p >= b[6 * (lo - 1) + 2] && p < b[6 * (lo - 1) + 2] + b[6 * (lo - 1) + 3]) lo--;
+      while (hi < c->P[d] - 1 && p >= b[6 * (hi + 1) + 2] && p < b[6 * (hi + 1) + 2] + b[6 * (hi + 1) + 3]) hi++;
+      m->clo[d][i] = lo;
+      m->chi[d][i] = hi;
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode QBoxColorMapsDestroy(QBoxColorMaps *m)
+{
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < 3; d++) PetscCall(PetscFree4(m->vert[d], m->own[d], m->clo[d], m->chi[d]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Both lists, in two passes each (count, then fill). Receive: the nodes of the local box in the interior of a patch
+   of the color whose vertex another rank owns, by owner. Send: the nodes in the interior of this rank's own patches
+   of the color, by every other rank whose local box holds them. */
+static PetscErrorCode QBoxColorLists(DM dm, const DMQBoxColumns *c, const QBoxColorMaps *m, PetscMPIInt rank, QBoxPeers *send, QBoxPeers *recv, PetscInt **sendidx, PetscInt **recvidx)
+{
+  const VPGrid *g     = &((DM_QBox *)dm->data)->grid;
+  PetscInt      nsend = 0, nrecv = 0, nall = 0, nedge = 0, *xall, *xedge;
+
+  PetscFunctionBegin;
+  send->n = recv->n = 0;
+  *sendidx = *recvidx = NULL;
+  /* the x positions of the color's patch interiors (xall) and, of those, the ones another rank owns or holds (xedge):
+     in a row that this rank's column owns in y and z and no other column holds, only xedge can be exchanged, which
+     keeps the work O(nodes near the faces) */
+  PetscCall(PetscMalloc2(g->gxm[0], &xall, g->gxm[0], &xedge));
+  for (PetscInt ix = 0; ix < g->gxm[0]; ix++) {
+    if (m->vert[0][ix] < 0) continue;
+    xall[nall++] = ix;
+    if (m->own[0][ix] != c->me[0] || m->clo[0][ix] < m->chi[0][ix]) xedge[nedge++] = ix;
+  }
+  for (PetscInt pass = 0; pass < 2; pass++) {
+    for (PetscInt iz = 0; iz < g->gxm[2]; iz++) {
+      if (m->vert[2][iz] < 0) continue;
+      for (PetscInt iy = 0; iy < g->gxm[1]; iy++) {
+        const PetscBool inner = (PetscBool)(m->own[1][iy] == c->me[1] && m->own[2][iz] == c->me[2] && m->clo[1][iy] == m->chi[1][iy] && m->clo[2][iz] == m->chi[2][iz]);
+        const PetscInt  nx = inner ? nedge : nall, *xs = inner ? xedge : xall;
+
+        if (m->vert[1][iy] < 0) continue;
+        for (PetscInt j = 0; j < nx; j++) {
+          const PetscInt    ix = xs[j], l = (iz * g->gxm[1] + iy) * g->gxm[0] + ix;
+          const PetscMPIInt o = (PetscMPIInt)(m->own[0][ix] + c->P[0] * (m->own[1][iy] + c->P[1] * m->own[2][iz]));
+          PetscInt          s = -1;
+
+          if (o != rank) { /* received from the owner of the patch */
+            if (pass == 0) {
+              PetscCall(QBoxPeersAdd(recv, o, &s));
+              recv->count[s]++;
+            } else {
+              s                                            = QBoxPeersFind(recv, o);
+              (*recvidx)[recv->start[s] + recv->fill[s]++] = l;
+            }
+            continue;
+          }
+          for (PetscInt cz = m->clo[2][iz]; cz <= m->chi[2][iz]; cz++) /* sent to every other rank that holds it */
+            for (PetscInt cy = m->clo[1][iy]; cy <= m->chi[1][iy]; cy++)
+              for (PetscInt cx = m->clo[0][ix]; cx <= m->chi[0][ix]; cx++) {
+                const PetscMPIInt r = (PetscMPIInt)(cx + c->P[0] * (cy + c->P[1] * cz));
+                if (r == rank) continue;
+                if (pass == 0) {
+                  PetscCall(QBoxPeersAdd(send, r, &s));
+                  send->count[s]++;
+                } else {
+                  s                                            = QBoxPeersFind(send, r);
+                  (*sendidx)[send->start[s] + send->fill[s]++] = l;
+                }
+              }
+        }
+      }
+    }
+    if (pass == 0) {
+      nsend = QBoxPeersLayout(send);
+      nrecv = QBoxPeersLayout(recv);
+      PetscCall(PetscMalloc2(nsend, sendidx, nrecv, recvidx));
+      for (PetscInt i = 0; i < nsend; i++) (*sendidx)[i] = -1; /* padding */
+      for (PetscInt i = 0; i < nrecv; i++) (*recvidx)[i] = -1;
+    }
+  }
+  PetscCall(PetscFree2(xall, xedge));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DMQBoxColorExchangeSetUp_Private - the lists and the star forest of color `color` (collective); made once, on
+  first use, in O(nodes near the rank's faces)
+*/
+PetscErrorCode DMQBoxColorExchangeSetUp_Private(DM dm, PetscInt color)
+{
+  DM_QBox             *q = (DM_QBox *)dm->data;
+  DMQBoxColorExchange *x;
+  DMQBoxColumns        c;
+  QBoxColorMaps        m;
+  QBoxPeers            send, recv;
+  MPI_Comm             comm = PetscObjectComm((PetscObject)dm);
+  PetscMPIInt          rank, nfrom, *fromranks, toranks[QBOX_MAX_PEERS];
+  PetscInt             todata[2 * QBOX_MAX_PEERS], *fromdata, nleaves;
+  PetscSFNode         *iremote;
+  PetscBool            cuda;
+
+  PetscFunctionBegin;
+  PetscCheck(color >= 0 && color < (1 << q->dim), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Color %" PetscInt_FMT " is not one of the %d patch colors", color, 1 << q->dim);
+  x = &q->colorx[color];
+  if (x->sf) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(DMQBoxColumnsCreate_Private(dm, &c));
+  PetscCall(QBoxColorMapsCreate(dm, &c, color, &m));
+  PetscCall(QBoxColorLists(dm, &c, &m, rank, &send, &recv, &x->sendidx, &x->recvidx));
+  PetscCall(QBoxColorMapsDestroy(&m));
+  PetscCall(DMQBoxColumnsDestroy_Private(&c));
+  x->nsend = send.n ? send.start[send.n - 1] + (send.count[send.n - 1] + QBOX_CHUNK - 1) / QBOX_CHUNK * QBOX_CHUNK : 0;
+  x->nrecv = recv.n ? recv.start[recv.n - 1] + (recv.count[recv.n - 1] + QBOX_CHUNK - 1) / QBOX_CHUNK * QBOX_CHUNK : 0;
+
+  /* each receiver learns where its message starts in the sender's buffer, and checks the count against its own */
+  for (PetscInt i = 0; i < send.n; i++) {
+    toranks[i]        = send.rank[i];
+    todata[2 * i]     = send.start[i] / QBOX_CHUNK;
+    todata[2 * i + 1] = send.count[i];
+  }
+  PetscCall(PetscCommBuildTwoSided(comm, 2, MPIU_INT, (PetscMPIInt)send.n, toranks, todata, &nfrom, &fromranks, &fromdata));
+  PetscCheck(nfrom == recv.n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX color %" PetscInt_FMT " exchange: rank %d receives from %d ranks, expected %" PetscInt_FMT, color, rank, nfrom, recv.n);
+  nleaves = x->nrecv / QBOX_CHUNK;
+  PetscCall(PetscMalloc1(nleaves, &iremote));
+  for (PetscMPIInt f = 0; f < nfrom; f++) {
+    const PetscInt s = QBoxPeersFind(&recv, fromranks[f]);
+    PetscCheck(s >= 0 && fromdata[2 * f + 1] == recv.count[s], PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX color %" PetscInt_FMT " exchange: rank %d sends %" PetscInt_FMT " values to rank %d, which expects %" PetscInt_FMT, color, fromranks[f],
+               fromdata[2 * f + 1], rank, s >= 0 ? recv.count[s] : 0);
+    for (PetscInt j = 0; j < (recv.count[s] + QBOX_CHUNK - 1) / QBOX_CHUNK; j++) {
+      iremote[recv.start[s] / QBOX_CHUNK + j].rank  = fromranks[f];
+      iremote[recv.start[s] / QBOX_CHUNK + j].index = fromdata[2 * f] + j;
+    }
+  }
+  PetscCall(PetscFree(fromranks));
+  PetscCall(PetscFree(fromdata));
+  PetscCall(PetscSFCreate(comm, &x->sf));
+  PetscCall(PetscSFSetGraph(x->sf, x->nsend / QBOX_CHUNK, nleaves, NULL, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
+  PetscCall(PetscSFSetUp(x->sf));
+  PetscCall(DMQBoxExchangeTransport_Private(dm, x->sf, PETSC_TRUE));
+  if (q->chunk == MPI_DATATYPE_NULL) {
+    PetscCallMPI(MPI_Type_contiguous(QBOX_CHUNK, MPIU_SCALAR, &q->chunk));
+    PetscCallMPI(MPI_Type_commit(&q->chunk));
+  }
+  PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
+#if defined(PETSC_HAVE_CUDA)
+  if (cuda) { /* the lists on the device, once */
+    PetscCallCUDA(cudaMalloc((void **)&x->d_sendidx, PetscMax(x->nsend, 1) * sizeof(PetscInt)));
+    PetscCallCUDA(cudaMalloc((void **)&x->d_recvidx, PetscMax(x->nrecv, 1) * sizeof(PetscInt)));
+    PetscCallCUDA(cudaMemcpy(x->d_sendidx, x->sendidx, x->nsend * sizeof(PetscInt), cudaMemcpyHostToDevice));
+    PetscCallCUDA(cudaMemcpy(x->d_recvidx, x->recvidx, x->nrecv * sizeof(PetscInt), cudaMemcpyHostToDevice));
+  }
+#endif
+  PetscCall(PetscInfo(dm, "color %" PetscInt_FMT ": sends %" PetscInt_FMT " values to %" PetscInt_FMT " ranks, receives %" PetscInt_FMT " from %" PetscInt_FMT " (in chunks of %d)\n", color, x->nsend, send.n, x->nrecv, recv.n, QBOX_CHUNK));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the packed buffers for memory type mt, at least n values each (one pair per DM, shared by the colors) */
+static PetscErrorCode QBoxColorBuffers(DM_QBox *q, PetscMemType mt, PetscInt n, PetscScalar **send, PetscScalar **recv)
+{
+  const int dev = PetscMemTypeDevice(mt) ? 1 : 0;
+
+  PetscFunctionBegin;
+  if (q->nxbuf[dev] < n) {
+    if (dev) {
+#if defined(PETSC_HAVE_CUDA)
+      if (q->xbuf[dev][0]) PetscCallCUDA(cudaFree(q->xbuf[dev][0]));
+      if (q->xbuf[dev][1]) PetscCallCUDA(cudaFree(q->xbuf[dev][1]));
+      /* cudaMalloc(), not the vectors' pool: MPI may get these buffers (qboxmpi.c) */
+      PetscCallCUDA(cudaMalloc((void **)&q->xbuf[dev][0], n * sizeof(PetscScalar)));
+      PetscCallCUDA(cudaMalloc((void **)&q->xbuf[dev][1], n * sizeof(PetscScalar)));
+#else
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "This PETSc has no CUDA");
+#endif
+    } else {
+      PetscCall(PetscFree2(q->xbuf[0][0], q->xbuf[0][1]));
+      PetscCall(PetscMalloc2(n, &q->xbuf[0][0], n, &q->xbuf[0][1]));
+    }
+    q->nxbuf[dev] = n;
+  }
+  *send = q->xbuf[dev][0];
+  *recv = q->xbuf[dev][1];
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* packed[i] = loc[idx[i]] (pack; 0 for padding) or loc[idx[i]] = packed[i] (unpack; padding skipped) */
+static PetscErrorCode QBoxIndexedCopy(PetscMemType mt, PetscInt n, const PetscInt *idx, const PetscInt *d_idx, PetscBool unpack, PetscScalar *packed, PetscScalar *loc)
+{
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  if (PetscMemTypeDevice(mt)) {
+#if defined(PETSC_HAVE_CUDA)
+    PetscCheck(d_idx, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "DMQBOX color exchange of a device array on a DM whose vectors are not CUDA: use -dm_vec_type cuda");
+    PetscCall(VPIndexedCopy_CUDA(n, d_idx, unpack, packed, loc));
+#else
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "This PETSc has no CUDA");
+#endif
+  } else if (unpack) {
+    for (PetscInt i = 0; i < n; i++)
+      if (idx[i] >= 0) loc[idx[i]] = packed[i];
+  } else
+    for (PetscInt i = 0; i < n; i++) packed[i] = idx[i] >= 0 ? loc[idx[i]] : 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DMQBoxColorExchangeBegin_Private - starts the exchange of color `color` in the local array xa (memory type mt):
+  packs the values this rank's patches of the color changed and sends them. DMQBoxColorExchangeEnd_Private() receives
+  and writes the values the other ranks' patches changed into xa. Collective.
+*/
+PetscErrorCode DMQBoxColorExchangeBegin_Private(DM dm, PetscInt color, PetscMemType mt, PetscScalar *xa)
+{
+  DM_QBox             *q = (DM_QBox *)dm->data;
+  DMQBoxColorExchange *x;
+  PetscScalar         *sbuf, *rbuf;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxColorExchangeSetUp_Private(dm, color));
+  x = &q->colorx[color];
+  PetscCall(QBoxColorBuffers(q, mt, PetscMax(x->nsend, x->nrecv), &sbuf, &rbuf));
+  PetscCall(QBoxIndexedCopy(mt, x->nsend, x->sendidx, x->d_sendidx, PETSC_FALSE, sbuf, xa));
+  PetscCall(PetscSFBcastWithMemTypeBegin(x->sf, q->chunk, mt, sbuf, mt, rbuf, MPI_REPLACE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMQBoxColorExchangeEnd_Private(DM dm, PetscInt color, PetscMemType mt, PetscScalar *xa)
+{
+  DM_QBox             *q = (DM_QBox *)dm->data;
+  DMQBoxColorExchange *x = &q->colorx[color];
+  PetscScalar         *sbuf, *rbuf;
+
+  PetscFunctionBegin;
+  PetscCall(QBoxColorBuffers(q, mt, PetscMax(x->nsend, x->nrecv), &sbuf, &rbuf));
+  PetscCall(PetscSFBcastEnd(x->sf, q->chunk, sbuf, rbuf, MPI_REPLACE));
+  PetscCall(QBoxIndexedCopy(mt, x->nrecv, x->recvidx, x->d_recvidx, PETSC_TRUE, rbuf, xa));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMQBoxColorExchangeDestroy_Private(DM dm)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  for (PetscInt c = 0; c < 8; c++) {
+    DMQBoxColorExchange *x = &q->colorx[c];
+    PetscCall(PetscSFDestroy(&x->sf));
+    PetscCall(PetscFree2(x->sendidx, x->recvidx));
+#if defined(PETSC_HAVE_CUDA)
+    if (x->d_sendidx) PetscCallCUDA(cudaFree(x->d_sendidx));
+    if (x->d_recvidx) PetscCallCUDA(cudaFree(x->d_recvidx));
+#endif
+    x->d_sendidx = x->d_recvidx = NULL;
+    x->nsend = x->nrecv = 0;
+  }
+  PetscCall(PetscFree2(q->xbuf[0][0], q->xbuf[0][1]));
+#if defined(PETSC_HAVE_CUDA)
+  if (q->xbuf[1][0]) PetscCallCUDA(cudaFree(q->xbuf[1][0]));
+  if (q->xbuf[1][1]) PetscCallCUDA(cudaFree(q->xbuf[1][1]));
+#endif
+  q->xbuf[1][0] = q->xbuf[1][1] = NULL;
+  q->nxbuf[0] = q->nxbuf[1] = 0;
+  if (q->chunk != MPI_DATATYPE_NULL) PetscCallMPI(MPI_Type_free(&q->chunk));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
