@@ -5,7 +5,7 @@
 */
 #include <petscvpatch/private/vpatchimpl.h>
 
-PetscLogEvent VPATCH_LaplacianMult, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Geometry, VPATCH_Prolong, VPATCH_Restrict, VPATCH_PatchSetUp, VPATCH_PatchSmooth, VPATCH_AuxAMGSetUp, VPATCH_AuxAMGGalerkin, VPATCH_AuxAMGSmooth;
+PetscLogEvent VPATCH_LaplacianMult, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Geometry, VPATCH_Prolong, VPATCH_Restrict, VPATCH_ColorSetUp, VPATCH_PatchSetUp, VPATCH_PatchSmooth, VPATCH_AuxAMGSetUp, VPATCH_AuxAMGGalerkin, VPATCH_AuxAMGSmooth;
 
 static PetscBool PetscVPatchPackageInitialized = PETSC_FALSE;
 
@@ -53,6 +53,7 @@ PetscErrorCode PetscVPatchInitializePackage(void)
   PetscCall(PetscLogEventRegister("VPLapDiag", MAT_CLASSID, &VPATCH_LaplacianDiag));
   PetscCall(PetscLogEventRegister("VPLapAssemble", dmid, &VPATCH_LaplacianAssemble));
   PetscCall(PetscLogEventRegister("VPGeometry", dmid, &VPATCH_Geometry));
+  PetscCall(PetscLogEventRegister("VPColorSetUp", dmid, &VPATCH_ColorSetUp));
   PetscCall(PetscLogEventRegister("VPProlong", MAT_CLASSID, &VPATCH_Prolong));
   PetscCall(PetscLogEventRegister("VPRestrict", MAT_CLASSID, &VPATCH_Restrict));
   PetscCall(PetscLogEventRegister("VPPatchSetUp", PC_CLASSID, &VPATCH_PatchSetUp));

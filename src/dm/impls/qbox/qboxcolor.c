@@ -126,72 +126,99 @@ static PetscErrorCode QBoxColorMapsDestroy(QBoxColorMaps *m)
 
 /* Both lists, in two passes each (count, then fill). Receive: the nodes of the local box in the interior of a patch
    of the color whose vertex another rank owns, by owner. Send: the nodes in the interior of this rank's own patches
-   of the color, by every other rank whose local box holds them. */
+   of the color, by every other rank whose local box holds them. Along x the nodes of the patch interiors (xall) fall
+   into runs of equal owner column and column range. A row's plan (which runs go to or come from which peer) depends
+   only on its y and z owner columns and column ranges, so it is made once per change of those, and each row is a
+   plain copy of its runs' positions. In a row that this rank's column owns in y and z and no other column holds,
+   only the runs that another column owns or holds take part, which keeps the work O(nodes near the faces). */
 static PetscErrorCode QBoxColorLists(DM dm, const DMQBoxColumns *c, const QBoxColorMaps *m, PetscMPIInt rank, QBoxPeers *send, QBoxPeers *recv, PetscInt **sendidx, PetscInt **recvidx)
 {
-  const VPGrid *g     = &((DM_QBox *)dm->data)->grid;
-  PetscInt      nsend = 0, nrecv = 0, nall = 0, nedge = 0, *xall, *xedge;
+  const VPGrid *g    = &((DM_QBox *)dm->data)->grid;
+  PetscInt      nall = 0, nrun = 0, *xall, *run, *plan, nplan = 0;
 
   PetscFunctionBegin;
   send->n = recv->n = 0;
   *sendidx = *recvidx = NULL;
-  /* the x positions of the color's patch interiors (xall) and, of those, the ones another rank owns or holds (xedge):
-     in a row that this rank's column owns in y and z and no other column holds, only xedge can be exchanged, which
-     keeps the work O(nodes near the faces) */
-  PetscCall(PetscMalloc2(g->gxm[0], &xall, g->gxm[0], &xedge));
+  PetscCall(PetscMalloc3(g->gxm[0], &xall, g->gxm[0] + 1, &run, 3 * 27 * g->gxm[0] + 1, &plan));
   for (PetscInt ix = 0; ix < g->gxm[0]; ix++) {
     if (m->vert[0][ix] < 0) continue;
+    if (!nall || m->own[0][ix] != m->own[0][xall[nall - 1]] || m->clo[0][ix] != m->clo[0][xall[nall - 1]] || m->chi[0][ix] != m->chi[0][xall[nall - 1]]) run[nrun++] = nall; /* a new run */
     xall[nall++] = ix;
-    if (m->own[0][ix] != c->me[0] || m->clo[0][ix] < m->chi[0][ix]) xedge[nedge++] = ix;
   }
+  run[nrun] = nall; /* run i: xall[run[i] .. run[i + 1]) */
   for (PetscInt pass = 0; pass < 2; pass++) {
+    PetscInt key[6] = {-1, -1, -1, -1, -1, -1};
+
     for (PetscInt iz = 0; iz < g->gxm[2]; iz++) {
       if (m->vert[2][iz] < 0) continue;
       for (PetscInt iy = 0; iy < g->gxm[1]; iy++) {
-        const PetscBool inner = (PetscBool)(m->own[1][iy] == c->me[1] && m->own[2][iz] == c->me[2] && m->clo[1][iy] == m->chi[1][iy] && m->clo[2][iz] == m->chi[2][iz]);
-        const PetscInt  nx = inner ? nedge : nall, *xs = inner ? xedge : xall;
+        const PetscInt row = (iz * g->gxm[1] + iy) * g->gxm[0];
 
         if (m->vert[1][iy] < 0) continue;
-        for (PetscInt j = 0; j < nx; j++) {
-          const PetscInt    ix = xs[j], l = (iz * g->gxm[1] + iy) * g->gxm[0] + ix;
-          const PetscMPIInt o = (PetscMPIInt)(m->own[0][ix] + c->P[0] * (m->own[1][iy] + c->P[1] * m->own[2][iz]));
-          PetscInt          s = -1;
+        if (key[0] != m->own[1][iy] || key[1] != m->clo[1][iy] || key[2] != m->chi[1][iy] || key[3] != m->own[2][iz] || key[4] != m->clo[2][iz] || key[5] != m->chi[2][iz]) {
+          /* a new plan: triples (side: 0 receive, 1 send; peer slot; run) */
+          const PetscBool inner = (PetscBool)(m->own[1][iy] == c->me[1] && m->own[2][iz] == c->me[2] && m->clo[1][iy] == m->chi[1][iy] && m->clo[2][iz] == m->chi[2][iz]);
 
-          if (o != rank) { /* received from the owner of the patch */
-            if (pass == 0) {
-              PetscCall(QBoxPeersAdd(recv, o, &s));
-              recv->count[s]++;
-            } else {
-              s                                            = QBoxPeersFind(recv, o);
-              (*recvidx)[recv->start[s] + recv->fill[s]++] = l;
+          key[0] = m->own[1][iy];
+          key[1] = m->clo[1][iy];
+          key[2] = m->chi[1][iy];
+          key[3] = m->own[2][iz];
+          key[4] = m->clo[2][iz];
+          key[5] = m->chi[2][iz];
+          nplan  = 0;
+          for (PetscInt i = 0; i < nrun; i++) {
+            const PetscInt    x0 = xall[run[i]];
+            const PetscMPIInt o  = (PetscMPIInt)(m->own[0][x0] + c->P[0] * (key[0] + c->P[1] * key[3]));
+            PetscInt          s  = -1;
+
+            if (inner && m->own[0][x0] == c->me[0] && m->clo[0][x0] == m->chi[0][x0]) continue; /* nothing to exchange */
+            if (o != rank) {                                                                    /* received from the owner of the patch */
+              if (pass == 0)
+                PetscCall(QBoxPeersAdd(recv, o, &s));
+              else
+                s = QBoxPeersFind(recv, o);
+              plan[nplan++] = 0;
+              plan[nplan++] = s;
+              plan[nplan++] = i;
+              continue;
             }
-            continue;
-          }
-          for (PetscInt cz = m->clo[2][iz]; cz <= m->chi[2][iz]; cz++) /* sent to every other rank that holds it */
-            for (PetscInt cy = m->clo[1][iy]; cy <= m->chi[1][iy]; cy++)
-              for (PetscInt cx = m->clo[0][ix]; cx <= m->chi[0][ix]; cx++) {
-                const PetscMPIInt r = (PetscMPIInt)(cx + c->P[0] * (cy + c->P[1] * cz));
-                if (r == rank) continue;
-                if (pass == 0) {
-                  PetscCall(QBoxPeersAdd(send, r, &s));
-                  send->count[s]++;
-                } else {
-                  s                                            = QBoxPeersFind(send, r);
-                  (*sendidx)[send->start[s] + send->fill[s]++] = l;
+            for (PetscInt cz = key[4]; cz <= key[5]; cz++) /* sent to every other rank that holds it */
+              for (PetscInt cy = key[1]; cy <= key[2]; cy++)
+                for (PetscInt cx = m->clo[0][x0]; cx <= m->chi[0][x0]; cx++) {
+                  const PetscMPIInt r = (PetscMPIInt)(cx + c->P[0] * (cy + c->P[1] * cz));
+                  if (r == rank) continue;
+                  if (pass == 0)
+                    PetscCall(QBoxPeersAdd(send, r, &s));
+                  else
+                    s = QBoxPeersFind(send, r);
+                  plan[nplan++] = 1;
+                  plan[nplan++] = s;
+                  plan[nplan++] = i;
                 }
-              }
+          }
+        }
+        for (PetscInt e = 0; e < nplan; e += 3) {
+          QBoxPeers     *p = plan[e] ? send : recv;
+          const PetscInt s = plan[e + 1], a = run[plan[e + 2]], b = run[plan[e + 2] + 1];
+
+          if (pass == 1) {
+            PetscInt *dst = (plan[e] ? *sendidx : *recvidx) + p->start[s] + p->fill[s];
+            for (PetscInt j = a; j < b; j++) *dst++ = row + xall[j];
+            p->fill[s] += b - a;
+          } else
+            p->count[s] += b - a;
         }
       }
     }
     if (pass == 0) {
-      nsend = QBoxPeersLayout(send);
-      nrecv = QBoxPeersLayout(recv);
+      const PetscInt nsend = QBoxPeersLayout(send), nrecv = QBoxPeersLayout(recv);
+
       PetscCall(PetscMalloc2(nsend, sendidx, nrecv, recvidx));
       for (PetscInt i = 0; i < nsend; i++) (*sendidx)[i] = -1; /* padding */
       for (PetscInt i = 0; i < nrecv; i++) (*recvidx)[i] = -1;
     }
   }
-  PetscCall(PetscFree2(xall, xedge));
+  PetscCall(PetscFree3(xall, run, plan));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -216,6 +243,7 @@ PetscErrorCode DMQBoxColorExchangeSetUp_Private(DM dm, PetscInt color)
   PetscCheck(color >= 0 && color < (1 << q->dim), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Color %" PetscInt_FMT " is not one of the %d patch colors", color, 1 << q->dim);
   x = &q->colorx[color];
   if (x->sf) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventBegin(VPATCH_ColorSetUp, dm, 0, 0, 0));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
   PetscCall(DMQBoxColumnsCreate_Private(dm, &c));
   PetscCall(QBoxColorMapsCreate(dm, &c, color, &m));
@@ -263,6 +291,7 @@ PetscErrorCode DMQBoxColorExchangeSetUp_Private(DM dm, PetscInt color)
     PetscCallCUDA(cudaMemcpy(x->d_recvidx, x->recvidx, x->nrecv * sizeof(PetscInt), cudaMemcpyHostToDevice));
   }
 #endif
+  PetscCall(PetscLogEventEnd(VPATCH_ColorSetUp, dm, 0, 0, 0));
   PetscCall(PetscInfo(dm, "color %" PetscInt_FMT ": sends %" PetscInt_FMT " values to %" PetscInt_FMT " ranks, receives %" PetscInt_FMT " from %" PetscInt_FMT " (in chunks of %d)\n", color, x->nsend, send.n, x->nrecv, recv.n, QBOX_CHUNK));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
