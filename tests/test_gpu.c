@@ -296,4 +296,19 @@ int main(int argc, char **argv)
     args: -dim 2 -cells 4,12 -degrees 1,2,5
     output_file: none
 
+  # the color exchanges on the device (packed values, several peers per rank: edges and corners of a 3D partition)
+  test:
+    suffix: 3d_np4
+    requires: cuda
+    nsize: 4
+    args: -dim 3 -cells 4,8,8 -degrees 1,3
+    output_file: none
+
+  test:
+    suffix: 3d_np2_single
+    requires: cuda
+    nsize: 2
+    args: -dim 3 -cells 4,4,8 -degrees 2 -single
+    output_file: none
+
 TEST*/

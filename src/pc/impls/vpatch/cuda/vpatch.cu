@@ -374,6 +374,11 @@ template <int DIM, int K, typename T> struct VPPatchOrder {
   static constexpr int  defval = VPTunePatchLineGroup(DIM, K, (int)sizeof(T)); /* vpatch_tuning.cuh */
   static constexpr int  value  = forced ? (VP_PATCH_QP_3D > 0 ? BC / QPF : 0) : defval;
 };
+/* VP_PATCH_GATHER_ROWS (measurement builds): 1 gathers by rows everywhere, -1 entry by entry everywhere; 0 as
+   VPTunePatchGatherRows() says (vpatch_tuning.cuh) */
+#ifndef VP_PATCH_GATHER_ROWS
+#define VP_PATCH_GATHER_ROWS 0
+#endif
 #define VP_SM_SHARED 233472 /* bytes of shared memory per SM (H100, H200; elsewhere only the defaults below change); each block also takes 1 KB of it */
 /* the most patches, up to want, whose block leaves room for `blocks` blocks per SM */
 template <class B> constexpr int VPPatchFit(int want, int blocks)
@@ -499,12 +504,31 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   }
   if (MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) {
     /* gather the patch: G */
-    VPForEntries<G>(NB, [&](int q, int ex, int ey, int ez) {
-      const int f = pflags[q];
-      T         v = 0;
-      if (f >= 0 && !VPDBoxOnBoundary<NP>(f, ex, ey, ez)) v = (T)x[pbase[q] + (ex + ey * sy + ez * sz)];
-      X0[G::at(q, ex, ey, ez)] = v;
-    });
+    constexpr bool ROWS = VP_PATCH_GATHER_ROWS ? VP_PATCH_GATHER_ROWS > 0 : VPTunePatchGatherRows(DIM, K, (int)sizeof(T));
+    if constexpr (ROWS) { /* one thread per row along x: its index work once per row */
+      VPForLines<0, NP, NP, NPZ, S::LG, T>(NB, [&](int q, int ey, int ez) {
+        const int f = pflags[q], o = G::template line<0>(q, ey, ez);
+        T         v[NP];
+        if (f < 0 || VPDBoxOnFace(f & ~3, 0, ey, ez, NP - 1, NP - 1, NP - 1)) { /* no patch, or a Dirichlet row */
+#pragma unroll
+          for (int j = 0; j < NP; j++) v[j] = 0;
+        } else {
+          const PetscScalar *xr = x + pbase[q] + (ey * sy + ez * sz);
+#pragma unroll
+          for (int j = 0; j < NP; j++) v[j] = (T)xr[j];
+          if (f & 1) v[0] = 0;
+          if (f & 2) v[NP - 1] = 0;
+        }
+#pragma unroll
+        for (int j = 0; j < NP; j++) X0[o + j] = v[j];
+      });
+    } else
+      VPForEntries<G>(NB, [&](int q, int ex, int ey, int ez) {
+        const int f = pflags[q];
+        T         v = 0;
+        if (f >= 0 && !VPDBoxOnBoundary<NP>(f, ex, ey, ez)) v = (T)x[pbase[q] + (ex + ey * sy + ez * sz)];
+        X0[G::at(q, ex, ey, ez)] = v;
+      });
     __syncthreads();
     /* y pass: P = Mhat_y G, Q = Khat_y G on the interior y rows */
     VPForLines<1, NP, NP, NPZ, S::LG, T>(NB, [&](int q, int a0, int a1) {
