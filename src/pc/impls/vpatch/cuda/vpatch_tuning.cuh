@@ -78,10 +78,10 @@ __host__ __device__ constexpr bool VPTunePatchPrefetch(int dim, int k, int bytes
 
 /* Gather by rows: one thread per row of the patch along x (its patch, boundary and address work once per row, 2k + 1
    loads with immediate offsets) instead of one thread per entry. Used where it measured faster (bench/RESULTS.md,
-   session 21, H100): 3D double, fused smoother +3% (k = 3, 4) to +22% (k = 2, 7) at 64M DoF, solves 15-17% faster
-   (455M k = 3, 484M k = 7); in single precision 12-14% slower at k >= 3 (more L1 wavefronts per warp: the float
-   kernel is not bound by its integer work but by its loads) */
+   session 21, H100, fused smoother at 61-64M DoF): 3D double k = 1..7, +1% (k = 5) to +21% (k = 2, 7), solves 15-17%
+   faster (455M k = 3, 484M k = 7); 3D double k = 8 13% slower; single precision 12-14% slower at k >= 3 (more L1
+   wavefronts per warp: the float kernel is bound by its loads, not by its integer work) */
 __host__ __device__ constexpr bool VPTunePatchGatherRows(int dim, int k, int bytes)
 {
-  return dim == 3 && bytes == 8 && k >= 1;
+  return dim == 3 && bytes == 8 && k <= 7;
 }
