@@ -24,6 +24,8 @@
   - Interior rows only. The residual is needed on the interior, so each contraction of the residual computes only
     the 2k-1 interior rows: the tensors shrink from (2k+1)^d to (2k-1)^d along the way, about half the work of the
     full-patch product.
+  - Gather: in 3D double one thread per row of the patch along x (its index work once per row), elsewhere one per
+    entry (VPTunePatchGatherRows(), vpatch_tuning.cuh, says where each measured faster).
   - Fused passes. The residual's last pass applies Shat^T along x in the same thread, the scaled pass along y
     applies Shat^T, the eigenvalue scaling and Shat in one thread.
   - Bank-conflict-free layouts. Each shared tensor has a layout (VPLay) chosen for the directions of the passes
