@@ -67,6 +67,22 @@ static PetscInt QBoxPeersFind(const QBoxPeers *p, PetscMPIInt r)
   return -1;
 }
 
+/* appends to a row plan the triple (side: 0 receive, 1 send; the slot of peer r; run i); pass 0 adds the peer */
+static PetscErrorCode QBoxPlanAdd(QBoxPeers *p, PetscInt side, PetscMPIInt r, PetscInt i, PetscInt pass, PetscInt *plan, PetscInt *nplan)
+{
+  PetscInt s;
+
+  PetscFunctionBegin;
+  if (pass == 0)
+    PetscCall(QBoxPeersAdd(p, r, &s));
+  else
+    s = QBoxPeersFind(p, r);
+  plan[(*nplan)++] = side;
+  plan[(*nplan)++] = s;
+  plan[(*nplan)++] = i;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* sorts the peers by rank, then lays their messages out in whole chunks; returns the packed length */
 static PetscInt QBoxPeersLayout(QBoxPeers *p)
 {
@@ -169,31 +185,17 @@ static PetscErrorCode QBoxColorLists(DM dm, const DMQBoxColumns *c, const QBoxCo
           for (PetscInt i = 0; i < nrun; i++) {
             const PetscInt    x0 = xall[run[i]];
             const PetscMPIInt o  = (PetscMPIInt)(m->own[0][x0] + c->P[0] * (key[0] + c->P[1] * key[3]));
-            PetscInt          s  = -1;
 
             if (inner && m->own[0][x0] == c->me[0] && m->clo[0][x0] == m->chi[0][x0]) continue; /* nothing to exchange */
             if (o != rank) {                                                                    /* received from the owner of the patch */
-              if (pass == 0)
-                PetscCall(QBoxPeersAdd(recv, o, &s));
-              else
-                s = QBoxPeersFind(recv, o);
-              plan[nplan++] = 0;
-              plan[nplan++] = s;
-              plan[nplan++] = i;
+              PetscCall(QBoxPlanAdd(recv, 0, o, i, pass, plan, &nplan));
               continue;
             }
             for (PetscInt cz = key[4]; cz <= key[5]; cz++) /* sent to every other rank that holds it */
               for (PetscInt cy = key[1]; cy <= key[2]; cy++)
                 for (PetscInt cx = m->clo[0][x0]; cx <= m->chi[0][x0]; cx++) {
                   const PetscMPIInt r = (PetscMPIInt)(cx + c->P[0] * (cy + c->P[1] * cz));
-                  if (r == rank) continue;
-                  if (pass == 0)
-                    PetscCall(QBoxPeersAdd(send, r, &s));
-                  else
-                    s = QBoxPeersFind(send, r);
-                  plan[nplan++] = 1;
-                  plan[nplan++] = s;
-                  plan[nplan++] = i;
+                  if (r != rank) PetscCall(QBoxPlanAdd(send, 1, r, i, pass, plan, &nplan));
                 }
           }
         }
