@@ -355,7 +355,7 @@ PetscErrorCode DMQBoxColorExchangeBegin_Private(DM dm, PetscInt color, PetscMemT
 {
   DM_QBox             *q = (DM_QBox *)dm->data;
   DMQBoxColorExchange *x;
-  PetscScalar         *sbuf, *rbuf;
+  PetscScalar         *sbuf = NULL, *rbuf = NULL;
 
   PetscFunctionBegin;
   PetscCall(DMQBoxColorExchangeSetUp_Private(dm, color));
@@ -368,12 +368,12 @@ PetscErrorCode DMQBoxColorExchangeBegin_Private(DM dm, PetscInt color, PetscMemT
 
 PetscErrorCode DMQBoxColorExchangeEnd_Private(DM dm, PetscInt color, PetscMemType mt, PetscScalar *xa)
 {
-  DM_QBox             *q = (DM_QBox *)dm->data;
-  DMQBoxColorExchange *x = &q->colorx[color];
-  PetscScalar         *sbuf, *rbuf;
+  DM_QBox             *q    = (DM_QBox *)dm->data;
+  DMQBoxColorExchange *x    = &q->colorx[color];
+  const int            dev  = PetscMemTypeDevice(mt) ? 1 : 0;
+  PetscScalar         *sbuf = q->xbuf[dev][0], *rbuf = q->xbuf[dev][1]; /* those of DMQBoxColorExchangeBegin_Private() */
 
   PetscFunctionBegin;
-  PetscCall(QBoxColorBuffers(q, mt, PetscMax(x->nsend, x->nrecv), &sbuf, &rbuf));
   PetscCall(PetscSFBcastEnd(x->sf, q->chunk, sbuf, rbuf, MPI_REPLACE));
   PetscCall(QBoxIndexedCopy(mt, x->nrecv, x->recvidx, x->d_recvidx, PETSC_TRUE, rbuf, xa));
   PetscFunctionReturn(PETSC_SUCCESS);
