@@ -3,11 +3,12 @@
 
   The "fused" variant: one kernel per color; a thread block takes NB patches of the color, gathers their
   (2k+1)^d values into shared memory, computes the localized residual on the (2k-1)^d interior and solves the
-  patch problem by fast diagonalization, then adds the corrections into d. The same kernel, instantiated by MODE,
-  gives the reference's other variants: "separate" (a localized-residual kernel writes the patch residuals to a
-  scratch buffer, a second kernel solves) and "global" (the residual comes from a global MatMult; the kernel only
-  solves). No atomics: patches of one color share no interior node, so a sweep is bitwise reproducible; x and d
-  may be one array (one rank), since no block reads a node that another block of the color writes.
+  patch problem by fast diagonalization, then stores the patches' new interior values in place (d = x). The same
+  kernel, instantiated by MODE, gives the reference's other variants: "separate" (a localized-residual kernel writes
+  the patch residuals to a scratch buffer, a second kernel solves and adds the corrections into d) and "global" (the
+  residual comes from a global MatMult; the kernel only solves and adds). No atomics: patches of one color share no
+  interior node, so a sweep is bitwise reproducible; x and d may be one array, since no block reads a node that
+  another block of the color writes.
 
   Design (bench/RESULTS.md has the measurements that led to it):
   - Register lines. Every tensor contraction is done one thread per 1D line: the thread loads the line's values
@@ -26,6 +27,10 @@
     full-patch product.
   - Gather: in 3D double one thread per row of the patch along x (its index work once per row), elsewhere one per
     entry (VPTunePatchGatherRows(), vpatch_tuning.cuh, says where each measured faster).
+  - The reduced local residual (the reference's "Boundary" form, fused variant): with the exact local solver the new
+    interior values are x_I = A_II^-1 (b_I - A_IB x_B), so the gather loads only the patch's boundary nodes (the
+    interior enters the passes as zeros: inner rows load their two ends), the passes give b_I - A_IB x_B, and the
+    update stores x_I instead of adding a correction to values it must first read. Same flops, fewer global loads.
   - Fused passes. The residual's last pass applies Shat^T along x in the same thread, the scaled pass along y
     applies Shat^T, the eigenvalue scaling and Shat in one thread.
   - Bank-conflict-free layouts. Each shared tensor has a layout (VPLay) chosen for the directions of the passes
@@ -504,6 +509,9 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
       if (t < VPEntrySlots<R1>(NB) && VPEntry<R1>(t, NB, q, ix, iy, iz) && pflags[q] >= 0) bpre[j] = (T)b[pbase[q] + (in + ix + iy * sy + iz * sz)];
     }
   }
+  /* the reduced local residual (VPTunePatchBoundary(), vpatch_tuning.cuh): the interior of G is zero, so the passes
+     give b_I - A_IB x_B and the solve x_I itself */
+  constexpr bool BND = MODE == VP_MODE_FUSED && VPTunePatchBoundary(DIM, K, (int)sizeof(T));
   if (MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) {
     /* gather the patch: G */
     constexpr bool ROWS = VP_PATCH_GATHER_ROWS ? VP_PATCH_GATHER_ROWS > 0 : VPTunePatchGatherRows(DIM, K, (int)sizeof(T));
@@ -516,8 +524,14 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
           for (int j = 0; j < NP; j++) v[j] = 0;
         } else {
           const PetscScalar *xr = x + pbase[q] + (ey * sy + ez * sz);
+          if (BND && ey > 0 && ey < NP - 1 && (NPZ == 1 || (ez > 0 && ez < NP - 1))) { /* an inner row: its two ends */
 #pragma unroll
-          for (int j = 0; j < NP; j++) v[j] = (T)xr[j];
+            for (int j = 1; j < NP - 1; j++) v[j] = 0;
+            v[0]      = (T)xr[0];
+            v[NP - 1] = (T)xr[NP - 1];
+          } else
+#pragma unroll
+            for (int j = 0; j < NP; j++) v[j] = (T)xr[j];
           if (f & 1) v[0] = 0;
           if (f & 2) v[NP - 1] = 0;
         }
@@ -526,9 +540,10 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
       });
     } else
       VPForEntries<G>(NB, [&](int q, int ex, int ey, int ez) {
-        const int f = pflags[q];
-        T         v = 0;
-        if (f >= 0 && !VPDBoxOnBoundary<NP>(f, ex, ey, ez)) v = (T)x[pbase[q] + (ex + ey * sy + ez * sz)];
+        const int  f     = pflags[q];
+        T          v     = 0;
+        const bool inner = BND && ex > 0 && ex < NP - 1 && ey > 0 && ey < NP - 1 && (NPZ == 1 || (ez > 0 && ez < NP - 1));
+        if (f >= 0 && !inner && !VPDBoxOnBoundary<NP>(f, ex, ey, ez)) v = (T)x[pbase[q] + (ex + ey * sy + ez * sz)];
         X0[G::at(q, ex, ey, ez)] = v;
       });
     __syncthreads();
@@ -675,7 +690,13 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   VPShatPass<0, false, typename std::conditional<DIM == 3, U4, U3>::type, U5, K, NIZ, T>(NB, Xin, Out);
   __syncthreads();
   VPForEntries<U5>(NB, [&](int q, int ix, int iy, int iz) {
-    if (pflags[q] >= 0) d[pbase[q] + (in + ix + iy * sy + iz * sz)] += (PetscScalar)Out[U5::at(q, ix, iy, iz)];
+    if (pflags[q] >= 0) {
+      PetscScalar *dq = d + pbase[q] + (in + ix + iy * sy + iz * sz);
+      if constexpr (BND)
+        *dq = (PetscScalar)Out[U5::at(q, ix, iy, iz)]; /* x_I itself */
+      else
+        *dq += (PetscScalar)Out[U5::at(q, ix, iy, iz)];
+    }
   });
 }
 
@@ -744,6 +765,7 @@ PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, PetscBool single, PetscI
 {
   PetscFunctionBegin;
   PetscCheck(!d_pg || variant == PC_VPATCH_KERNEL_GLOBAL, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the surrogate local solves run in the kernel global only");
+  PetscCheck(variant != PC_VPATCH_KERNEL_FUSED || xl == dl, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the fused kernel updates x in place (d = x)");
   VP_DISPATCH_PRECISION(VPPatchSmooth, single, g->dim, g->k, g, color, variant, ppb, d_pg, bl, xl, dl, scratch);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
