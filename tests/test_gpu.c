@@ -1,6 +1,6 @@
 static char help[] = "GPU kernels against the CPU path of the same code, on random data: Laplacian (MatMult, MatMultAdd,\n\
 MatGetDiagonal), transfer (MatMult, MatMultTranspose), and PCVPATCH (PCApply forward, PCApplyTranspose, symmetric,\n\
-PCApplyRichardson from a nonzero iterate). Relative differences must be < 1e-12; the vpatch sweep must be bitwise\n\
+PCApplyRichardson from a nonzero iterate and from zero). Relative differences must be < 1e-12; the vpatch sweep must be bitwise\n\
 reproducible run to run. With -single the GPU runs the single-precision kernels (operator, transfer, smoother) and\n\
 the bound is 1e-5 against the double CPU path. Needs a GPU and a PETSc with CUDA.\n\n";
 
@@ -198,6 +198,13 @@ int main(int argc, char **argv)
           PetscCall(PCApplyRichardson(pcg, xg, yg, NULL, 0, 0, 0, 2, PETSC_FALSE, &its, &reason));
         }
         PetscCall(Compare(yg, yc, "PCApplyRichardson", dim, k));
+        { /* from a zero guess: the first color of the first step starts from x = 0 (the fused kernel skips its residual) */
+          PetscInt                    its;
+          PCRichardsonConvergedReason reason;
+          PetscCall(PCApplyRichardson(pcc, xc, yc, NULL, 0, 0, 0, 2, PETSC_TRUE, &its, &reason));
+          PetscCall(PCApplyRichardson(pcg, xg, yg, NULL, 0, 0, 0, 2, PETSC_TRUE, &its, &reason));
+        }
+        PetscCall(Compare(yg, yc, "PCApplyRichardson from zero", dim, k));
         PetscCall(PCDestroy(&pcc));
         PetscCall(PCDestroy(&pcg));
       }

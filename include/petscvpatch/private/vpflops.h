@@ -72,13 +72,18 @@ static inline PetscLogDouble VPFlopsPatches(const VPGrid *g)
 /* one patch of the GPU kernels (localized residual and fast-diagonalization solve on the interior rows; NP = 2k + 1,
    NI = 2k - 1): a 1D product on a line costs R (the interior rows of the patch matrix: plain 2 (2k^2 + 2k - 1) for
    k <= 3, by cells with the even-odd decomposition 4 (H^2 + HO^2) + 8 HO + 1 for k >= 4, H = k/2 + 1, HO = (k+1)/2)
-   or E (the eigenvectors, even-odd: 2 (k^2 + (k-1)^2) + 2 (k-1)); 3D R (2 NP^2 + 3 NP NI + 2 NI^2) + 6 NI^2 E,
-   2D R (2 NP + 2 NI) + 4 NI E */
-static inline PetscLogDouble VPFlopsPatchGPU(PetscInt dim, PetscInt k)
+   or E (the eigenvectors, even-odd: 2 (k^2 + (k-1)^2) + 2 (k-1)); the residual 3D R (2 NP^2 + 3 NP NI + 2 NI^2), 2D
+   R (2 NP + 2 NI), the solve 3D 6 NI^2 E, 2D 4 NI E */
+static inline PetscLogDouble VPFlopsPatchGPUResidual(PetscInt dim, PetscInt k)
 {
   PetscLogDouble np = 2 * k + 1, ni = 2 * k - 1, h = k / 2 + 1, ho = (k + 1) / 2;
-  PetscLogDouble r = k >= 4 ? 4 * (h * h + ho * ho) + 8 * ho + 1 : 2 * (2.0 * k * k + 2 * k - 1), e = 2 * ((PetscLogDouble)k * k + (k - 1.0) * (k - 1)) + 2 * (k - 1);
-  return dim == 2 ? r * (2 * np + 2 * ni) + 4 * ni * e : r * (2 * np * np + 3 * np * ni + 2 * ni * ni) + 6 * ni * ni * e;
+  PetscLogDouble r = k >= 4 ? 4 * (h * h + ho * ho) + 8 * ho + 1 : 2 * (2.0 * k * k + 2 * k - 1);
+  return dim == 2 ? r * (2 * np + 2 * ni) : r * (2 * np * np + 3 * np * ni + 2 * ni * ni);
+}
+static inline PetscLogDouble VPFlopsPatchGPU(PetscInt dim, PetscInt k)
+{
+  PetscLogDouble ni = 2 * k - 1, e = 2 * ((PetscLogDouble)k * k + (k - 1.0) * (k - 1)) + 2 * (k - 1);
+  return VPFlopsPatchGPUResidual(dim, k) + (dim == 2 ? 4 * ni * e : 6 * ni * ni * e);
 }
 
 /* one patch of the local solver cg (CPU and GPU) with its steps: per step the scaled surrogate solve (2d contractions of

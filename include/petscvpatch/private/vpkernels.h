@@ -225,7 +225,8 @@ PETSC_INTERN PetscErrorCode VPPatchSetUp_CUDA(PetscInt k, const PetscReal *Mcell
    holds the ghosted global residual b - A x of this color and the kernel solves; separate: a localized-residual kernel
    into scratch, then a local-solve kernel; fused: one kernel does both. ppb: patches per thread block, 0 for the
    default of each (dim, degree) */
-/* d_pg: NULL, or (variant global only) the device copy of the per-vertex surrogate of VPPatchSmoothColor_CPU() */
+/* d_pg: NULL, or (variant global only) the device copy of the per-vertex surrogate of VPPatchSmoothColor_CPU(); xzero: x is
+   zero on entry (the first color of a step from a zero guess; the fused kernel then skips the gather and the residual) */
 /* local solver cg on the GPU (VPPatchLocal; vpatch_cg.cu): the unit patch's eigenpairs (S[i ni + j]: entry i of vector
    j) and the diagonals of its 1D stiffness and mass matrices at the interior nodes, the cell basis at the Gauss points
    (cS[q][i], cD[q][i], leading dimension VPATCH_MAX_N1D), the cell box of geo and this rank's vertex box (the index of
@@ -239,4 +240,7 @@ typedef struct {
 /* the patches of one color: dl += their CG corrections from the ghosted residual bl; d_pg, d_geo (cell box of t), diag
    (ghosted local operator diagonal): device arrays */
 PETSC_INTERN PetscErrorCode VPPatchCGColor_CUDA(const VPGrid *, const VPPatchCGTables *, PetscInt color, const PetscReal *d_pg, const PetscReal *d_geo, const PetscScalar *diag, const PetscScalar *bl, PetscScalar *dl);
-PETSC_INTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, const PetscReal *d_pg, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch);
+/* whether the fused kernel of (dim, k, precision) skips the gather and the residual of a color from x = 0 (xzero) */
+PETSC_INTERN PetscBool      VPPatchZeroFirst_CUDA(PetscInt dim, PetscInt k, PetscBool single);
+PETSC_INTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *d_pg, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl,
+                                                    PetscScalar *scratch);

@@ -674,9 +674,17 @@ static PetscErrorCode PCVPatchBoundary(PC_VPatch *jac, Vec b, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the flops of one pass over the colors by the GPU kernels; zero: from x = 0, where the first color's fused kernels
+   skip the residual (VPPatchZeroFirst_CUDA(); about 1/2^d of the patches) */
+static PetscLogDouble VPFlopsPatchesGPU(PC_VPatch *jac, const VPGrid *g, PetscBool zero)
+{
+  PetscBool skip = (PetscBool)(zero && jac->kernel == PC_VPATCH_KERNEL_FUSED && VPPatchZeroFirst_CUDA(g->dim, g->k, (PetscBool)(jac->precision == VP_PRECISION_SINGLE)));
+  return VPFlopsPatches(g) * (VPFlopsPatchGPU(g->dim, g->k) - (skip ? VPFlopsPatchGPUResidual(g->dim, g->k) / (1 << g->dim) : 0));
+}
+
 /* one pass over the colors on the device, x <- x + sum of patch corrections, where PCVPatchStepLocal() does not: on the
    global arrays of one rank, or with the kernel global (the residual of the whole level by MatMult before each color) */
-static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBool reverse, PetscBool global)
+static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBool reverse, PetscBool global, PetscBool zero)
 {
   const VPGrid      *g  = &((DM_QBox *)jac->dm->data)->grid;
   PetscInt           nc = g->dim == 3 ? 8 : 4;
@@ -693,7 +701,7 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
     PetscCall(VecGetArrayReadAndMemType(b, &ba, NULL));
     PetscCall(VecGetArrayAndMemType(x, &xw, NULL));
     PetscCall(PetscLogGpuTimeBegin());
-    for (PetscInt i = 0; i < nc; i++) PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), reverse ? nc - 1 - i : i, jac->kernel, jac->ppb, NULL, ba, xw, xw, jac->scratch));
+    for (PetscInt i = 0; i < nc; i++) PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), reverse ? nc - 1 - i : i, jac->kernel, jac->ppb, (PetscBool)(zero && i == 0), NULL, ba, xw, xw, jac->scratch));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(VecRestoreArrayAndMemType(x, &xw));
     PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
@@ -717,7 +725,7 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
         PetscCall(VecRestoreArrayReadAndMemType(jac->diagl, &dg));
       } else if (jac->cuda) {
         PetscCall(PetscLogGpuTimeBegin());
-        PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), reverse ? nc - 1 - i : i, jac->kernel, jac->ppb, jac->d_pg, ba, xa, da, jac->scratch));
+        PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), reverse ? nc - 1 - i : i, jac->kernel, jac->ppb, PETSC_FALSE, jac->d_pg, ba, xa, da, jac->scratch));
         PetscCall(PetscLogGpuTimeEnd());
       } else
         PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, &jac->plocal, reverse ? nc - 1 - i : i, PETSC_FALSE, ba, NULL, da, jac->work)); /* mapped DMQBOX on the CPU */
@@ -734,7 +742,7 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
     else
       PetscCall(PetscLogFlops(VPFlopsPatches(g) * VPFlopsPatchCG(g->dim, g->k, jac->localits)));
   } else if (jac->cuda)
-    PetscCall(PetscLogGpuFlops(VPFlopsPatches(g) * VPFlopsPatchGPU(g->dim, g->k)));
+    PetscCall(PetscLogGpuFlops(VPFlopsPatchesGPU(jac, g, zero)));
   else
     PetscCall(PetscLogFlops(VPFlopsPatches(g) * VPFlopsPatchCPU(g->dim, g->k)));
   PetscCall(PCVPatchBoundary(jac, b, x));
@@ -743,7 +751,7 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
 
 /* The patches of one color on the vertices of the sub-box [lo, hi) (cell indices, the patch's vertex is its cells'
    lower corner) of this rank's, in place in xl */
-static PetscErrorCode PCVPatchColorBox(PC_VPatch *jac, PetscMemType mt, PetscInt c, const PetscInt lo[3], const PetscInt hi[3], const PetscScalar *ba, PetscScalar *xa)
+static PetscErrorCode PCVPatchColorBox(PC_VPatch *jac, PetscMemType mt, PetscInt c, PetscBool zero, const PetscInt lo[3], const PetscInt hi[3], const PetscScalar *ba, PetscScalar *xa)
 {
   VPGrid g = ((DM_QBox *)jac->dm->data)->grid;
 
@@ -755,7 +763,7 @@ static PetscErrorCode PCVPatchColorBox(PC_VPatch *jac, PetscMemType mt, PetscInt
   }
   if (PetscMemTypeDevice(mt)) {
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(VPPatchSmoothColor_CUDA(&g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, jac->kernel, jac->ppb, NULL, ba, xa, xa, jac->scratch));
+    PetscCall(VPPatchSmoothColor_CUDA(&g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, jac->kernel, jac->ppb, zero, NULL, ba, xa, xa, jac->scratch));
     PetscCall(PetscLogGpuTimeEnd());
   } else
     PetscCall(VPPatchSmoothColor_CPU(&g, &jac->op, NULL, c, PETSC_FALSE, ba, xa, xa, jac->work));
@@ -767,7 +775,7 @@ static PetscErrorCode PCVPatchColorBox(PC_VPatch *jac, PetscMemType mt, PetscInt
    packed values and a star forest, DMQBoxColorExchangeBegin_Private()) brings the values that the other ranks' patches changed into every local
    box that holds them, owned or ghost. The iterates are those of one rank, with one exchange per color. Relaxed
    (-pc_vpatch_ranks relaxed): no exchange inside a pass; the local-to-global copy keeps each rank's own nodes. */
-static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool fwd, PetscBool bwd)
+static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool fwd, PetscBool bwd, PetscBool zero)
 {
   const VPGrid      *g  = &((DM_QBox *)jac->dm->data)->grid;
   PetscInt           nc = g->dim == 3 ? 8 : 4;
@@ -799,10 +807,11 @@ static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool 
       PetscCall(VecGetArrayAndMemType(jac->xl, &xa, &xmt));
     }
     for (PetscInt i = 0; i < nc; i++) {
-      PetscInt c = pass ? nc - 1 - i : i;
+      PetscInt  c  = pass ? nc - 1 - i : i;
+      PetscBool z0 = (PetscBool)(zero && i == 0 && (pass == 0 || !fwd)); /* x = 0 before the step's first color */
 
       if (jac->ranks == PC_VPATCH_RANKS_RELAXED) { /* no exchange: the other ranks' values from the start of the pass */
-        PetscCall(PCVPatchColorBox(jac, mt, c, all[0], all[1], ba, xa));
+        PetscCall(PCVPatchColorBox(jac, mt, c, z0, all[0], all[1], ba, xa));
         continue;
       }
       if (jac->overlap) { /* the patches whose values other ranks hold, the exchange, the others while it travels */
@@ -817,18 +826,18 @@ static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool 
               hi[d] = in[0][d];
             else
               lo[d] = in[1][d];
-            PetscCall(PCVPatchColorBox(jac, mt, c, lo, hi, ba, xa));
+            PetscCall(PCVPatchColorBox(jac, mt, c, z0, lo, hi, ba, xa));
           }
         PetscCall(DMQBoxColorExchangeBegin_Private(jac->dm, c, xmt, xa));
-        PetscCall(PCVPatchColorBox(jac, mt, c, in[0], in[1], ba, xa));
+        PetscCall(PCVPatchColorBox(jac, mt, c, z0, in[0], in[1], ba, xa));
       } else {
-        PetscCall(PCVPatchColorBox(jac, mt, c, all[0], all[1], ba, xa));
+        PetscCall(PCVPatchColorBox(jac, mt, c, z0, all[0], all[1], ba, xa));
         PetscCall(DMQBoxColorExchangeBegin_Private(jac->dm, c, xmt, xa));
       }
       PetscCall(DMQBoxColorExchangeEnd_Private(jac->dm, c, xmt, xa));
     }
     if (PetscMemTypeDevice(mt))
-      PetscCall(PetscLogGpuFlops(VPFlopsPatches(g) * VPFlopsPatchGPU(g->dim, g->k)));
+      PetscCall(PetscLogGpuFlops(VPFlopsPatchesGPU(jac, g, (PetscBool)(zero && (pass == 0 || !fwd)))));
     else
       PetscCall(PetscLogFlops(VPFlopsPatches(g) * VPFlopsPatchCPU(g->dim, g->k)));
   }
@@ -1000,7 +1009,7 @@ static PetscErrorCode PCVPatchAdditive(PC_VPatch *jac, Vec r, Vec y)
 
 /* one smoothing step in place from the current x. The sweeps solve with the Laplacian L: for the operator scale L they
    smooth L x = b / scale, which has the same iterates */
-static PetscErrorCode PCVPatchStep(PC pc, Vec b, Vec x, PetscBool transpose)
+static PetscErrorCode PCVPatchStep(PC pc, Vec b, Vec x, PetscBool transpose, PetscBool zero)
 {
   PC_VPatch    *jac = (PC_VPatch *)pc->data;
   PCVPatchSweep s   = jac->sweep;
@@ -1023,10 +1032,10 @@ static PetscErrorCode PCVPatchStep(PC pc, Vec b, Vec x, PetscBool transpose)
   }
   if (jac->kernel != PC_VPATCH_KERNEL_GLOBAL && !jac->surrogate) PetscCall(DMQBoxUseGlobalArrays_Private(jac->dm, b, &global));
   if (!global && !jac->surrogate && !(jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL))
-    PetscCall(PCVPatchStepLocal(jac, b, x, fwd, bwd));
+    PetscCall(PCVPatchStepLocal(jac, b, x, fwd, bwd, zero));
   else {
-    if (fwd) PetscCall(PCVPatchSweepColors(jac, b, x, PETSC_FALSE, global));
-    if (bwd) PetscCall(PCVPatchSweepColors(jac, b, x, PETSC_TRUE, global));
+    if (fwd) PetscCall(PCVPatchSweepColors(jac, b, x, PETSC_FALSE, global, zero));
+    if (bwd) PetscCall(PCVPatchSweepColors(jac, b, x, PETSC_TRUE, global, (PetscBool)(zero && !fwd)));
   }
   PetscCall(PetscLogEventEnd(VPATCH_PatchSmooth, pc, b, x, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1043,7 +1052,7 @@ static PetscErrorCode PCApply_VPatch_Private(PC pc, Vec b, Vec y, PetscBool tran
     PetscCall(PetscLogEventEnd(VPATCH_PatchSmooth, pc, b, y, 0));
   } else {
     PetscCall(VecSet(y, 0.0));
-    PetscCall(PCVPatchStep(pc, b, y, transpose));
+    PetscCall(PCVPatchStep(pc, b, y, transpose, PETSC_TRUE));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1106,7 +1115,7 @@ static PetscErrorCode PCApplyRichardson_VPatch(PC pc, Vec b, Vec y, Vec w, Petsc
       PetscCall(PCVPatchAdditive(jac, w, jac->w));
       PetscCall(VecAXPY(y, 1.0, jac->w));
     } else
-      PetscCall(PCVPatchStep(pc, b, y, PETSC_FALSE));
+      PetscCall(PCVPatchStep(pc, b, y, PETSC_FALSE, (PetscBool)(guesszero && i == 0)));
     wres = PETSC_FALSE;
     if (!check) continue;
     PetscCall(MatMult(pc->mat, y, w));

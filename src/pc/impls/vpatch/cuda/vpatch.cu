@@ -25,8 +25,8 @@
   - Interior rows only. The residual is needed on the interior, so each contraction of the residual computes only
     the 2k-1 interior rows: the tensors shrink from (2k+1)^d to (2k-1)^d along the way, about half the work of the
     full-patch product.
-  - Gather: in 3D double one thread per row of the patch along x (its index work once per row), elsewhere one per
-    entry (VPTunePatchGatherRows(), vpatch_tuning.cuh, says where each measured faster).
+  - Gather: in 3D one thread per row of the patch along x (its index work once per row) where that measured faster,
+    elsewhere one per entry (VPTunePatchGatherRows(), vpatch_tuning.cuh).
   - The reduced local residual (the reference's "Boundary" form, fused variant): with the exact local solver the new
     interior values are x_I = A_II^-1 (b_I - A_IB x_B), so the gather loads only the patch's boundary nodes (the
     interior enters the passes as zeros: inner rows load their two ends), the passes give b_I - A_IB x_B, and the
@@ -466,8 +466,8 @@ enum {
    (VPPatchVertexBox()) that indexes them */
 #define VP_PATCH_ARGS_DECL                                                                                                                                                                                                                            \
   VPGrid g, T c0, T c1, T c2, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *d, PetscScalar *__restrict__ scratch, const int NB, const PetscReal *__restrict__ pg, \
-      int alo0, int alo1, int alo2, int anv0, int anv1
-#define VP_PATCH_ARGS g, c0, c1, c2, npatch, vlo0, vlo1, vlo2, nv0, nv1, b, x, d, scratch, NB, pg, alo0, alo1, alo2, anv0, anv1
+      int alo0, int alo1, int alo2, int anv0, int anv1, int xzero
+#define VP_PATCH_ARGS g, c0, c1, c2, npatch, vlo0, vlo1, vlo2, nv0, nv1, b, x, d, scratch, NB, pg, alo0, alo1, alo2, anv0, anv1, xzero
 
 template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void VPPatchBody(VP_PATCH_ARGS_DECL)
 {
@@ -512,26 +512,24 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   /* the reduced local residual (VPTunePatchBoundary(), vpatch_tuning.cuh): the interior of G is zero, so the passes
      give b_I - A_IB x_B and the solve x_I itself */
   constexpr bool BND = MODE == VP_MODE_FUSED && VPTunePatchBoundary(DIM, K, (int)sizeof(T));
-  if (MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) {
+  /* x = 0 on entry (xzero: the first color of a sweep from a zero guess): then G = 0 and the residual is b, so the
+     gather and the residual's passes are skipped where VPTunePatchZeroFirst() says (vpatch_tuning.cuh) */
+  const bool zero = BND && VPTunePatchZeroFirst(DIM, K, (int)sizeof(T)) && xzero;
+  if ((MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) && !zero) {
     /* gather the patch: G */
     constexpr bool ROWS = VP_PATCH_GATHER_ROWS ? VP_PATCH_GATHER_ROWS > 0 : VPTunePatchGatherRows(DIM, K, (int)sizeof(T));
     if constexpr (ROWS) { /* one thread per row along x: its index work once per row */
       VPForLines<0, NP, NP, NPZ, S::LG, T>(NB, [&](int q, int ey, int ez) {
-        const int f = pflags[q], o = G::template line<0>(q, ey, ez);
-        T         v[NP];
+        const int  f = pflags[q], o = G::template line<0>(q, ey, ez);
+        const bool inner = BND && ey > 0 && ey < NP - 1 && (NPZ == 1 || (ez > 0 && ez < NP - 1)); /* BND: only its ends */
+        T          v[NP];
         if (f < 0 || VPDBoxOnFace(f & ~3, 0, ey, ez, NP - 1, NP - 1, NP - 1)) { /* no patch, or a Dirichlet row */
 #pragma unroll
           for (int j = 0; j < NP; j++) v[j] = 0;
         } else {
           const PetscScalar *xr = x + pbase[q] + (ey * sy + ez * sz);
-          if (BND && ey > 0 && ey < NP - 1 && (NPZ == 1 || (ez > 0 && ez < NP - 1))) { /* an inner row: its two ends */
 #pragma unroll
-            for (int j = 1; j < NP - 1; j++) v[j] = 0;
-            v[0]      = (T)xr[0];
-            v[NP - 1] = (T)xr[NP - 1];
-          } else
-#pragma unroll
-            for (int j = 0; j < NP; j++) v[j] = (T)xr[j];
+          for (int j = 0; j < NP; j++) v[j] = inner && j > 0 && j < NP - 1 ? (T)0 : (T)xr[j];
           if (f & 1) v[0] = 0;
           if (f & 2) v[NP - 1] = 0;
         }
@@ -610,7 +608,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     const int o = R1::template line<0>(q, a0, a1);
 #pragma unroll
     for (int i = 0; i < NI; i++) r[i] = Rb[o + i];
-    if constexpr (MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) {
+    if ((MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) && !zero) {
       T              w[NP];                         /* W1's line, then W2's */
       constexpr bool INW = DIM == 3 && !S::INPLACE; /* W1 and W2 in X0 */
       const T       *V1 = INW ? X0 : X1a, *V2 = INW ? X0 + NB * W::PS : X1b;
@@ -711,7 +709,8 @@ template <int DIM, int K, int MODE, typename T> __global__ void __maxnreg__((VPP
 }
 
 template <int DIM, int K, int MODE, typename T>
-static PetscErrorCode VPPatchLaunch(const VPGrid *g, int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int ppb, cudaStream_t stream, const PetscReal *pg = NULL)
+static PetscErrorCode VPPatchLaunch(const VPGrid *g, int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int ppb, cudaStream_t stream, int xzero = 0,
+                                    const PetscReal *pg = NULL)
 {
   PetscInt alo[3], anv[3];
   VPPatchVertexBox(g, alo, anv);
@@ -729,17 +728,18 @@ static PetscErrorCode VPPatchLaunch(const VPGrid *g, int npatch, const int vlo[3
   PetscCheck(shmem <= (size_t)maxshmem, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVPATCH: %d patches per block of Q_%d in %dD need %zu bytes of shared memory, the GPU allows %d: lower -pc_vpatch_patches_per_block", NB, K, DIM, shmem, maxshmem);
   if constexpr (VPPatchRegs<DIM, K, T>::value == 0) {
     PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernel<DIM, K, MODE, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    VPPatchKernel<DIM, K, MODE, T><<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1]);
+    VPPatchKernel<DIM, K, MODE, T><<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], xzero);
   } else {
     PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernelCapped<DIM, K, MODE, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    VPPatchKernelCapped<DIM, K, MODE, T><<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1]);
+    VPPatchKernelCapped<DIM, K, MODE, T>
+        <<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], xzero);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 template <int DIM, int K, typename T> struct VPPatchSmooth {
-  static PetscErrorCode run(const VPGrid *g, PetscInt color, PCVPatchKernel variant, PetscInt ppb, const PetscReal *pg, const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch)
+  static PetscErrorCode run(const VPGrid *g, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *pg, const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch)
   {
     int          vlo[3], nv[3];
     cudaStream_t stream;
@@ -749,24 +749,30 @@ template <int DIM, int K, typename T> struct VPPatchSmooth {
     PetscCall(VPGetStream(&stream));
     const int npatch = nv[0] * nv[1] * nv[2];
     if (variant == PC_VPATCH_KERNEL_FUSED)
-      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_FUSED, T>(g, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream)));
+      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_FUSED, T>(g, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream, (int)xzero)));
     else if (variant == PC_VPATCH_KERNEL_SEPARATE) {
       PetscCall((VPPatchLaunch<DIM, K, VP_MODE_RESIDUAL, T>(g, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
       PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_SCRATCH, T>(g, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
     } else
-      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_GLOBAL, T>(g, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream, pg)));
+      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_GLOBAL, T>(g, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream, 0, pg)));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 };
 
 VP_PRECISION_ALIASES(VPPatchSmooth);
 
-PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, const PetscReal *d_pg, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch)
+PetscBool VPPatchZeroFirst_CUDA(PetscInt dim, PetscInt k, PetscBool single)
+{
+  return (PetscBool)(VPTunePatchBoundary((int)dim, (int)k, single ? 4 : 8) && VPTunePatchZeroFirst((int)dim, (int)k, single ? 4 : 8));
+}
+
+PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *d_pg, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl,
+                                       PetscScalar *scratch)
 {
   PetscFunctionBegin;
   PetscCheck(!d_pg || variant == PC_VPATCH_KERNEL_GLOBAL, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the surrogate local solves run in the kernel global only");
   PetscCheck(variant != PC_VPATCH_KERNEL_FUSED || xl == dl, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the fused kernel updates x in place (d = x)");
-  VP_DISPATCH_PRECISION(VPPatchSmooth, single, g->dim, g->k, g, color, variant, ppb, d_pg, bl, xl, dl, scratch);
+  VP_DISPATCH_PRECISION(VPPatchSmooth, single, g->dim, g->k, g, color, variant, ppb, xzero, d_pg, bl, xl, dl, scratch);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

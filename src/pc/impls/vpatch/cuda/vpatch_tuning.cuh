@@ -77,13 +77,15 @@ __host__ __device__ constexpr bool VPTunePatchPrefetch(int dim, int k, int bytes
 }
 
 /* Gather by rows: one thread per row of the patch along x (its patch, boundary and address work once per row, 2k + 1
-   loads with immediate offsets) instead of one thread per entry. Used where it measured faster (bench/RESULTS.md,
-   session 21, H100, fused smoother at 61-64M DoF): 3D double k = 1..7, +1% (k = 5) to +21% (k = 2, 7), solves 15-17%
-   faster (455M k = 3, 484M k = 7); 3D double k = 8 13% slower; single precision 12-14% slower at k >= 3 (more L1
-   wavefronts per warp: the float kernel is bound by its loads, not by its integer work) */
+   loads with immediate offsets, or 2 for the inner rows of the reduced local residual) instead of one thread per entry.
+   Used where it measured faster (bench/RESULTS.md, H100, fused smoother at 61-64M DoF, 3D): session 21, double k = 1..7,
+   +1% (k = 5) to +21% (k = 2, 7), solves 15-17% faster (455M k = 3, 484M k = 7); session 22, with the reduced
+   residual: double k = 8 +2% (5.09 -> 5.20 GDoF/s), single k = 1, 2, 3, 7, 8 +2% to +5% (solves at 455M k = 3 8%
+   faster: vpatch-r-mixed 0.589 -> 0.538 s), single k = 4, 5, 6 2-6% slower (before the reduced residual single was
+   12-14% slower at k >= 3: more L1 wavefronts per warp) */
 __host__ __device__ constexpr bool VPTunePatchGatherRows(int dim, int k, int bytes)
 {
-  return dim == 3 && bytes == 8 && k <= 7;
+  return dim == 3 && (bytes == 8 || k <= 3 || k >= 7);
 }
 
 /* The reduced local residual of the exact local solver (the reference's "Boundary" form; fused kernel only): x_I =
@@ -99,4 +101,18 @@ __host__ __device__ constexpr bool VPTunePatchGatherRows(int dim, int k, int byt
 __host__ __device__ constexpr bool VPTunePatchBoundary(int dim, int k, int bytes)
 {
   return VP_PATCH_BOUNDARY ? VP_PATCH_BOUNDARY > 0 : true;
+}
+
+/* The first color of a sweep from a zero guess (PCApply: every presmoothing step of PCMG but PCMG's own Richardson
+   loop on the finest level) skips the gather and the residual's passes: the residual is b. Used where it measured
+   faster (bench/RESULTS.md, session 22, H100, 3D, PCApply of one forward sweep at 61-64M DoF): double k = 1..3 +8% to
+   +12% (k = 4 the same), single k = 1, 2, 4, 6, 8 +2% to +6% (k = 3, 5, 7 the same); double k = 5, 6, 8 3-5% slower
+   (the runtime branch costs the other colors more than the first saves). VP_PATCH_ZERO_FIRST (measurement builds
+   only): 1 everywhere, -1 never */
+#ifndef VP_PATCH_ZERO_FIRST
+#define VP_PATCH_ZERO_FIRST 0
+#endif
+__host__ __device__ constexpr bool VPTunePatchZeroFirst(int dim, int k, int bytes)
+{
+  return VP_PATCH_ZERO_FIRST ? VP_PATCH_ZERO_FIRST > 0 : bytes == 4 || k <= 4;
 }
