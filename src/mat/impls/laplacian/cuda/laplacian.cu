@@ -127,7 +127,7 @@ template <int K, typename T> __global__ void __launch_bounds__(512) VPLapApplyKe
    assembled 1D matrices (the sum over the box's cells of K_x (x) M_y (x) M_z + ... factors per direction), so the
    three passes run on the box's (BX k + 1) x (BY k + 1) x (BZ k + 1) nodes, one thread per 1D line, cell by cell
    along the line with the shared node carried in a register. Nodes inside the box get their whole A x from the box and
-   are stored (for the residual: added) without atomics; only the nodes on the box's faces (a fraction of about 3 / (B k) instead of all
+   are stored without atomics; only the nodes on the box's faces (a fraction of about 3 / (B k) instead of all
    (k+1)^3 of each cell) are added with atomics. ncu (H100, 64M DoF, session 6) found the cell kernel bound by the
    L2 atomics: memory pipes 81-84% busy at k = 1, 3 with DRAM at 10-32%. */
 template <int K, typename T> struct VPLapBoxShape {
@@ -182,7 +182,7 @@ template <int K, int B, bool HASW, typename T, typename ST> __device__ __forcein
 template <int K, typename T> struct VPLapBoxMinBlocks { /* laplacian_tuning.cuh */
   static constexpr int value = VPTuneLapBoxMinBlocks(K, (int)sizeof(T));
 };
-template <int K, typename T> __device__ __forceinline__ void VPLapBoxBody(VPGrid g, VPBoxSet bset, bool atomic, bool addin, T c0, T c1, T c2, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+template <int K, typename T> __device__ __forceinline__ void VPLapBoxBody(VPGrid g, VPBoxSet bset, bool atomic, T c0, T c1, T c2, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
   using S                = VPLapBoxShape<K, T>;
   constexpr int       EX = S::EX, EY = S::EY, EZ = S::EZ, R = S::R, P = S::P;
@@ -236,26 +236,23 @@ template <int K, typename T> __device__ __forceinline__ void VPLapBoxBody(VPGrid
       if (dirichlet(ex, ey, i)) return;
       PetscScalar *yi = &y[bo + (PetscInt)i * sz];
       if (!atomic)
-        *yi += (PetscScalar)r2;           /* one color of boxes: no other thread adds here */
-      else if (inxy && i > 0 && i < nz) { /* inside the box: its whole A x comes from this box */
-        if (addin)
-          *yi += (PetscScalar)r2; /* added to y's values (the residual) */
-        else
-          *yi = (PetscScalar)r2;
-      } else
+        *yi += (PetscScalar)r2; /* one color of boxes: no other thread adds here */
+      else if (inxy && i > 0 && i < nz)
+        *yi = (PetscScalar)r2; /* inside the box: its whole value comes from this box */
+      else
         atomicAdd(yi, (PetscScalar)r2);
     });
   }
 }
 /* the kernel with the launch bound, or with the blocks per SM of VPLapBoxMinBlocks */
-template <int K, typename T> __global__ void __launch_bounds__(512) VPLapBoxKernel(VPGrid g, VPBoxSet bset, bool atomic, bool addin, T c0, T c1, T c2, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+template <int K, typename T> __global__ void __launch_bounds__(512) VPLapBoxKernel(VPGrid g, VPBoxSet bset, bool atomic, T c0, T c1, T c2, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
-  VPLapBoxBody<K, T>(g, bset, atomic, addin, c0, c1, c2, x, y);
+  VPLapBoxBody<K, T>(g, bset, atomic, c0, c1, c2, x, y);
 }
 template <int K, typename T>
-__global__ void __launch_bounds__(VPLapBoxShape<K, T>::THREADS, VPLapBoxMinBlocks<K, T>::value) VPLapBoxKernelMinB(VPGrid g, VPBoxSet bset, bool atomic, bool addin, T c0, T c1, T c2, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+__global__ void __launch_bounds__(VPLapBoxShape<K, T>::THREADS, VPLapBoxMinBlocks<K, T>::value) VPLapBoxKernelMinB(VPGrid g, VPBoxSet bset, bool atomic, T c0, T c1, T c2, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
-  VPLapBoxBody<K, T>(g, bset, atomic, addin, c0, c1, c2, x, y);
+  VPLapBoxBody<K, T>(g, bset, atomic, c0, c1, c2, x, y);
 }
 
 template <int DIM, int K> __global__ void VPLapDiagKernel(VPGrid g, const PetscReal *__restrict__ d_mats, PetscScalar *__restrict__ y)
@@ -280,8 +277,7 @@ static inline int VPCells(const VPGrid *g)
 }
 
 template <int DIM, int K, typename T> struct VPLapApply {
-  /* y += alpha A x (addin: y holds values to add to; else y is zero on entry) */
-  static PetscErrorCode run(const VPGrid *g, PetscBool deterministic, PetscReal alpha, bool addin, const PetscScalar *x, PetscScalar *y)
+  static PetscErrorCode run(const VPGrid *g, PetscBool deterministic, PetscReal alpha, const PetscScalar *x, PetscScalar *y)
   {
     cudaStream_t stream;
     PetscReal    vol = alpha, c[3] = {0, 0, 0}; /* c_d scaled by alpha: the passes are linear in (c_0, c_1, c_2) */
@@ -305,9 +301,9 @@ template <int DIM, int K, typename T> struct VPLapApply {
         const int nbox = n[0] * n[1] * n[2];
         if (!nbox) continue;
         if constexpr (VPLapBoxMinBlocks<K, T>::value > 1)
-          VPLapBoxKernelMinB<K, T><<<nbox, SB::THREADS, 0, stream>>>(*g, bset, deterministic ? false : true, addin, (T)c[0], (T)c[1], (T)c[2], x, y);
+          VPLapBoxKernelMinB<K, T><<<nbox, SB::THREADS, 0, stream>>>(*g, bset, deterministic ? false : true, (T)c[0], (T)c[1], (T)c[2], x, y);
         else
-          VPLapBoxKernel<K, T><<<nbox, SB::THREADS, 0, stream>>>(*g, bset, deterministic ? false : true, addin, (T)c[0], (T)c[1], (T)c[2], x, y);
+          VPLapBoxKernel<K, T><<<nbox, SB::THREADS, 0, stream>>>(*g, bset, deterministic ? false : true, (T)c[0], (T)c[1], (T)c[2], x, y);
         PetscCallCUDA(cudaGetLastError());
       }
     } else
@@ -368,7 +364,7 @@ PetscErrorCode VPLaplacianSetUp_CUDA(PetscInt k, const PetscReal *Mhat, const Pe
 PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *g, PetscBool single, PetscBool deterministic, const PetscScalar *xl, PetscScalar *yl)
 {
   PetscFunctionBegin;
-  VP_DISPATCH_PRECISION(VPLapApply, single, g->dim, g->k, g, deterministic, 1.0, false, xl, yl);
+  VP_DISPATCH_PRECISION(VPLapApply, single, g->dim, g->k, g, deterministic, 1.0, xl, yl);
   PetscCall(VPOwnedBoundary_CUDA(g, xl, yl, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -376,7 +372,7 @@ PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *g, PetscBool single, PetscBoo
 PetscErrorCode VPLaplacianResidual_CUDA(const VPGrid *g, PetscBool single, PetscBool deterministic, PetscScalar scale, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *rl)
 {
   PetscFunctionBegin;
-  VP_DISPATCH_PRECISION(VPLapApply, single, g->dim, g->k, g, deterministic, -PetscRealPart(scale), true, xl, rl);
+  VP_DISPATCH_PRECISION(VPLapApply, single, g->dim, g->k, g, deterministic, -PetscRealPart(scale), xl, rl);
   PetscCall(VPOwnedBoundaryAXPY_CUDA(g, -scale, xl, bl, rl, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
