@@ -202,14 +202,11 @@ static inline PetscInt VPPatchWorkSize(PetscInt dim, PetscInt k)
 /* the reference element matrices Mhat, Khat ((k+1)^2, on the unit interval) of degree k for the operator kernel */
 PETSC_INTERN PetscErrorCode VPLaplacianSetUp_CUDA(PetscInt k, const PetscReal *Mhat, const PetscReal *Khat);
 PETSC_INTERN PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *, PetscBool single, PetscBool deterministic, const PetscScalar *xl, PetscScalar *yl);
-/* rl = bl - scale L xl, with rl holding bl on entry (the kernel adds -scale L xl; the Dirichlet rows bl - scale xl) */
-PETSC_INTERN PetscErrorCode VPLaplacianResidual_CUDA(const VPGrid *, PetscBool single, PetscBool deterministic, PetscScalar scale, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *rl);
 PETSC_INTERN PetscErrorCode VPLaplacianDiagonal_CUDA(const VPGrid *, const PetscReal *d_mats, PetscScalar *dl);
 /* the 1D prolongation P ((2k+1) x (k+1), reference) of degree k for the transfer kernels */
 PETSC_INTERN PetscErrorCode VPTransferSetUp_CUDA(PetscInt k, const PetscReal *P);
 PETSC_INTERN PetscErrorCode VPTransferApply_CUDA(const VPGrid *gc, const VPGrid *gf, PetscBool single, PetscBool homogeneous, PetscBool restrict_, const PetscScalar *in, PetscScalar *out);
 PETSC_INTERN PetscErrorCode VPOwnedBoundary_CUDA(const VPGrid *, const PetscScalar *src, PetscScalar *dst, PetscBool local);
-PETSC_INTERN PetscErrorCode VPOwnedBoundaryAXPY_CUDA(const VPGrid *, PetscScalar alpha, const PetscScalar *src, const PetscScalar *base, PetscScalar *dst, PetscBool local);
 /* the owned nodes between a global array glob (the owned box) and a local array loc (the ghosted box) */
 typedef enum {
   VP_OWNED_TO_LOCAL,   /* loc = glob */

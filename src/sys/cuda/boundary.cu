@@ -3,7 +3,7 @@
 
 /* One thread per node of the owned part of the Dirichlet faces: blockIdx.y = 2 d + side is the face x_d = 0 (side 0) or
    x_d = N_d k (side 1). Nodes on edges are set once per face they lie on, with the same value. */
-__global__ void VPOwnedBoundaryKernel(VPGrid g, PetscScalar alpha, const PetscScalar *__restrict__ src, const PetscScalar *__restrict__ base, PetscScalar *__restrict__ dst, bool local)
+__global__ void VPOwnedBoundaryKernel(VPGrid g, const PetscScalar *__restrict__ src, PetscScalar *__restrict__ dst, bool local)
 {
   const int d = (int)blockIdx.y / 2, side = (int)blockIdx.y % 2;
   if (d >= g.dim) return;
@@ -16,13 +16,12 @@ __global__ void VPOwnedBoundaryKernel(VPGrid g, PetscScalar alpha, const PetscSc
     p[e1]              = (int)g.xs[e1] + t % m1;
     p[e2]              = (int)g.xs[e2] + t / m1;
     const PetscInt idx = local ? VPDLocalIndex(g, p[0], p[1], p[2]) : ((PetscInt)(p[2] - g.xs[2]) * g.xm[1] + (p[1] - g.xs[1])) * g.xm[0] + (p[0] - g.xs[0]);
-    dst[idx]           = (base ? base[idx] : (PetscScalar)0.0) + alpha * (src ? src[idx] : (PetscScalar)1.0);
+    dst[idx]           = src ? src[idx] : (PetscScalar)1.0;
   }
 }
 
-/* dst = base + alpha src (base NULL: 0; src NULL: 1) on the owned Dirichlet nodes; local: the arrays are ghosted local
-   boxes, else owned */
-PetscErrorCode VPOwnedBoundaryAXPY_CUDA(const VPGrid *g, PetscScalar alpha, const PetscScalar *src, const PetscScalar *base, PetscScalar *dst, PetscBool local)
+/* dst = src (or 1 when src is NULL) on the owned Dirichlet nodes; local: the arrays are ghosted local boxes, else owned */
+PetscErrorCode VPOwnedBoundary_CUDA(const VPGrid *g, const PetscScalar *src, PetscScalar *dst, PetscBool local)
 {
   PetscInt     n = (PetscInt)g->xm[0] * g->xm[1] * g->xm[2], face = 0;
   cudaStream_t stream;
@@ -32,15 +31,7 @@ PetscErrorCode VPOwnedBoundaryAXPY_CUDA(const VPGrid *g, PetscScalar alpha, cons
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
   for (PetscInt d = 0; d < g->dim; d++) face = PetscMax(face, n / g->xm[d]);
   const dim3 grid((unsigned)PetscMin((face + 255) / 256, 4096), (unsigned)(2 * g->dim));
-  VPOwnedBoundaryKernel<<<grid, 256, 0, stream>>>(*g, alpha, src, base, dst, local ? true : false);
+  VPOwnedBoundaryKernel<<<grid, 256, 0, stream>>>(*g, src, dst, local ? true : false);
   PetscCallCUDA(cudaGetLastError());
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* dst = src (or 1 when src is NULL) on the owned Dirichlet nodes */
-PetscErrorCode VPOwnedBoundary_CUDA(const VPGrid *g, const PetscScalar *src, PetscScalar *dst, PetscBool local)
-{
-  PetscFunctionBegin;
-  PetscCall(VPOwnedBoundaryAXPY_CUDA(g, 1.0, src, NULL, dst, local));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

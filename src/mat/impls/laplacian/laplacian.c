@@ -102,57 +102,6 @@ static PetscErrorCode MatMult_QBoxLaplacian(Mat A, Vec x, Vec y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* r = b - A x in one kernel where it can: one rank (the global arrays are the local boxes), the Cartesian operator on
-   the GPU, A = scale L (no shift or other change recorded by MATSHELL), r distinct from x and b. r takes a copy of b and the
-   operator kernel adds -scale L x into it: two passes over a vector fewer than MatMult() and VecAYPX(). Elsewhere
-   MatMult() and VecAYPX(), as MatResidual() does without this operation. */
-static PetscErrorCode MatResidual_QBoxLaplacian(Mat A, Vec b, Vec x, Vec r)
-{
-  Mat_QBoxLaplacian *ctx;
-  DM_QBox           *q;
-  DM                 dm;
-  PetscScalar        scale, shift;
-  const char        *other;
-  PetscBool          global = PETSC_FALSE;
-  PetscMemType       mx = PETSC_MEMTYPE_HOST, mb = PETSC_MEMTYPE_HOST, mr = PETSC_MEMTYPE_HOST;
-  const PetscScalar *xa, *ba;
-  PetscScalar       *ra;
-
-  PetscFunctionBegin;
-  PetscCall(MatShellGetContext(A, &ctx));
-  q = (DM_QBox *)ctx->dm->data;
-  PetscCall(MatQBoxLaplacianGetInfo_Private(A, &dm, &scale, &shift, &other));
-  if (r != x && r != b && !DMQBoxIsGeneral_Private(q) && shift == (PetscScalar)0.0 && !other) PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, x, &global));
-  if (global) {
-    PetscCall(VecGetArrayReadAndMemType(x, &xa, &mx));
-    PetscCall(VecGetArrayReadAndMemType(b, &ba, &mb));
-    PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
-    PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
-    PetscCall(VecGetArrayAndMemType(r, &ra, &mr));
-    PetscCall(VecRestoreArrayAndMemType(r, &ra));
-  }
-  if (!global || !PetscMemTypeDevice(mx) || !PetscMemTypeDevice(mb) || !PetscMemTypeDevice(mr)) {
-    PetscCall(MatMult(A, x, r));
-    PetscCall(VecAYPX(r, -1.0, b));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(PetscLogEventBegin(VPATCH_LaplacianMult, A, x, r, 0));
-  PetscCall(VecCopy(b, r));
-  PetscCall(VecGetArrayReadAndMemType(x, &xa, NULL));
-  PetscCall(VecGetArrayReadAndMemType(b, &ba, NULL));
-  PetscCall(VecGetArrayAndMemType(r, &ra, NULL));
-  PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, NULL)); /* the operator kernel's constants */
-  PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(VPLaplacianResidual_CUDA(&q->grid, (PetscBool)(q->precision == VP_PRECISION_SINGLE), q->deterministic, scale, ba, xa, ra));
-  PetscCall(PetscLogGpuTimeEnd());
-  PetscCall(PetscLogGpuFlops(VPFlopsLaplacian(&q->grid) + (PetscLogDouble)q->grid.xm[0] * q->grid.xm[1] * q->grid.xm[2]));
-  PetscCall(VecRestoreArrayAndMemType(r, &ra));
-  PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
-  PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
-  PetscCall(PetscLogEventEnd(VPATCH_LaplacianMult, A, x, r, 0));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode MatGetDiagonal_QBoxLaplacian(Mat A, Vec d)
 {
   Mat_QBoxLaplacian *ctx;
@@ -538,7 +487,6 @@ PetscErrorCode DMQBoxCreateLaplacianShell_Private(DM dm, Mat *A)
   PetscCall(MatShellSetOperation(*A, MATOP_MULT_TRANSPOSE, (PetscErrorCodeFn *)MatMult_QBoxLaplacian));
   PetscCall(MatShellSetOperation(*A, MATOP_MULT_ADD, (PetscErrorCodeFn *)MatMultAdd_QBoxLaplacian));
   PetscCall(MatShellSetOperation(*A, MATOP_MULT_TRANSPOSE_ADD, (PetscErrorCodeFn *)MatMultAdd_QBoxLaplacian));
-  PetscCall(MatShellSetOperation(*A, MATOP_RESIDUAL, (PetscErrorCodeFn *)MatResidual_QBoxLaplacian));
   PetscCall(MatShellSetOperation(*A, MATOP_GET_DIAGONAL, (PetscErrorCodeFn *)MatGetDiagonal_QBoxLaplacian));
   PetscCall(MatShellSetOperation(*A, MATOP_VIEW, (PetscErrorCodeFn *)MatView_QBoxLaplacian));
   PetscCall(MatShellSetOperation(*A, MATOP_CREATE_VECS, (PetscErrorCodeFn *)MatCreateVecs_QBoxLaplacian));

@@ -277,10 +277,10 @@ static inline int VPCells(const VPGrid *g)
 }
 
 template <int DIM, int K, typename T> struct VPLapApply {
-  static PetscErrorCode run(const VPGrid *g, PetscBool deterministic, PetscReal alpha, const PetscScalar *x, PetscScalar *y)
+  static PetscErrorCode run(const VPGrid *g, PetscBool deterministic, const PetscScalar *x, PetscScalar *y)
   {
     cudaStream_t stream;
-    PetscReal    vol = alpha, c[3] = {0, 0, 0}; /* c_d scaled by alpha: the passes are linear in (c_0, c_1, c_2) */
+    PetscReal    vol = 1, c[3] = {0, 0, 0};
     PetscFunctionBegin;
     PetscCall(VPGetStream(&stream));
     for (int d = 0; d < DIM; d++) vol *= g->h[d];
@@ -364,16 +364,8 @@ PetscErrorCode VPLaplacianSetUp_CUDA(PetscInt k, const PetscReal *Mhat, const Pe
 PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *g, PetscBool single, PetscBool deterministic, const PetscScalar *xl, PetscScalar *yl)
 {
   PetscFunctionBegin;
-  VP_DISPATCH_PRECISION(VPLapApply, single, g->dim, g->k, g, deterministic, 1.0, xl, yl);
+  VP_DISPATCH_PRECISION(VPLapApply, single, g->dim, g->k, g, deterministic, xl, yl);
   PetscCall(VPOwnedBoundary_CUDA(g, xl, yl, PETSC_TRUE));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode VPLaplacianResidual_CUDA(const VPGrid *g, PetscBool single, PetscBool deterministic, PetscScalar scale, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *rl)
-{
-  PetscFunctionBegin;
-  VP_DISPATCH_PRECISION(VPLapApply, single, g->dim, g->k, g, deterministic, -PetscRealPart(scale), xl, rl);
-  PetscCall(VPOwnedBoundaryAXPY_CUDA(g, -scale, xl, bl, rl, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
