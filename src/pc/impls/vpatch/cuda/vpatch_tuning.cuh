@@ -93,7 +93,8 @@ __host__ __device__ constexpr bool VPTunePatchGatherRows(int dim, int k, int byt
    update stores x_I without reading the old values: 3D, (2k+1)^3 - (2k-1)^3 + (2k-1)^3 global loads per patch besides b
    instead of (2k+1)^3 + (2k-1)^3. Measured faster (bench/RESULTS.md, session 22, H100, fused smoother at 61-64M DoF,
    3D): double k = 1..8 +4% to +23% (k = 3 7.32 -> 8.69, k = 7 4.72 -> 5.79 GDoF/s), single k = 2..8 +3% to +21%
-   (k = 3 10.20 -> 10.54, k = 6 7.81 -> 9.46), single k = 1 the same (7.44 / 7.40); 2D not measured, on as in 3D.
+   (k = 3 10.20 -> 10.54, k = 6 7.81 -> 9.46), single k = 1 the same (7.44 / 7.40); 2D with the first color from zero
+   below, k = 1..8: double +12% to +16%, single +8% to +31%.
    VP_PATCH_BOUNDARY (measurement builds only) forces it on every kernel (1) or off (-1). */
 #ifndef VP_PATCH_BOUNDARY
 #define VP_PATCH_BOUNDARY 0
@@ -107,7 +108,7 @@ __host__ __device__ constexpr bool VPTunePatchBoundary(int dim, int k, int bytes
    loop on the finest level) skips the gather and the residual's passes: the residual is b. Used where it measured
    faster (bench/RESULTS.md, session 22, H100, 3D, PCApply of one forward sweep at 61-64M DoF): double k = 1..3 +8% to
    +12% (k = 4 the same), single k = 1, 2, 4, 6, 8 +2% to +6% (k = 3, 5, 7 the same); double k = 5, 6, 8 3-5% slower
-   (the runtime branch costs the other colors more than the first saves); 2D not measured, the same rule.
+   (the runtime branch costs the other colors more than the first saves); 2D not measured apart, the same rule.
    VP_PATCH_ZERO_FIRST (measurement builds only): 1 everywhere, -1 never */
 #ifndef VP_PATCH_ZERO_FIRST
 #define VP_PATCH_ZERO_FIRST 0
