@@ -90,7 +90,7 @@ __host__ __device__ constexpr bool VPTunePatchGatherRows(int dim, int k, int byt
 
 /* The reduced local residual of the exact local solver (the reference's "Boundary" form; fused kernel only): x_I =
    A_II^-1 (b_I - A_IB x_B), so the gather loads only the patch boundary (the interior enters as zeros) and the
-   update stores x_I without reading the old values: 3D, (2k+1)^3 - (2k-1)^3 + (2k-1)^3 global loads per patch besides b
+   update stores x_I without reading the old values: 3D, (2k+1)^3 - (2k-1)^3 global loads per patch besides b
    instead of (2k+1)^3 + (2k-1)^3. Measured faster (bench/RESULTS.md, session 22, H100, fused smoother at 61-64M DoF,
    3D): double k = 1..8 +4% to +23% (k = 3 7.32 -> 8.69, k = 7 4.72 -> 5.79 GDoF/s), single k = 2..8 +3% to +21%
    (k = 3 10.20 -> 10.54, k = 6 7.81 -> 9.46), single k = 1 the same (7.44 / 7.40); 2D with the first color from zero
