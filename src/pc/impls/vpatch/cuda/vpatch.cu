@@ -455,6 +455,13 @@ template <int DIM, int K> __device__ __forceinline__ void VPPatchInfo(const VPGr
   }
 }
 
+/* whether the fused kernel skips the gather and the residual of a color from x = 0: it needs the reduced residual (the
+   kernel's VPPatchBody() and the flop count of VPPatchZeroFirst_CUDA() both ask this) */
+__host__ __device__ constexpr bool VPPatchSkipsZero(int dim, int k, int bytes)
+{
+  return VPTunePatchBoundary(dim, k, bytes) && VPTunePatchZeroFirst(dim, k, bytes);
+}
+
 enum {
   VP_MODE_FUSED,         /* localized residual and local solve */
   VP_MODE_RESIDUAL,      /* localized residual only, into scratch */
@@ -514,7 +521,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   constexpr bool BND = MODE == VP_MODE_FUSED && VPTunePatchBoundary(DIM, K, (int)sizeof(T));
   /* x = 0 on entry (xzero: the first color of a sweep from a zero guess): then G = 0 and the residual is b, so the
      gather and the residual's passes are skipped where VPTunePatchZeroFirst() says (vpatch_tuning.cuh) */
-  const bool zero = BND && VPTunePatchZeroFirst(DIM, K, (int)sizeof(T)) && xzero;
+  const bool zero = MODE == VP_MODE_FUSED && VPPatchSkipsZero(DIM, K, (int)sizeof(T)) && xzero;
   if ((MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) && !zero) {
     /* gather the patch: G */
     constexpr bool ROWS = VP_PATCH_GATHER_ROWS ? VP_PATCH_GATHER_ROWS > 0 : VPTunePatchGatherRows(DIM, K, (int)sizeof(T));
@@ -763,7 +770,7 @@ VP_PRECISION_ALIASES(VPPatchSmooth);
 
 PetscBool VPPatchZeroFirst_CUDA(PetscInt dim, PetscInt k, PetscBool single)
 {
-  return (PetscBool)(VPTunePatchBoundary((int)dim, (int)k, single ? 4 : 8) && VPTunePatchZeroFirst((int)dim, (int)k, single ? 4 : 8));
+  return (PetscBool)VPPatchSkipsZero((int)dim, (int)k, single ? 4 : 8);
 }
 
 PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *d_pg, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl,
