@@ -345,6 +345,7 @@ template <int DIM, int K, typename T> struct VPPatchInPlace { /* W1 and W2 over 
 template <int DIM, int K, int LG_, typename T> struct VPPatchTensors {
   static constexpr int  LG      = LG_;
   static constexpr bool INPLACE = VPPatchInPlace<DIM, K, T>::value;
+  static constexpr bool DIRECT  = VPTunePatchDirectY(DIM, K, (int)sizeof(T)); /* the y pass reads x itself: no G */
   static constexpr int  NP = 2 * K + 1, NI = 2 * K - 1, NPZ = DIM == 3 ? NP : 1, NIZ = DIM == 3 ? NI : 1;
   static constexpr int  NPT = NP * NP * NPZ, NIT = NI * NI * NIZ;
   using G                  = VPLay<NP, NP, NPZ, 1, -1, LG, T>;               /* gathered patch, read along y */
@@ -355,7 +356,8 @@ template <int DIM, int K, int LG_, typename T> struct VPPatchTensors {
   using U3                 = VPLay<NI, NI, NIZ, DIM == 3 ? 2 : 0, 1, LG, T>; /* after the scaled y pass */
   using U4                 = VPLay<NI, NI, NI, 0, 2, LG, T>;                 /* 3D: after Shat_z */
   using U5                 = VPLay<NI, NI, NIZ, -1, 0, LG, T>;               /* after Shat_x, read entry by entry */
-  static constexpr int X0  = DIM == 3 ? (INPLACE ? VPMax(G::PS, R1::PS) : VPMax(G::PS, 2 * W::PS)) : VPMax(VPMax(G::PS, R1::PS), U5::PS);
+  static constexpr int GPS = DIRECT ? 0 : G::PS;
+  static constexpr int X0  = DIM == 3 ? (INPLACE ? VPMax(GPS, R1::PS) : VPMax(GPS, 2 * W::PS)) : VPMax(VPMax(GPS, R1::PS), U5::PS);
   static constexpr int X1  = DIM == 3 ? VPMax(VPMax(VPMax(PQ::PS, INPLACE ? 0 : R1::PS), VPMax(U2::PS, U3::PS)), VPMax(U4::PS, U5::PS)) : VPMax(PQ::PS, U3::PS);
   static constexpr int LAM = 32; /* room for lamhat, before X0 */
   /* bytes before lamhat: each patch's first local index and boundary flags (VPPatchInfo) */
@@ -523,9 +525,10 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
      gather and the residual's passes are skipped where VPTunePatchZeroFirst() says (vpatch_tuning.cuh) */
   const bool zero = MODE == VP_MODE_FUSED && VPPatchSkipsZero(DIM, K, (int)sizeof(T)) && xzero;
   if ((MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) && !zero) {
-    /* gather the patch: G */
+    /* gather the patch: G (not with the y pass from x itself, S::DIRECT) */
     constexpr bool ROWS = VP_PATCH_GATHER_ROWS ? VP_PATCH_GATHER_ROWS > 0 : VPTunePatchGatherRows(DIM, K, (int)sizeof(T));
-    if constexpr (ROWS) { /* one thread per row along x: its index work once per row */
+    if constexpr (S::DIRECT) {
+    } else if constexpr (ROWS) { /* one thread per row along x: its index work once per row */
       VPForLines<0, NP, NP, NPZ, S::LG, T>(NB, [&](int q, int ey, int ez) {
         const int  f = pflags[q], o = G::template line<0>(q, ey, ez);
         const bool inner = BND && ey > 0 && ey < NP - 1 && (NPZ == 1 || (ez > 0 && ez < NP - 1)); /* BND: only its ends */
@@ -551,13 +554,29 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
         if (f >= 0 && !inner && !VPDBoxOnBoundary<NP>(f, ex, ey, ez)) v = (T)x[pbase[q] + (ex + ey * sy + ez * sz)];
         X0[G::at(q, ex, ey, ez)] = v;
       });
-    __syncthreads();
+    if constexpr (!S::DIRECT) __syncthreads();
     /* y pass: P = Mhat_y G, Q = Khat_y G on the interior y rows */
     VPForLines<1, NP, NP, NPZ, S::LG, T>(NB, [&](int q, int a0, int a1) {
       T         v[NP], t[NI];
-      const int o = G::template line<1>(q, a0, a1), w = PQ::template line<1>(q, a0, a1);
+      const int w = PQ::template line<1>(q, a0, a1);
+      if constexpr (S::DIRECT) { /* the line (a0, ., a1) of the patch from x: zero on a Dirichlet face along x or z */
+        const int  f     = pflags[q];
+        const bool inner = BND && a0 > 0 && a0 < NP - 1 && (NPZ == 1 || (a1 > 0 && a1 < NP - 1)); /* BND: only its ends */
+        if (f < 0 || VPDBoxOnFace(f & ~12, a0, 1, a1, NP - 1, NP - 1, NP - 1)) {
 #pragma unroll
-      for (int j = 0; j < NP; j++) v[j] = X0[o + j * G::template stride<1>()];
+          for (int j = 0; j < NP; j++) v[j] = 0;
+        } else {
+          const PetscScalar *xl = x + pbase[q] + (a0 + a1 * sz);
+#pragma unroll
+          for (int j = 0; j < NP; j++) v[j] = inner && j > 0 && j < NP - 1 ? (T)0 : (T)xl[j * sy];
+          if (f & 4) v[0] = 0;
+          if (f & 8) v[NP - 1] = 0;
+        }
+      } else {
+        const int o = G::template line<1>(q, a0, a1);
+#pragma unroll
+        for (int j = 0; j < NP; j++) v[j] = X0[o + j * G::template stride<1>()];
+      }
       H::template rows<0>(v, t);
 #pragma unroll
       for (int i = 0; i < NI; i++) X1a[w + i * PQ::template stride<1>()] = t[i];

@@ -25,13 +25,19 @@ __host__ __device__ constexpr bool VPTunePatchEvenOdd(int k)
    - 3D Q_6: double 58 -> 51 KB, 4 blocks instead of 3 (80 registers, 24 B of spills): 4.49 -> 4.92; single 30.8 ->
      27.2 KB, 8 blocks instead of 7 (40 registers, no spills): 7.46 -> 7.79;
    - elsewhere no faster, or slower where the extra block forces spills (single Q_5: 8.68 -> 5.96).
+   Session 23, with the reduced residual and the y pass from x (VPTunePatchDirectY(), which leaves X0 only the residual
+   when in place), measured again on every 3D kernel (fused GDoF/s, 61-64M DoF, H100; before -> in place, both with
+   the y pass from x where it is used): double k = 1, 2, 4, 5, 7 faster in place (k = 2 11.58 -> 12.02, k = 4 8.79 ->
+   9.24, k = 5 7.35 -> 7.51 against 7.01 with the y pass from x alone, k = 7 6.05 -> 6.22), k = 3 slower (10.87 ->
+   10.46); single k = 4 10.58 -> 11.48 and k = 5 (9.59 -> 9.94, without the y pass from x) faster, k = 7 and 8
+   slower (8.49 -> 6.84, 8.40 -> 7.52), k = 1, 2 the same. So: double all but k = 3, single k <= 2 and 4..6.
    VP_PATCH_INPLACE_3D (measurement builds only) forces it on every 3D kernel (1) or off (-1). */
 #ifndef VP_PATCH_INPLACE_3D
 #define VP_PATCH_INPLACE_3D 0
 #endif
 __host__ __device__ constexpr bool VPTunePatchInPlace(int dim, int k, int bytes)
 {
-  return dim == 3 && (VP_PATCH_INPLACE_3D ? VP_PATCH_INPLACE_3D > 0 : (k == 6 || (k == 8 && bytes == 8)));
+  return dim == 3 && (VP_PATCH_INPLACE_3D ? VP_PATCH_INPLACE_3D > 0 : (bytes == 8 ? k != 3 : (k <= 2 || k == 4 || k == 5 || k == 6)));
 }
 
 /* Line order (VPOrder, vpatch.cu) per dimension, degree and precision, chosen by measurement (bench/RESULTS.md,
@@ -116,4 +122,23 @@ __host__ __device__ constexpr bool VPTunePatchBoundary(int dim, int k, int bytes
 __host__ __device__ constexpr bool VPTunePatchZeroFirst(int dim, int k, int bytes)
 {
   return VP_PATCH_ZERO_FIRST ? VP_PATCH_ZERO_FIRST > 0 : bytes == 4 || k <= 4;
+}
+
+/* The y pass from global memory: the residual's first pass loads each line along y of the patch from x itself
+   (predicated: the inner lines of the reduced residual load their two ends, Dirichlet nodes none) instead of from a
+   gathered copy in shared memory, so the gather pass, its barrier and the gathered tensor go (the block takes less
+   shared memory where the gathered patch was its largest tensor).
+   Measured (bench/RESULTS.md, session 23, H100, fused smoother at 61-64M DoF, 3D, with VPTunePatchInPlace() as it
+   is now): faster everywhere but k = 6 (double and single) and k = 5 in single, double k = 1..8: 7.50 10.76 9.45 8.07
+   6.93 6.80 5.81 5.33 -> 11.31 12.02 10.87 9.24 7.51 (6.80) 6.22 5.56 GDoF/s; single 8.08 10.50 10.81 10.27 9.59 9.57
+   8.26 7.61 -> 11.47 13.13 12.42 11.48 (9.94) (9.57) 8.49 8.40. At k = 6 it was 13-15% slower (the smaller block
+   lets more blocks share an SM, and the register cap that follows forces spills: not profiled). 2D: not measured,
+   off.
+   VP_PATCH_DIRECT_Y (measurement builds only): 1 everywhere, -1 never */
+#ifndef VP_PATCH_DIRECT_Y
+#define VP_PATCH_DIRECT_Y 0
+#endif
+__host__ __device__ constexpr bool VPTunePatchDirectY(int dim, int k, int bytes)
+{
+  return VP_PATCH_DIRECT_Y ? VP_PATCH_DIRECT_Y > 0 : dim == 3 && k != 6 && !(k == 5 && bytes == 4);
 }
