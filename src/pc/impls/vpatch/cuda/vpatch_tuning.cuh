@@ -132,13 +132,14 @@ __host__ __device__ constexpr bool VPTunePatchZeroFirst(int dim, int k, int byte
    is now): faster everywhere but k = 6 (double and single) and k = 5 in single, double k = 1..8: 7.50 10.76 9.45 8.07
    6.93 6.80 5.81 5.33 -> 11.31 12.02 10.87 9.24 7.51 (6.80) 6.22 5.56 GDoF/s; single 8.08 10.50 10.81 10.27 9.59 9.57
    8.26 7.61 -> 11.47 13.13 12.42 11.48 (9.94) (9.57) 8.49 8.40. At k = 6 it was 13-15% slower (the smaller block
-   lets more blocks share an SM, and the register cap that follows forces spills: not profiled). 2D: not measured,
-   off.
+   lets more blocks share an SM, and the register cap that follows forces spills: not profiled). 2D, faster
+   everywhere: double k = 3..8 18.22 15.60 12.71 12.66 9.49 9.39 -> 21.55 18.87 16.74 14.87 12.88 12.49, single 22.40
+   20.43 19.87 18.29 16.08 15.43 -> 24.40 21.22 20.67 19.27 18.77 18.95.
    VP_PATCH_DIRECT_Y (measurement builds only): 1 everywhere, -1 never */
 #ifndef VP_PATCH_DIRECT_Y
 #define VP_PATCH_DIRECT_Y 0
 #endif
 __host__ __device__ constexpr bool VPTunePatchDirectY(int dim, int k, int bytes)
 {
-  return VP_PATCH_DIRECT_Y ? VP_PATCH_DIRECT_Y > 0 : dim == 3 && k != 6 && !(k == 5 && bytes == 4);
+  return VP_PATCH_DIRECT_Y ? VP_PATCH_DIRECT_Y > 0 : dim == 2 || (k != 6 && !(k == 5 && bytes == 4));
 }
