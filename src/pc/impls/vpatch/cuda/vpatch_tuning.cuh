@@ -65,10 +65,18 @@ __host__ __device__ constexpr int VPTunePatchLineGroup(int dim, int k, int bytes
    DoF): the cap is faster or the same everywhere (2D Q_6 double 10.94 against 8.24 GDoF/s, 2D Q_2 double 18.7 against
    16.0; 3D Q_6 double 4.46 against 3.18, where both allow 3 blocks: the cause is not profiled) except where it forces
    spills: 2D single k = 4..7 (Q_5: 9.61 against 15.72 GDoF/s) and 3D double k = 3 (7.99 against 8.15), which keep the
-   launch bound */
+   launch bound. Session 23, with the y pass from x (VPTunePatchDirectY()), again on every 3D kernel (fused GDoF/s, 61-64M
+   DoF, H100; cap -> launch bound): single k = 3 12.37 -> 12.77, k = 5 9.98 -> 10.38, k = 6 9.61 -> 10.45, k = 7 8.47
+   -> 9.24, k = 8 8.39 -> 8.56 (k = 5, 6 with the y pass from x, which under the cap was slower there), k = 4 slower
+   (11.41 -> 10.61); double the same or slower (k = 5 7.49 -> 6.30, k = 8 5.57 -> 4.29) but k = 6 (6.82 -> 6.99, within
+   the run-to-run spread: left as it was). So the launch bound also for single 3D k = 3 and k >= 5.
+   VP_PATCH_LAUNCH_BOUND (measurement builds only): 1 the launch bound everywhere, -1 the cap everywhere */
+#ifndef VP_PATCH_LAUNCH_BOUND
+#define VP_PATCH_LAUNCH_BOUND 0
+#endif
 __host__ __device__ constexpr bool VPTunePatchLaunchBound(int dim, int k, int bytes)
 {
-  return (dim == 2 && bytes == 4 && k >= 4 && k <= 7) || (dim == 3 && bytes == 8 && k == 3);
+  return VP_PATCH_LAUNCH_BOUND ? VP_PATCH_LAUNCH_BOUND > 0 : (dim == 2 && bytes == 4 && k >= 4 && k <= 7) || (dim == 3 && (bytes == 8 ? k == 3 : k == 3 || k >= 5));
 }
 
 /* Prefetch of b: where a thread's share of the block's right-hand side is a few values (PRE, for the default block),
@@ -131,15 +139,18 @@ __host__ __device__ constexpr bool VPTunePatchZeroFirst(int dim, int k, int byte
    Measured (bench/RESULTS.md, session 23, H100, fused smoother at 61-64M DoF, 3D, with VPTunePatchInPlace() as it
    is now): faster everywhere but k = 6 (double and single) and k = 5 in single, double k = 1..8: 7.50 10.76 9.45 8.07
    6.93 6.80 5.81 5.33 -> 11.31 12.02 10.87 9.24 7.51 (6.80) 6.22 5.56 GDoF/s; single 8.08 10.50 10.81 10.27 9.59 9.57
-   8.26 7.61 -> 11.47 13.13 12.42 11.48 (9.94) (9.57) 8.49 8.40. At k = 6 it was 13-15% slower (the smaller block
-   lets more blocks share an SM, and the register cap that follows forces spills: not profiled). 2D, faster
-   everywhere: double k = 3..8 18.22 15.60 12.71 12.66 9.49 9.39 -> 21.55 18.87 16.74 14.87 12.88 12.49, single 22.40
-   20.43 19.87 18.29 16.08 15.43 -> 24.40 21.22 20.67 19.27 18.77 18.95.
+   8.26 7.61 -> 11.47 13.13 12.42 11.48 (9.94) (9.57) 8.49 8.40. At k = 6 it was 13-15% slower and single k = 5 7%
+   (the smaller block lets more blocks share an SM, and the register cap that follows forces spills: not profiled);
+   with the launch bound instead of the cap (VPTunePatchLaunchBound()) single k = 5 and 6 are faster with it (10.38,
+   10.45), double k = 6 not (6.99 against 6.88 without). 2D, faster
+   everywhere: double k = 1..8 24.39 18.18 18.22 15.60 12.71 12.66 9.49 9.39 -> 34.96 25.01 21.55 18.87 16.74 14.87
+   12.88 12.49, single 23.85 24.21 22.40 20.43 19.87 18.29 16.08 15.43 -> 32.54 27.07 24.40 21.22 20.67 19.27 18.77
+   18.95.
    VP_PATCH_DIRECT_Y (measurement builds only): 1 everywhere, -1 never */
 #ifndef VP_PATCH_DIRECT_Y
 #define VP_PATCH_DIRECT_Y 0
 #endif
 __host__ __device__ constexpr bool VPTunePatchDirectY(int dim, int k, int bytes)
 {
-  return VP_PATCH_DIRECT_Y ? VP_PATCH_DIRECT_Y > 0 : dim == 2 || (k != 6 && !(k == 5 && bytes == 4));
+  return VP_PATCH_DIRECT_Y ? VP_PATCH_DIRECT_Y > 0 : dim == 2 || k != 6 || bytes == 4;
 }
