@@ -123,13 +123,15 @@ __host__ __device__ constexpr bool VPTunePatchBoundary(int dim, int k, int bytes
    faster (bench/RESULTS.md, session 22, H100, 3D, PCApply of one forward sweep at 61-64M DoF): double k = 1..3 +8% to
    +12% (k = 4 the same), single k = 1, 2, 4, 6, 8 +2% to +6% (k = 3, 5, 7 the same); double k = 5, 6, 8 3-5% slower
    (the runtime branch costs the other colors more than the first saves); 2D not measured apart, the same rule.
+   Session 23, with the y pass from x, in the solves (vpatch-r, 3D, median KSPSolve, H100): double k = 5 (514M) 0.7077
+   -> 0.6901 s, k = 6 (455M) 0.6478 -> 0.6718 s, k = 7 (722M) 1.1461 -> 1.1808 s: now on for double k = 5 too.
    VP_PATCH_ZERO_FIRST (measurement builds only): 1 everywhere, -1 never */
 #ifndef VP_PATCH_ZERO_FIRST
 #define VP_PATCH_ZERO_FIRST 0
 #endif
 __host__ __device__ constexpr bool VPTunePatchZeroFirst(int dim, int k, int bytes)
 {
-  return VP_PATCH_ZERO_FIRST ? VP_PATCH_ZERO_FIRST > 0 : bytes == 4 || k <= 4;
+  return VP_PATCH_ZERO_FIRST ? VP_PATCH_ZERO_FIRST > 0 : bytes == 4 || k <= 5;
 }
 
 /* The y pass from global memory: the residual's first pass loads each line along y of the patch from x itself
