@@ -25,8 +25,10 @@
   - Interior rows only. The residual is needed on the interior, so each contraction of the residual computes only
     the 2k-1 interior rows: the tensors shrink from (2k+1)^d to (2k-1)^d along the way, about half the work of the
     full-patch product.
-  - Gather: in 3D one thread per row of the patch along x (its index work once per row) where that measured faster,
-    elsewhere one per entry (VPTunePatchGatherRows(), vpatch_tuning.cuh).
+  - The y pass from x: the residual's first pass loads its lines along y from x itself (predicated loads, the lanes
+    of a warp on consecutive x) where that measured faster (VPTunePatchDirectY(), vpatch_tuning.cuh); elsewhere the
+    patch is gathered into shared memory first: in 3D one thread per row of the patch along x (its index work once
+    per row) where that measured faster, elsewhere one per entry (VPTunePatchGatherRows()).
   - The reduced local residual (the reference's "Boundary" form, fused variant): with the exact local solver the new
     interior values are x_I = A_II^-1 (b_I - A_IB x_B), so the gather loads only the patch's boundary nodes (the
     interior enters the passes as zeros: inner rows load their two ends), the passes give b_I - A_IB x_B, and the

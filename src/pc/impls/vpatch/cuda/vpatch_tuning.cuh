@@ -96,7 +96,8 @@ __host__ __device__ constexpr bool VPTunePatchPrefetch(int dim, int k, int bytes
    +1% (k = 5) to +21% (k = 2, 7), solves 15-17% faster (455M k = 3, 484M k = 7); session 22, with the reduced
    residual: double k = 8 +2% (5.09 -> 5.20 GDoF/s), single k = 1, 2, 3, 7, 8 +2% to +5% (solves at 455M k = 3 8%
    faster: vpatch-r-mixed 0.589 -> 0.538 s), single k = 4, 5, 6 2-6% slower (before the reduced residual single was
-   12-14% slower at k >= 3: more L1 wavefronts per warp) */
+   12-14% slower at k >= 3: more L1 wavefronts per warp). Since session 23 a kernel gathers only where the y pass does
+   not read x itself (VPTunePatchDirectY(): 3D double k = 6; measurement builds) */
 __host__ __device__ constexpr bool VPTunePatchGatherRows(int dim, int k, int bytes)
 {
   return dim == 3 && (bytes == 8 || k <= 3 || k >= 7);
