@@ -530,6 +530,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     /* gather the patch: G (not with the y pass from x itself, S::DIRECT) */
     constexpr bool ROWS = VP_PATCH_GATHER_ROWS ? VP_PATCH_GATHER_ROWS > 0 : VPTunePatchGatherRows(DIM, K, (int)sizeof(T));
     if constexpr (S::DIRECT) {
+      /* nothing to gather: the y pass loads x */
     } else if constexpr (ROWS) { /* one thread per row along x: its index work once per row */
       VPForLines<0, NP, NP, NPZ, S::LG, T>(NB, [&](int q, int ey, int ez) {
         const int  f = pflags[q], o = G::template line<0>(q, ey, ez);
