@@ -93,8 +93,9 @@ template <int K, typename T> struct VPHatK {
   {
     return (r <= K && j <= K) || (r >= K && j >= K);
   }
-  /* out[0..K] = C v[0..K] for the cell matrix C = Mhat (MAT 0) or Khat (MAT 1), even-odd */
-  template <int MAT> static __device__ __forceinline__ void cell(const T *v, T *out)
+  /* f(b, (C v)[b]) for b = 0..K, the cell matrix C = Mhat (MAT 0) or Khat (MAT 1), even-odd; each output handed on as
+     soon as it is computed (b is a compile-time constant after unrolling) */
+  template <int MAT, typename F> static __device__ __forceinline__ void cell(const T *v, F f)
   {
     constexpr int CE = CELL + MAT * (H * H + HO * HO), CO = CE + H * H;
     T             e[H], o[HO];
@@ -113,34 +114,61 @@ template <int K, typename T> struct VPHatK {
         T so = VPHat<T>(CO + b * HO) * o[0];
 #pragma unroll
         for (int a = 1; a < HO; a++) so += VPHat<T>(CO + b * HO + a) * o[a];
-        out[b]     = se + so;
-        out[K - b] = se - so;
+        f(b, se + so);
+        f(K - b, se - so);
       } else
-        out[b] = se; /* the middle node, K even */
+        f(b, se); /* the middle node, K even */
     }
   }
-  /* out[i] = row i + 1 of the patch matrix Mhat (MAT 0) or Khat (MAT 1) times the patch line v[NP], i < NI: by cells
-     (nodes 0..K and K..2K) in even-odd form, or plain */
-  template <int MAT> static __device__ __forceinline__ void rows(const T *v, T *out)
+  /* f(i, s) with s = row i + 1 of the patch matrix Mhat (MAT 0) or Khat (MAT 1) times the patch line v[NP], i < NI:
+     by cells (nodes 0..K and K..2K) in even-odd form, or plain. STREAM (VPTunePatchStreamRows()): each row is handed to
+     f as soon as it is computed, so that a caller that stores or accumulates it keeps no array of rows in registers;
+     otherwise all rows are computed into an array first, then handed on in order (the register schedules differ, and
+     each measured faster in some kernels) */
+  template <int MAT, bool STREAM, typename F> static __device__ __forceinline__ void rows(const T *v, F f)
   {
-    if constexpr (EOROWS) {
-      T a[K + 1], b[K + 1];
-      cell<MAT>(v, a);
-      cell<MAT>(v + K, b);
+    if constexpr (EOROWS && STREAM) {
+      T mid = 0; /* row K: the last node of the first cell plus the first of the second */
+      cell<MAT>(v, [&](int b, T s) {
+        if (b == K)
+          mid = s;
+        else if (b > 0)
+          f(b - 1, s);
+      });
+      cell<MAT>(v + K, [&](int b, T s) {
+        if (b == 0)
+          f(K - 1, mid + s);
+        else if (b < K)
+          f(K + b - 1, s);
+      });
+    } else if constexpr (EOROWS) {
+      T a[K + 1], b[K + 1], out[NI];
+      cell<MAT>(v, [&](int i, T s) { a[i] = s; });
+      cell<MAT>(v + K, [&](int i, T s) { b[i] = s; });
 #pragma unroll
       for (int i = 0; i < K - 1; i++) {
         out[i]     = a[i + 1];
         out[K + i] = b[i + 1];
       }
       out[K - 1] = a[K] + b[0];
+#pragma unroll
+      for (int i = 0; i < NI; i++) f(i, out[i]);
     } else {
+      T out[NI];
 #pragma unroll
       for (int i = 0; i < NI; i++) {
         T s = 0;
 #pragma unroll
         for (int j = 0; j < NP; j++)
           if (nz(i + 1, j)) s += VPHat<T>(OFF + MAT * NP * NP + (i + 1) * NP + j) * v[j];
-        out[i] = s;
+        if constexpr (STREAM)
+          f(i, s);
+        else
+          out[i] = s;
+      }
+      if constexpr (!STREAM) {
+#pragma unroll
+        for (int i = 0; i < NI; i++) f(i, out[i]);
       }
     }
   }
@@ -493,6 +521,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   using U4             = typename S::U4;
   using U5             = typename S::U5;
   constexpr int     NP = S::NP, NI = S::NI, NPZ = S::NPZ, NIZ = S::NIZ, NIT = S::NIT;
+  constexpr bool    SR = VPTunePatchStreamRows(DIM, K, (int)sizeof(T)); /* VPHatK::rows(): streamed or buffered */
   extern __shared__ __align__(16) unsigned char vp_dynamic_smem[];
   PetscInt                                     *pbase  = reinterpret_cast<PetscInt *>(vp_dynamic_smem);
   int                                          *pflags = reinterpret_cast<int *>(pbase + NB);
@@ -560,7 +589,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     if constexpr (!S::DIRECT) __syncthreads();
     /* y pass: P = Mhat_y G, Q = Khat_y G on the interior y rows */
     VPForLines<1, NP, NP, NPZ, S::LG, T>(NB, [&](int q, int a0, int a1) {
-      T         v[NP], t[NI];
+      T         v[NP];
       const int w = PQ::template line<1>(q, a0, a1);
       if constexpr (S::DIRECT) { /* the line (a0, ., a1) of the patch from x: zero on a Dirichlet face along x or z */
         const int  f     = pflags[q];
@@ -580,33 +609,23 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
 #pragma unroll
         for (int j = 0; j < NP; j++) v[j] = X0[o + j * G::template stride<1>()];
       }
-      H::template rows<0>(v, t);
-#pragma unroll
-      for (int i = 0; i < NI; i++) X1a[w + i * PQ::template stride<1>()] = t[i];
-      H::template rows<1>(v, t);
-#pragma unroll
-      for (int i = 0; i < NI; i++) X1b[w + i * PQ::template stride<1>()] = t[i];
+      H::template rows<0, SR>(v, [&](int i, T s) { X1a[w + i * PQ::template stride<1>()] = s; });
+      H::template rows<1, SR>(v, [&](int i, T s) { X1b[w + i * PQ::template stride<1>()] = s; });
     });
     __syncthreads();
     if constexpr (DIM == 3) { /* z pass: W1 = Mhat_z P, W2 = c1 Mhat_z Q + c2 Khat_z P, in X0 or (INPLACE) over P and Q */
       using WL = typename std::conditional<S::INPLACE, PQ, W>::type;
       T *W1 = S::INPLACE ? X1a : X0, *W2 = S::INPLACE ? X1b : X0 + NB * W::PS;
       VPForLines<2, NP, NI, NP, S::LG, T>(NB, [&](int q, int a0, int a1) {
-        T         v[NP], t[NI]; /* one line in registers at a time: Q's, then P's (each read before its line is overwritten) */
+        T         v[NP]; /* one line in registers at a time: Q's, then P's (each read before its line is overwritten) */
         const int o = PQ::template line<2>(q, a0, a1), w = WL::template line<2>(q, a0, a1);
 #pragma unroll
         for (int j = 0; j < NP; j++) v[j] = X1b[o + j * PQ::template stride<2>()];
-        H::template rows<0>(v, t);
-#pragma unroll
-        for (int i = 0; i < NI; i++) W2[w + i * WL::template stride<2>()] = c1 * t[i];
+        H::template rows<0, SR>(v, [&](int i, T s) { W2[w + i * WL::template stride<2>()] = c1 * s; });
 #pragma unroll
         for (int j = 0; j < NP; j++) v[j] = X1a[o + j * PQ::template stride<2>()];
-        H::template rows<0>(v, t);
-#pragma unroll
-        for (int i = 0; i < NI; i++) W1[w + i * WL::template stride<2>()] = t[i];
-        H::template rows<1>(v, t);
-#pragma unroll
-        for (int i = 0; i < NI; i++) W2[w + i * WL::template stride<2>()] += c2 * t[i];
+        H::template rows<0, SR>(v, [&](int i, T s) { W1[w + i * WL::template stride<2>()] = s; });
+        H::template rows<1, SR>(v, [&](int i, T s) { W2[w + i * WL::template stride<2>()] += c2 * s; });
       });
       __syncthreads();
     }
@@ -645,14 +664,10 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
       const int      v = INW ? W::template line<0>(q, a0, a1) : PQ::template line<0>(q, a0, a1);
 #pragma unroll
       for (int j = 0; j < NP; j++) w[j] = V1[v + j];
-      H::template rows<1>(w, t);
-#pragma unroll
-      for (int i = 0; i < NI; i++) r[i] -= a * t[i];
+      H::template rows<1, SR>(w, [&](int i, T s) { r[i] -= a * s; });
 #pragma unroll
       for (int j = 0; j < NP; j++) w[j] = V2[v + j];
-      H::template rows<0>(w, t);
-#pragma unroll
-      for (int i = 0; i < NI; i++) r[i] -= bb * t[i];
+      H::template rows<0, SR>(w, [&](int i, T s) { r[i] -= bb * s; });
     }
     if constexpr (MODE == VP_MODE_RESIDUAL) {
 #pragma unroll

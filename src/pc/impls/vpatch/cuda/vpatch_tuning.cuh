@@ -158,3 +158,18 @@ __host__ __device__ constexpr bool VPTunePatchDirectY(int dim, int k, int bytes)
 {
   return VP_PATCH_DIRECT_Y ? VP_PATCH_DIRECT_Y > 0 : dim == 2 || k != 6 || bytes == 4;
 }
+
+/* The patch products of the residual's passes (VPHatK::rows(), vpatch.cu) streamed: each row handed on (stored,
+   accumulated) as soon as it is computed, instead of all rows into a register array first. The same arithmetic;
+   the compiler's register schedule differs (ptxas: 3D double k = 8 spills 40 B instead of 144 B, k = 7 120 B instead
+   of 72 B). Measured (bench/RESULTS.md, session 23, H100, fused smoother at 61-64M DoF, buffered -> streamed): 3D
+   double k = 8 5.59 -> 6.32 GDoF/s, 2D double k = 6 14.86 -> 16.03; 3D double k = 5, 6, 7 2-7% slower (k = 7 6.28 ->
+   5.82), the others within 2%.
+   VP_PATCH_STREAM_ROWS (measurement builds only): 1 everywhere, -1 never */
+#ifndef VP_PATCH_STREAM_ROWS
+#define VP_PATCH_STREAM_ROWS 0
+#endif
+__host__ __device__ constexpr bool VPTunePatchStreamRows(int dim, int k, int bytes)
+{
+  return VP_PATCH_STREAM_ROWS ? VP_PATCH_STREAM_ROWS > 0 : bytes == 8 && ((dim == 3 && k == 8) || (dim == 2 && k == 6));
+}
