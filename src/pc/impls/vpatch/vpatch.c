@@ -799,6 +799,8 @@ static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool 
   PetscCall(VecGetArrayReadAndMemType(jac->bl, &ba, &mt));
   PetscCall(VecGetArrayAndMemType(jac->xl, &xa, &xmt));
   for (PetscInt pass = 0; pass < 2; pass++) {
+    PetscBool pz = (PetscBool)(zero && (pass == 0 || !fwd)); /* x = 0 at the start of this pass */
+
     if (!(pass ? bwd : fwd)) continue;
     if (jac->ranks == PC_VPATCH_RANKS_RELAXED && pass == 1 && fwd) { /* the owners' values of the forward pass, everywhere */
       PetscCall(VecRestoreArrayAndMemType(jac->xl, &xa));
@@ -808,7 +810,7 @@ static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool 
     }
     for (PetscInt i = 0; i < nc; i++) {
       PetscInt  c  = pass ? nc - 1 - i : i;
-      PetscBool z0 = (PetscBool)(zero && i == 0 && (pass == 0 || !fwd)); /* x = 0 before the step's first color */
+      PetscBool z0 = (PetscBool)(pz && i == 0); /* x = 0 before the step's first color */
 
       if (jac->ranks == PC_VPATCH_RANKS_RELAXED) { /* no exchange: the other ranks' values from the start of the pass */
         PetscCall(PCVPatchColorBox(jac, mt, c, z0, all[0], all[1], ba, xa));
@@ -837,7 +839,7 @@ static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool 
       PetscCall(DMQBoxColorExchangeEnd_Private(jac->dm, c, xmt, xa));
     }
     if (PetscMemTypeDevice(mt))
-      PetscCall(PetscLogGpuFlops(VPFlopsPatchesGPU(jac, g, (PetscBool)(zero && (pass == 0 || !fwd)))));
+      PetscCall(PetscLogGpuFlops(VPFlopsPatchesGPU(jac, g, pz)));
     else
       PetscCall(PetscLogFlops(VPFlopsPatches(g) * VPFlopsPatchCPU(g->dim, g->k)));
   }
