@@ -24,6 +24,11 @@
                      residuals (zero initial guess), as inside FGMRES. Handed to PCMG instead, its cycles would smooth the
                      solution itself, and a float smoother's local residuals b - A x lose the digits below about 1e-7 of
                      |A| |x|: the iteration stalls (measured: 1e-4 at 0.9M unknowns, Q_3). Five vectors of the finest size.
+    vpatch-r12       Richardson in its own loop (as vpatch-r-mixed) over a double V(1,2) cycle: two forward sweeps after the
+                     coarse correction (distinct up-smoothers, -mg_levels_up_*, without the residual check between their
+                     sweeps: -mg_levels_up_pc_vpatch_richardson_check false). For k >= 6 two such cycles reach 1e-8 where
+                     V(1,1) needs three, and the own loop computes the residual once per cycle without PCMG's extra
+                     presmoothing step at the convergence test: fewer sweeps and residuals (k <= 5: vpatch-r is faster).
   Every solver stops at ||b - A x|| <= 1e-8 ||b|| (unpreconditioned norm). The coarse problem of PCMG is
   solved by CG + Jacobi (rtol 1e-12; 1e-6 inside a single-precision cycle, where a tighter one would stall). The
   vpatch solvers stop the hierarchy instead at a coarsest level of 2 cells per direction where the mesh has one: a
@@ -46,7 +51,7 @@ typedef struct {
   VPPrecision        mgprec;    /* arithmetic of the coarser levels (DMQBoxSetPrecision) */
   const char *const *opts;      /* option name (without prefix), value pairs; NULL-terminated */
   PetscBool          onepatch;  /* coarsest level of 2 cells per direction solved by one vertex patch, where possible */
-  PetscBool          ownloop;   /* KSPRICHARDSON in its own loop, not through PCApplyRichardson() (vpatch-r-mixed) */
+  PetscBool          ownloop;   /* KSPRICHARDSON in its own loop, not through PCApplyRichardson() (vpatch-r-mixed, vpatch-r12; -<prefix>own_loop) */
 } VPSolverConfig;
 
 typedef struct {
@@ -75,6 +80,10 @@ static const char *const VPOptsVMixed[]   = {"ksp_type", "fgmres", VP_OPTS_VPATC
 static const char *const VPOptsFMGMixed[] = {"ksp_type", "fgmres", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-6", "mg_levels_pc_vpatch_precision", "single", "pc_mg_type", "full", NULL};
 static const char *const VPOptsR[]        = {"ksp_type", "richardson", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-12", NULL};
 static const char *const VPOptsRMixed[]   = {"ksp_type", "richardson", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-6", "mg_levels_pc_vpatch_precision", "single", NULL};
+/* V(1,2): two forward sweeps after the coarse correction, by distinct up-smoothers without the residual between them */
+#define VP_OPTS_UP2 \
+  "pc_mg_distinct_smoothup", "true", "mg_levels_up_ksp_type", "richardson", "mg_levels_up_ksp_max_it", "2", "mg_levels_up_pc_type", "vpatch", "mg_levels_up_pc_vpatch_sweep", "forward", "mg_levels_up_pc_vpatch_richardson_check", "false"
+static const char *const VPOptsR12[] = {"ksp_type", "richardson", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-12", VP_OPTS_UP2, NULL};
 
 static const VPSolverConfig VPSolvers[] = {{"gamg", PETSC_TRUE, PETSC_FALSE, VP_PRECISION_DOUBLE, VPOptsGAMG, PETSC_FALSE, PETSC_FALSE},
                                            {"auxamg", PETSC_TRUE, PETSC_FALSE, VP_PRECISION_DOUBLE, VPOptsAuxAMG, PETSC_FALSE, PETSC_FALSE},
@@ -85,6 +94,7 @@ static const VPSolverConfig VPSolvers[] = {{"gamg", PETSC_TRUE, PETSC_FALSE, VP_
                                            {"vpatch-fmg-mixed", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_SINGLE, VPOptsFMGMixed, PETSC_TRUE, PETSC_FALSE},
                                            {"vpatch-r", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsR, PETSC_TRUE, PETSC_FALSE},
                                            {"vpatch-r-mixed", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_SINGLE, VPOptsRMixed, PETSC_TRUE, PETSC_TRUE},
+                                           {"vpatch-r12", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsR12, PETSC_TRUE, PETSC_TRUE},
                                            {NULL, PETSC_FALSE, PETSC_FALSE, VP_PRECISION_DOUBLE, NULL, PETSC_FALSE, PETSC_FALSE}};
 
 /* the coordinates of this rank's nodes (lexicographic in the owned box, the order of the global vector) for a PC that
@@ -178,6 +188,7 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   PetscInt    levels;
   PetscReal   t0, t1, bnorm, rnorm;
   char        prefix[64], name[128];
+  PetscBool   ownloop;
   VecType     vt;
   PetscBool   device, set, two = PETSC_FALSE, mine[32];
   PetscInt    nopt;
@@ -284,7 +295,10 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   PetscCall(KSPSetTolerances(ksp, 1e-8, PETSC_CURRENT, PETSC_CURRENT, 500));
   PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
   PetscCall(KSPSetFromOptions(ksp));
-  if (cfg->ownloop) { /* a test other than KSPConvergedDefault itself keeps KSPRICHARDSON in its own loop */
+  ownloop = cfg->ownloop;
+  PetscCall(PetscSNPrintf(name, sizeof(name), "-%sown_loop", prefix));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, name, &ownloop, NULL));
+  if (ownloop) { /* a test other than KSPConvergedDefault itself keeps KSPRICHARDSON in its own loop */
     void *cctx;
     PetscCall(KSPConvergedDefaultCreate(&cctx));
     PetscCall(KSPSetConvergenceTest(ksp, VPSolveConverged, cctx, KSPConvergedDefaultDestroy));

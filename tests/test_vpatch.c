@@ -1,6 +1,7 @@
 static char help[] = "Checks PCVPATCH: one sweep with fast diagonalization equals one sweep with the dense LU local\n\
 solver (1e-12), the symmetric sweep is symmetric (x^T S y = y^T S x), PCApplyTranspose is the adjoint of PCApply,\n\
-one sweep on 2 cells per direction (one patch) is an exact solve,\n\
+one sweep on 2 cells per direction (one patch) is an exact solve, Richardson sweeps stop at the tolerance with the\n\
+residual check and not without it (-pc_vpatch_richardson_check 0: equal to single sweeps),\n\
 and prints rank-independent fingerprints of one PCApply and of a GMRES + V(1,1) solve (compared across 1, 2, 3 ranks).\n\n";
 
 #include <petscvpatch.h>
@@ -199,6 +200,34 @@ int main(int argc, char **argv)
     PetscCall(VecDot(b, y2, &d2));
     radj = PetscAbsScalar(d1 - d2) / PetscAbsScalar(d1);
     PetscCheck(radj < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT ": PCApplyTranspose is not the adjoint of PCApply: %g", k, (double)radj);
+    { /* KSPRICHARDSON's several iterations: with the check (default) a tolerance that one sweep meets stops after one
+         sweep; with -pc_vpatch_richardson_check 0 (a PCMG smoother) all sweeps run, equal to sweeps one at a time */
+      PC                          pcn;
+      PetscInt                    its;
+      PCRichardsonConvergedReason reason;
+      PetscReal                   dn, yn;
+
+      PetscCall(PCApplyRichardson(pcf, b, y2, NULL, 0.999, 0, 0, 3, PETSC_TRUE, &its, &reason));
+      PetscCheck(its == 1 && (reason == PCRICHARDSON_CONVERGED_RTOL || reason == PCRICHARDSON_CONVERGED_ATOL), PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+                 "Q_%" PetscInt_FMT ": Richardson with rtol 0.999 stopped after %" PetscInt_FMT " sweeps (reason %d), expected 1 (converged)", k, its, (int)reason); /* atol where one patch solves exactly: a zero residual */
+      PetscCall(PetscOptionsSetValue(NULL, "-nocheck_pc_vpatch_richardson_check", "0"));
+      PetscCall(PCCreate(PETSC_COMM_WORLD, &pcn));
+      PetscCall(PCSetOptionsPrefix(pcn, "nocheck_"));
+      PetscCall(PCSetType(pcn, PCVPATCH));
+      PetscCall(PCSetOperators(pcn, A, A));
+      PetscCall(PCVPatchSetSweep(pcn, PC_VPATCH_SWEEP_FORWARD));
+      PetscCall(PCSetFromOptions(pcn));
+      PetscCall(PetscOptionsClearValue(NULL, "-nocheck_pc_vpatch_richardson_check"));
+      PetscCall(PCApplyRichardson(pcn, b, y2, NULL, 0.999, 0, 0, 3, PETSC_TRUE, &its, &reason));
+      PetscCheck(its == 3 && reason == PCRICHARDSON_CONVERGED_ITS, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT ": Richardson without the check did %" PetscInt_FMT " sweeps (reason %d), expected all 3", k, its, (int)reason);
+      PetscCall(PCApply(pcf, b, y1)); /* the first sweep from zero, then two from the iterate */
+      for (PetscInt i = 0; i < 2; i++) PetscCall(PCApplyRichardson(pcf, b, y1, NULL, 0, 0, 0, 1, PETSC_FALSE, &its, &reason));
+      PetscCall(VecNorm(y1, NORM_2, &yn));
+      PetscCall(VecAXPY(y2, -1.0, y1));
+      PetscCall(VecNorm(y2, NORM_2, &dn));
+      PetscCheck(dn <= 1e-14 * yn, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT ": three sweeps without the check differ from three single sweeps by %g (relative)", k, (double)(dn / yn));
+      PetscCall(PCDestroy(&pcn));
+    }
     /* the symmetric sweep is symmetric */
     PetscCall(MakePC(dm, A, PC_VPATCH_SWEEP_SYMMETRIC, PC_VPATCH_LOCAL_FDM, &pcs));
     PetscCall(PCApply(pcs, b, y1));

@@ -32,6 +32,7 @@ typedef struct {
   Vec                 bs;        /* b / scale, when scale != 1 */
   PetscScalar        *work;      /* CPU path: one patch's work arrays (VPPatchWorkSize()) */
   Vec                 r;         /* Richardson: the residual, where the caller gives no work vector */
+  PetscBool           rcheck;    /* Richardson with its > 1: the true residual after each sweep (-pc_vpatch_richardson_check) */
   PCVPatchLocalSolver local;     /* fast diagonalization, stored dense LU, or (mapped) CG steps on the true patch operator */
   DM                  dm;        /* the DMQBOX of the operator (referenced) */
   VPPatchOp           op;        /* 1D patch matrices, eigenvectors and eigenvalues */
@@ -1073,19 +1074,21 @@ static PetscErrorCode PCApplyTranspose_VPatch(PC pc, Vec b, Vec y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Richardson iteration by in-place sweeps. With its > 1 (a solver) the true residual norm is computed after each sweep
-   (one MatMult and one norm) and rtol, abstol, dtol are honoured; Inf or NaN ends the iteration as KSP_DIVERGED_NANORINF.
-   With its = 1 (a PCMG smoother) no norm is computed: the one sweep is done and reported as done, and the outer
-   Krylov method watches the residual. */
+/* Richardson iteration by in-place sweeps. With its > 1 and the check on (the default, -pc_vpatch_richardson_check: a
+   solver) the true residual norm is computed after each sweep (one MatMult and one norm) and rtol, abstol, dtol are
+   honoured; Inf or NaN ends the iteration as KSP_DIVERGED_NANORINF. With its = 1, or the check off (a PCMG smoother with
+   several smoothing steps), no norm is computed: the sweeps are done and reported as done, and the outer method watches
+   the residual. */
 static PetscErrorCode PCApplyRichardson_VPatch(PC pc, Vec b, Vec y, Vec w, PetscReal rtol, PetscReal abstol, PetscReal dtol, PetscInt its, PetscBool guesszero, PetscInt *outits, PCRichardsonConvergedReason *reason)
 {
-  PC_VPatch *jac    = (PC_VPatch *)pc->data;
-  PetscBool  check  = (PetscBool)(its > 1);
+  PC_VPatch *jac = (PC_VPatch *)pc->data;
+  PetscBool  check;
   PetscReal  rnorm0 = 0, rnorm, ttol = 0;
   PetscInt   i;
   PetscBool  wres = PETSC_FALSE; /* w holds b - A y: the additive step reuses the residual of the check */
 
   PetscFunctionBegin;
+  check   = (PetscBool)(jac->rcheck && its > 1);
   *reason = PCRICHARDSON_NOT_SET;
   if (!w && (check || jac->type == PC_VPATCH_ADDITIVE)) {
     if (!jac->r) PetscCall(VecDuplicate(b, &jac->r));
@@ -1169,6 +1172,8 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
   PetscCall(PetscOptionsRangeInt("-pc_vpatch_patches_per_block", "GPU: patches per thread block (0: chosen per dimension and degree; no effect on the CPU path)", "PCVPATCH", jac->ppb, &jac->ppb, &flg2, 0, 64));
   if (flg || flg2) jac->kernelset = PETSC_TRUE;
   PetscCall(PetscOptionsBool("-pc_vpatch_dg_lines", "Discontinuous DMQBOX in 3D, GPU: one thread per 1D line of a patch (else one per unknown)", "PCVPATCH", jac->dglines, &jac->dglines, NULL));
+  PetscCall(
+      PetscOptionsBool("-pc_vpatch_richardson_check", "KSPRICHARDSON with more than one iteration: the true residual after each sweep, for the tolerances (off for a PCMG smoother of several steps)", "PCVPATCH", jac->rcheck, &jac->rcheck, NULL));
   PetscCall(PetscOptionsBool("-pc_vpatch_overlap", "Several ranks: solve the patches next to other ranks first, the others while their values travel", "PCVPATCH", jac->overlap, &jac->overlap, NULL));
   {
     PCVPatchRanks r = jac->ranks;
@@ -1203,6 +1208,7 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "vertex patches, %s, local solver %s, %s sweep over the colors\n", PCVPatchTypes[jac->type], PCVPatchLocalSolvers[jac->local], PCVPatchSweeps[jac->sweep]));
   else
     PetscCall(PetscViewerASCIIPrintf(viewer, "vertex patches, %s, local solver %s, damping %g\n", PCVPatchTypes[jac->type], PCVPatchLocalSolvers[jac->local], (double)jac->damping));
+  PetscCall(PetscViewerASCIIPrintf(viewer, "KSPRICHARDSON with several iterations: %s (-pc_vpatch_richardson_check)\n", jac->rcheck ? "the true residual after each sweep, tolerances honoured" : "the sweeps only, no residual or tolerance"));
   {
     PetscMPIInt size;
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
@@ -1530,6 +1536,7 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
 . -pc_vpatch_local_its <n>                      - local solver cg: CG steps per patch (default 2)
 . -pc_vpatch_surrogate <pointmax,cellmax,mean>  - mapped `DMQBOX`: the scaling of the separable surrogate (`PCVPatchSurrogate`)
 . -pc_vpatch_dg_lines <bool>                     - discontinuous `DMQBOX` in 3D on the GPU: one thread per 1D line of a patch (default) or per unknown
+. -pc_vpatch_richardson_check <bool>            - `KSPRICHARDSON` with more than one iteration: the true residual after each sweep, for the tolerances (default true; false for a `PCMG` smoother of several steps)
 . -pc_vpatch_overlap <bool>                      - several ranks: solve the patches next to other ranks first and the others while their values travel (default true)
 - -pc_vpatch_ranks <exact,relaxed>               - several ranks: one rank's iterates with one exchange per color (default), or no exchange inside a sweep (`PCVPatchRanks`; not symmetric)
 
@@ -1544,9 +1551,12 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
   vertex), multiplicative (each color's residual by the SIPG operator) or additive (`-pc_vpatch_type additive`), CPU.
 
   Standalone (`-pc_type vpatch`) the default symmetric sweep makes a symmetric positive definite preconditioner, so
-  the default `KSPCG` works. Inside `KSPRICHARDSON`, with more than one iteration, the true residual norm is computed
-  after each sweep and the tolerances (rtol, atol, dtol) are honoured; Inf or NaN stops the iteration with
-  `KSP_DIVERGED_NANORINF`. With one iteration (the `PCMG` smoother setting) no norm is computed.
+  the default `KSPCG` works. Inside the outermost `KSPRICHARDSON`, with more than one iteration, the true residual norm
+  is computed after each sweep and the tolerances (rtol, atol, dtol) are honoured; Inf or NaN stops the iteration with
+  `KSP_DIVERGED_NANORINF`. With one iteration (the `PCMG` smoother setting) no norm is computed. A `PCMG` smoother of
+  several steps (`-mg_levels_ksp_max_it 2`) needs no norm either (`PCMG` sets no tolerance for it): turn the check off
+  with `-mg_levels_pc_vpatch_richardson_check 0`, which saves a `MatMult()` and a norm per sweep (the sweeps alone, as
+  `PCSOR` does).
 
   As a `PCMG` level smoother use it inside `KSPRICHARDSON`: `-mg_levels_ksp_type richardson
   -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_levels_pc_vpatch_sweep forward` (`share/vpatch-mg.options`);
@@ -1584,6 +1594,7 @@ PetscErrorCode PCCreate_VPatch(PC pc)
   jac->overlap  = PETSC_TRUE;
   jac->ranks    = PC_VPATCH_RANKS_EXACT;
   jac->dglines  = PETSC_TRUE;
+  jac->rcheck   = PETSC_TRUE;
 
   pc->ops->apply           = PCApply_VPatch;
   pc->ops->applytranspose  = PCApplyTranspose_VPatch;
