@@ -1208,7 +1208,7 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
     PetscCall(PetscViewerASCIIPrintf(viewer, "vertex patches, %s, local solver %s, %s sweep over the colors\n", PCVPatchTypes[jac->type], PCVPatchLocalSolvers[jac->local], PCVPatchSweeps[jac->sweep]));
   else
     PetscCall(PetscViewerASCIIPrintf(viewer, "vertex patches, %s, local solver %s, damping %g\n", PCVPatchTypes[jac->type], PCVPatchLocalSolvers[jac->local], (double)jac->damping));
-  PetscCall(PetscViewerASCIIPrintf(viewer, "KSPRICHARDSON with several iterations: %s (-pc_vpatch_richardson_check)\n", jac->rcheck ? "the true residual after each sweep, tolerances honoured" : "the sweeps only, no residual or tolerance"));
+  if (!jac->rcheck) PetscCall(PetscViewerASCIIPrintf(viewer, "KSPRICHARDSON with several iterations: the sweeps only, no residual or tolerance between them (-pc_vpatch_richardson_check 0)\n"));
   {
     PetscMPIInt size;
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
