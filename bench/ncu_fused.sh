@@ -8,7 +8,7 @@ set -u
 out=${1:-.}
 shift
 extra=("$@") # options for bench_kernels
-B=build/arch-vpatch-cuda
+B=${B:-build/arch-vpatch-cuda-int64} # the build of the README (64-bit PetscInt); B=... to use another
 metrics=l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.avg.pct_of_peak_sustained_elapsed,smsp__sass_average_branch_targets_threads_uniform.pct,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum,launch__registers_per_thread,dram__throughput.avg.pct_of_peak_sustained_elapsed
 : > "$out/ncu_fused.csv"
 for dk in "2 1" "2 3" "2 7" "3 1" "3 3" "3 5" "3 7" "3 8"; do
