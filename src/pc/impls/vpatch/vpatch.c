@@ -1551,8 +1551,8 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
   vertex), multiplicative (each color's residual by the SIPG operator) or additive (`-pc_vpatch_type additive`), CPU.
 
   Standalone (`-pc_type vpatch`) the default symmetric sweep makes a symmetric positive definite preconditioner, so
-  the default `KSPCG` works. Inside the outermost `KSPRICHARDSON`, with more than one iteration, the true residual norm
-  is computed after each sweep and the tolerances (rtol, atol, dtol) are honoured; Inf or NaN stops the iteration with
+  the default `KSPCG` works. Inside `KSPRICHARDSON`, with more than one iteration, the true residual norm is computed
+  after each sweep (default) and the tolerances (rtol, atol, dtol) are honoured; Inf or NaN stops the iteration with
   `KSP_DIVERGED_NANORINF`. With one iteration (the `PCMG` smoother setting) no norm is computed. A `PCMG` smoother of
   several steps (`-mg_levels_ksp_max_it 2`) needs no norm either (`PCMG` sets no tolerance for it): turn the check off
   with `-mg_levels_pc_vpatch_richardson_check 0`, which saves a `MatMult()` and a norm per sweep (the sweeps alone, as
