@@ -33,6 +33,7 @@ typedef struct {
   PetscScalar        *work;      /* CPU path: one patch's work arrays (VPPatchWorkSize()) */
   Vec                 r;         /* Richardson: the residual, where the caller gives no work vector */
   PetscBool           rcheck;    /* Richardson with its > 1: the true residual after each sweep (-pc_vpatch_richardson_check) */
+  PetscBool           rinfo;     /* PetscInfo() has said once that the check runs */
   PCVPatchLocalSolver local;     /* fast diagonalization, stored dense LU, or (mapped) CG steps on the true patch operator */
   DM                  dm;        /* the DMQBOX of the operator (referenced) */
   VPPatchOp           op;        /* 1D patch matrices, eigenvectors and eigenvalues */
@@ -1090,6 +1091,10 @@ static PetscErrorCode PCApplyRichardson_VPatch(PC pc, Vec b, Vec y, Vec w, Petsc
   PetscFunctionBegin;
   check   = (PetscBool)(jac->rcheck && its > 1);
   *reason = PCRICHARDSON_NOT_SET;
+  if (check && !jac->rinfo) {
+    PetscCall(PetscInfo(pc, "%" PetscInt_FMT " sweeps with the true residual after each (a MatMult and a norm); a PCMG smoother does not need it: -pc_vpatch_richardson_check 0\n", its));
+    jac->rinfo = PETSC_TRUE;
+  }
   if (!w && (check || jac->type == PC_VPATCH_ADDITIVE)) {
     if (!jac->r) PetscCall(VecDuplicate(b, &jac->r));
     w = jac->r;
@@ -1556,7 +1561,7 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
   `KSP_DIVERGED_NANORINF`. With one iteration (the `PCMG` smoother setting) no norm is computed. A `PCMG` smoother of
   several steps (`-mg_levels_ksp_max_it 2`) needs no norm either (`PCMG` sets no tolerance for it): turn the check off
   with `-mg_levels_pc_vpatch_richardson_check 0`, which saves a `MatMult()` and a norm per sweep (the sweeps alone, as
-  `PCSOR` does).
+  `PCSOR` does); `-info` names each PC that runs the check, once.
 
   As a `PCMG` level smoother use it inside `KSPRICHARDSON`: `-mg_levels_ksp_type richardson
   -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_levels_pc_vpatch_sweep forward` (`share/vpatch-mg.options`);
