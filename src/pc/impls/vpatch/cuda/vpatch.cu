@@ -508,6 +508,26 @@ enum {
       int alo0, int alo1, int alo2, int anv0, int anv1, int xzero
 #define VP_PATCH_ARGS g, c0, c1, c2, npatch, vlo0, vlo1, vlo2, nv0, nv1, b, x, d, scratch, NB, pg, alo0, alo1, alo2, anv0, anv1, xzero
 
+/* v = the line along DIR (0: x, 1: y) of a patch box from x, at the other two box coordinates (e0, e1) = (y, z) or
+   (x, z): zero on the box's Dirichlet faces (f: VPDBoxFlags(); f < 0: no patch), and with the reduced residual (BND) an
+   inner line loads only its two ends */
+template <int DIR, int NP, int NPZ, bool BND, typename T> __device__ __forceinline__ void VPPatchLoadLine(const PetscScalar *x, int f, PetscInt base, int e0, int e1, int sy, int sz, T *v)
+{
+  constexpr int ACROSS = DIR == 0 ? ~3 : ~12, LO = DIR == 0 ? 1 : 4, HI = DIR == 0 ? 2 : 8; /* the faces across the line; its ends' */
+  const bool    inner = BND && e0 > 0 && e0 < NP - 1 && (NPZ == 1 || (e1 > 0 && e1 < NP - 1));
+  if (f < 0 || (DIR == 0 ? VPDBoxOnFace(f & ACROSS, 0, e0, e1, NP - 1, NP - 1, NP - 1) : VPDBoxOnFace(f & ACROSS, e0, 1, e1, NP - 1, NP - 1, NP - 1))) {
+#pragma unroll
+    for (int j = 0; j < NP; j++) v[j] = 0;
+  } else {
+    const PetscScalar *xl = x + base + ((DIR == 0 ? e0 * sy : e0) + e1 * sz);
+    const int          st = DIR == 0 ? 1 : sy;
+#pragma unroll
+    for (int j = 0; j < NP; j++) v[j] = inner && j > 0 && j < NP - 1 ? (T)0 : (T)xl[j * st];
+    if (f & LO) v[0] = 0;
+    if (f & HI) v[NP - 1] = 0;
+  }
+}
+
 template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void VPPatchBody(VP_PATCH_ARGS_DECL)
 {
   using S              = VPPatchShape<DIM, K, T>;
@@ -562,19 +582,9 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
       /* nothing to gather: the y pass loads x */
     } else if constexpr (ROWS) { /* one thread per row along x: its index work once per row */
       VPForLines<0, NP, NP, NPZ, S::LG, T>(NB, [&](int q, int ey, int ez) {
-        const int  f = pflags[q], o = G::template line<0>(q, ey, ez);
-        const bool inner = BND && ey > 0 && ey < NP - 1 && (NPZ == 1 || (ez > 0 && ez < NP - 1)); /* BND: only its ends */
-        T          v[NP];
-        if (f < 0 || VPDBoxOnFace(f & ~3, 0, ey, ez, NP - 1, NP - 1, NP - 1)) { /* no patch, or a Dirichlet row */
-#pragma unroll
-          for (int j = 0; j < NP; j++) v[j] = 0;
-        } else {
-          const PetscScalar *xr = x + pbase[q] + (ey * sy + ez * sz);
-#pragma unroll
-          for (int j = 0; j < NP; j++) v[j] = inner && j > 0 && j < NP - 1 ? (T)0 : (T)xr[j];
-          if (f & 1) v[0] = 0;
-          if (f & 2) v[NP - 1] = 0;
-        }
+        const int o = G::template line<0>(q, ey, ez);
+        T         v[NP];
+        VPPatchLoadLine<0, NP, NPZ, BND>(x, pflags[q], pbase[q], ey, ez, sy, sz, v);
 #pragma unroll
         for (int j = 0; j < NP; j++) X0[o + j] = v[j];
       });
@@ -591,20 +601,9 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     VPForLines<1, NP, NP, NPZ, S::LG, T>(NB, [&](int q, int a0, int a1) {
       T         v[NP];
       const int w = PQ::template line<1>(q, a0, a1);
-      if constexpr (S::DIRECT) { /* the line (a0, ., a1) of the patch from x: zero on a Dirichlet face along x or z */
-        const int  f     = pflags[q];
-        const bool inner = BND && a0 > 0 && a0 < NP - 1 && (NPZ == 1 || (a1 > 0 && a1 < NP - 1)); /* BND: only its ends */
-        if (f < 0 || VPDBoxOnFace(f & ~12, a0, 1, a1, NP - 1, NP - 1, NP - 1)) {
-#pragma unroll
-          for (int j = 0; j < NP; j++) v[j] = 0;
-        } else {
-          const PetscScalar *xl = x + pbase[q] + (a0 + a1 * sz);
-#pragma unroll
-          for (int j = 0; j < NP; j++) v[j] = inner && j > 0 && j < NP - 1 ? (T)0 : (T)xl[j * sy];
-          if (f & 4) v[0] = 0;
-          if (f & 8) v[NP - 1] = 0;
-        }
-      } else {
+      if constexpr (S::DIRECT)
+        VPPatchLoadLine<1, NP, NPZ, BND>(x, pflags[q], pbase[q], a0, a1, sy, sz, v); /* the line (a0, ., a1) from x */
+      else {
         const int o = G::template line<1>(q, a0, a1);
 #pragma unroll
         for (int j = 0; j < NP; j++) v[j] = X0[o + j * G::template stride<1>()];

@@ -146,8 +146,7 @@ __host__ __device__ constexpr bool VPTunePatchZeroFirst(int dim, int k, int byte
    (the smaller block lets more blocks share an SM, and the register cap that follows forces spills: not profiled);
    with the launch bound instead of the cap (VPTunePatchLaunchBound()) single k = 5 and 6 are faster with it (10.38,
    10.45), double k = 6 within the run-to-run spread (6.99 against 6.88 without it, 6.82 under the cap without it: left
-   off). 2D, faster
-   everywhere: double k = 1..8 24.39 18.18 18.22 15.60 12.71 12.66 9.49 9.39 -> 34.96 25.01 21.55 18.87 16.74 14.87
+   off). 2D, faster everywhere: double k = 1..8 24.39 18.18 18.22 15.60 12.71 12.66 9.49 9.39 -> 34.96 25.01 21.55 18.87 16.74 14.87
    12.88 12.49, single 23.85 24.21 22.40 20.43 19.87 18.29 16.08 15.43 -> 32.54 27.07 24.40 21.22 20.67 19.27 18.77
    18.95.
    VP_PATCH_DIRECT_Y (measurement builds only): 1 everywhere, -1 never */
