@@ -1082,14 +1082,13 @@ static PetscErrorCode PCApplyTranspose_VPatch(PC pc, Vec b, Vec y)
    the residual. */
 static PetscErrorCode PCApplyRichardson_VPatch(PC pc, Vec b, Vec y, Vec w, PetscReal rtol, PetscReal abstol, PetscReal dtol, PetscInt its, PetscBool guesszero, PetscInt *outits, PCRichardsonConvergedReason *reason)
 {
-  PC_VPatch *jac = (PC_VPatch *)pc->data;
-  PetscBool  check;
+  PC_VPatch *jac    = (PC_VPatch *)pc->data;
+  PetscBool  check  = (PetscBool)(jac->rcheck && its > 1);
   PetscReal  rnorm0 = 0, rnorm, ttol = 0;
   PetscInt   i;
   PetscBool  wres = PETSC_FALSE; /* w holds b - A y: the additive step reuses the residual of the check */
 
   PetscFunctionBegin;
-  check   = (PetscBool)(jac->rcheck && its > 1);
   *reason = PCRICHARDSON_NOT_SET;
   if (check && !jac->rinfo) {
     PetscCall(PetscInfo(pc, "%" PetscInt_FMT " sweeps with the true residual after each (a MatMult and a norm); a PCMG smoother does not need it: -pc_vpatch_richardson_check 0\n", its));
