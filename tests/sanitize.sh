@@ -1,6 +1,6 @@
 #!/bin/bash
 # compute-sanitizer memcheck, racecheck and synccheck over small runs of every GPU kernel (tests/test_gpu: operator,
-# transfer, each smoother variant and sweep; double and single precision), tests/test_vecmdot and tests/test_mapped (the
+# transfer, each smoother variant and sweep; double and single precision), tests/test_vecops and tests/test_mapped (the
 # operator on mapped cells), tests/test_auxamggpu (the auxiliary-grid AMG). On a machine with an NVIDIA GPU:
 #   bash tests/sanitize.sh BUILD_DIR      (BUILD_DIR: build/<PETSC_ARCH>)
 # Prints each tool's summary line per case; exits non-zero if any run reports an error or hazard.
@@ -23,7 +23,7 @@ for tool in memcheck racecheck synccheck; do
   for args in "-dim 2 -cells 4,6 -degrees 1,3,10" "-dim 3 -cells 4,4,4 -degrees 1,3,6,8" "-dim 3 -cells 4,6,4 -degrees 2,6 -single" "-dim 3 -cells 4,6,4 -degrees 2"; do
     check "$tool" "$B/tests/test_gpu" $args
   done
-  check "$tool" "$B/tests/test_vecmdot" # VecMDot kernel
+  check "$tool" "$B/tests/test_vecops" # VecMDot and VecAYPX kernels
   check "$tool" "$B/tests/test_mapped" -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 # the mapped operator, diagonal, surrogate sweep
   check "$tool" "$B/tests/test_mapped" -gpu -dm_qbox_dim 2 -dm_qbox_degree 5 -dm_qbox_mapping deformed
   # PCAUXAMG's kernels (racecheck on ours only: cuSPARSE's csrmv, PETSc's MatMult, reports hazards of its own)

@@ -43,6 +43,7 @@ typedef struct {
   PetscBool           deterministic; /* CUDA operator: colored cells (2D) or boxes of cells (3D) instead of atomics (-dm_qbox_deterministic) */
   PetscBool           samelayout;    /* the ghosted local box is the owned box (one rank): kernels may work on global arrays */
   PetscBool           vecmdot;       /* CUDA global vectors: VecMDot by our kernel (-dm_qbox_vec_mdot, qboxvec.c) */
+  PetscBool           vecaypx;       /* CUDA global vectors: VecAYPX in one pass by our kernel (-dm_qbox_vec_aypx, qboxvec.c) */
   PetscBool           exchdevice;    /* -dm_qbox_exchange_device: device buffers to MPI after a probe (qboxmpi.c) */
   DMQBoxExchange      exchange;      /* what the exchanges hand to MPI, known once a star forest exists */
   PetscBool           dg;            /* discontinuous Q_k (SIPG): (k+1) nodes per cell and direction, no shared nodes (-dm_qbox_dg) */

@@ -218,6 +218,8 @@ PETSC_INTERN PetscErrorCode VPOwnedCopy_CUDA(const VPGrid *, VPOwnedCopyMode, Pe
 PETSC_INTERN PetscErrorCode VPIndexedCopy_CUDA(PetscInt n, const PetscInt *idx, PetscBool unpack, PetscScalar *packed, PetscScalar *loc);
 /* z[j] = y[j]^T x for j < nv (real scalars): device arrays x, y[j] of length n, host array z; waits for the result */
 PETSC_INTERN PetscErrorCode VPMDot_CUDA(const PetscScalar *x, PetscInt n, PetscInt nv, const PetscScalar *const *y, PetscScalar *z);
+/* y = x + alpha y (real scalars), device arrays of length n, on PETSc's stream */
+PETSC_INTERN PetscErrorCode VPAYPX_CUDA(PetscInt n, PetscScalar alpha, const PetscScalar *x, PetscScalar *y);
 /* the reference data of degree k for the patch kernels: the 1D cell mass and stiffness matrices on [0,1] ((k+1)^2), and
    the eigenvectors (k even ones, then k-1 odd ones) and eigenvalues of the VPPatchOp of direction 0 for h = 1 */
 PETSC_INTERN PetscErrorCode VPPatchSetUp_CUDA(PetscInt k, const PetscReal *Mcell, const PetscReal *Kcell, const PetscReal *Shat, const PetscReal *lamhat);

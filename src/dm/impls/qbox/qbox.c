@@ -430,6 +430,7 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
   }
   PetscCall(PetscOptionsBool("-dm_qbox_deterministic", "CUDA operator: scatter by colors of cells (2D) or boxes of cells (3D) instead of atomics (bitwise reproducible)", "DMQBoxCreate", q->deterministic, &q->deterministic, NULL));
   PetscCall(PetscOptionsBool("-dm_qbox_vec_mdot", "CUDA vectors: VecMDot (GMRES orthogonalization) by petsc-vpatch's kernel, which reads at memory bandwidth, instead of PETSc's", "DMQBOX", q->vecmdot, &q->vecmdot, NULL));
+  PetscCall(PetscOptionsBool("-dm_qbox_vec_aypx", "CUDA vectors: VecAYPX (the residual b - A x) in one pass by petsc-vpatch's kernel instead of PETSc's two (scal, axpy)", "DMQBOX", q->vecaypx, &q->vecaypx, NULL));
   PetscCall(PetscOptionsEnum("-dm_qbox_precision", "CUDA arithmetic of this level's operator and transfers", "DMQBoxSetPrecision", VPPrecisions, (PetscEnum)q->precision, (PetscEnum *)&q->precision, NULL));
   PetscCall(PetscOptionsEnum("-dm_qbox_mg_precision", "CUDA arithmetic of the coarser levels' operators and transfers (DMCoarsen)", "DMQBoxSetPrecision", VPPrecisions, (PetscEnum)q->mgprecision, (PetscEnum *)&q->mgprecision, NULL));
   PetscCall(PetscOptionsBool("-dm_qbox_coordinates", "Store node coordinates in the DM (DMGetCoordinates)", "DMQBoxCreate", q->storecoords, &q->storecoords, NULL));
@@ -791,6 +792,11 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
     PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
     if (cuda) PetscCall(PetscViewerASCIIPrintf(viewer, "VecMDot of the global vectors: petsc-vpatch's kernel (-dm_qbox_vec_mdot)\n"));
   }
+  if (dm->vectype && q->vecaypx) {
+    PetscBool cuda;
+    PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
+    if (cuda) PetscCall(PetscViewerASCIIPrintf(viewer, "VecAYPX of the global vectors: petsc-vpatch's kernel (-dm_qbox_vec_aypx)\n"));
+  }
   PetscCall(PetscViewerASCIIPrintf(viewer, "processes %d: grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", vector type %s, matrix type %s\n", size, q->procs[0], q->procs[1], dim == 3 ? q->procs[2] : 1, dm->vectype, dm->mattype));
   if (size > 1 && (q->ghostsf || q->exchdevice)) {
     const char *how = q->exchange == DMQBOX_EXCHANGE_DEVICE        ? "device buffers passed to MPI"
@@ -833,6 +839,7 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
 . -dm_qbox_coordinates <bool> - store node coordinates for `DMGetCoordinates()` (default false; levels made by `DMCoarsen()`/`DMRefine()` inherit it)
 . -dm_qbox_deterministic <bool> - CUDA operator without atomics (bitwise reproducible; default false)
 . -dm_qbox_vec_mdot <bool>    - `VecMDot()` of the CUDA global vectors (and their duplicates, e.g. the GMRES basis) by petsc-vpatch's kernel, which reads at memory bandwidth (default true; false: PETSc's own, see src/sys/cuda/vecmdot.cu)
+. -dm_qbox_vec_aypx <bool>    - `VecAYPX()` of the CUDA global vectors and their duplicates (`MatResidual()`, Richardson's residual) in one pass by petsc-vpatch's kernel (default true; false: PETSc's own, two passes, see src/sys/cuda/vecaypx.cu)
 . -dm_qbox_dg <bool>          - the discontinuous Q_k space (SIPG) instead of the continuous one (`DMQBoxSetDiscontinuous()`; CPU and CUDA kernels)
 . -dm_qbox_dg_penalty <C>     - its penalty factor: sigma = C k (k+1) / h (default 2)
 . -dm_qbox_exchange_device <bool> - several ranks on CUDA vectors: the exchanges hand device buffers to MPI, after a probe that falls back to host staging if MPI does not move device memory (default false; for an MPI that moves device memory point to point but fails PETSc's `-use_gpu_aware_mpi` check, e.g. Open MPI with `--mca pml ucx` over a CUDA-enabled UCX)
@@ -859,6 +866,7 @@ PetscErrorCode DMCreate_QBox(DM dm)
   q->degree      = 1;
   q->storecoords = PETSC_FALSE; /* see -dm_qbox_coordinates */
   q->vecmdot     = PETSC_TRUE;  /* see -dm_qbox_vec_mdot */
+  q->vecaypx     = PETSC_TRUE;  /* see -dm_qbox_vec_aypx */
   q->dgpenalty   = 2.0;         /* see -dm_qbox_dg_penalty */
   q->radii[0]    = 0.5;         /* see -dm_qbox_shell_radii */
   q->radii[1]    = 1.0;

@@ -16,6 +16,7 @@ static PetscErrorCode DMQBoxCreateRelative(DM dm, MPI_Comm comm, PetscBool coars
   qn->storecoords   = q->storecoords;
   qn->deterministic = q->deterministic;
   qn->vecmdot       = q->vecmdot;
+  qn->vecaypx       = q->vecaypx;
   qn->exchdevice    = q->exchdevice;
   qn->dg            = q->dg;
   qn->dgpenalty     = q->dgpenalty;

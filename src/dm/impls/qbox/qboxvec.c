@@ -192,6 +192,7 @@ typedef struct {
   PetscErrorCode (*pointwisemult)(Vec, Vec, Vec);
   PetscErrorCode (*pointwisedivide)(Vec, Vec, Vec);
   PetscErrorCode (*setrandom)(Vec, PetscRandom);
+  PetscErrorCode (*aypx)(Vec, PetscScalar, Vec);
 } VecQBoxOps;
 static VecQBoxOps vecqbox_orig[2]; /* the operations of VECSEQCUDA and VECMPICUDA, as PETSc sets them */
 static PetscBool  vecqbox_have[2];
@@ -289,8 +290,40 @@ static PetscErrorCode VecSetRandom_QBoxCUDA(Vec v, PetscRandom r)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* a new CUDA vector of a DMQBOX: its whole-vector writes through VecQBoxEnsureDevice_Private() */
-static PetscErrorCode VecQBoxWrapCUDA(Vec v)
+/* VecAYPX, y = x + alpha y (-dm_qbox_vec_aypx): one pass by VPAYPX_CUDA (src/sys/cuda/vecaypx.cu says why); alpha 0 or 1
+   (a copy, an axpy: one pass already) and an x that is not a CUDA vector: PETSc's own */
+static PetscErrorCode VecAYPX_QBoxCUDA(Vec y, PetscScalar alpha, Vec x)
+{
+  PetscBool cuda;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)x, &cuda, VECSEQCUDA, VECMPICUDA, ""));
+#if defined(PETSC_USE_COMPLEX)
+  cuda = PETSC_FALSE; /* the kernel is for real scalars */
+#endif
+  if (!cuda || alpha == (PetscScalar)0.0 || alpha == (PetscScalar)1.0)
+    PetscCall(vecqbox_orig[VecQBoxKind(y)].aypx(y, alpha, x));
+  else {
+    const PetscScalar *xa;
+    PetscScalar       *ya;
+    PetscInt           n;
+
+    PetscCall(VecGetLocalSize(y, &n));
+    PetscCall(VecCUDAGetArrayRead(x, &xa));
+    PetscCall(VecCUDAGetArray(y, &ya));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(VPAYPX_CUDA(n, alpha, xa, ya));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops(2.0 * n));
+    PetscCall(VecCUDARestoreArray(y, &ya));
+    PetscCall(VecCUDARestoreArrayRead(x, &xa));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a new CUDA vector of a DMQBOX: its whole-vector writes through VecQBoxEnsureDevice_Private(), and with aypx
+   (-dm_qbox_vec_aypx) VecAYPX by VecAYPX_QBoxCUDA() */
+static PetscErrorCode VecQBoxWrapCUDA(Vec v, PetscBool aypx)
 {
   const int k = VecQBoxKind(v);
 
@@ -302,6 +335,7 @@ static PetscErrorCode VecQBoxWrapCUDA(Vec v)
     vecqbox_orig[k].pointwisemult   = v->ops->pointwisemult;
     vecqbox_orig[k].pointwisedivide = v->ops->pointwisedivide;
     vecqbox_orig[k].setrandom       = v->ops->setrandom;
+    vecqbox_orig[k].aypx            = v->ops->aypx;
     vecqbox_have[k]                 = PETSC_TRUE;
   }
   PetscCheck(v->ops->set != VecSet_QBoxCUDA, PETSC_COMM_SELF, PETSC_ERR_PLIB, "vector operations wrapped twice");
@@ -311,6 +345,7 @@ static PetscErrorCode VecQBoxWrapCUDA(Vec v)
   if (vecqbox_orig[k].pointwisemult) v->ops->pointwisemult = VecPointwiseMult_QBoxCUDA;
   if (vecqbox_orig[k].pointwisedivide) v->ops->pointwisedivide = VecPointwiseDivide_QBoxCUDA;
   if (vecqbox_orig[k].setrandom) v->ops->setrandom = VecSetRandom_QBoxCUDA;
+  if (aypx && vecqbox_orig[k].aypx) v->ops->aypx = VecAYPX_QBoxCUDA;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
@@ -358,7 +393,7 @@ PetscErrorCode DMCreateGlobalVector_QBox(DM dm, Vec *v)
   {
     PetscBool cuda;
     PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
-    if (cuda) PetscCall(VecQBoxWrapCUDA(*v));
+    if (cuda) PetscCall(VecQBoxWrapCUDA(*v, ((DM_QBox *)dm->data)->vecaypx));
   }
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -400,7 +435,7 @@ PetscErrorCode DMCreateLocalVector_QBox(DM dm, Vec *v)
   PetscCall(VecSetType(*v, cuda ? VECSEQCUDA : VECSEQ));
   PetscCall(VecSetDM(*v, dm));
 #if defined(PETSC_HAVE_CUDA)
-  if (cuda) PetscCall(VecQBoxWrapCUDA(*v));
+  if (cuda) PetscCall(VecQBoxWrapCUDA(*v, ((DM_QBox *)dm->data)->vecaypx));
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
