@@ -33,7 +33,9 @@
   solved by CG + Jacobi (rtol 1e-12; 1e-6 inside a single-precision cycle, where a tighter one would stall). The
   vpatch solvers stop the hierarchy instead at a coarsest level of 2 cells per direction where the mesh has one: a
   single vertex patch covers it, and one sweep (-mg_coarse_ksp_type preonly -mg_coarse_pc_type vpatch) solves it
-  exactly, without a Krylov method's iterations and reductions. -<prefix>pc_mg_levels turns that off.
+  exactly, without a Krylov method's iterations and reductions. -<prefix>pc_mg_levels turns that off. Where the
+  coarsest level has more cells (e.g. 3 or 5 per direction: 192 or 160 cells), CG is preconditioned by symmetric
+  vertex-patch sweeps instead of Jacobi (-mg_coarse_pc_type vpatch): 6-9 iterations to 1e-12 instead of 37-125.
 */
 #pragma once
 
@@ -190,7 +192,7 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   char        prefix[64], name[128];
   PetscBool   ownloop;
   VecType     vt;
-  PetscBool   device, set, two = PETSC_FALSE, mine[32];
+  PetscBool   device, set, two = PETSC_FALSE, vpc = PETSC_FALSE, mine[32];
   PetscInt    nopt;
   const char *ov[64];
 
@@ -243,6 +245,12 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
         if (two) levels = l;
       }
     }
+    if (cfg->onepatch && !two) { /* CG + vertex-patch sweeps on a coarsest level with interior vertices (2 cells or more) */
+      PetscInt c[3];
+      PetscCall(DMQBoxGetInfo(dm, NULL, c, NULL, NULL, NULL));
+      vpc = PETSC_TRUE;
+      for (PetscInt d = 0; d < dim; d++) vpc = (PetscBool)(vpc && c[d] / ((PetscInt)1 << (levels - 1)) >= 2);
+    }
   }
   /* the configuration's options (with the one-patch coarse solve), where not given; cleared after KSPSetUp, which reads
      them, so that every solve starts from the same options */
@@ -254,12 +262,14 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
     PetscCall(PetscStrcmp(ov[2 * nopt], "mg_coarse_ksp_type", &isksp));
     PetscCall(PetscStrcmp(ov[2 * nopt], "mg_coarse_pc_type", &ispc));
     if (two && isksp) ov[2 * nopt + 1] = "preonly";
-    if (two && ispc) ov[2 * nopt + 1] = "vpatch";
+    if ((two || vpc) && ispc) ov[2 * nopt + 1] = "vpatch";
   }
-  if (two) {
+  if (two || vpc) {
     ov[2 * nopt]     = "mg_coarse_pc_vpatch_precision";
     ov[2 * nopt + 1] = cfg->mgprec == VP_PRECISION_SINGLE ? "single" : "double";
     nopt++;
+  }
+  if (two) {
     ov[2 * nopt]     = "mg_coarse_pc_vpatch_sweep"; /* one forward sweep solves the one patch exactly */
     ov[2 * nopt + 1] = "forward";
     nopt++;

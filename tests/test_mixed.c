@@ -7,7 +7,9 @@ to two significant digits. Options: -dim, -degrees, -cells, -pairs (which of the
 r12; default all). Single precision needs a GPU; pairs 2 (vpatch-v, vpatch-r) and 4 (vpatch-r, vpatch-r12) run on the\n\
 CPU too.\n\
 The tests stop at degrees where a residual reduction of 1e-8 still resolves the discretization error (3D Q_6 on 8^3\n\
-cells has an L2 error of 2e-11: there the double and mixed FMG runs gave 2.0e-11 and 3.9e-11, both at 1e-8).\n\n";
+cells has an L2 error of 2e-11: there the double and mixed FMG runs gave 2.0e-11 and 3.9e-11, both at 1e-8).\n\
+With 2^m cells per direction the coarsest level has 2 (one vertex patch, one sweep); with -cells 12 it has 3, solved by\n\
+CG with vertex-patch sweeps (in single precision in the mixed solvers).\n\n";
 
 #include "../bench/vpsolve.h"
 #include "vptest.h"
@@ -82,6 +84,17 @@ int main(int argc, char **argv)
     suffix: 2d
     requires: cuda
     args: -dim 2 -degrees 1,3 -cells 16 -dm_vec_type cuda
+    output_file: none
+
+  test:
+    suffix: coarse_cg
+    requires: cuda
+    args: -dim 3 -degrees 2,4 -cells 12 -dm_vec_type cuda
+    output_file: none
+
+  test:
+    suffix: coarse_cg_cpu
+    args: -dim 3 -degrees 2,4 -cells 12 -pairs 2,4
     output_file: none
 
   test:
