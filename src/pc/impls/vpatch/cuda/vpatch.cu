@@ -637,17 +637,33 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
       int       q, ix, iy, iz;
       if (t < VPEntrySlots<R1>(NB) && VPEntry<R1>(t, NB, q, ix, iy, iz)) Rb[R1::at(q, ix, iy, iz)] = bpre[j];
     }
-  } else
-    VPForEntries<R1>(NB, [&](int q, int ix, int iy, int iz) {
-      T v = 0;
-      if (pflags[q] >= 0) {
-        if (MODE == VP_MODE_SOLVE_SCRATCH)
-          v = (T)scratch[(PetscInt)(blockIdx.x * NB + q) * NIT + (ix + NI * (iy + NI * iz))];
-        else
-          v = (T)b[pbase[q] + (in + ix + iy * sy + iz * sz)];
+  } else { /* a thread's values in batches of UB, the loads of a batch in flight together (VPTunePatchBatchB()) */
+    constexpr int UB     = VP_PATCH_B_BATCH > 0 ? VP_PATCH_B_BATCH : (!VPTunePatchBatchB(DIM, K, (int)sizeof(T)) || PRE < 1 ? 1 : (PRE > 8 ? 8 : PRE));
+    const int     nslots = VPEntrySlots<R1>(NB);
+    for (int t0 = threadIdx.x; t0 < nslots; t0 += UB * blockDim.x) {
+      T   v[UB];
+      int at[UB];
+#pragma unroll
+      for (int u = 0; u < UB; u++) {
+        const int t = t0 + u * (int)blockDim.x;
+        int       q, ix, iy, iz;
+        v[u]  = 0;
+        at[u] = -1;
+        if (t < nslots && VPEntry<R1>(t, NB, q, ix, iy, iz)) {
+          at[u] = R1::at(q, ix, iy, iz);
+          if (pflags[q] >= 0) {
+            if (MODE == VP_MODE_SOLVE_SCRATCH)
+              v[u] = (T)scratch[(PetscInt)(blockIdx.x * NB + q) * NIT + (ix + NI * (iy + NI * iz))];
+            else
+              v[u] = (T)b[pbase[q] + (in + ix + iy * sy + iz * sz)];
+          }
+        }
       }
-      Rb[R1::at(q, ix, iy, iz)] = v;
-    });
+#pragma unroll
+      for (int u = 0; u < UB; u++)
+        if (at[u] >= 0) Rb[at[u]] = v[u];
+    }
+  }
   __syncthreads();
   /* x pass: r = b - A x on the interior x rows (fused, residual), then Shat_x^T r (fused, solve), in place in Rb */
   VPForLines<0, NI, NI, NIZ, S::LG, T>(NB, [&](int q, int a0, int a1) {

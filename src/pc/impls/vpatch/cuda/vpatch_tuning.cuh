@@ -172,3 +172,21 @@ __host__ __device__ constexpr bool VPTunePatchStreamRows(int dim, int k, int byt
 {
   return VP_PATCH_STREAM_ROWS ? VP_PATCH_STREAM_ROWS > 0 : bytes == 8 && ((dim == 3 && k == 8) || (dim == 2 && k == 6));
 }
+/* The right-hand side in batches: where b is not prefetched (VPTunePatchPrefetch()), a thread loads its values of the
+   block's b into registers in batches (as many as it has for the default block, at most 8), then stores them into
+   shared memory, instead of one load, wait and store after another. ncu (3D k = 3 single, stall sampling per
+   instruction, session 25): 45% of the warps' stall samples sat on the conversion after that one load, each thread
+   paying the global latency about 2.5 times in a row. Measured (bench/RESULTS.md, session 25, H100, fused GDoF/s at
+   61-64M DoF, one at a time -> batched): double 3D k = 4 9.22 -> 10.18, k = 5 7.73 -> 8.88, k = 6 6.77 -> 7.11, k = 8
+   6.30 -> 6.59, k = 7 6.21 -> 6.06 (batches of 4: 6.18); double 2D k = 2..8 +9% to +42% (k = 4 18.84 -> 25.49, k = 8
+   12.70 -> 18.08), k = 1 the same; single 2D k = 6 18.91 -> 19.99, elsewhere in single the same or 1-3% slower (3D
+   k = 7 9.28 -> 9.03, k = 8 8.59 -> 8.37): the loads' latency is hidden by the other warps there (single occupies up
+   to twice as many warps per SM). So double but 3D k = 7, and single 2D k = 6.
+   VP_PATCH_B_BATCH (measurement builds only): a positive value forces batches of that many (1: one at a time) */
+#ifndef VP_PATCH_B_BATCH
+#define VP_PATCH_B_BATCH 0
+#endif
+__host__ __device__ constexpr bool VPTunePatchBatchB(int dim, int k, int bytes)
+{
+  return bytes == 8 ? !(dim == 3 && k == 7) : (dim == 2 && k == 6);
+}
