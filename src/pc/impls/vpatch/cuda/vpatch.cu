@@ -55,6 +55,7 @@
 #include <petscvpatch/private/vpcuda.cuh>
 #include "vpatch_tuning.cuh"
 #include <type_traits>
+#include <cuda_pipeline.h>
 
 /* ------------------------------------------------------------------------------------------------------------ */
 /* Reference data per degree K = 1..VPATCH_MAX_DEGREE in constant memory. The 1D cell matrices C (Mhat, Khat:
@@ -569,6 +570,21 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
       if (t < VPEntrySlots<R1>(NB) && VPEntry<R1>(t, NB, q, ix, iy, iz) && pflags[q] >= 0) bpre[j] = (T)b[pbase[q] + (in + ix + iy * sy + iz * sz)];
     }
   }
+  /* Asynchronous copy of b (VPTunePatchAsyncB(), vpatch_tuning.cuh): where the arithmetic is the vectors' own (no
+     conversion) and the residual's passes leave Rb alone until it is filled (2D, and 3D with the y pass from x and W1, W2
+     in place: Rb is X0, which then holds nothing else before), the copies into Rb start here and complete during the
+     residual's passes, holding no registers */
+  constexpr bool ASYNCB = MODE != VP_MODE_SOLVE_SCRATCH && !CANPRE && std::is_same<T, PetscScalar>::value && (DIM == 2 || (S::INPLACE && S::DIRECT)) && VPTunePatchAsyncB(DIM, K, (int)sizeof(T));
+  if constexpr (ASYNCB) {
+    VPForEntries<R1>(NB, [&](int q, int ix, int iy, int iz) {
+      T *dst = Rb + R1::at(q, ix, iy, iz);
+      if (pflags[q] >= 0)
+        __pipeline_memcpy_async(dst, b + pbase[q] + (in + ix + iy * sy + iz * sz), sizeof(T));
+      else
+        *dst = 0;
+    });
+    __pipeline_commit();
+  }
   /* the reduced local residual (VPTunePatchBoundary(), vpatch_tuning.cuh): the interior of G is zero, so the passes
      give b_I - A_IB x_B and the solve x_I itself */
   constexpr bool BND = MODE == VP_MODE_FUSED && VPTunePatchBoundary(DIM, K, (int)sizeof(T));
@@ -630,7 +646,9 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     }
   }
   /* the right-hand side of the patch problems (b on the interior, or the residuals): Rb */
-  if (CANPRE && pre) {
+  if constexpr (ASYNCB)
+    __pipeline_wait_prior(0); /* this thread's copies; the barrier below makes all of them visible */
+  else if (CANPRE && pre) {
 #pragma unroll
     for (int j = 0; j < PRE; j++) {
       const int t = threadIdx.x + j * blockDim.x;

@@ -190,3 +190,19 @@ __host__ __device__ constexpr bool VPTunePatchBatchB(int dim, int k, int bytes)
 {
   return bytes == 8 ? !(dim == 3 && k == 7) : (dim == 2 && k == 6);
 }
+/* The right-hand side by asynchronous copies (cp.async) into shared memory, issued before the residual's passes, where
+   the kernel can (vpatch.cu: double, 2D, or 3D with the y pass from x and in place) and b is not prefetched into
+   registers (VPTunePatchPrefetch()). ncu (session 25, stall sampling per instruction, a color with the residual): 18%
+   of the stall samples of 3D k = 7 double sat on the store of the one-at-a-time b load into Rb. Measured (bench/RESULTS.md,
+   session 25, H100, fused GDoF/s at 61-64M DoF, with VPTunePatchBatchB() as it is -> asynchronous): 3D k = 4 10.21 ->
+   10.81, k = 7 6.19 -> 6.94, k = 8 6.61 -> 7.06, k = 5 the same (8.91, 8.85); 2D k = 5 19.85 -> 25.64, k = 6 18.99 ->
+   21.77, k = 7 17.93 -> 20.05, k = 8 18.07 -> 19.08, k = 2..4 the same or 1.5% slower. Solves (vpatch-r, 455M k = 4):
+   0.6075 -> 0.5835 s; (vpatch-r12, 722M k = 7) 0.9907 -> 0.9005 s. So double 3D k = 4, 7, 8 and 2D k >= 5.
+   VP_PATCH_B_ASYNC (measurement builds only): 1 wherever the kernel can, -1 never */
+#ifndef VP_PATCH_B_ASYNC
+#define VP_PATCH_B_ASYNC 0
+#endif
+__host__ __device__ constexpr bool VPTunePatchAsyncB(int dim, int k, int bytes)
+{
+  return VP_PATCH_B_ASYNC ? VP_PATCH_B_ASYNC > 0 : bytes == 8 && (dim == 3 ? k == 4 || k >= 7 : k >= 5);
+}
