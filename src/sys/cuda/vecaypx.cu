@@ -6,8 +6,8 @@
   VecAYPX(r, -1, b)) and KSPRICHARDSON's residual call it once per multigrid level and cycle; at 455M unknowns the
   extra passes cost about 2 ms each (bench/RESULTS.md, session 25).
 
-  One element per thread (a grid-stride loop only past 2^31 - 1 blocks). The
-  result is alpha y + x with one rounding (a fused multiply-add), where cuBLAS's two operations round twice.
+  One element per thread (a grid-stride loop only past 2^31 - 1 blocks). The result is alpha y + x with one rounding (a
+  fused multiply-add), where cuBLAS's two operations round twice.
 */
 #include <petscvpatch/private/vpcuda.cuh>
 

@@ -33,6 +33,10 @@
     interior values are x_I = A_II^-1 (b_I - A_IB x_B), so the gather loads only the patch's boundary nodes (the
     interior enters the passes as zeros: inner rows load their two ends), the passes give b_I - A_IB x_B, and the
     update stores x_I instead of adding a correction to values it must first read. Same flops, fewer global loads.
+  - The right-hand side b of the patches' interiors, in the way that measured fastest per case (vpatch_tuning.cuh): a
+    few values per thread prefetched into registers at the start (VPTunePatchPrefetch()), asynchronous copies
+    (cp.async) into its shared buffer issued at the start (VPTunePatchAsyncB(); double only: no conversion), or, after
+    the residual's first passes, loads in batches whose latencies overlap (VPTunePatchBatchB()) or one at a time.
   - Fused passes. The residual's last pass applies Shat^T along x in the same thread, the scaled pass along y
     applies Shat^T, the eigenvalue scaling and Shat in one thread.
   - Bank-conflict-free layouts. Each shared tensor has a layout (VPLay) chosen for the directions of the passes
