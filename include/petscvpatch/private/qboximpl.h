@@ -79,6 +79,7 @@ static inline PetscBool DMQBoxIsGeneral_Private(const DM_QBox *q)
 
 PETSC_INTERN PetscErrorCode DMCreateGlobalVector_QBox(DM, Vec *);
 PETSC_INTERN PetscErrorCode DMQBoxMatCreateVecs_Private(DM, DM, Vec *, Vec *);
+PETSC_INTERN PetscErrorCode DMQBoxLocalToGlobalSum_Private(DM, Vec, Vec);
 PETSC_INTERN PetscErrorCode DMCreateLocalVector_QBox(DM, Vec *);
 PETSC_INTERN PetscErrorCode DMGlobalToLocalBegin_QBox(DM, Vec, InsertMode, Vec);
 PETSC_INTERN PetscErrorCode DMGlobalToLocalEnd_QBox(DM, Vec, InsertMode, Vec);

@@ -644,15 +644,16 @@ static PetscErrorCode QBoxArrayRestore(QBoxArray *x)
 
 /* The exchange by the box's star forest, whole (Begin does it all; End has nothing left to do).
    toLocal: l = g on the owned nodes, ghosts from their owners; else g = l (INSERT) or g += l plus the ghost
-   contributions of the other ranks (ADD). Device arrays stay on the device (PetscSF stages them through the host when
-   MPI is not GPU-aware); a host array with a device one: both on the host. */
-static PetscErrorCode DMQBoxExchangeSF(DM dm, PetscBool toLocal, InsertMode mode, Vec g, Vec l)
+   contributions of the other ranks (ADD; with fresh, g = l plus them: g's old values are not read). Device arrays stay
+   on the device (PetscSF stages them through the host when MPI is not GPU-aware); a host array with a device one: both
+   on the host. */
+static PetscErrorCode DMQBoxExchangeSF(DM dm, PetscBool toLocal, InsertMode mode, PetscBool fresh, Vec g, Vec l)
 {
   const VPGrid   *grid = &((DM_QBox *)dm->data)->grid;
   PetscSF         sf   = NULL;
   QBoxArray       G, L;
-  int             gacc = toLocal ? 0 : (mode == ADD_VALUES ? 2 : 1), lacc = toLocal ? 1 : 0;
-  VPOwnedCopyMode cm = toLocal ? VP_OWNED_TO_LOCAL : (mode == ADD_VALUES ? VP_OWNED_ADD_LOCAL : VP_OWNED_FROM_LOCAL);
+  int             gacc = toLocal ? 0 : (mode == ADD_VALUES && !fresh ? 2 : 1), lacc = toLocal ? 1 : 0;
+  VPOwnedCopyMode cm = toLocal ? VP_OWNED_TO_LOCAL : (mode == ADD_VALUES && !fresh ? VP_OWNED_ADD_LOCAL : VP_OWNED_FROM_LOCAL);
 
   PetscFunctionBegin;
   PetscCall(DMQBoxGetGhostSF(dm, &sf));
@@ -693,7 +694,7 @@ PetscErrorCode DMGlobalToLocalBegin_QBox(DM dm, Vec g, InsertMode mode, Vec l)
   if (kind == QBOX_EXCHANGE_SELF)
     PetscCall(DMQBoxExchangeSelf(mode, g, l));
   else if (kind == QBOX_EXCHANGE_SF)
-    PetscCall(DMQBoxExchangeSF(dm, PETSC_TRUE, mode, g, l));
+    PetscCall(DMQBoxExchangeSF(dm, PETSC_TRUE, mode, PETSC_FALSE, g, l));
   else {
     PetscCall(DMQBoxGetNodeDA_Private(dm, &da));
     PetscCall(DMGlobalToLocalBegin(da, g, mode, l));
@@ -721,7 +722,7 @@ PetscErrorCode DMLocalToGlobalBegin_QBox(DM dm, Vec l, InsertMode mode, Vec g)
   if (kind == QBOX_EXCHANGE_SELF)
     PetscCall(DMQBoxExchangeSelf(mode, l, g));
   else if (kind == QBOX_EXCHANGE_SF)
-    PetscCall(DMQBoxExchangeSF(dm, PETSC_FALSE, mode, g, l));
+    PetscCall(DMQBoxExchangeSF(dm, PETSC_FALSE, mode, PETSC_FALSE, g, l));
   else {
     PetscCall(DMQBoxGetNodeDA_Private(dm, &da));
     PetscCall(DMLocalToGlobalBegin(da, l, mode, g));
@@ -736,6 +737,23 @@ PetscErrorCode DMLocalToGlobalEnd_QBox(DM dm, Vec l, InsertMode mode, Vec g)
   PetscFunctionBegin;
   PetscCall(DMQBoxExchangeKind(dm, mode, PETSC_FALSE, &kind));
   if (kind == QBOX_EXCHANGE_DA) PetscCall(DMLocalToGlobalEnd(((DM_QBox *)dm->data)->da, l, mode, g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* g = the sum of the ranks' local contributions l: what VecSet(g, 0) and DMLocalToGlobal(l, ADD_VALUES, g) give, with
+   two passes over g less where the box's star forest does the exchange (the owned part is copied, not added to zeros) */
+PetscErrorCode DMQBoxLocalToGlobalSum_Private(DM dm, Vec l, Vec g)
+{
+  QBoxExchange kind;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxExchangeKind(dm, ADD_VALUES, PETSC_FALSE, &kind));
+  if (kind == QBOX_EXCHANGE_SF)
+    PetscCall(DMQBoxExchangeSF(dm, PETSC_FALSE, ADD_VALUES, PETSC_TRUE, g, l));
+  else {
+    PetscCall(VecSet(g, 0.0));
+    PetscCall(DMLocalToGlobal(dm, l, ADD_VALUES, g));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -85,9 +85,9 @@ static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
   if (!global) {
     if (z) {
       if (z != y) PetscCall(VecCopy(z, y));
+      PetscCall(DMLocalToGlobal(ctx->dm, yl, ADD_VALUES, y));
     } else
-      PetscCall(VecSet(y, 0.0));
-    PetscCall(DMLocalToGlobal(ctx->dm, yl, ADD_VALUES, y));
+      PetscCall(DMQBoxLocalToGlobalSum_Private(ctx->dm, yl, y));
     PetscCall(DMRestoreLocalVector(ctx->dm, &xl));
     PetscCall(DMRestoreLocalVector(ctx->dm, &yl));
   }
@@ -138,9 +138,7 @@ static PetscErrorCode MatGetDiagonal_QBoxLaplacian(Mat A, Vec d)
     PetscCall(PetscLogFlops(VPFlopsDiagonal(&q->grid)));
   }
   PetscCall(VecRestoreArrayAndMemType(yl, &da));
-  PetscCall(VecSet(d, 0.0));
-  PetscCall(DMLocalToGlobalBegin(ctx->dm, yl, ADD_VALUES, d));
-  PetscCall(DMLocalToGlobalEnd(ctx->dm, yl, ADD_VALUES, d));
+  PetscCall(DMQBoxLocalToGlobalSum_Private(ctx->dm, yl, d));
   PetscCall(DMRestoreLocalVector(ctx->dm, &yl));
   PetscCall(PetscLogEventEnd(VPATCH_LaplacianDiag, A, d, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);

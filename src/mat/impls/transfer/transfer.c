@@ -77,9 +77,9 @@ static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool tra
   if (!global) {
     if (z) {
       if (z != y) PetscCall(VecCopy(z, y));
+      PetscCall(DMLocalToGlobal(dout, lout, ADD_VALUES, y));
     } else
-      PetscCall(VecSet(y, 0.0));
-    PetscCall(DMLocalToGlobal(dout, lout, ADD_VALUES, y));
+      PetscCall(DMQBoxLocalToGlobalSum_Private(dout, lout, y));
     PetscCall(DMRestoreLocalVector(din, &lin));
     PetscCall(DMRestoreLocalVector(dout, &lout));
   }
