@@ -554,6 +554,8 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   T                                            *Rb = DIM == 3 && !S::INPLACE ? X1a : X0;             /* the residual (2D, INPLACE: the x pass reads from X1) */
   const int                                     sy = (int)g.gxm[0], sz = (int)(g.gxm[0] * g.gxm[1]); /* local index strides */
   const int                                     in = 1 + sy + (DIM == 3 ? sz : 0);                   /* offset of the first interior node from the base */
+  /* local index of interior entry (ix, iy, iz) of patch q (b, and x to store into) */
+  const auto interior = [&](int q, int ix, int iy, int iz) -> PetscInt { return pbase[q] + (in + ix + iy * sy + iz * sz); };
 
   if (threadIdx.x < NI) lam[threadIdx.x] = H::lam(threadIdx.x);
   VPPatchInfo<DIM, K>(g, npatch, vlo0, vlo1, vlo2, nv0, nv1, NB, pbase, pflags);
@@ -571,7 +573,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
       int q, ix, iy, iz;
       bpre[j]     = 0;
       const int t = threadIdx.x + j * blockDim.x;
-      if (t < VPEntrySlots<R1>(NB) && VPEntry<R1>(t, NB, q, ix, iy, iz) && pflags[q] >= 0) bpre[j] = (T)b[pbase[q] + (in + ix + iy * sy + iz * sz)];
+      if (t < VPEntrySlots<R1>(NB) && VPEntry<R1>(t, NB, q, ix, iy, iz) && pflags[q] >= 0) bpre[j] = (T)b[interior(q, ix, iy, iz)];
     }
   }
   /* Asynchronous copy of b (VPTunePatchAsyncB(), vpatch_tuning.cuh): where the arithmetic is the vectors' own (no
@@ -583,7 +585,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     VPForEntries<R1>(NB, [&](int q, int ix, int iy, int iz) {
       T *dst = Rb + R1::at(q, ix, iy, iz);
       if (pflags[q] >= 0)
-        __pipeline_memcpy_async(dst, b + pbase[q] + (in + ix + iy * sy + iz * sz), sizeof(T));
+        __pipeline_memcpy_async(dst, b + interior(q, ix, iy, iz), sizeof(T));
       else
         *dst = 0;
     });
@@ -677,7 +679,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
             if (MODE == VP_MODE_SOLVE_SCRATCH)
               v[u] = (T)scratch[(PetscInt)(blockIdx.x * NB + q) * NIT + (ix + NI * (iy + NI * iz))];
             else
-              v[u] = (T)b[pbase[q] + (in + ix + iy * sy + iz * sz)];
+              v[u] = (T)b[interior(q, ix, iy, iz)];
           }
         }
       }
@@ -770,7 +772,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   __syncthreads();
   VPForEntries<U5>(NB, [&](int q, int ix, int iy, int iz) {
     if (pflags[q] >= 0) {
-      PetscScalar *dq = d + pbase[q] + (in + ix + iy * sy + iz * sz);
+      PetscScalar *dq = d + interior(q, ix, iy, iz);
       if constexpr (BND)
         *dq = (PetscScalar)Out[U5::at(q, ix, iy, iz)]; /* x_I itself */
       else
