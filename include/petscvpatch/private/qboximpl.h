@@ -45,6 +45,8 @@ typedef struct {
   PetscBool           vecmdot;       /* CUDA global vectors: VecMDot by our kernel (-dm_qbox_vec_mdot, qboxvec.c) */
   PetscBool           vecaypx;       /* CUDA global vectors: VecAYPX in one pass by our kernel (-dm_qbox_vec_aypx, qboxvec.c) */
   PetscBool           exchdevice;    /* -dm_qbox_exchange_device: device buffers to MPI after a probe (qboxmpi.c) */
+  PetscBool           ghostedvecs;   /* -dm_qbox_ghosted_vectors: global vectors inside ghosted buffers where the partition is slabs (qboxvec.c) */
+  PetscBool           slab;          /* several ranks, and the partition cuts the slowest direction only: a rank's owned nodes are one run of its local box */
   DMQBoxExchange      exchange;      /* what the exchanges hand to MPI, known once a star forest exists */
   PetscBool           dg;            /* discontinuous Q_k (SIPG): (k+1) nodes per cell and direction, no shared nodes (-dm_qbox_dg) */
   PetscReal           dgpenalty;     /* SIPG penalty factor C: sigma = C k (k+1) / h (-dm_qbox_dg_penalty) */
@@ -80,6 +82,26 @@ static inline PetscBool DMQBoxIsGeneral_Private(const DM_QBox *q)
 PETSC_INTERN PetscErrorCode DMCreateGlobalVector_QBox(DM, Vec *);
 PETSC_INTERN PetscErrorCode DMQBoxMatCreateVecs_Private(DM, DM, Vec *, Vec *);
 PETSC_INTERN PetscErrorCode DMQBoxLocalToGlobalSum_Private(DM, Vec, Vec);
+/* The ghosted array of a global vector for a kernel (qboxvec.c): the vector's own ghosted buffer where it has one
+   (-dm_qbox_ghosted_vectors), else a local vector of the DM's pool. In: ghosts filled from their owners; in-out: the
+   same, and at restore the owned part is the vector's; out-sum: zero, and at restore the vector is the sum of every
+   rank's contributions; out-add: at restore the contributions are added to the vector. */
+typedef enum {
+  DMQBOX_GHOSTED_IN,
+  DMQBOX_GHOSTED_INOUT,
+  DMQBOX_GHOSTED_OUT_SUM,
+  DMQBOX_GHOSTED_OUT_ADD
+} DMQBoxGhostedMode;
+typedef struct {
+  Vec               g, l; /* the global vector; the pool's local vector, or NULL (the vector's own buffer) */
+  PetscScalar      *a;    /* the ghosted array, local-box order */
+  PetscScalar      *ga;   /* the global vector's array (own buffer) */
+  PetscMemType      mt;
+  DMQBoxGhostedMode mode;
+} DMQBoxGhosted;
+PETSC_INTERN PetscErrorCode DMQBoxGhostedGet_Private(DM, Vec, DMQBoxGhostedMode, PetscBool, DMQBoxGhosted *);
+PETSC_INTERN PetscErrorCode DMQBoxGhostedRestore_Private(DM, DMQBoxGhosted *);
+PETSC_INTERN PetscErrorCode DMQBoxGhostedUpdate_Private(DM, DMQBoxGhosted *);
 PETSC_INTERN PetscErrorCode DMCreateLocalVector_QBox(DM, Vec *);
 PETSC_INTERN PetscErrorCode DMGlobalToLocalBegin_QBox(DM, Vec, InsertMode, Vec);
 PETSC_INTERN PetscErrorCode DMGlobalToLocalEnd_QBox(DM, Vec, InsertMode, Vec);

@@ -214,6 +214,8 @@ typedef enum {
   VP_OWNED_ADD_LOCAL   /* glob += loc */
 } VPOwnedCopyMode;
 PETSC_INTERN PetscErrorCode VPOwnedCopy_CUDA(const VPGrid *, VPOwnedCopyMode, PetscScalar *glob, PetscScalar *loc);
+/* a[0, n) = 0 (device array), on the kernels' stream */
+PETSC_INTERN PetscErrorCode VPZero_CUDA(PetscScalar *a, size_t n);
 /* packed[i] = loc[idx[i]] (0 where idx[i] < 0), or with unpack loc[idx[i]] = packed[i] where idx[i] >= 0; device arrays */
 PETSC_INTERN PetscErrorCode VPIndexedCopy_CUDA(PetscInt n, const PetscInt *idx, PetscBool unpack, PetscScalar *packed, PetscScalar *loc);
 /* z[j] = y[j]^T x for j < nv (real scalars): device arrays x, y[j] of length n, host array z; waits for the result */

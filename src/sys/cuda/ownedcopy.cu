@@ -1,5 +1,5 @@
 /* Device helpers of the DMQBOX exchanges: the owned part between a global vector (the owned box) and a local vector
-   (the ghosted box), and the packing of the color exchanges (qboxcolor.c) */
+   (the ghosted box), zeroing a ghosted buffer, and the packing of the color exchanges (qboxcolor.c) */
 #include <petscvpatch/private/vpcuda.cuh>
 
 /* one block per row (fixed y, z) of the owned box, the threads along x */
@@ -32,6 +32,17 @@ PetscErrorCode VPOwnedCopy_CUDA(const VPGrid *g, VPOwnedCopyMode mode, PetscScal
   PetscCall(VPGetStream(&stream));
   VPOwnedCopyKernel<<<(unsigned)PetscMin(rows, 1 << 30), g->xm[0] >= 256 ? 256 : 128, 0, stream>>>(*g, (int)mode, glob, loc);
   PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VPZero_CUDA(PetscScalar *a, size_t n)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VPGetStream(&stream));
+  PetscCallCUDA(cudaMemsetAsync(a, 0, n * sizeof(PetscScalar), stream));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

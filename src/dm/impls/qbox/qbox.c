@@ -439,6 +439,8 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
   PetscCheck(q->dgpenalty > 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_qbox_dg_penalty must be positive (about 2 or more), got %g", (double)q->dgpenalty);
   PetscCall(PetscOptionsBool("-dm_qbox_exchange_device", "Several ranks, CUDA vectors: pass device buffers of the exchanges to MPI after a probe (an MPI that moves device memory point to point but fails PETSc's -use_gpu_aware_mpi check)", "DMQBOX",
                              q->exchdevice, &q->exchdevice, NULL));
+  PetscCall(PetscOptionsBool("-dm_qbox_ghosted_vectors", "Several ranks with a partition in slabs (of the slowest direction): global vectors inside ghosted buffers, so that the kernels work on them with no copy to local vectors", "DMQBOX",
+                             q->ghostedvecs, &q->ghostedvecs, NULL));
   PetscCall(DMQBoxSetFromOptions_Geometry(dm, PetscOptionsObject));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -700,6 +702,7 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
         M[d] = q->cells[d] * (k + 1);
         PetscCall(VPDG1DSetUp(&q->basis, q->cells[d], g->h[d], q->dgpenalty, &q->dg1d[d]));
       }
+    q->slab       = (PetscBool)(q->procs[0] * q->procs[1] * q->procs[2] > 1 && q->procs[0] * q->procs[1] * q->procs[2] == q->procs[dim - 1]);
     q->samelayout = (PetscBool)(g->gxs[0] == g->xs[0] && g->gxm[0] == g->xm[0] && g->gxs[1] == g->xs[1] && g->gxm[1] == g->xm[1] && g->gxs[2] == g->xs[2] && g->gxm[2] == g->xm[2]);
   }
   for (PetscInt d = 0; d < dim; d++) {
@@ -805,6 +808,7 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
                                                                    : "not made yet";
     PetscCall(PetscViewerASCIIPrintf(viewer, "exchanges: %s\n", how));
   }
+  if (q->slab) PetscCall(PetscViewerASCIIPrintf(viewer, "global vectors: %s\n", q->ghostedvecs ? "inside ghosted buffers (slabs; -dm_qbox_ghosted_vectors)" : "owned values only; kernels on copies in local vectors (-dm_qbox_ghosted_vectors false)"));
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) {
     PetscMPIInt rank;
@@ -842,6 +846,7 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
 . -dm_qbox_vec_aypx <bool>    - `VecAYPX()` of the CUDA global vectors and their duplicates (`MatResidual()`, Richardson's residual) in one pass by petsc-vpatch's kernel (default true; false: PETSc's own, two passes, see src/sys/cuda/vecaypx.cu)
 . -dm_qbox_dg <bool>          - the discontinuous Q_k space (SIPG) instead of the continuous one (`DMQBoxSetDiscontinuous()`; CPU and CUDA kernels)
 . -dm_qbox_dg_penalty <C>     - its penalty factor: sigma = C k (k+1) / h (default 2)
+. -dm_qbox_ghosted_vectors <bool> - several ranks whose partition cuts only the slowest direction (slabs, the default for 2 and 3 ranks on a cube): each global vector keeps its values inside a buffer of the rank's ghosted box, and the operator, the transfers and the smoother work on it, exchanging the ghost layers only (default true; false: copies to and from local vectors)
 . -dm_qbox_exchange_device <bool> - several ranks on CUDA vectors: the exchanges hand device buffers to MPI, after a probe that falls back to host staging if MPI does not move device memory (default false; for an MPI that moves device memory point to point but fails PETSc's `-use_gpu_aware_mpi` check, e.g. Open MPI with `--mca pml ucx` over a CUDA-enabled UCX)
 . -dm_qbox_precision <double,single> - CUDA arithmetic of this level's operator and of the transfers to its refinement (default double)
 . -dm_qbox_mg_precision <double,single> - the same for the levels created by `DMCoarsen()` (mixed precision multigrid: single)
@@ -867,6 +872,7 @@ PetscErrorCode DMCreate_QBox(DM dm)
   q->storecoords = PETSC_FALSE; /* see -dm_qbox_coordinates */
   q->vecmdot     = PETSC_TRUE;  /* see -dm_qbox_vec_mdot */
   q->vecaypx     = PETSC_TRUE;  /* see -dm_qbox_vec_aypx */
+  q->ghostedvecs = PETSC_TRUE;  /* see -dm_qbox_ghosted_vectors */
   q->dgpenalty   = 2.0;         /* see -dm_qbox_dg_penalty */
   q->radii[0]    = 0.5;         /* see -dm_qbox_shell_radii */
   q->radii[1]    = 1.0;

@@ -18,6 +18,7 @@ static PetscErrorCode DMQBoxCreateRelative(DM dm, MPI_Comm comm, PetscBool coars
   qn->vecmdot       = q->vecmdot;
   qn->vecaypx       = q->vecaypx;
   qn->exchdevice    = q->exchdevice;
+  qn->ghostedvecs   = q->ghostedvecs;
   qn->dg            = q->dg;
   qn->dgpenalty     = q->dgpenalty;
   qn->mgprecision   = q->mgprecision;

@@ -350,30 +350,113 @@ static PetscErrorCode VecQBoxWrapCUDA(Vec v, PetscBool aypx)
 }
 #endif
 
+/* Ghosted global vectors (-dm_qbox_ghosted_vectors). Where the partition cuts only the slowest direction (slabs: z in
+   3D, y in 2D), a rank's owned nodes are one contiguous run of its ghosted local box, at offset QBoxPadOffset(). A global
+   vector then keeps its values inside a buffer of the whole local box (cudaMalloc() for CUDA vectors, PetscCalloc()
+   else), and the kernels of the operator, the transfers and the smoother work on that buffer (DMQBoxGhostedGet_Private()):
+   an exchange moves the ghost layers only, where a local vector would take a copy of the owned part in and out (two
+   passes over the vector per operation, which kept the operator and the transfers on 2 GPUs at the speed of one,
+   bench/RESULTS.md). The buffer is the vector's; its ghost entries are scratch, refreshed by every use. */
+typedef struct {
+  PetscScalar *base;   /* the buffer: the ghosted local box */
+  size_t       off, n; /* where the vector's owned values start, and the buffer's length */
+  PetscBool    device;
+} QBoxPad;
+
+static void QBoxPadLayout(const VPGrid *g, PetscInt dim, size_t *off, size_t *n)
+{
+  const PetscInt s     = dim - 1; /* the slowest direction */
+  size_t         plane = 1;
+
+  for (PetscInt d = 0; d < s; d++) plane *= (size_t)g->gxm[d];
+  *off = plane * (size_t)(g->xs[s] - g->gxs[s]);
+  *n   = (size_t)g->gxm[0] * (size_t)g->gxm[1] * (size_t)g->gxm[2];
+}
+
+static PetscErrorCode QBoxPadDestroy(PetscCtxRt ctx)
+{
+  QBoxPad *p = *(QBoxPad **)ctx;
+
+  PetscFunctionBegin;
+  if (!p) PetscFunctionReturn(PETSC_SUCCESS);
+#if defined(PETSC_HAVE_CUDA)
+  if (p->device)
+    PetscCallCUDA(cudaFree(p->base));
+  else
+#endif
+    PetscCall(PetscFree(p->base));
+  PetscCall(PetscFree(p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode DMQBoxCreateGhostedVector(DM dm, Vec *v)
+{
+  DM_QBox  *q = (DM_QBox *)dm->data;
+  PetscInt  n = q->grid.xm[0] * q->grid.xm[1] * q->grid.xm[2];
+  QBoxPad  *p;
+  PetscBool cuda;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
+  PetscCall(PetscNew(&p));
+  QBoxPadLayout(&q->grid, q->dim, &p->off, &p->n);
+  p->device = cuda;
+#if defined(PETSC_HAVE_CUDA)
+  if (cuda) {
+    cudaError_t err = cudaMalloc((void **)&p->base, p->n * sizeof(PetscScalar));
+    if (err != cudaSuccess) {
+      size_t mfree = 0, mtotal = 0;
+      (void)cudaGetLastError();
+      (void)cudaMemGetInfo(&mfree, &mtotal);
+      PetscCall(PetscFree(p));
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM,
+              "Out of GPU memory: a vector of the DMQBOX of Q_%" PetscInt_FMT " on %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT
+              " cells (%.2f GB on this rank with its ghost layers) could not be allocated; the GPU has %.2f GB free of %.2f GB. Use fewer cells, more GPUs, or single-precision levels",
+              q->degree, q->cells[0], q->cells[1], q->dim == 3 ? q->cells[2] : 1, (double)p->n * sizeof(PetscScalar) / 1e9, mfree / 1e9, mtotal / 1e9);
+    }
+    PetscCall(VPZero_CUDA(p->base, p->n));
+    PetscCall(VecCreateMPICUDAWithArrays(PetscObjectComm((PetscObject)dm), 1, n, PETSC_DETERMINE, NULL, p->base + p->off, v));
+  } else
+#endif
+  {
+    PetscCall(PetscCalloc1(p->n, &p->base));
+    PetscCall(VecCreateMPIWithArray(PetscObjectComm((PetscObject)dm), 1, n, PETSC_DETERMINE, p->base + p->off, v));
+  }
+  PetscCall(PetscObjectContainerCompose((PetscObject)*v, "DMQBoxGhosted", p, QBoxPadDestroy));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* Global vectors carry no local-to-global mapping (that would make the inner DMDA, see qbox.c): for
    VecSetValuesLocal(), set the one of DMGetLocalToGlobalMapping() on the vector */
 PetscErrorCode DMCreateGlobalVector_QBox(DM dm, Vec *v)
 {
   DM_QBox  *q    = (DM_QBox *)dm->data;
   PetscInt  n    = q->grid.xm[0] * q->grid.xm[1] * q->grid.xm[2];
-  PetscBool lazy = PETSC_FALSE;
+  PetscBool made = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(DMQBoxCheckVecType_Private(dm));
+  if (q->slab && q->ghostedvecs) {
+    PetscCall(DMQBoxCreateGhostedVector(dm, v));
+    made = PETSC_TRUE;
+  }
 #if defined(PETSC_HAVE_CUDA)
-  {
+  if (!made) {
     PetscMPIInt size;
+    PetscBool   cuda;
 
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
-    PetscCall(DMQBoxIsCUDA_Private(dm, &lazy));
-    lazy = (PetscBool)(lazy && size > 1);
+    PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
+    /* VecSetType(VECMPICUDA) allocates and zeroes the device array and a pinned host copy at once (seconds per GB, and
+       the memory of vectors a solver never touches); with no arrays given both are allocated on first use, as
+       VECSEQCUDA does */
+    if (cuda && size > 1) {
+      PetscCall(VecCreateMPICUDAWithArrays(PetscObjectComm((PetscObject)dm), 1, n, PETSC_DETERMINE, NULL, NULL, v));
+      made = PETSC_TRUE;
+    }
   }
-  /* VecSetType(VECMPICUDA) allocates and zeroes the device array and a pinned host copy at once (seconds per GB, and
-     the memory of vectors a solver never touches); with no arrays given both are allocated on first use, as
-     VECSEQCUDA does */
-  if (lazy) PetscCall(VecCreateMPICUDAWithArrays(PetscObjectComm((PetscObject)dm), 1, n, PETSC_DETERMINE, NULL, NULL, v));
 #endif
-  if (!lazy) {
+  if (!made) {
     PetscCall(VecCreate(PetscObjectComm((PetscObject)dm), v));
     PetscCall(VecSetSizes(*v, n, PETSC_DETERMINE));
     PetscCall(VecSetBlockSize(*v, 1));
@@ -753,6 +836,146 @@ PetscErrorCode DMQBoxLocalToGlobalSum_Private(DM dm, Vec l, Vec g)
   else {
     PetscCall(VecSet(g, 0.0));
     PetscCall(DMLocalToGlobal(dm, l, ADD_VALUES, g));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the array access of a mode: 0 read, 1 write, 2 read-write */
+static int QBoxGhostedAccess(DMQBoxGhostedMode mode)
+{
+  return mode == DMQBOX_GHOSTED_IN ? 0 : mode == DMQBOX_GHOSTED_OUT_SUM ? 1 : 2;
+}
+
+static PetscErrorCode QBoxGhostedZero(PetscMemType mt, PetscScalar *a, size_t n)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  if (PetscMemTypeDevice(mt)) {
+    PetscCall(VPZero_CUDA(a, n));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+#endif
+  PetscCall(PetscArrayzero(a, n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the ghosts of a vector's own buffer from their owners */
+static PetscErrorCode QBoxGhostedFill(DM dm, DMQBoxGhosted *x)
+{
+  PetscSF sf;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxGetGhostSF(dm, &sf));
+  PetscCall(PetscSFBcastWithMemTypeBegin(sf, MPIU_SCALAR, x->mt, x->ga, x->mt, x->a, MPI_REPLACE));
+  PetscCall(PetscSFBcastEnd(sf, MPIU_SCALAR, x->ga, x->a, MPI_REPLACE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DMQBoxGhostedGet_Private - the ghosted array of the global vector g of dm for a kernel (see DMQBoxGhostedMode).
+  With a ghosted global vector (DMQBoxCreateGhostedVector(); its array not replaced), the vector's own buffer:
+  in and in-out fill its ghosts from their owners, out-sum zeroes it, out-add zeroes its ghosts. Else (or with pool) a
+  local vector of the DM's pool, filled by DMGlobalToLocal() (in, in-out) or zeroed (out). Collective where an exchange
+  is.
+*/
+PetscErrorCode DMQBoxGhostedGet_Private(DM dm, Vec g, DMQBoxGhostedMode mode, PetscBool pool, DMQBoxGhosted *x)
+{
+  DM_QBox  *q      = (DM_QBox *)dm->data;
+  QBoxPad  *p      = NULL;
+  const int access = QBoxGhostedAccess(mode);
+  size_t    off, n;
+
+  PetscFunctionBegin;
+  x->g = g;
+  x->l = NULL;
+  x->a = x->ga = NULL;
+  x->mode      = mode;
+  x->mt        = PETSC_MEMTYPE_HOST;
+  QBoxPadLayout(&q->grid, q->dim, &off, &n);
+  if (!pool) PetscCall(PetscObjectContainerQuery((PetscObject)g, "DMQBoxGhosted", (void **)&p));
+  if (p && p->off == off && p->n == n) {
+    QBoxArray G;
+
+    PetscCall(QBoxArrayGet(g, access, PETSC_FALSE, &G));
+    if (G.a == p->base + p->off && (PetscBool)PetscMemTypeDevice(G.mt) == p->device) {
+      x->ga = G.a;
+      x->a  = p->base;
+      x->mt = G.mt;
+      if (mode == DMQBOX_GHOSTED_IN || mode == DMQBOX_GHOSTED_INOUT)
+        PetscCall(QBoxGhostedFill(dm, x));
+      else if (mode == DMQBOX_GHOSTED_OUT_SUM)
+        PetscCall(QBoxGhostedZero(x->mt, x->a, n));
+      else {
+        size_t own = (size_t)q->grid.xm[0] * q->grid.xm[1] * q->grid.xm[2];
+        PetscCall(QBoxGhostedZero(x->mt, x->a, off));
+        PetscCall(QBoxGhostedZero(x->mt, x->a + off + own, n - off - own));
+      }
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+    PetscCall(QBoxArrayRestore(&G)); /* its array was replaced (VecPlaceArray()): the pool */
+  }
+  PetscCall(DMGetLocalVector(dm, &x->l));
+  if (mode == DMQBOX_GHOSTED_IN || mode == DMQBOX_GHOSTED_INOUT)
+    PetscCall(DMGlobalToLocal(dm, g, INSERT_VALUES, x->l));
+  else
+    PetscCall(VecSet(x->l, 0.0));
+  {
+    QBoxArray L;
+    PetscCall(QBoxArrayGet(x->l, access ? 2 : 0, PETSC_FALSE, &L));
+    x->a  = L.a;
+    x->mt = L.mt;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* gives back what DMQBoxGhostedGet_Private() got, and moves the result into the global vector (in-out, out-sum, out-add) */
+PetscErrorCode DMQBoxGhostedRestore_Private(DM dm, DMQBoxGhosted *x)
+{
+  QBoxArray A;
+
+  PetscFunctionBegin;
+  A.v      = x->l ? x->l : x->g;
+  A.a      = x->l ? x->a : x->ga;
+  A.mt     = x->mt;
+  A.access = x->l ? (QBoxGhostedAccess(x->mode) ? 2 : 0) : QBoxGhostedAccess(x->mode);
+  A.host   = PETSC_FALSE;
+  if (!x->l) {
+    if (x->mode == DMQBOX_GHOSTED_OUT_SUM || x->mode == DMQBOX_GHOSTED_OUT_ADD) { /* the other ranks' contributions to the owned nodes */
+      PetscSF sf;
+      PetscCall(DMQBoxGetGhostSF(dm, &sf));
+      PetscCall(PetscSFReduceWithMemTypeBegin(sf, MPIU_SCALAR, x->mt, x->a, x->mt, x->ga, MPI_SUM));
+      PetscCall(PetscSFReduceEnd(sf, MPIU_SCALAR, x->a, x->ga, MPI_SUM));
+    }
+    PetscCall(QBoxArrayRestore(&A));
+  } else {
+    PetscCall(QBoxArrayRestore(&A));
+    if (x->mode == DMQBOX_GHOSTED_INOUT)
+      PetscCall(DMLocalToGlobal(dm, x->l, INSERT_VALUES, x->g));
+    else if (x->mode == DMQBOX_GHOSTED_OUT_SUM)
+      PetscCall(DMQBoxLocalToGlobalSum_Private(dm, x->l, x->g));
+    else if (x->mode == DMQBOX_GHOSTED_OUT_ADD)
+      PetscCall(DMLocalToGlobal(dm, x->l, ADD_VALUES, x->g));
+    PetscCall(DMRestoreLocalVector(dm, &x->l));
+  }
+  x->a = x->ga = NULL;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* in-out: every ghost takes its owner's current value (the owned values are kept) */
+PetscErrorCode DMQBoxGhostedUpdate_Private(DM dm, DMQBoxGhosted *x)
+{
+  PetscFunctionBegin;
+  PetscCheck(x->mode == DMQBOX_GHOSTED_INOUT, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBoxGhostedUpdate_Private() is for in-out arrays");
+  if (!x->l)
+    PetscCall(QBoxGhostedFill(dm, x));
+  else {
+    QBoxArray L = {x->l, x->a, x->mt, 2, PETSC_FALSE};
+    PetscCall(QBoxArrayRestore(&L));
+    PetscCall(DMLocalToGlobal(dm, x->l, INSERT_VALUES, x->g));
+    PetscCall(DMGlobalToLocal(dm, x->g, INSERT_VALUES, x->l));
+    PetscCall(QBoxArrayGet(x->l, 2, PETSC_FALSE, &L));
+    x->a  = L.a;
+    x->mt = L.mt;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -29,7 +29,7 @@ static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
   PetscScalar       *ya;
   PetscMemType       mt;
   PetscBool          global = PETSC_FALSE, general;
-  Vec                xin, yout, xl = NULL, yl = NULL;
+  DMQBoxGhosted      X, Y;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
@@ -37,16 +37,19 @@ static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
   general = DMQBoxIsGeneral_Private(q);
   PetscCall(PetscLogEventBegin(VPATCH_LaplacianMult, A, x, y, 0));
   if (!z) PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, x, &global));
-  if (!global) {
-    PetscCall(DMGetLocalVector(ctx->dm, &xl));
-    PetscCall(DMGetLocalVector(ctx->dm, &yl));
-    PetscCall(DMGlobalToLocal(ctx->dm, x, INSERT_VALUES, xl));
+  if (global) {
+    PetscCall(VecSet(y, 0.0));
+    PetscCall(VecGetArrayReadAndMemType(x, &xa, &mt));
+    PetscCall(VecGetArrayAndMemType(y, &ya, NULL));
+  } else { /* y = z + A x: the kernel sets the Dirichlet rows, so A x is summed in a local vector before z is added */
+    PetscCall(DMQBoxGhostedGet_Private(ctx->dm, x, DMQBOX_GHOSTED_IN, PETSC_FALSE, &X));
+    if (z && z != y) PetscCall(VecCopy(z, y));
+    PetscCall(DMQBoxGhostedGet_Private(ctx->dm, y, z ? DMQBOX_GHOSTED_OUT_ADD : DMQBOX_GHOSTED_OUT_SUM, (PetscBool) !!z, &Y));
+    xa = X.a;
+    ya = Y.a;
+    mt = X.mt;
+    PetscCheck(X.mt == Y.mt, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MatMult of the DMQBOX operator: x and y live in different memory (host and device); use vectors of the DM");
   }
-  xin  = global ? x : xl;
-  yout = global ? y : yl;
-  PetscCall(VecSet(yout, 0.0));
-  PetscCall(VecGetArrayReadAndMemType(xin, &xa, &mt));
-  PetscCall(VecGetArrayAndMemType(yout, &ya, NULL));
   if (PetscMemTypeDevice(mt)) {
     PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, NULL)); /* also the operator kernel's constants */
     PetscCall(PetscLogGpuTimeBegin());
@@ -80,16 +83,12 @@ static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
       PetscCall(VPLaplacianApply_CPU(&q->grid, &q->basis, xa, ya));
     PetscCall(PetscLogFlops(general ? VPFlopsMapped(&q->grid) : VPFlopsLaplacian(&q->grid)));
   }
-  PetscCall(VecRestoreArrayAndMemType(yout, &ya));
-  PetscCall(VecRestoreArrayReadAndMemType(xin, &xa));
-  if (!global) {
-    if (z) {
-      if (z != y) PetscCall(VecCopy(z, y));
-      PetscCall(DMLocalToGlobal(ctx->dm, yl, ADD_VALUES, y));
-    } else
-      PetscCall(DMQBoxLocalToGlobalSum_Private(ctx->dm, yl, y));
-    PetscCall(DMRestoreLocalVector(ctx->dm, &xl));
-    PetscCall(DMRestoreLocalVector(ctx->dm, &yl));
+  if (global) {
+    PetscCall(VecRestoreArrayAndMemType(y, &ya));
+    PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+  } else {
+    PetscCall(DMQBoxGhostedRestore_Private(ctx->dm, &Y));
+    PetscCall(DMQBoxGhostedRestore_Private(ctx->dm, &X));
   }
   PetscCall(PetscLogEventEnd(VPATCH_LaplacianMult, A, x, y, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -108,15 +107,15 @@ static PetscErrorCode MatGetDiagonal_QBoxLaplacian(Mat A, Vec d)
   DM_QBox           *q;
   PetscScalar       *da;
   PetscMemType       mt;
-  Vec                yl;
+  DMQBoxGhosted      Y;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
   q = (DM_QBox *)ctx->dm->data;
   PetscCall(PetscLogEventBegin(VPATCH_LaplacianDiag, A, d, 0, 0));
-  PetscCall(DMGetLocalVector(ctx->dm, &yl));
-  PetscCall(VecSet(yl, 0.0));
-  PetscCall(VecGetArrayAndMemType(yl, &da, &mt));
+  PetscCall(DMQBoxGhostedGet_Private(ctx->dm, d, DMQBOX_GHOSTED_OUT_SUM, PETSC_FALSE, &Y));
+  da = Y.a;
+  mt = Y.mt;
   if (PetscMemTypeDevice(mt) && DMQBoxIsGeneral_Private(q)) {
     const PetscReal *d_geo;
     PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, NULL)); /* the kernels' constants */
@@ -137,9 +136,7 @@ static PetscErrorCode MatGetDiagonal_QBoxLaplacian(Mat A, Vec d)
     PetscCall(VPLaplacianDiagonal_CPU(&q->grid, &q->basis, da));
     PetscCall(PetscLogFlops(VPFlopsDiagonal(&q->grid)));
   }
-  PetscCall(VecRestoreArrayAndMemType(yl, &da));
-  PetscCall(DMQBoxLocalToGlobalSum_Private(ctx->dm, yl, d));
-  PetscCall(DMRestoreLocalVector(ctx->dm, &yl));
+  PetscCall(DMQBoxGhostedRestore_Private(ctx->dm, &Y));
   PetscCall(PetscLogEventEnd(VPATCH_LaplacianDiag, A, d, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

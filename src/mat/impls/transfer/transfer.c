@@ -18,11 +18,11 @@ static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool tra
   Mat_QBoxTransfer  *ctx;
   DM_QBox           *qc, *qf;
   DM                 din, dout;
-  Vec                lin, lout;
   const PetscScalar *xa;
   PetscScalar       *ya;
   PetscMemType       mt;
   PetscBool          global = PETSC_FALSE;
+  DMQBoxGhosted      X, Y;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(P, &ctx));
@@ -33,20 +33,21 @@ static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool tra
   PetscCall(PetscLogEventBegin(transpose ? VPATCH_Restrict : VPATCH_Prolong, P, x, y, 0));
   if (qc->samelayout && qf->samelayout) PetscCall(DMQBoxUseGlobalArrays_Private(din, x, &global));
   if (global) { /* the kernel adds into y */
-    lin  = x;
-    lout = y;
     if (!z)
       PetscCall(VecSet(y, 0.0));
     else if (z != y)
       PetscCall(VecCopy(z, y));
-  } else {
-    PetscCall(DMGetLocalVector(din, &lin)); /* the levels' pools, shared with their operators and smoothers */
-    PetscCall(DMGetLocalVector(dout, &lout));
-    PetscCall(DMGlobalToLocal(din, x, INSERT_VALUES, lin));
-    PetscCall(VecSet(lout, 0.0));
+    PetscCall(VecGetArrayReadAndMemType(x, &xa, &mt));
+    PetscCall(VecGetArrayAndMemType(y, &ya, NULL));
+  } else { /* ghosted buffers of the vectors, or local vectors of the levels' pools (shared with their operators and smoothers) */
+    PetscCall(DMQBoxGhostedGet_Private(din, x, DMQBOX_GHOSTED_IN, PETSC_FALSE, &X));
+    if (z && z != y) PetscCall(VecCopy(z, y));
+    PetscCall(DMQBoxGhostedGet_Private(dout, y, z ? DMQBOX_GHOSTED_OUT_ADD : DMQBOX_GHOSTED_OUT_SUM, PETSC_FALSE, &Y));
+    xa = X.a;
+    ya = Y.a;
+    mt = X.mt;
+    PetscCheck(X.mt == Y.mt, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "DMQBOX transfer: x and y live in different memory (host and device); use vectors of the DMs");
   }
-  PetscCall(VecGetArrayReadAndMemType(lin, &xa, &mt));
-  PetscCall(VecGetArrayAndMemType(lout, &ya, NULL));
   if (PetscMemTypeDevice(mt) && qc->dg) { /* the DG embedding, cell by cell (src/mat/impls/sipg/cuda/) */
     const PetscReal *d_embed;
     PetscCall(DMQBoxGetDeviceDG_Private(ctx->dmc, NULL, &d_embed));
@@ -72,16 +73,12 @@ static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool tra
       PetscCall(PetscLogFlops(VPFlopsTransfer(&qc->grid)));
     }
   }
-  PetscCall(VecRestoreArrayAndMemType(lout, &ya));
-  PetscCall(VecRestoreArrayReadAndMemType(lin, &xa));
-  if (!global) {
-    if (z) {
-      if (z != y) PetscCall(VecCopy(z, y));
-      PetscCall(DMLocalToGlobal(dout, lout, ADD_VALUES, y));
-    } else
-      PetscCall(DMQBoxLocalToGlobalSum_Private(dout, lout, y));
-    PetscCall(DMRestoreLocalVector(din, &lin));
-    PetscCall(DMRestoreLocalVector(dout, &lout));
+  if (global) {
+    PetscCall(VecRestoreArrayAndMemType(y, &ya));
+    PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+  } else {
+    PetscCall(DMQBoxGhostedRestore_Private(dout, &Y));
+    PetscCall(DMQBoxGhostedRestore_Private(din, &X));
   }
   PetscCall(PetscLogEventEnd(transpose ? VPATCH_Restrict : VPATCH_Prolong, P, x, y, 0));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -785,6 +785,7 @@ static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool 
   PetscScalar       *xa;
   PetscMemType       mt, xmt;
   PetscInt           all[2][3], in[2][3];
+  DMQBoxGhosted      B, X;
 
   PetscFunctionBegin;
   for (PetscInt d = 0; d < 3; d++) {
@@ -795,20 +796,20 @@ static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool 
     in[0][d]  = PetscMin(g->cs[d] + (d < g->dim && g->cs[d] > 0 ? 2 : 0), all[1][d]);
     in[1][d]  = PetscMax(all[1][d] - (d < g->dim && all[1][d] < g->N[d] ? 1 : 0), in[0][d]);
   }
-  PetscCall(PCVPatchGetLocal(jac, PETSC_TRUE, PETSC_FALSE));
-  PetscCall(DMGlobalToLocal(jac->dm, b, INSERT_VALUES, jac->bl));
-  PetscCall(DMGlobalToLocal(jac->dm, x, INSERT_VALUES, jac->xl));
-  PetscCall(VecGetArrayReadAndMemType(jac->bl, &ba, &mt));
-  PetscCall(VecGetArrayAndMemType(jac->xl, &xa, &xmt));
+  PetscCall(DMQBoxGhostedGet_Private(jac->dm, b, DMQBOX_GHOSTED_IN, PETSC_FALSE, &B));
+  PetscCall(DMQBoxGhostedGet_Private(jac->dm, x, DMQBOX_GHOSTED_INOUT, PETSC_FALSE, &X));
+  ba  = B.a;
+  mt  = B.mt;
+  xa  = X.a;
+  xmt = X.mt;
   for (PetscInt pass = 0; pass < 2; pass++) {
     PetscBool pz = (PetscBool)(zero && (pass == 0 || !fwd)); /* x = 0 at the start of this pass */
 
     if (!(pass ? bwd : fwd)) continue;
     if (jac->ranks == PC_VPATCH_RANKS_RELAXED && pass == 1 && fwd) { /* the owners' values of the forward pass, everywhere */
-      PetscCall(VecRestoreArrayAndMemType(jac->xl, &xa));
-      PetscCall(DMLocalToGlobal(jac->dm, jac->xl, INSERT_VALUES, x));
-      PetscCall(DMGlobalToLocal(jac->dm, x, INSERT_VALUES, jac->xl));
-      PetscCall(VecGetArrayAndMemType(jac->xl, &xa, &xmt));
+      PetscCall(DMQBoxGhostedUpdate_Private(jac->dm, &X));
+      xa  = X.a;
+      xmt = X.mt;
     }
     for (PetscInt i = 0; i < nc; i++) {
       PetscInt  c  = pass ? nc - 1 - i : i;
@@ -845,10 +846,8 @@ static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool 
     else
       PetscCall(PetscLogFlops(VPFlopsPatches(g) * VPFlopsPatchCPU(g->dim, g->k)));
   }
-  PetscCall(VecRestoreArrayAndMemType(jac->xl, &xa));
-  PetscCall(VecRestoreArrayReadAndMemType(jac->bl, &ba));
-  PetscCall(DMLocalToGlobal(jac->dm, jac->xl, INSERT_VALUES, x));
-  PetscCall(PCVPatchRestoreLocal(jac));
+  PetscCall(DMQBoxGhostedRestore_Private(jac->dm, &X));
+  PetscCall(DMQBoxGhostedRestore_Private(jac->dm, &B));
   PetscCall(PCVPatchBoundary(jac, b, x));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
