@@ -216,6 +216,9 @@ typedef enum {
 PETSC_INTERN PetscErrorCode VPOwnedCopy_CUDA(const VPGrid *, VPOwnedCopyMode, PetscScalar *glob, PetscScalar *loc);
 /* a[0, n) = 0 (device array), on the kernels' stream */
 PETSC_INTERN PetscErrorCode VPZero_CUDA(PetscScalar *a, size_t n);
+/* a zeroed device buffer of n scalars from the stream-ordered pool (NULL when out of memory), and its release */
+PETSC_INTERN PetscErrorCode VPBufferAlloc_CUDA(size_t n, PetscScalar **a);
+PETSC_INTERN PetscErrorCode VPBufferFree_CUDA(PetscScalar *a);
 /* packed[i] = loc[idx[i]] (0 where idx[i] < 0), or with unpack loc[idx[i]] = packed[i] where idx[i] >= 0; device arrays */
 PETSC_INTERN PetscErrorCode VPIndexedCopy_CUDA(PetscInt n, const PetscInt *idx, PetscBool unpack, PetscScalar *packed, PetscScalar *loc);
 /* z[j] = y[j]^T x for j < nv (real scalars): device arrays x, y[j] of length n, host array z; waits for the result */

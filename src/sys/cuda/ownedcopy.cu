@@ -35,6 +35,36 @@ PetscErrorCode VPOwnedCopy_CUDA(const VPGrid *g, VPOwnedCopyMode mode, PetscScal
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* a ghosted vector buffer (qboxvec.c), zeroed, from the stream-ordered pool on the kernels' stream, where PETSc's CUDA
+   vectors come from too: buffers MPI never sees (the exchanges pack into the star forests' own) */
+PetscErrorCode VPBufferAlloc_CUDA(size_t n, PetscScalar **a)
+{
+  cudaStream_t stream;
+  cudaError_t  err;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetStream(&stream));
+  err = cudaMallocAsync((void **)a, PetscMax(n, 1) * sizeof(PetscScalar), stream);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError(); /* not sticky: the caller reports the memory left */
+    *a = NULL;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(VPZero_CUDA(*a, n));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VPBufferFree_CUDA(PetscScalar *a)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  if (!a) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VPGetStream(&stream));
+  PetscCallCUDA(cudaFreeAsync(a, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode VPZero_CUDA(PetscScalar *a, size_t n)
 {
   cudaStream_t stream;

@@ -351,9 +351,9 @@ static PetscErrorCode VecQBoxWrapCUDA(Vec v, PetscBool aypx)
 #endif
 
 /* Ghosted global vectors (-dm_qbox_ghosted_vectors). Where the partition cuts only the slowest direction (slabs: z in
-   3D, y in 2D), a rank's owned nodes are one contiguous run of its ghosted local box, at offset QBoxPadOffset(). A global
-   vector then keeps its values inside a buffer of the whole local box (cudaMalloc() for CUDA vectors, PetscCalloc()
-   else), and the kernels of the operator, the transfers and the smoother work on that buffer (DMQBoxGhostedGet_Private()):
+   3D, y in 2D), a rank's owned nodes are one contiguous run of its ghosted local box (QBoxPadLayout()). A global vector then keeps
+   its values inside a buffer of the whole local box (for CUDA vectors from the stream-ordered pool, as PETSc's own:
+   MPI never sees it; PetscCalloc() else), and the kernels of the operator, the transfers and the smoother work on that buffer (DMQBoxGhostedGet_Private()):
    an exchange moves the ghost layers only, where a local vector would take a copy of the owned part in and out (two
    passes over the vector per operation, which kept the operator and the transfers on 2 GPUs at the speed of one,
    bench/RESULTS.md). The buffer is the vector's; its ghost entries are scratch, refreshed by every use. */
@@ -381,7 +381,7 @@ static PetscErrorCode QBoxPadDestroy(PetscCtxRt ctx)
   if (!p) PetscFunctionReturn(PETSC_SUCCESS);
 #if defined(PETSC_HAVE_CUDA)
   if (p->device)
-    PetscCallCUDA(cudaFree(p->base));
+    PetscCall(VPBufferFree_CUDA(p->base));
   else
 #endif
     PetscCall(PetscFree(p->base));
@@ -403,10 +403,9 @@ static PetscErrorCode DMQBoxCreateGhostedVector(DM dm, Vec *v)
   p->device = cuda;
 #if defined(PETSC_HAVE_CUDA)
   if (cuda) {
-    cudaError_t err = cudaMalloc((void **)&p->base, p->n * sizeof(PetscScalar));
-    if (err != cudaSuccess) {
+    PetscCall(VPBufferAlloc_CUDA(p->n, &p->base));
+    if (!p->base) {
       size_t mfree = 0, mtotal = 0;
-      (void)cudaGetLastError();
       (void)cudaMemGetInfo(&mfree, &mtotal);
       PetscCall(PetscFree(p));
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM,
@@ -414,7 +413,6 @@ static PetscErrorCode DMQBoxCreateGhostedVector(DM dm, Vec *v)
               " cells (%.2f GB on this rank with its ghost layers) could not be allocated; the GPU has %.2f GB free of %.2f GB. Use fewer cells, more GPUs, or single-precision levels",
               q->degree, q->cells[0], q->cells[1], q->dim == 3 ? q->cells[2] : 1, (double)p->n * sizeof(PetscScalar) / 1e9, mfree / 1e9, mtotal / 1e9);
     }
-    PetscCall(VPZero_CUDA(p->base, p->n));
     PetscCall(VecCreateMPICUDAWithArrays(PetscObjectComm((PetscObject)dm), 1, n, PETSC_DETERMINE, NULL, p->base + p->off, v));
   } else
 #endif
