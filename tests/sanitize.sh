@@ -1,7 +1,8 @@
 #!/bin/bash
 # compute-sanitizer memcheck, racecheck and synccheck over small runs of every GPU kernel (tests/test_gpu: operator,
 # transfer, each smoother variant and sweep; double and single precision), tests/test_vecops and tests/test_mapped (the
-# operator on mapped cells), tests/test_auxamggpu (the auxiliary-grid AMG). On a machine with an NVIDIA GPU:
+# operator on mapped cells), tests/test_auxamggpu (the auxiliary-grid AMG); memcheck of tests/test_ghosted and
+# tests/test_gather on two ranks (mpiexec, from the repository root). On a machine with an NVIDIA GPU:
 #   bash tests/sanitize.sh BUILD_DIR      (BUILD_DIR: build/<PETSC_ARCH>)
 # Prints each tool's summary line per case; exits non-zero if any run reports an error or hazard.
 set -u
@@ -32,4 +33,16 @@ for tool in memcheck racecheck synccheck; do
   check "$tool" $k "$B/tests/test_auxamggpu" -dim 3 -n 12 -gpu_pc_auxamg_check_galerkin
   check "$tool" $k "$B/tests/test_auxamggpu" -dim 2 -n 40 -perturb 0.45
 done
+# two ranks on the GPU (memcheck): the ghosted global vectors and the coarse levels gathered onto one rank
+if command -v mpiexec > /dev/null; then
+  for args in "test_ghosted -dm_vec_type cuda" "test_gather -dm_vec_type cuda -options_file share/vpatch-mg.options -ksp_type richardson -ksp_max_it 2 -ksp_norm_type none -ksp_convergence_test skip"; do
+    out=$(mpiexec --oversubscribe -n 2 compute-sanitizer --tool memcheck --error-exitcode 9 $B/tests/$args -use_gpu_aware_mpi 0 2>&1)
+    rc=$?
+    echo "memcheck 2 ranks [$args]: rc $rc, $(echo "$out" | grep -E 'ERROR SUMMARY' | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
+    if [ $rc -ne 0 ]; then
+      fail=1
+      echo "$out" | tail -n 20
+    fi
+  done
+fi
 exit $fail

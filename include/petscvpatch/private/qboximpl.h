@@ -27,7 +27,7 @@ typedef struct {
   PetscInt            cells[3];      /* global cells per direction */
   PetscReal           lower[3];      /* box lower corner */
   PetscReal           upper[3];      /* box upper corner */
-  PetscInt            procs[3];      /* process grid */
+  PetscInt            procs[3];      /* process grid: ranks 0 .. procs[0] procs[1] procs[2] - 1 own cells, any others none (a gathered level) */
   PetscInt           *lc[3];         /* cells owned by each process column, per direction */
   PetscInt            cellstart[3];  /* first cell owned by this rank per direction */
   DM                  da;            /* node-level DMDA (ghost width k, box stencil): natural ordering, exchanges other than INSERT/ADD; made on first use */
@@ -46,6 +46,9 @@ typedef struct {
   PetscBool           vecaypx;       /* CUDA global vectors: VecAYPX in one pass by our kernel (-dm_qbox_vec_aypx, qboxvec.c) */
   PetscBool           exchdevice;    /* -dm_qbox_exchange_device: device buffers to MPI after a probe (qboxmpi.c) */
   PetscBool           ghostedvecs;   /* -dm_qbox_ghosted_vectors: global vectors inside ghosted buffers where the partition is slabs (qboxvec.c) */
+  PetscBool           gather;        /* -dm_qbox_gather: DMCoarsen() may gather the coarse level onto rank 0 (qboxhier.c) */
+  PetscInt            gathercells;   /* -dm_qbox_gather_cells: ... once it would have fewer cells per rank than this */
+  PetscBool           active;        /* this rank owns cells (ranks past the process grid of a gathered level own none) */
   PetscBool           slab;          /* several ranks, and the partition cuts the slowest direction only: a rank's owned nodes are one run of its local box */
   DMQBoxExchange      exchange;      /* what the exchanges hand to MPI, known once a star forest exists */
   PetscBool           dg;            /* discontinuous Q_k (SIPG): (k+1) nodes per cell and direction, no shared nodes (-dm_qbox_dg) */
@@ -145,6 +148,7 @@ PETSC_INTERN PetscErrorCode DMQBoxColumnsDestroy_Private(DMQBoxColumns *);
 /* the column of direction d whose owned nodes (e = 0) or owned cells (e = 4) hold p */
 PETSC_INTERN PetscInt       DMQBoxColumnOf_Private(const DMQBoxColumns *, PetscInt d, PetscInt e, PetscInt p);
 PETSC_INTERN PetscErrorCode DMQBoxDestroyExchange_Private(DM);
+PETSC_INTERN PetscErrorCode DMQBoxCreateMoveSF_Private(DM, DM, PetscSF *);
 PETSC_INTERN PetscErrorCode DMQBoxCheckVecType_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxIsCUDA_Private(DM, PetscBool *);
 PETSC_INTERN PetscErrorCode DMQBoxExchangeTransport_Private(DM, PetscSF, PetscBool);

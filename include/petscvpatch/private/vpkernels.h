@@ -115,6 +115,11 @@ static inline PetscBool VPGridIsBoundary(const VPGrid *g, const PetscInt p[3])
     if (p[d] == 0 || p[d] == VPGridNodes(g, d) - 1) return PETSC_TRUE;
   return PETSC_FALSE;
 }
+/* this rank owns no cell (a level gathered onto other ranks): the kernels have nothing to do */
+static inline PetscBool VPGridEmpty(const VPGrid *g)
+{
+  return (PetscBool)(g->cm[0] == 0 || g->cm[1] == 0 || g->cm[2] == 0);
+}
 /* index in the ghosted local array of the node with global node coordinates p */
 static inline PetscInt VPGridLocalIndex(const VPGrid *g, const PetscInt p[3])
 {

@@ -439,6 +439,9 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
   PetscCheck(q->dgpenalty > 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_qbox_dg_penalty must be positive (about 2 or more), got %g", (double)q->dgpenalty);
   PetscCall(PetscOptionsBool("-dm_qbox_exchange_device", "Several ranks, CUDA vectors: pass device buffers of the exchanges to MPI after a probe (an MPI that moves device memory point to point but fails PETSc's -use_gpu_aware_mpi check)", "DMQBOX",
                              q->exchdevice, &q->exchdevice, NULL));
+  PetscCall(PetscOptionsBool("-dm_qbox_gather", "Several ranks: DMCoarsen() gathers a level onto rank 0 where the partition cannot be halved or the level gets small (-dm_qbox_gather_cells), so that the hierarchy is as deep as on one rank",
+                             "DMCoarsen", q->gather, &q->gather, NULL));
+  PetscCall(PetscOptionsInt("-dm_qbox_gather_cells", "Several ranks: DMCoarsen() gathers the coarse level onto rank 0 once it would have fewer cells than this per rank", "DMCoarsen", q->gathercells, &q->gathercells, NULL));
   PetscCall(PetscOptionsBool("-dm_qbox_ghosted_vectors", "Several ranks with a partition in slabs (of the slowest direction): global vectors inside ghosted buffers, so that the kernels work on them with no copy to local vectors", "DMQBOX",
                              q->ghostedvecs, &q->ghostedvecs, NULL));
   PetscCall(DMQBoxSetFromOptions_Geometry(dm, PetscOptionsObject));
@@ -522,6 +525,14 @@ static PetscErrorCode DMQBoxCreateNodeDA(DM dm, PetscInt dof, DM *da)
   PetscInt dim = q->dim, M[3] = {1, 1, 1}, *ln[3];
 
   PetscFunctionBegin;
+  {
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+    PetscCheck(q->procs[0] * q->procs[1] * q->procs[2] == size, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP,
+               "DMQBOX: this level is gathered onto %" PetscInt_FMT
+               " of %d processes (DMCoarsen(), -dm_qbox_gather), which a DMDA cannot describe: node coordinates (-dm_qbox_coordinates) and exchanges other than INSERT_VALUES/ADD_VALUES are not available on it; use -dm_qbox_gather false",
+               q->procs[0] * q->procs[1] * q->procs[2], size);
+  }
   for (PetscInt d = 0; d < dim; d++) M[d] = q->cells[d] * q->degree + 1;
   PetscCall(DMQBoxNodeOwnership(dm, ln));
   PetscCall(DMDACreate(PetscObjectComm((PetscObject)dm), da));
@@ -670,8 +681,16 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
   }
   PetscCall(VPBasis1DSetUp(k, &q->basis));
 
-  /* this rank's boxes of nodes and cells, as the inner DMDA would make them */
+  /* this rank's boxes of nodes and cells, as the inner DMDA would make them; the ranks past the process grid (a level
+     gathered onto fewer ranks, DMCoarsen()) own nothing */
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  {
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(comm, &size));
+    PetscCheck(q->procs[0] * q->procs[1] * q->procs[2] <= size, comm, PETSC_ERR_ARG_INCOMP, "DMQBOX: a process grid of %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " needs at least that many processes, the communicator has %d",
+               q->procs[0], q->procs[1], q->procs[2], size);
+    q->active = (PetscBool)(rank < q->procs[0] * q->procs[1] * q->procs[2]);
+  }
   rankc[0] = rank % q->procs[0];
   rankc[1] = (rank / q->procs[0]) % q->procs[1];
   rankc[2] = rank / (q->procs[0] * q->procs[1]);
@@ -685,7 +704,7 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
       PetscBool act = (PetscBool)(d < dim);
       PetscInt  b[6];
 
-      PetscCall(DMQBoxColumnBox_Private(dm, d, act ? rankc[d] : 0, b));
+      PetscCall(DMQBoxColumnBox_Private(dm, d, act && q->active ? rankc[d] : 0, b));
       M[d]            = act ? q->cells[d] * k + 1 : 1;
       q->cellstart[d] = b[4];
       g->N[d]         = act ? q->cells[d] : 1;
@@ -696,6 +715,10 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
       g->gxs[d]       = b[2];
       g->gxm[d]       = b[3];
       g->h[d]         = act ? (q->upper[d] - q->lower[d]) / q->cells[d] : 1.0;
+      if (!q->active && act) { /* nothing owned: empty boxes at the origin */
+        q->cellstart[d] = g->cs[d] = g->xs[d] = g->gxs[d] = 0;
+        g->cm[d] = g->xm[d] = g->gxm[d] = 0;
+      }
     }
     if (q->dg) /* (k+1) nodes per cell and direction (the boxes above count them), the 1D SIPG blocks */
       for (PetscInt d = 0; d < dim; d++) {
@@ -808,6 +831,7 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
                                                                    : "not made yet";
     PetscCall(PetscViewerASCIIPrintf(viewer, "exchanges: %s\n", how));
   }
+  if (size > 1 && q->procs[0] * q->procs[1] * q->procs[2] < size) PetscCall(PetscViewerASCIIPrintf(viewer, "gathered onto %" PetscInt_FMT " of the %d processes (-dm_qbox_gather)\n", q->procs[0] * q->procs[1] * q->procs[2], size));
   if (q->slab) PetscCall(PetscViewerASCIIPrintf(viewer, "global vectors: %s\n", q->ghostedvecs ? "inside ghosted buffers (slabs; -dm_qbox_ghosted_vectors)" : "owned values only; kernels on copies in local vectors (-dm_qbox_ghosted_vectors false)"));
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) {
@@ -846,6 +870,8 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
 . -dm_qbox_vec_aypx <bool>    - `VecAYPX()` of the CUDA global vectors and their duplicates (`MatResidual()`, Richardson's residual) in one pass by petsc-vpatch's kernel (default true; false: PETSc's own, two passes, see src/sys/cuda/vecaypx.cu)
 . -dm_qbox_dg <bool>          - the discontinuous Q_k space (SIPG) instead of the continuous one (`DMQBoxSetDiscontinuous()`; CPU and CUDA kernels)
 . -dm_qbox_dg_penalty <C>     - its penalty factor: sigma = C k (k+1) / h (default 2)
+. -dm_qbox_gather <bool>      - several ranks: `DMCoarsen()` gathers the coarse level onto rank 0 where a process's cells can no longer be halved (or the level is small, -dm_qbox_gather_cells), so that the hierarchy is as deep as on one rank (default true; false: the hierarchy stops there)
+. -dm_qbox_gather_cells <n>   - ... and gathers it once it would have fewer than n cells per process (default 0: only where it must)
 . -dm_qbox_ghosted_vectors <bool> - several ranks whose partition cuts only the slowest direction (slabs, the default for 2 and 3 ranks on a cube): each global vector keeps its values inside a buffer of the rank's ghosted box, and the operator, the transfers and the smoother work on it, exchanging the ghost layers only (default true; false: copies to and from local vectors)
 . -dm_qbox_exchange_device <bool> - several ranks on CUDA vectors: the exchanges hand device buffers to MPI, after a probe that falls back to host staging if MPI does not move device memory (default false; for an MPI that moves device memory point to point but fails PETSc's `-use_gpu_aware_mpi` check, e.g. Open MPI with `--mca pml ucx` over a CUDA-enabled UCX)
 . -dm_qbox_precision <double,single> - CUDA arithmetic of this level's operator and of the transfers to its refinement (default double)
@@ -873,6 +899,8 @@ PetscErrorCode DMCreate_QBox(DM dm)
   q->vecmdot     = PETSC_TRUE;  /* see -dm_qbox_vec_mdot */
   q->vecaypx     = PETSC_TRUE;  /* see -dm_qbox_vec_aypx */
   q->ghostedvecs = PETSC_TRUE;  /* see -dm_qbox_ghosted_vectors */
+  q->gather      = PETSC_TRUE;  /* see -dm_qbox_gather */
+  q->gathercells = 0;           /* see -dm_qbox_gather_cells */
   q->dgpenalty   = 2.0;         /* see -dm_qbox_dg_penalty */
   q->radii[0]    = 0.5;         /* see -dm_qbox_shell_radii */
   q->radii[1]    = 1.0;

@@ -472,8 +472,8 @@ PetscErrorCode DMQBoxGetGeometry_Private(DM dm, const PetscReal **geo, const Pet
     PetscCall(PetscLogEventEnd(VPATCH_Geometry, dm, 0, 0, 0));
   }
 #endif
-  if (geo && q->d_geo && !q->geo) { /* computed by the GPU (and checked there): the host copy is a download */
-    PetscCall(PetscMalloc1(ncells * stride, &q->geo));
+  if (geo && q->d_geo && !q->geo) {                                 /* computed by the GPU (and checked there): the host copy is a download */
+    PetscCall(PetscMalloc1(PetscMax(ncells * stride, 1), &q->geo)); /* not NULL on a process with no cell: made once */
     PetscCall(VPDeviceToHost_Private(q->d_geo, (size_t)ncells * (size_t)stride, q->geo));
   }
   if ((geo || (d_geo && !q->d_geo)) && !q->geo) {
@@ -481,7 +481,7 @@ PetscErrorCode DMQBoxGetGeometry_Private(DM dm, const PetscReal **geo, const Pet
     char       msg[1024] = "";
 
     PetscCall(PetscLogEventBegin(VPATCH_Geometry, dm, 0, 0, 0));
-    PetscCall(PetscMalloc1(ncells * stride, &q->geo));
+    PetscCall(PetscMalloc1(PetscMax(ncells * stride, 1), &q->geo)); /* not NULL on a process with no cell: made once */
     PetscCall(PetscMalloc1((2 * g->dim + g->dim * g->dim + 2) * nd, &work));
     for (PetscInt cz = 0, i = 0; cz < g->cm[2] && !msg[0]; cz++)
       for (PetscInt cy = 0; cy < g->cm[1] && !msg[0]; cy++)

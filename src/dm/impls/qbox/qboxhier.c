@@ -1,7 +1,8 @@
 /* DMQBOX hierarchy: uniform coarsening and refinement with the partition kept aligned */
 #include <petscvpatch/private/qboximpl.h>
 
-static PetscErrorCode DMQBoxCreateRelative(DM dm, MPI_Comm comm, PetscBool coarsen, DM *dmn)
+/* the coarsening or refinement of dm; gather: the coarsening on rank 0 alone (the other ranks own nothing) */
+static PetscErrorCode DMQBoxCreateRelative(DM dm, MPI_Comm comm, PetscBool coarsen, PetscBool gather, DM *dmn)
 {
   DM_QBox *q = (DM_QBox *)dm->data, *qn;
   PetscInt cells[3];
@@ -19,40 +20,66 @@ static PetscErrorCode DMQBoxCreateRelative(DM dm, MPI_Comm comm, PetscBool coars
   qn->vecaypx       = q->vecaypx;
   qn->exchdevice    = q->exchdevice;
   qn->ghostedvecs   = q->ghostedvecs;
+  qn->gather        = q->gather;
+  qn->gathercells   = q->gathercells;
   qn->dg            = q->dg;
   qn->dgpenalty     = q->dgpenalty;
   qn->mgprecision   = q->mgprecision;
   qn->precision     = coarsen ? q->mgprecision : q->precision;
   PetscCall(DMQBoxCopyGeometry_Private(dm, *dmn));
-  for (PetscInt d = 0; d < 3; d++) qn->procs[d] = q->procs[d];
+  for (PetscInt d = 0; d < 3; d++) qn->procs[d] = gather ? 1 : q->procs[d];
   for (PetscInt d = 0; d < q->dim; d++) {
-    PetscCall(PetscMalloc1(q->procs[d], &qn->lc[d]));
-    for (PetscInt i = 0; i < q->procs[d]; i++) qn->lc[d][i] = coarsen ? q->lc[d][i] / 2 : 2 * q->lc[d][i];
+    PetscCall(PetscMalloc1(qn->procs[d], &qn->lc[d]));
+    if (gather)
+      qn->lc[d][0] = cells[d];
+    else
+      for (PetscInt i = 0; i < q->procs[d]; i++) qn->lc[d][i] = coarsen ? q->lc[d][i] / 2 : 2 * q->lc[d][i];
   }
   PetscCall(DMSetUp(*dmn));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* whether the coarsening of dm gathers onto rank 0: several ranks own cells, gathering is on (-dm_qbox_gather), and a
+   process column owns an odd number of cells (the partition cannot stay aligned) or the coarse level would have fewer
+   than -dm_qbox_gather_cells cells per rank */
+static PetscBool DMQBoxCoarsenGathers(const DM_QBox *q)
+{
+  PetscInt  np     = q->procs[0] * q->procs[1] * q->procs[2];
+  PetscReal coarse = 1;
+
+  if (np == 1 || !q->gather || q->dg) return PETSC_FALSE; /* the discontinuous space: not yet */
+  for (PetscInt d = 0; d < q->dim; d++) {
+    coarse *= (PetscReal)(q->cells[d] / 2);
+    for (PetscInt i = 0; i < q->procs[d]; i++)
+      if (q->lc[d][i] % 2) return PETSC_TRUE;
+  }
+  return (PetscBool)(coarse < (PetscReal)q->gathercells * np);
+}
+
 PetscErrorCode DMCoarsen_QBox(DM dm, MPI_Comm comm, DM *dmc)
 {
-  DM_QBox *q = (DM_QBox *)dm->data;
+  DM_QBox  *q = (DM_QBox *)dm->data;
+  PetscBool gather;
 
   PetscFunctionBegin;
+  gather = DMQBoxCoarsenGathers(q);
   for (PetscInt d = 0; d < q->dim; d++) {
     PetscCheck(q->cells[d] % 2 == 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_INCOMP,
                "DMCoarsen(): DMQBOX needs an even number of cells in every direction to coarsen, but direction %" PetscInt_FMT " has %" PetscInt_FMT " cells: use a cell count divisible by 2^(levels-1)", d, q->cells[d]);
-    for (PetscInt i = 0; i < q->procs[d]; i++)
+    for (PetscInt i = 0; i < q->procs[d] && !gather; i++)
       PetscCheck(q->lc[d][i] % 2 == 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_INCOMP,
-                 "DMCoarsen(): process column %" PetscInt_FMT " owns %" PetscInt_FMT " cells in direction %" PetscInt_FMT "; coarsening needs an even number of cells on every process: use fewer levels or fewer processes", i, q->lc[d][i], d);
+                 "DMCoarsen(): process column %" PetscInt_FMT " owns %" PetscInt_FMT " cells in direction %" PetscInt_FMT
+                 "; coarsening needs an even number of cells on every process: use fewer levels or fewer processes, or gather the coarse levels onto one (-dm_qbox_gather)",
+                 i, q->lc[d][i], d);
   }
-  PetscCall(DMQBoxCreateRelative(dm, comm, PETSC_TRUE, dmc));
+  PetscCall(DMQBoxCreateRelative(dm, comm, PETSC_TRUE, gather, dmc));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode DMRefine_QBox(DM dm, MPI_Comm comm, DM *dmf)
 {
   PetscFunctionBegin;
-  PetscCall(DMQBoxCreateRelative(dm, comm, PETSC_FALSE, dmf));
+  PetscCall(DMQBoxCreateRelative(dm, comm, PETSC_FALSE, PETSC_FALSE, dmf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -65,13 +92,18 @@ PetscErrorCode DMRefine_QBox(DM dm, MPI_Comm comm, DM *dmf)
 . dm - the `DMQBOX`
 
   Output Parameter:
-. levels - 1 + the number of times the mesh can be coarsened (every direction and every process
-           keeps an even number of cells)
+. levels - 1 + the number of times the mesh can be coarsened (every direction keeps an even number of cells;
+           with -dm_qbox_gather false, also every process)
 
   Level: beginner
 
   Note:
-  A 16 x 16 mesh on one process gives 5 levels (16, 8, 4, 2, 1 cells per direction). `DMSetUp()` sets the `DM`'s
+  A 16 x 16 mesh on one process gives 5 levels (16, 8, 4, 2, 1 cells per direction), and on several too: where a
+  process's cells can no longer be halved, or the coarse level would have fewer than -dm_qbox_gather_cells cells per
+  process (default 0: only where the partition cannot be halved), `DMCoarsen()` gathers the coarse level onto rank 0 (the other ranks own none of it) and the
+  hierarchy goes on there; `DMCreateInterpolation()` between the two partitions moves the values with a star forest.
+  -dm_qbox_gather false keeps every level on every process (the hierarchy then stops where a process's cells cannot be
+  halved). The discontinuous space (-dm_qbox_dg) is not gathered yet. `DMSetUp()` sets the `DM`'s
   refinement level (`DMGetRefineLevel()`) to levels - 1, so `PCMG` with `KSPSetDM()` and no `-pc_mg_levels` (or
   `PCMGSetLevels()`) builds this whole hierarchy.
 
@@ -93,12 +125,18 @@ PetscErrorCode DMQBoxMaxLevels_Private(DM dm, PetscInt *levels)
   PetscInt c = PETSC_INT_MAX;
 
   PetscFunctionBegin;
-  for (PetscInt d = 0; d < q->dim; d++)
-    for (PetscInt i = 0; i < q->procs[d]; i++) {
+  for (PetscInt d = 0; d < q->dim; d++) {
+    if (q->gather && !q->dg) { /* the coarse levels gathered onto one rank where the partition cannot follow: as on one rank */
       PetscInt n = 0;
-      for (PetscInt m = q->lc[d][i]; m % 2 == 0; m /= 2) n++;
+      for (PetscInt m = q->cells[d]; m % 2 == 0; m /= 2) n++;
       c = PetscMin(c, n);
-    }
+    } else
+      for (PetscInt i = 0; i < q->procs[d]; i++) {
+        PetscInt n = 0;
+        for (PetscInt m = q->lc[d][i]; m % 2 == 0; m /= 2) n++;
+        c = PetscMin(c, n);
+      }
+  }
   *levels = c + 1;
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -18,8 +18,8 @@ PetscErrorCode VPDeviceCopy_Private(const PetscReal *h, size_t n, PetscReal **d)
   PetscFunctionBegin;
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
-  PetscCallCUDA(cudaMalloc((void **)d, n * sizeof(PetscReal)));
-  PetscCallCUDA(cudaMemcpy(*d, h, n * sizeof(PetscReal), cudaMemcpyHostToDevice));
+  PetscCallCUDA(cudaMalloc((void **)d, PetscMax(n, 1) * sizeof(PetscReal))); /* not NULL when empty: made-once tests read it */
+  if (n) PetscCallCUDA(cudaMemcpy(*d, h, n * sizeof(PetscReal), cudaMemcpyHostToDevice));
 #else
   (void)h;
   (void)n;
@@ -538,6 +538,7 @@ PetscErrorCode DMQBoxColumnsCreate_Private(DM dm, DMQBoxColumns *c)
   c->me[0] = rank % q->procs[0];
   c->me[1] = (rank / q->procs[0]) % q->procs[1];
   c->me[2] = rank / (q->procs[0] * q->procs[1]);
+  if (!q->active) c->me[0] = c->me[1] = c->me[2] = 0; /* owns nothing: the searches start at column 0 */
   for (PetscInt d = 0; d < 3; d++) {
     c->P[d] = d < q->dim ? q->procs[d] : 1;
     PetscCall(PetscMalloc1(6 * c->P[d], &c->b[d]));
@@ -603,6 +604,40 @@ static PetscErrorCode DMQBoxGetGhostSF(DM dm, PetscSF *sf)
     PetscCall(DMQBoxExchangeTransport_Private(dm, q->ghostsf, PETSC_FALSE));
   }
   *sf = q->ghostsf;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The move between two partitions of one grid (a level and the same level on a gathered coarse level's processes,
+   src/mat/impls/transfer/transfer.c): roots are the owned nodes of from, leaves the owned nodes of to (lexicographic in
+   the owned box, ilocal NULL), each root with exactly one leaf. Made from to's owned box and from's process columns in
+   O(owned nodes). */
+PetscErrorCode DMQBoxCreateMoveSF_Private(DM from, DM to, PetscSF *sf)
+{
+  DM_QBox      *qf = (DM_QBox *)from->data;
+  const VPGrid *g  = &((DM_QBox *)to->data)->grid;
+  DMQBoxColumns c;
+  PetscInt      nroots = qf->grid.xm[0] * qf->grid.xm[1] * qf->grid.xm[2], nleaves = g->xm[0] * g->xm[1] * g->xm[2], l = 0;
+  PetscSFNode  *iremote;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxColumnsCreate_Private(from, &c));
+  PetscCall(PetscMalloc1(nleaves, &iremote));
+  for (PetscInt pz = g->xs[2]; pz < g->xs[2] + g->xm[2]; pz++) {
+    PetscInt oz = DMQBoxColumnOf_Private(&c, 2, 0, pz), *bz = c.b[2] + 6 * oz;
+    for (PetscInt py = g->xs[1]; py < g->xs[1] + g->xm[1]; py++) {
+      PetscInt oy = DMQBoxColumnOf_Private(&c, 1, 0, py), *by = c.b[1] + 6 * oy;
+      for (PetscInt px = g->xs[0]; px < g->xs[0] + g->xm[0]; px++, l++) {
+        PetscInt ox = DMQBoxColumnOf_Private(&c, 0, 0, px), *bx = c.b[0] + 6 * ox;
+        iremote[l].rank  = ox + c.P[0] * (oy + c.P[1] * oz);
+        iremote[l].index = ((pz - bz[0]) * by[1] + (py - by[0])) * bx[1] + (px - bx[0]);
+      }
+    }
+  }
+  PetscCall(DMQBoxColumnsDestroy_Private(&c));
+  PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)to), sf));
+  PetscCall(PetscSFSetGraph(*sf, nroots, nleaves, NULL, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
+  PetscCall(PetscSFSetUp(*sf));
+  PetscCall(DMQBoxExchangeTransport_Private(to, *sf, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -978,15 +1013,33 @@ PetscErrorCode DMQBoxGhostedUpdate_Private(DM dm, DMQBoxGhosted *x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* a level on one process of several (gathered, DMCoarsen()): its local box is its owned box, numbered from 0 */
+static PetscBool DMQBoxGatheredOnOne(DM dm)
+{
+  DM_QBox    *q    = (DM_QBox *)dm->data;
+  PetscMPIInt size = 1;
+
+  (void)MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size);
+  return (PetscBool)(size > 1 && q->procs[0] * q->procs[1] * q->procs[2] == 1);
+}
+
 PetscErrorCode DMGetLocalToGlobalMapping_QBox(DM dm)
 {
   ISLocalToGlobalMapping ltog;
   DM                     da;
 
   PetscFunctionBegin;
-  PetscCall(DMQBoxGetNodeDA_Private(dm, &da));
-  PetscCall(DMGetLocalToGlobalMapping(da, &ltog));
-  PetscCall(PetscObjectReference((PetscObject)ltog));
+  if (DMQBoxGatheredOnOne(dm)) { /* local index = global index on rank 0, nothing elsewhere */
+    const VPGrid *g = &((DM_QBox *)dm->data)->grid;
+    PetscInt      n = g->gxm[0] * g->gxm[1] * g->gxm[2], *idx;
+    PetscCall(PetscMalloc1(n, &idx));
+    for (PetscInt i = 0; i < n; i++) idx[i] = i;
+    PetscCall(ISLocalToGlobalMappingCreate(PETSC_COMM_SELF, 1, n, idx, PETSC_OWN_POINTER, &ltog));
+  } else {
+    PetscCall(DMQBoxGetNodeDA_Private(dm, &da));
+    PetscCall(DMGetLocalToGlobalMapping(da, &ltog));
+    PetscCall(PetscObjectReference((PetscObject)ltog));
+  }
   PetscCall(ISLocalToGlobalMappingDestroy(&dm->ltogmap));
   dm->ltogmap = ltog;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -998,11 +1051,11 @@ static PetscErrorCode DMQBoxCreateNaturalVector(DM dm, Vec g, Vec *nat)
   DM da;
 
   PetscFunctionBegin;
-  if (((DM_QBox *)dm->data)->dg) { /* one rank: the global order is the lexicographic one of the DG nodes */
+  if (((DM_QBox *)dm->data)->dg || DMQBoxGatheredOnOne(dm)) { /* one rank: the global order is the lexicographic one of the nodes */
     PetscInt    n;
     PetscMPIInt size;
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
-    PetscCheck(size == 1, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "VecView() of a discontinuous DMQBOX vector in natural order runs on one MPI rank so far: view it with VecGetArray() per rank");
+    PetscCheck(size == 1 || DMQBoxGatheredOnOne(dm), PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "VecView() of a discontinuous DMQBOX vector in natural order runs on one MPI rank so far: view it with VecGetArray() per rank");
     PetscCall(VecGetLocalSize(g, &n));
     PetscCall(VecCreate(PetscObjectComm((PetscObject)g), nat));
     PetscCall(VecSetSizes(*nat, n, PETSC_DETERMINE));

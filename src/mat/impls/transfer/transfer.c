@@ -6,16 +6,22 @@
   Dirichlet rows of the level operators are never touched by coarse-grid corrections.
 */
 #include <petscvpatch/private/qboximpl.h>
+#include <petscsf.h>
 
 typedef struct {
   DM           dmc, dmf;    /* coarse and fine DMQBOX (referenced) */
   PetscBool    homogeneous; /* zero boundary values in and out */
   PetscScalar *work;        /* CPU kernel work arrays (VPTransferWorkSize()) */
+  /* a coarse level gathered onto fewer ranks than the fine one (DMCoarsen(), -dm_qbox_gather): the kernels run between
+     dmc and dmfa, the fine level on dmc's partition, and a star forest moves the fine values between dmfa and dmf */
+  DM      dmfa;
+  PetscSF gsf; /* roots: dmfa's owned nodes; leaves: dmf's owned nodes (each root has exactly one leaf) */
+  Vec     t;   /* a global vector of dmfa */
 } Mat_QBoxTransfer;
 
-static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool transpose)
+/* the transfer between ctx->dmc and dmf, a fine level on dmc's partition (ctx->dmf, or ctx->dmfa) */
+static PetscErrorCode QBoxTransferKernels(Mat P, Mat_QBoxTransfer *ctx, DM dmf, Vec x, Vec z, Vec y, PetscBool transpose)
 {
-  Mat_QBoxTransfer  *ctx;
   DM_QBox           *qc, *qf;
   DM                 din, dout;
   const PetscScalar *xa;
@@ -25,11 +31,10 @@ static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool tra
   DMQBoxGhosted      X, Y;
 
   PetscFunctionBegin;
-  PetscCall(MatShellGetContext(P, &ctx));
   qc   = (DM_QBox *)ctx->dmc->data;
-  qf   = (DM_QBox *)ctx->dmf->data;
-  din  = transpose ? ctx->dmf : ctx->dmc;
-  dout = transpose ? ctx->dmc : ctx->dmf;
+  qf   = (DM_QBox *)dmf->data;
+  din  = transpose ? dmf : ctx->dmc;
+  dout = transpose ? ctx->dmc : dmf;
   PetscCall(PetscLogEventBegin(transpose ? VPATCH_Restrict : VPATCH_Prolong, P, x, y, 0));
   if (qc->samelayout && qf->samelayout) PetscCall(DMQBoxUseGlobalArrays_Private(din, x, &global));
   if (global) { /* the kernel adds into y */
@@ -84,6 +89,72 @@ static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool tra
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the fine values between dmfa (roots, t) and dmf (leaves, v): toFine, v = t (op MPI_REPLACE) or v += t (MPI_SUM);
+   else t = v */
+static PetscErrorCode QBoxTransferMove(Mat_QBoxTransfer *ctx, PetscBool toFine, MPI_Op op, Vec v)
+{
+  const PetscScalar *src;
+  PetscScalar       *dst;
+  PetscMemType       ms, md;
+  Vec                vs = toFine ? ctx->t : v, vd = toFine ? v : ctx->t;
+  PetscBool          host = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetArrayReadAndMemType(vs, &src, &ms));
+  if (op == MPI_REPLACE)
+    PetscCall(VecGetArrayWriteAndMemType(vd, &dst, &md));
+  else
+    PetscCall(VecGetArrayAndMemType(vd, &dst, &md));
+  if (ms != md) { /* a host vector and a device one: both on the host */
+    PetscCall(VecRestoreArrayReadAndMemType(vs, &src));
+    if (op == MPI_REPLACE)
+      PetscCall(VecRestoreArrayWriteAndMemType(vd, &dst));
+    else
+      PetscCall(VecRestoreArrayAndMemType(vd, &dst));
+    PetscCall(VecGetArrayRead(vs, &src));
+    PetscCall(VecGetArray(vd, &dst));
+    ms = md = PETSC_MEMTYPE_HOST;
+    host    = PETSC_TRUE;
+  }
+  if (toFine) {
+    PetscCall(PetscSFBcastWithMemTypeBegin(ctx->gsf, MPIU_SCALAR, ms, src, md, dst, op));
+    PetscCall(PetscSFBcastEnd(ctx->gsf, MPIU_SCALAR, src, dst, op));
+  } else {
+    PetscCall(PetscSFReduceWithMemTypeBegin(ctx->gsf, MPIU_SCALAR, ms, src, md, dst, op));
+    PetscCall(PetscSFReduceEnd(ctx->gsf, MPIU_SCALAR, src, dst, op));
+  }
+  if (host) {
+    PetscCall(VecRestoreArrayRead(vs, &src));
+    PetscCall(VecRestoreArray(vd, &dst));
+  } else {
+    PetscCall(VecRestoreArrayReadAndMemType(vs, &src));
+    if (op == MPI_REPLACE)
+      PetscCall(VecRestoreArrayWriteAndMemType(vd, &dst));
+    else
+      PetscCall(VecRestoreArrayAndMemType(vd, &dst));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool transpose)
+{
+  Mat_QBoxTransfer *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(P, &ctx));
+  if (!ctx->dmfa)
+    PetscCall(QBoxTransferKernels(P, ctx, ctx->dmf, x, z, y, transpose));
+  else if (!transpose) { /* y = z + P x: t = P x on the coarse level's ranks, then moved to the fine ones */
+    PetscCall(QBoxTransferKernels(P, ctx, ctx->dmfa, x, NULL, ctx->t, PETSC_FALSE));
+    if (z && z != y) PetscCall(VecCopy(z, y));
+    PetscCall(QBoxTransferMove(ctx, PETSC_TRUE, z ? MPI_SUM : MPI_REPLACE, y));
+  } else { /* y = z + P^T x: x moved to the coarse level's ranks, then restricted there */
+    PetscCall(QBoxTransferMove(ctx, PETSC_FALSE, MPI_REPLACE, x));
+    PetscCall(QBoxTransferKernels(P, ctx, ctx->dmfa, ctx->t, z, y, PETSC_TRUE));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatMult_QBoxTransfer(Mat P, Vec x, Vec y)
 {
   PetscFunctionBegin;
@@ -131,6 +202,9 @@ static PetscErrorCode MatView_QBoxTransfer(Mat P, PetscViewer viewer)
     DM_QBox *qc = (DM_QBox *)ctx->dmc->data, *qf = (DM_QBox *)ctx->dmf->data;
     PetscCall(PetscViewerASCIIPrintf(viewer, "matrix-free Q_%" PetscInt_FMT " embedding (DMQBOX), %s, coarse cells %" PetscInt_FMT " -> fine cells %" PetscInt_FMT " in x\n", qc->degree,
                                      ctx->homogeneous ? "homogeneous Dirichlet" : "boundary included", qc->cells[0], qf->cells[0]));
+    if (ctx->dmfa)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "coarse level on %" PetscInt_FMT " of the fine level's %" PetscInt_FMT " processes (-dm_qbox_gather): the fine values move by a star forest\n", qc->procs[0] * qc->procs[1] * qc->procs[2],
+                                       qf->procs[0] * qf->procs[1] * qf->procs[2]));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -144,12 +218,15 @@ static PetscErrorCode MatDestroy_QBoxTransfer(Mat P)
   PetscCall(PetscFree(ctx->work));
   PetscCall(DMDestroy(&ctx->dmc));
   PetscCall(DMDestroy(&ctx->dmf));
+  PetscCall(DMDestroy(&ctx->dmfa));
+  PetscCall(PetscSFDestroy(&ctx->gsf));
+  PetscCall(VecDestroy(&ctx->t));
   PetscCall(PetscFree(ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Check that dmf is the uniform refinement of dmc with the same partition */
-static PetscErrorCode DMQBoxCheckRefinement(DM dmc, DM dmf)
+/* Check that dmf is the uniform refinement of dmc (and with partition, on the same partition) */
+static PetscErrorCode DMQBoxCheckRefinement(DM dmc, DM dmf, PetscBool partition)
 {
   DM_QBox *qc = (DM_QBox *)dmc->data, *qf = (DM_QBox *)dmf->data;
 
@@ -161,9 +238,20 @@ static PetscErrorCode DMQBoxCheckRefinement(DM dmc, DM dmf)
     PetscCheck(qf->cells[d] == 2 * qc->cells[d], PetscObjectComm((PetscObject)dmc), PETSC_ERR_ARG_INCOMP,
                "DMQBOX transfer needs a fine level with twice the coarse cells: direction %" PetscInt_FMT " has %" PetscInt_FMT " coarse and %" PetscInt_FMT " fine cells", d, qc->cells[d], qf->cells[d]);
     PetscCheck(qf->lower[d] == qc->lower[d] && qf->upper[d] == qc->upper[d], PetscObjectComm((PetscObject)dmc), PETSC_ERR_ARG_INCOMP, "DMQBOX transfer needs both levels on the same box");
-    PetscCheck(qf->grid.cs[d] == 2 * qc->grid.cs[d] && qf->grid.cm[d] == 2 * qc->grid.cm[d], PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "DMQBOX transfer needs aligned partitions (create the levels with DMCoarsen() or DMRefine())");
+    PetscCheck(!partition || (qf->grid.cs[d] == 2 * qc->grid.cs[d] && qf->grid.cm[d] == 2 * qc->grid.cm[d]), PETSC_COMM_SELF, PETSC_ERR_ARG_INCOMP, "DMQBOX transfer needs aligned partitions (create the levels with DMCoarsen() or DMRefine())");
   }
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* dmf's partition is dmc's refined (the same process grid, twice the cells per process column) */
+static PetscBool DMQBoxAligned(const DM_QBox *qc, const DM_QBox *qf)
+{
+  for (PetscInt d = 0; d < 3; d++)
+    if (qc->procs[d] != qf->procs[d]) return PETSC_FALSE;
+  for (PetscInt d = 0; d < qc->dim; d++)
+    for (PetscInt i = 0; i < qc->procs[d]; i++)
+      if (qf->lc[d][i] != 2 * qc->lc[d][i]) return PETSC_FALSE;
+  return PETSC_TRUE;
 }
 
 PetscErrorCode DMQBoxCreateTransfer_Private(DM dmc, DM dmf, PetscBool homogeneous, Mat *P)
@@ -173,13 +261,21 @@ PetscErrorCode DMQBoxCreateTransfer_Private(DM dmc, DM dmf, PetscBool homogeneou
   PetscInt          mc = qc->grid.xm[0] * qc->grid.xm[1] * qc->grid.xm[2], mf = qf->grid.xm[0] * qf->grid.xm[1] * qf->grid.xm[2];
 
   PetscFunctionBegin;
-  PetscCall(DMQBoxCheckRefinement(dmc, dmf));
   PetscCall(PetscNew(&ctx));
   ctx->dmc         = dmc;
   ctx->dmf         = dmf;
   ctx->homogeneous = homogeneous;
   PetscCall(PetscObjectReference((PetscObject)dmc));
   PetscCall(PetscObjectReference((PetscObject)dmf));
+  PetscCall(DMQBoxCheckRefinement(dmc, dmf, PETSC_FALSE));
+  if (DMQBoxAligned(qc, qf))
+    PetscCall(DMQBoxCheckRefinement(dmc, dmf, PETSC_TRUE));
+  else { /* a coarse level on other processes (gathered, DMCoarsen()): the fine level on its partition, and the move */
+    PetscCall(DMRefine(dmc, PetscObjectComm((PetscObject)dmc), &ctx->dmfa));
+    PetscCall(DMQBoxCheckRefinement(dmc, ctx->dmfa, PETSC_TRUE));
+    PetscCall(DMQBoxCreateMoveSF_Private(ctx->dmfa, dmf, &ctx->gsf));
+    PetscCall(DMCreateGlobalVector(ctx->dmfa, &ctx->t));
+  }
   PetscCall(PetscMalloc1(VPTransferWorkSize(qc->dim, qc->degree), &ctx->work));
   PetscCall(MatCreateShell(PetscObjectComm((PetscObject)dmf), mf, mc, PETSC_DETERMINE, PETSC_DETERMINE, ctx, P));
   PetscCall(MatShellSetVecType(*P, dmf->vectype));

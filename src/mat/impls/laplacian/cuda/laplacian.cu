@@ -364,6 +364,7 @@ PetscErrorCode VPLaplacianSetUp_CUDA(PetscInt k, const PetscReal *Mhat, const Pe
 PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *g, PetscBool single, PetscBool deterministic, const PetscScalar *xl, PetscScalar *yl)
 {
   PetscFunctionBegin;
+  if (VPGridEmpty(g)) PetscFunctionReturn(PETSC_SUCCESS);
   VP_DISPATCH_PRECISION(VPLapApply, single, g->dim, g->k, g, deterministic, xl, yl);
   PetscCall(VPOwnedBoundary_CUDA(g, xl, yl, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -372,6 +373,7 @@ PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *g, PetscBool single, PetscBoo
 PetscErrorCode VPLaplacianDiagonal_CUDA(const VPGrid *g, const PetscReal *d_mats, PetscScalar *dl)
 {
   PetscFunctionBegin;
+  if (VPGridEmpty(g)) PetscFunctionReturn(PETSC_SUCCESS);
   VP_DISPATCH(VPLapDiag, g->dim, g->k, g, d_mats, dl);
   PetscCall(VPOwnedBoundary_CUDA(g, NULL, dl, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -460,6 +460,7 @@ PetscErrorCode VPMappedSetUp_CUDA(PetscInt k, const PetscReal *S, const PetscRea
 PetscErrorCode VPMappedApply_CUDA(const VPGrid *g, PetscBool single, const VPGeometryParams *p, const void *d_geo, const PetscScalar *xl, PetscScalar *yl)
 {
   PetscFunctionBegin;
+  if (VPGridEmpty(g)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck((double)g->cm[0] * g->cm[1] * g->cm[2] < 2147483647.0, PETSC_COMM_SELF, PETSC_ERR_SUP, "The CUDA mapped operator numbers the owned cells of a process in int: use more processes");
   PetscCheck(!p || g->dim == 3, PETSC_COMM_SELF, PETSC_ERR_SUP, "The factors computed on the fly are built in 3D only");
   VP_DISPATCH_PRECISION(VPMapApply, single, g->dim, g->k, g, p, d_geo, xl, yl);
@@ -470,6 +471,7 @@ PetscErrorCode VPMappedApply_CUDA(const VPGrid *g, PetscBool single, const VPGeo
 PetscErrorCode VPMappedDiagonal_CUDA(const VPGrid *g, const PetscReal *d_geo, PetscScalar *dl)
 {
   PetscFunctionBegin;
+  if (VPGridEmpty(g)) PetscFunctionReturn(PETSC_SUCCESS);
   VP_DISPATCH(VPMapDiag, g->dim, g->k, g, d_geo, dl);
   PetscCall(VPOwnedBoundary_CUDA(g, NULL, dl, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -129,6 +129,7 @@ VP_PRECISION_ALIASES(VPDGApply);
 PetscErrorCode VPDGApply_CUDA(const VPGrid *g, PetscBool single, const VPDG1D *d_dg, const PetscScalar *xl, PetscScalar *yl)
 {
   PetscFunctionBegin;
+  if (VPGridEmpty(g)) PetscFunctionReturn(PETSC_SUCCESS);
   VP_DISPATCH_PRECISION(VPDGApply, single, g->dim, g->k, g, d_dg, xl, yl);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -215,6 +216,7 @@ VP_PRECISION_ALIASES(VPDGTransfer);
 PetscErrorCode VPDGTransfer_CUDA(const VPGrid *gc, const VPGrid *gf, PetscBool single, const PetscReal *d_embed, PetscBool transp, const PetscScalar *x, PetscScalar *y)
 {
   PetscFunctionBegin;
+  if (VPGridEmpty(gc)) PetscFunctionReturn(PETSC_SUCCESS);
   VP_DISPATCH_PRECISION(VPDGTransfer, single, gf->dim, gf->k, gc, gf, d_embed, transp, x, y);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -250,6 +252,7 @@ PetscErrorCode VPDGDiagonal_CUDA(const VPGrid *g, const VPDG1D *d_dg, PetscScala
   cudaStream_t     stream;
 
   PetscFunctionBegin;
+  if (VPGridEmpty(g)) PetscFunctionReturn(PETSC_SUCCESS);
   if (!nodes) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VPGetStream(&stream));
   VPDGDiagonalKernel<<<(unsigned)((nodes + 255) / 256), 256, 0, stream>>>(*g, d_dg, nodes, d);

@@ -315,6 +315,7 @@ PetscErrorCode VPTransferSetUp_CUDA(PetscInt k, const PetscReal *P)
 PetscErrorCode VPTransferApply_CUDA(const VPGrid *gc, const VPGrid *gf, PetscBool single, PetscBool homogeneous, PetscBool restrict_, const PetscScalar *in, PetscScalar *out)
 {
   PetscFunctionBegin;
+  if (VPGridEmpty(gc)) PetscFunctionReturn(PETSC_SUCCESS);
   VP_DISPATCH_PRECISION(VPTransfer, single, gc->dim, gc->k, gc, gf, homogeneous, restrict_, in, out);
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -604,6 +604,7 @@ VP_PRECISION_ALIASES(VPDGPatch);
 PetscErrorCode VPDGPatchColor_CUDA(const VPGrid *g, PetscBool single, PetscBool lines, const PetscReal *ref, const VPDG1D *d_dg, const VPDGPatchDevice *pd, PetscInt color, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl)
 {
   PetscFunctionBegin;
+  if (VPGridEmpty(g)) PetscFunctionReturn(PETSC_SUCCESS);
   VP_DISPATCH_PRECISION(VPDGPatch, single, g->dim, g->k, g, lines, ref, d_dg, pd, color, bl, xl, dl);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
