@@ -209,22 +209,24 @@ int main(int argc, char **argv)
 
 /*TEST
 
+  # -dm_qbox_gather_cells 0: the coarse level stays on every rank (ghosted too); test_gather checks a gathered one
+
   test:
     suffix: 3d_np2
     nsize: 2
-    args: -dim 3 -k 3 -cells 4,4,6
+    args: -dim 3 -k 3 -cells 4,4,6 -dm_qbox_gather_cells 0
     output_file: test_ghosted_yes
 
   test:
     suffix: 2d_np3_relaxed
     nsize: 3
-    args: -dim 2 -k 4 -cells 6,6 -pc_vpatch_ranks relaxed
+    args: -dim 2 -k 4 -cells 6,6 -pc_vpatch_ranks relaxed -dm_qbox_gather_cells 0
     output_file: test_ghosted_yes
 
   test:
     suffix: 3d_np3_k2
     nsize: 3
-    args: -dim 3 -k 2 -cells 4,2,6 -pc_vpatch_sweep forward
+    args: -dim 3 -k 2 -cells 4,2,6 -pc_vpatch_sweep forward -dm_qbox_gather_cells 0
     output_file: test_ghosted_yes
 
   test:
@@ -248,14 +250,14 @@ int main(int argc, char **argv)
     suffix: cuda_3d_np2
     nsize: 2
     requires: cuda
-    args: -dim 3 -k 3 -cells 4,4,6 -dm_vec_type cuda
+    args: -dim 3 -k 3 -cells 4,4,6 -dm_vec_type cuda -dm_qbox_gather_cells 0
     output_file: test_ghosted_cuda
 
   test:
     suffix: cuda_2d_np3_relaxed
     nsize: 3
     requires: cuda
-    args: -dim 2 -k 5 -cells 4,6 -dm_vec_type cuda -pc_vpatch_ranks relaxed
+    args: -dim 2 -k 5 -cells 4,6 -dm_vec_type cuda -pc_vpatch_ranks relaxed -dm_qbox_gather_cells 0
     output_file: test_ghosted_cuda
 
 TEST*/

@@ -529,8 +529,7 @@ static PetscErrorCode DMQBoxCreateNodeDA(DM dm, PetscInt dof, DM *da)
     PetscMPIInt size;
     PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
     PetscCheck(q->procs[0] * q->procs[1] * q->procs[2] == size, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP,
-               "DMQBOX: this level is gathered onto %" PetscInt_FMT
-               " of %d processes (DMCoarsen(), -dm_qbox_gather), which a DMDA cannot describe: node coordinates (-dm_qbox_coordinates) and exchanges other than INSERT_VALUES/ADD_VALUES are not available on it; use -dm_qbox_gather false",
+               "DMQBOX: this level is gathered onto %" PetscInt_FMT " of %d processes (DMCoarsen(), -dm_qbox_gather), which a DMDA cannot describe: exchanges other than INSERT_VALUES/ADD_VALUES are not available on it; use -dm_qbox_gather false",
                q->procs[0] * q->procs[1] * q->procs[2], size);
   }
   for (PetscInt d = 0; d < dim; d++) M[d] = q->cells[d] * q->degree + 1;
@@ -581,9 +580,21 @@ static PetscErrorCode DMQBoxSetUpCoordinates(DM dm)
   PetscInt     zs = q->dim == 3 ? q->grid.xs[2] : 0, zm = q->dim == 3 ? q->grid.xm[2] : 1, i = 0;
 
   PetscFunctionBegin;
-  PetscCall(DMQBoxCreateNodeDA(dm, q->dim, &cdm));
-  PetscCall(DMSetCoordinateDM(dm, cdm));
-  PetscCall(DMCreateGlobalVector(cdm, &c));
+  {
+    PetscMPIInt size;
+    PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+    if (q->procs[0] * q->procs[1] * q->procs[2] < size) { /* a gathered level (no DMDA for it): the vector alone */
+      PetscCall(VecCreate(PetscObjectComm((PetscObject)dm), &c));
+      PetscCall(VecSetSizes(c, q->dim * q->grid.xm[0] * q->grid.xm[1] * q->grid.xm[2], PETSC_DETERMINE));
+      PetscCall(VecSetBlockSize(c, q->dim));
+      PetscCall(VecSetType(c, VECSTANDARD));
+      cdm = NULL;
+    } else {
+      PetscCall(DMQBoxCreateNodeDA(dm, q->dim, &cdm));
+      PetscCall(DMSetCoordinateDM(dm, cdm));
+      PetscCall(DMCreateGlobalVector(cdm, &c));
+    }
+  }
   PetscCall(PetscObjectSetName((PetscObject)c, "coordinates"));
   PetscCall(VecGetArray(c, &a));
   for (PetscInt pz = zs; pz < zs + zm; pz++)
@@ -871,7 +882,7 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
 . -dm_qbox_dg <bool>          - the discontinuous Q_k space (SIPG) instead of the continuous one (`DMQBoxSetDiscontinuous()`; CPU and CUDA kernels)
 . -dm_qbox_dg_penalty <C>     - its penalty factor: sigma = C k (k+1) / h (default 2)
 . -dm_qbox_gather <bool>      - several ranks: `DMCoarsen()` gathers the coarse level onto rank 0 where a process's cells can no longer be halved (or the level is small, -dm_qbox_gather_cells), so that the hierarchy is as deep as on one rank (default true; false: the hierarchy stops there)
-. -dm_qbox_gather_cells <n>   - ... and gathers it once it would have fewer than n cells per process (default 0: only where it must)
+. -dm_qbox_gather_cells <n>   - ... and gathers it once it would have fewer than n cells per process (default 32768, about 32^3 cells: below that the exchanges of a level cost more than its work, bench/RESULTS.md; 0: only where it must)
 . -dm_qbox_ghosted_vectors <bool> - several ranks whose partition cuts only the slowest direction (slabs, the default for 2 and 3 ranks on a cube): each global vector keeps its values inside a buffer of the rank's ghosted box, and the operator, the transfers and the smoother work on it, exchanging the ghost layers only (default true; false: copies to and from local vectors)
 . -dm_qbox_exchange_device <bool> - several ranks on CUDA vectors: the exchanges hand device buffers to MPI, after a probe that falls back to host staging if MPI does not move device memory (default false; for an MPI that moves device memory point to point but fails PETSc's `-use_gpu_aware_mpi` check, e.g. Open MPI with `--mca pml ucx` over a CUDA-enabled UCX)
 . -dm_qbox_precision <double,single> - CUDA arithmetic of this level's operator and of the transfers to its refinement (default double)
@@ -900,7 +911,7 @@ PetscErrorCode DMCreate_QBox(DM dm)
   q->vecaypx     = PETSC_TRUE;  /* see -dm_qbox_vec_aypx */
   q->ghostedvecs = PETSC_TRUE;  /* see -dm_qbox_ghosted_vectors */
   q->gather      = PETSC_TRUE;  /* see -dm_qbox_gather */
-  q->gathercells = 0;           /* see -dm_qbox_gather_cells */
+  q->gathercells = 32768;       /* see -dm_qbox_gather_cells */
   q->dgpenalty   = 2.0;         /* see -dm_qbox_dg_penalty */
   q->radii[0]    = 0.5;         /* see -dm_qbox_shell_radii */
   q->radii[1]    = 1.0;

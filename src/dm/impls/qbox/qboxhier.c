@@ -100,7 +100,7 @@ PetscErrorCode DMRefine_QBox(DM dm, MPI_Comm comm, DM *dmf)
   Note:
   A 16 x 16 mesh on one process gives 5 levels (16, 8, 4, 2, 1 cells per direction), and on several too: where a
   process's cells can no longer be halved, or the coarse level would have fewer than -dm_qbox_gather_cells cells per
-  process (default 0: only where the partition cannot be halved), `DMCoarsen()` gathers the coarse level onto rank 0 (the other ranks own none of it) and the
+  process (default 32768), `DMCoarsen()` gathers the coarse level onto rank 0 (the other ranks own none of it) and the
   hierarchy goes on there; `DMCreateInterpolation()` between the two partitions moves the values with a star forest.
   -dm_qbox_gather false keeps every level on every process (the hierarchy then stops where a process's cells cannot be
   halved). The discontinuous space (-dm_qbox_dg) is not gathered yet. `DMSetUp()` sets the `DM`'s
