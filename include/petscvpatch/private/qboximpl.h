@@ -47,7 +47,7 @@ typedef struct {
   PetscBool           exchdevice;    /* -dm_qbox_exchange_device: device buffers to MPI after a probe (qboxmpi.c) */
   PetscBool           ghostedvecs;   /* -dm_qbox_ghosted_vectors: global vectors inside ghosted buffers where the partition is slabs (qboxvec.c) */
   PetscBool           gather;        /* -dm_qbox_gather: DMCoarsen() may gather the coarse level onto rank 0 (qboxhier.c) */
-  PetscInt            gathercells;   /* -dm_qbox_gather_cells: ... once it would have fewer cells per rank than this */
+  PetscInt            gathercells;   /* -dm_qbox_gather_cells: ... once it would have fewer cells than this in all */
   PetscBool           active;        /* this rank owns cells (ranks past the process grid of a gathered level own none) */
   PetscBool           slab;          /* several ranks, and the partition cuts the slowest direction only: a rank's owned nodes are one run of its local box */
   DMQBoxExchange      exchange;      /* what the exchanges hand to MPI, known once a star forest exists */

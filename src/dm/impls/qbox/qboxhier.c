@@ -41,7 +41,7 @@ static PetscErrorCode DMQBoxCreateRelative(DM dm, MPI_Comm comm, PetscBool coars
 
 /* whether the coarsening of dm gathers onto rank 0: several ranks own cells, gathering is on (-dm_qbox_gather), and a
    process column owns an odd number of cells (the partition cannot stay aligned) or the coarse level would have fewer
-   than -dm_qbox_gather_cells cells per rank */
+   than -dm_qbox_gather_cells cells in all */
 static PetscBool DMQBoxCoarsenGathers(const DM_QBox *q)
 {
   PetscInt  np     = q->procs[0] * q->procs[1] * q->procs[2];
@@ -53,7 +53,7 @@ static PetscBool DMQBoxCoarsenGathers(const DM_QBox *q)
     for (PetscInt i = 0; i < q->procs[d]; i++)
       if (q->lc[d][i] % 2) return PETSC_TRUE;
   }
-  return (PetscBool)(coarse < (PetscReal)q->gathercells * np);
+  return (PetscBool)(coarse < (PetscReal)q->gathercells);
 }
 
 PetscErrorCode DMCoarsen_QBox(DM dm, MPI_Comm comm, DM *dmc)
@@ -99,8 +99,8 @@ PetscErrorCode DMRefine_QBox(DM dm, MPI_Comm comm, DM *dmf)
 
   Note:
   A 16 x 16 mesh on one process gives 5 levels (16, 8, 4, 2, 1 cells per direction), and on several too: where a
-  process's cells can no longer be halved, or the coarse level would have fewer than -dm_qbox_gather_cells cells per
-  process (default 32768), `DMCoarsen()` gathers the coarse level onto rank 0 (the other ranks own none of it) and the
+  process's cells can no longer be halved, or the coarse level would have fewer than -dm_qbox_gather_cells cells in all
+  (default 65536), `DMCoarsen()` gathers the coarse level onto rank 0 (the other ranks own none of it) and the
   hierarchy goes on there; `DMCreateInterpolation()` between the two partitions moves the values with a star forest.
   -dm_qbox_gather false keeps every level on every process (the hierarchy then stops where a process's cells cannot be
   halved). The discontinuous space (-dm_qbox_dg) is not gathered yet. `DMSetUp()` sets the `DM`'s
