@@ -2,7 +2,9 @@ static char help[] = "Checks PCVPATCH: one sweep with fast diagonalization equal
 solver (1e-12), the symmetric sweep is symmetric (x^T S y = y^T S x), PCApplyTranspose is the adjoint of PCApply,\n\
 one sweep on 2 cells per direction (one patch) is an exact solve, Richardson sweeps stop at the tolerance with the\n\
 residual check and not without it (-pc_vpatch_richardson_check 0: equal to single sweeps),\n\
-and prints rank-independent fingerprints of one PCApply and of a GMRES + V(1,1) solve (compared across 1, 2, 3 ranks).\n\n";
+and prints rank-independent fingerprints of one PCApply and of a GMRES + V(1,1) solve (compared across 1, 2, 3 ranks).\n\
+-expect_exchanges n: on several ranks, one forward PCApply makes n color exchanges (VPColorXBegin events): consecutive\n\
+colors that agree along the cut directions share one.\n\n";
 
 #include <petscvpatch.h>
 #include <unistd.h>
@@ -83,9 +85,10 @@ static PetscErrorCode CompareWithOneRank(DM dm, PetscReal s, PCVPatchSweep sweep
 
 int main(int argc, char **argv)
 {
-  PetscInt    dim = 2, degrees[10], ndeg, cells[3] = {4, 4, 4}, ncells = 3;
-  PetscBool   solve = PETSC_FALSE, dense = PETSC_TRUE;
-  PetscMPIInt size;
+  PetscInt      dim = 2, degrees[10], ndeg, cells[3] = {4, 4, 4}, ncells = 3, nexch = -1;
+  PetscLogEvent exch  = -1;
+  PetscBool     solve = PETSC_FALSE, dense = PETSC_TRUE;
+  PetscMPIInt   size;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -96,6 +99,11 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-cells", cells, &ncells, NULL)); /* absent: the defaults stay */
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-solve", &solve, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-dense", &dense, NULL));
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-expect_exchanges", &nexch, NULL));
+  if (nexch >= 0) {
+    PetscCall(PetscLogDefaultBegin()); /* the event counts */
+    PetscCall(PetscLogEventGetId("VPColorXBegin", &exch));
+  }
   for (PetscInt i = 0; i < ndeg; i++) {
     PetscInt        k = degrees[i];
     DM              dm;
@@ -118,7 +126,15 @@ int main(int argc, char **argv)
 
     /* fingerprint of one forward sweep (zero initial guess): the same on any number of ranks */
     PetscCall(MakePC(dm, A, PC_VPATCH_SWEEP_FORWARD, PC_VPATCH_LOCAL_FDM, &pcf));
-    PetscCall(PCApply(pcf, b, y1));
+    if (nexch >= 0) { /* the exchanges of one forward pass */
+      PetscEventPerfInfo i0, i1;
+
+      PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, exch, &i0));
+      PetscCall(PCApply(pcf, b, y1));
+      PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, exch, &i1));
+      PetscCheck(i1.count - i0.count == nexch, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT " on %d ranks: one forward sweep made %d color exchanges, expected %" PetscInt_FMT, k, (int)size, i1.count - i0.count, nexch);
+    } else
+      PetscCall(PCApply(pcf, b, y1));
     PetscCall(VecNorm(y1, NORM_2, &nrm));
     PetscCall(VecDot(y1, c, &d1));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": |B b| = %.14e, (B b, c) = %.14e\n", dim, k, (double)nrm, (double)PetscRealPart(d1)));
@@ -314,8 +330,28 @@ int main(int argc, char **argv)
   test:
     suffix: ranks3d_np4_no_overlap
     nsize: 4
-    args: -dim 3 -cells 6,4,6 -degrees 2 -dense 0 -pc_vpatch_overlap 0
+    args: -dim 3 -cells 6,4,6 -degrees 2 -dense 0 -pc_vpatch_overlap 0 -expect_exchanges 8
     output_file: test_vpatch_ranks3d_np4_no_overlap
+
+  # slabs along z (process grid 1 x 1 x 2): colors 0-3 and 4-7 share one exchange each
+  test:
+    suffix: ranks3d_slab_np2
+    nsize: 2
+    args: -dim 3 -cells 6,4,6 -degrees 1,2,3 -dense 0 -expect_exchanges 2
+    output_file: none
+
+  test:
+    suffix: ranks3d_slab_np2_no_overlap
+    nsize: 2
+    args: -dim 3 -cells 6,4,6 -degrees 3 -dense 0 -expect_exchanges 2 -pc_vpatch_overlap 0
+    output_file: none
+
+  # process grid 1 x 2 x 2: colors that differ along x only share one exchange
+  test:
+    suffix: ranks3d_columns_np4
+    nsize: 4
+    args: -dim 3 -cells 4,8,8 -degrees 2,3 -dense 0 -expect_exchanges 4
+    output_file: none
 
   test:
     suffix: ranks3d_np8
@@ -332,7 +368,7 @@ int main(int argc, char **argv)
   test:
     suffix: ranks_np2
     nsize: 2
-    args: -dim 2 -cells 8,8 -degrees 1,3 -dense 0 -solve -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_levels_pc_vpatch_sweep forward -mg_coarse_ksp_type cg -mg_coarse_pc_type jacobi -mg_coarse_ksp_rtol 1e-14 -pc_mg_levels 2
+    args: -dim 2 -cells 8,8 -degrees 1,3 -dense 0 -expect_exchanges 2 -solve -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_levels_pc_vpatch_sweep forward -mg_coarse_ksp_type cg -mg_coarse_pc_type jacobi -mg_coarse_ksp_rtol 1e-14 -pc_mg_levels 2
     output_file: test_vpatch_ranks_np1
     rtol: 1e-9
 

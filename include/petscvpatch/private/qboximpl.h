@@ -32,7 +32,7 @@ typedef struct {
   PetscInt            cellstart[3];  /* first cell owned by this rank per direction */
   DM                  da;            /* node-level DMDA (ghost width k, box stencil): natural ordering, exchanges other than INSERT/ADD; made on first use */
   PetscSF             ghostsf;       /* roots: owned nodes; leaves: the ghost nodes of the local box (qboxvec.c); made on first use */
-  DMQBoxColorExchange colorx[8];     /* per patch color: the values other ranks' patches of that color change (qboxcolor.c) */
+  DMQBoxColorExchange colorx[8];     /* per group of patch colors (c >> DMQBoxColorGroupBits_Private()): the values other ranks' patches of its colors change (qboxcolor.c) */
   PetscScalar        *xbuf[2][2];    /* the color exchanges' packed send and receive buffers, host [0] and device [1] */
   PetscInt            nxbuf[2];      /* their lengths */
   MPI_Datatype        chunk;         /* the color star forests' unit */
@@ -131,6 +131,7 @@ PETSC_INTERN PetscErrorCode DMQBoxCheck_Private(DM, const char[]);
 PETSC_INTERN PetscErrorCode DMQBoxCheckSetter_Private(DM, const char[]);
 PETSC_INTERN PetscErrorCode DMQBoxMaxLevels_Private(DM, PetscInt *);
 PETSC_INTERN PetscErrorCode DMQBoxGetNodeDA_Private(DM, DM *);
+PETSC_INTERN PetscInt       DMQBoxColorGroupBits_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxColorExchangeSetUp_Private(DM, PetscInt);
 PETSC_INTERN PetscErrorCode DMQBoxColorExchangeBegin_Private(DM, PetscInt, PetscMemType, PetscScalar *);
 PETSC_INTERN PetscErrorCode DMQBoxColorExchangeEnd_Private(DM, PetscInt, PetscMemType, PetscScalar *);

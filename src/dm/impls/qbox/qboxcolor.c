@@ -10,6 +10,17 @@
   lists, per receiving rank, the nodes of its own patches' interiors that lie in the receiver's local box; the
   receiver lists, per sending rank, the nodes of its local box in the interiors of that rank's patches. Both lists
   are in global lexicographic order, so they match entry by entry, and neither needs an index from the other side.
+  Colors that need no exchange between them share one (DMQBoxColorGroupBits_Private()): a patch changes the nodes
+  within one cell of its vertex only and reads those within one cell, so a patch of color c2 reads what one of color
+  c1 changed only where their vertices differ by at most one along every direction. Where c1 and c2 have the same
+  parity bit along every direction the process grid cuts, their vertices are then equal along the cut directions and
+  lie in one process column along the others: the two patches belong to one rank. So consecutive colors of a sweep
+  that agree in the bits of the cut directions form a group whose exchange can wait until the group's last color: the
+  colors c with the same c >> b, b the lowest cut direction (b = dim where none is cut). For slabs along the slowest
+  direction (2 ranks in 3D) the 8 exchanges of a sweep become 2, with iterates equal to one rank's. Within a group
+  a node lies in the interior of patches of one rank only, so sent and received values stay disjoint; a node that
+  several of the group's colors change is sent once, with its value after the group.
+
   The values travel packed: a gather into a send buffer, a PetscSF whose roots are the send buffer and whose leaves
   are the receive buffer, both contiguous, and a scatter from the receive buffer. Each message is padded to whole
   chunks of QBOX_CHUNK values and the star forest has one leaf per chunk, so its set-up (rank discovery, index
@@ -28,13 +39,32 @@
 #define QBOX_MAX_PEERS 64 /* ranks one rank exchanges a color with: at most 26 (a node lies in at most 3 columns per direction) */
 
 /* the patch vertex of parity bit of color c along a direction whose patch interior holds node p: the interior of the
-   patch of vertex v is (v - 1, v + 1) k, so p lies in at most two, of consecutive vertices; -1: none, or not interior */
+   patch of vertex v is (v - 1, v + 1) k, so p lies in at most two, of consecutive vertices; -1: none, or not interior.
+   bit 2: either parity (a direction the process grid does not cut, in a group of colors): a vertex of either */
 static PetscInt QBoxColorVertex(PetscInt p, PetscInt k, PetscInt N, PetscInt bit)
 {
   PetscInt v = p / k;
+  if (bit == 2) {
+    if (p % k == 0 || v == 0) v = PetscMax(v, 1); /* p = v k lies in the interior of patch v only; p < k in patch 1's */
+    return p > 0 && v <= N - 1 ? v : -1;
+  }
   if (p % k && v % 2 != bit) v++;
   if (v % 2 != bit || v < 1 || v > N - 1) return -1;
   return v;
+}
+
+/*
+  DMQBoxColorGroupBits_Private - the colors whose exchanges one exchange covers (see the top of this file): colors c1,
+  c2 with c1 >> b == c2 >> b, b the lowest direction the process grid cuts (dim where none is). Consecutive colors of
+  a sweep, forward or backward, in one group need no exchange between them.
+*/
+PetscInt DMQBoxColorGroupBits_Private(DM dm)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+  PetscInt b = 0;
+
+  while (b < q->dim && q->procs[b] == 1) b++;
+  return b;
 }
 
 /* messages of one side: per peer rank (ascending) the count and the first entry in the packed buffer (chunk aligned) */
@@ -113,7 +143,8 @@ typedef struct {
 
 static PetscErrorCode QBoxColorMapsCreate(DM dm, const DMQBoxColumns *c, PetscInt color, QBoxColorMaps *m)
 {
-  const VPGrid *g = &((DM_QBox *)dm->data)->grid;
+  const VPGrid  *g  = &((DM_QBox *)dm->data)->grid;
+  const PetscInt gb = DMQBoxColorGroupBits_Private(dm); /* the directions below gb: every parity of the group */
 
   PetscFunctionBegin;
   for (PetscInt d = 0; d < 3; d++) {
@@ -122,7 +153,7 @@ static PetscErrorCode QBoxColorMapsCreate(DM dm, const DMQBoxColumns *c, PetscIn
       const PetscInt p = g->gxs[d] + i, o = DMQBoxColumnOf_Private(c, d, 0, p), *b = c->b[d];
       PetscInt       lo = o, hi = o;
 
-      m->vert[d][i] = d < g->dim ? QBoxColorVertex(p, g->k, g->N[d], (color >> d) & 1) : 0;
+      m->vert[d][i] = d < g->dim ? QBoxColorVertex(p, g->k, g->N[d], d < gb ? 2 : (color >> d) & 1) : 0;
       m->own[d][i]  = m->vert[d][i] < 0 ? -1 : DMQBoxColumnOf_Private(c, d, 4, m->vert[d][i]);
       while (lo > 0 && p >= b[6 * (lo - 1) + 2] && p < b[6 * (lo - 1) + 2] + b[6 * (lo - 1) + 3]) lo--;
       while (hi < c->P[d] - 1 && p >= b[6 * (hi + 1) + 2] && p < b[6 * (hi + 1) + 2] + b[6 * (hi + 1) + 3]) hi++;
@@ -225,8 +256,9 @@ static PetscErrorCode QBoxColorLists(DM dm, const DMQBoxColumns *c, const QBoxCo
 }
 
 /*
-  DMQBoxColorExchangeSetUp_Private - the lists and the star forest of color `color` (collective); made once, on
-  first use, in O(nodes near the rank's faces)
+  DMQBoxColorExchangeSetUp_Private - the lists and the star forest of the group of color `color` (collective; the
+  group of DMQBoxColorGroupBits_Private(), one color where every direction is cut); made once, on first use, in
+  O(nodes near the rank's faces)
 */
 PetscErrorCode DMQBoxColorExchangeSetUp_Private(DM dm, PetscInt color)
 {
@@ -243,7 +275,7 @@ PetscErrorCode DMQBoxColorExchangeSetUp_Private(DM dm, PetscInt color)
 
   PetscFunctionBegin;
   PetscCheck(color >= 0 && color < (1 << q->dim), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Color %" PetscInt_FMT " is not one of the %d patch colors", color, 1 << q->dim);
-  x = &q->colorx[color];
+  x = &q->colorx[color >> DMQBoxColorGroupBits_Private(dm)];
   if (x->sf) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(VPATCH_ColorSetUp, dm, 0, 0, 0));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
@@ -294,7 +326,7 @@ PetscErrorCode DMQBoxColorExchangeSetUp_Private(DM dm, PetscInt color)
   }
 #endif
   PetscCall(PetscLogEventEnd(VPATCH_ColorSetUp, dm, 0, 0, 0));
-  PetscCall(PetscInfo(dm, "color %" PetscInt_FMT ": sends %" PetscInt_FMT " values to %" PetscInt_FMT " ranks, receives %" PetscInt_FMT " from %" PetscInt_FMT " (in chunks of %d)\n", color, x->nsend, send.n, x->nrecv, recv.n, QBOX_CHUNK));
+  PetscCall(PetscInfo(dm, "color group of %" PetscInt_FMT ": sends %" PetscInt_FMT " values to %" PetscInt_FMT " ranks, receives %" PetscInt_FMT " from %" PetscInt_FMT " (in chunks of %d)\n", color, x->nsend, send.n, x->nrecv, recv.n, QBOX_CHUNK));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -347,9 +379,10 @@ static PetscErrorCode QBoxIndexedCopy(PetscMemType mt, PetscInt n, const PetscIn
 }
 
 /*
-  DMQBoxColorExchangeBegin_Private - starts the exchange of color `color` in the local array xa (memory type mt):
-  packs the values this rank's patches of the color changed and sends them. DMQBoxColorExchangeEnd_Private() receives
-  and writes the values the other ranks' patches changed into xa. Collective.
+  DMQBoxColorExchangeBegin_Private - starts the exchange of the group of color `color` in the local array xa (memory
+  type mt), after the group's last color: packs the values this rank's patches of the group's colors changed and sends
+  them. DMQBoxColorExchangeEnd_Private() receives and writes the values the other ranks' patches changed into xa.
+  Collective.
 */
 PetscErrorCode DMQBoxColorExchangeBegin_Private(DM dm, PetscInt color, PetscMemType mt, PetscScalar *xa)
 {
@@ -359,23 +392,27 @@ PetscErrorCode DMQBoxColorExchangeBegin_Private(DM dm, PetscInt color, PetscMemT
 
   PetscFunctionBegin;
   PetscCall(DMQBoxColorExchangeSetUp_Private(dm, color));
-  x = &q->colorx[color];
+  PetscCall(PetscLogEventBegin(VPATCH_ColorXBegin, dm, 0, 0, 0));
+  x = &q->colorx[color >> DMQBoxColorGroupBits_Private(dm)];
   PetscCall(QBoxColorBuffers(q, mt, PetscMax(x->nsend, x->nrecv), &sbuf, &rbuf));
   PetscCall(QBoxIndexedCopy(mt, x->nsend, x->sendidx, x->d_sendidx, PETSC_FALSE, sbuf, xa));
   PetscCall(PetscSFBcastWithMemTypeBegin(x->sf, q->chunk, mt, sbuf, mt, rbuf, MPI_REPLACE));
+  PetscCall(PetscLogEventEnd(VPATCH_ColorXBegin, dm, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 PetscErrorCode DMQBoxColorExchangeEnd_Private(DM dm, PetscInt color, PetscMemType mt, PetscScalar *xa)
 {
   DM_QBox             *q    = (DM_QBox *)dm->data;
-  DMQBoxColorExchange *x    = &q->colorx[color];
+  DMQBoxColorExchange *x    = &q->colorx[color >> DMQBoxColorGroupBits_Private(dm)];
   const int            dev  = PetscMemTypeDevice(mt) ? 1 : 0;
   PetscScalar         *sbuf = q->xbuf[dev][0], *rbuf = q->xbuf[dev][1]; /* those of DMQBoxColorExchangeBegin_Private() */
 
   PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(VPATCH_ColorXEnd, dm, 0, 0, 0));
   PetscCall(PetscSFBcastEnd(x->sf, q->chunk, sbuf, rbuf, MPI_REPLACE));
   PetscCall(QBoxIndexedCopy(mt, x->nrecv, x->recvidx, x->d_recvidx, PETSC_TRUE, rbuf, xa));
+  PetscCall(PetscLogEventEnd(VPATCH_ColorXEnd, dm, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

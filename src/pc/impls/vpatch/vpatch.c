@@ -50,7 +50,7 @@ typedef struct {
   PetscBool           cuda;      /* the DM's vectors live on the GPU: the CUDA kernels run */
   PetscReal          *scratch;   /* device buffer of the patch residuals of one color (kernel separate) */
   PetscBool           overlap;   /* several ranks: the exchange of a color travels while the inner patches are solved */
-  PCVPatchRanks       ranks;     /* several ranks: exact (one exchange per color) or relaxed (none inside the sweep) */
+  PCVPatchRanks       ranks;     /* several ranks: exact (one exchange per group of colors, one rank's iterates) or relaxed (none inside the sweep) */
   VPDGPatch1D         dgp[3];    /* discontinuous DMQBOX: the 2-cell pencils of the DG vertex patches per direction */
   Mat                 Adg;       /* discontinuous DMQBOX: the SIPG operator of the DM (each color's residual) */
   PetscReal          *d_dgQ[3];  /* discontinuous DMQBOX, GPU: the device copies of dgp's eigenvectors and eigenvalues */
@@ -773,14 +773,17 @@ static PetscErrorCode PCVPatchColorBox(PC_VPatch *jac, PetscMemType mt, PetscInt
 }
 
 /* The step in the ghosted local vector (several ranks, or the CPU path; not the kernel global): b and x are brought
-   into the local boxes once, each color's patches are solved in place in xl, and one exchange after the color (its
-   packed values and a star forest, DMQBoxColorExchangeBegin_Private()) brings the values that the other ranks' patches changed into every local
-   box that holds them, owned or ghost. The iterates are those of one rank, with one exchange per color. Relaxed
-   (-pc_vpatch_ranks relaxed): no exchange inside a pass; the local-to-global copy keeps each rank's own nodes. */
+   into the local boxes once, each color's patches are solved in place in xl, and one exchange after each group of
+   colors (its packed values and a star forest, DMQBoxColorExchangeBegin_Private()) brings the values that the other
+   ranks' patches changed into every local box that holds them, owned or ghost. A group is a run of consecutive colors
+   of the pass that agree along every direction the process grid cuts (DMQBoxColorGroupBits_Private(): no patch of one
+   of them reads what another rank's patch of another changed), so slabs along the slowest direction exchange twice
+   per pass, not 2^dim times. The iterates are those of one rank. Relaxed (-pc_vpatch_ranks relaxed): no exchange
+   inside a pass; the local-to-global copy keeps each rank's own nodes. */
 static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool fwd, PetscBool bwd, PetscBool zero)
 {
   const VPGrid      *g  = &((DM_QBox *)jac->dm->data)->grid;
-  PetscInt           nc = g->dim == 3 ? 8 : 4;
+  PetscInt           nc = g->dim == 3 ? 8 : 4, gb = DMQBoxColorGroupBits_Private(jac->dm);
   const PetscScalar *ba;
   PetscScalar       *xa;
   PetscMemType       mt, xmt;
@@ -812,14 +815,15 @@ static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool 
       xmt = X.mt;
     }
     for (PetscInt i = 0; i < nc; i++) {
-      PetscInt  c  = pass ? nc - 1 - i : i;
-      PetscBool z0 = (PetscBool)(pz && i == 0); /* x = 0 before the step's first color */
+      PetscInt  c = pass ? nc - 1 - i : i, next = pass ? c - 1 : c + 1;
+      PetscBool z0   = (PetscBool)(pz && i == 0);                             /* x = 0 before the step's first color */
+      PetscBool last = (PetscBool)(i == nc - 1 || (next >> gb) != (c >> gb)); /* the last color of its group in this pass */
 
-      if (jac->ranks == PC_VPATCH_RANKS_RELAXED) { /* no exchange: the other ranks' values from the start of the pass */
+      if (jac->ranks == PC_VPATCH_RANKS_RELAXED || !last) { /* no exchange: relaxed, or inside a group */
         PetscCall(PCVPatchColorBox(jac, mt, c, z0, all[0], all[1], ba, xa));
         continue;
       }
-      if (jac->overlap) { /* the patches whose values other ranks hold, the exchange, the others while it travels */
+      if (jac->overlap) { /* the patches whose values other ranks hold, the group's exchange, the others while it travels */
         for (PetscInt d = 0; d < g->dim; d++)
           for (PetscInt side = 0; side < 2; side++) { /* slabs of direction d: inner range before d, all after */
             PetscInt lo[3], hi[3];
@@ -1180,8 +1184,8 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
   PetscCall(PetscOptionsBool("-pc_vpatch_overlap", "Several ranks: solve the patches next to other ranks first, the others while their values travel", "PCVPATCH", jac->overlap, &jac->overlap, NULL));
   {
     PCVPatchRanks r = jac->ranks;
-    PetscCall(
-        PetscOptionsEnum("-pc_vpatch_ranks", "Several ranks: exact (one exchange per color; one rank's iterates) or relaxed (no exchange inside a sweep; not symmetric)", "PCVPatchSetRanks", PCVPatchRanksTypes, (PetscEnum)r, (PetscEnum *)&r, &flg));
+    PetscCall(PetscOptionsEnum("-pc_vpatch_ranks", "Several ranks: exact (one exchange per run of colors that agree along the cut directions; one rank's iterates) or relaxed (no exchange inside a sweep; not symmetric)", "PCVPatchSetRanks",
+                               PCVPatchRanksTypes, (PetscEnum)r, (PetscEnum *)&r, &flg));
     if (flg) PetscCall(PCVPatchSetRanks(pc, r));
   }
   PetscCall(PetscOptionsEnum("-pc_vpatch_surrogate", "Mapped DMQBOX: scaling of the separable surrogate of each patch (default: pointmax, with local solver cg mean)", "PCVPATCH", PCVPatchSurrogates, (PetscEnum)jac->surtype,
@@ -1218,8 +1222,13 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
     if (size > 1 && jac->type == PC_VPATCH_MULTIPLICATIVE && !jac->surrogate) {
       if (jac->ranks == PC_VPATCH_RANKS_RELAXED)
         PetscCall(PetscViewerASCIIPrintf(viewer, "ranks relaxed: no exchange inside a sweep, each rank keeps its own nodes' values (not symmetric)\n"));
-      else
-        PetscCall(PetscViewerASCIIPrintf(viewer, "ranks exact: one exchange per color%s\n", jac->overlap ? ", overlapped with the inner patches" : ""));
+      else if (jac->dm) { /* one exchange per run of colors that agree along the cut directions (PCVPatchStepLocal()) */
+        const PetscInt dim = ((DM_QBox *)jac->dm->data)->dim;
+        const int      nx  = 1 << (dim - DMQBoxColorGroupBits_Private(jac->dm));
+        PetscCall(PetscViewerASCIIPrintf(viewer, "ranks exact: %d exchange%s per pass over the %d colors (one per run of colors that agree along the cut directions)%s\n", nx, nx > 1 ? "s" : "", 1 << dim,
+                                         jac->overlap ? ", overlapped with the inner patches" : ""));
+      } else
+        PetscCall(PetscViewerASCIIPrintf(viewer, "ranks exact: one exchange per run of colors that agree along the cut directions%s\n", jac->overlap ? ", overlapped with the inner patches" : ""));
     } else if (size > 1 && jac->surrogate && jac->ranks == PC_VPATCH_RANKS_RELAXED)
       PetscCall(PetscViewerASCIIPrintf(viewer, "-pc_vpatch_ranks relaxed has no effect on a mapped DMQBOX (each color's residual is a MatMult)\n"));
   }
@@ -1379,7 +1388,7 @@ PetscErrorCode PCVPatchSetSweep(PC pc, PCVPatchSweep s)
 
   Input Parameters:
 + pc - the `PCVPATCH`
-- r  - `PC_VPATCH_RANKS_EXACT` (default: one rank's iterates, one exchange per color) or `PC_VPATCH_RANKS_RELAXED` (no
+- r  - `PC_VPATCH_RANKS_EXACT` (default: one rank's iterates, one exchange per run of colors that agree along the cut directions: 2 per pass for slabs in 3D) or `PC_VPATCH_RANKS_RELAXED` (no
        exchange inside a sweep; each rank keeps its own nodes' values)
 
   Options Database Key:
@@ -1541,7 +1550,7 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
 . -pc_vpatch_dg_lines <bool>                     - discontinuous `DMQBOX` in 3D on the GPU: one thread per 1D line of a patch (default) or per unknown
 . -pc_vpatch_richardson_check <bool>            - `KSPRICHARDSON` with more than one iteration: the true residual after each sweep, for the tolerances (default true; false for a `PCMG` smoother of several steps)
 . -pc_vpatch_overlap <bool>                      - several ranks: solve the patches next to other ranks first and the others while their values travel (default true)
-- -pc_vpatch_ranks <exact,relaxed>               - several ranks: one rank's iterates with one exchange per color (default), or no exchange inside a sweep (`PCVPatchRanks`; not symmetric)
+- -pc_vpatch_ranks <exact,relaxed>               - several ranks: one rank's iterates with one exchange per group of colors (default), or no exchange inside a sweep (`PCVPatchRanks`; not symmetric)
 
   Level: beginner
 
@@ -1570,10 +1579,12 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
   -mg_levels_up_pc_type vpatch -mg_levels_up_pc_vpatch_sweep backward`.
 
   The sweep is exactly multiplicative on any number of MPI ranks, so iterates and iteration counts do not depend on
-  the partition: each rank solves its patches of a color in place in its ghosted local vector, then one exchange per
-  color (a `PetscSF` made from the box decomposition, `DMQBOX`) brings the values that other ranks' patches changed
-  into every local vector that holds them. The patches next to other ranks are solved first, the inner ones while
-  the exchange travels.
+  the partition: each rank solves its patches of a color in place in its ghosted local vector, then one exchange (a
+  `PetscSF` made from the box decomposition, `DMQBOX`) brings the values that other ranks' patches changed into every
+  local vector that holds them. Consecutive colors that agree along every direction the process grid cuts share one
+  exchange (no patch of one reads what another rank's patch of the other changed): slabs in 3D exchange twice per
+  pass over the 8 colors, a 2 x 2 x 2 process grid 8 times. The patches next to other ranks are solved first, the
+  inner ones while the exchange travels.
 
   On CUDA vectors one kernel per color does a patch's localized residual and solve in shared memory, one thread per
   1D line with the line in registers; the 1D reference matrices of the degree sit in constant memory and are scaled

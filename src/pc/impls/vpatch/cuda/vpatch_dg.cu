@@ -363,6 +363,7 @@ __device__ __forceinline__ void VPDGPatchLineBody(const VPGrid &g, const VPDG1D 
   auto qmul = [&](auto Ec, auto TRc, const T *u, auto &&emit) {
     constexpr int  E  = decltype(Ec)::value;
     constexpr bool TR = decltype(TRc)::value;
+    (void)E;                      /* not every instantiation's branch reads it */
     if constexpr (REF && !ROWS) { /* (with ROWS, never run: the constant tables serve double k <= 3, float k <= 5) */
       if constexpr (TR) {
         T e[N], o[N];
