@@ -441,7 +441,10 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
                              q->exchdevice, &q->exchdevice, NULL));
   PetscCall(PetscOptionsBool("-dm_qbox_gather", "Several ranks: DMCoarsen() gathers a level onto rank 0 where the partition cannot be halved or the level gets small (-dm_qbox_gather_cells), so that the hierarchy is as deep as on one rank",
                              "DMCoarsen", q->gather, &q->gather, NULL));
-  PetscCall(PetscOptionsInt("-dm_qbox_gather_cells", "Several ranks: DMCoarsen() gathers the coarse level onto rank 0 once it would have fewer cells than this in all", "DMCoarsen", q->gathercells, &q->gathercells, NULL));
+  PetscCall(
+      PetscOptionsInt("-dm_qbox_gather_cells", "Several ranks: DMCoarsen() gathers the coarse level onto rank 0 once it would have fewer cells than this in all (-1: 2^21 / k^dim, about 2M nodes)", "DMCoarsen", q->gathercells, &q->gathercells, NULL));
+  PetscCheck(q->gathercells >= -1, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE,
+             "-dm_qbox_gather_cells %" PetscInt_FMT ": give a number of cells (0: gather only where the partition cannot be halved), or -1 for the default 2^21 / k^dim", q->gathercells);
   PetscCall(PetscOptionsBool("-dm_qbox_ghosted_vectors", "Several ranks with a partition in slabs (of the slowest direction): global vectors inside ghosted buffers, so that the kernels work on them with no copy to local vectors", "DMQBOX",
                              q->ghostedvecs, &q->ghostedvecs, NULL));
   PetscCall(DMQBoxSetFromOptions_Geometry(dm, PetscOptionsObject));
@@ -882,7 +885,7 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
 . -dm_qbox_dg <bool>          - the discontinuous Q_k space (SIPG) instead of the continuous one (`DMQBoxSetDiscontinuous()`; CPU and CUDA kernels)
 . -dm_qbox_dg_penalty <C>     - its penalty factor: sigma = C k (k+1) / h (default 2)
 . -dm_qbox_gather <bool>      - several ranks: `DMCoarsen()` gathers the coarse level onto rank 0 where a process's cells can no longer be halved (or the level is small, -dm_qbox_gather_cells), so that the hierarchy is as deep as on one rank (default true; false: the hierarchy stops there)
-. -dm_qbox_gather_cells <n>   - ... and gathers it once it would have fewer than n cells in all (default 65536, 2 x 32^3: below that, on 2 ranks, the exchanges of a level cost more than its work, bench/RESULTS.md; a total, not a count per process, so that the gathered level stays small for one GPU on any number of them; 0: only where it must)
+. -dm_qbox_gather_cells <n>   - ... and gathers it once it would have fewer than n cells in all (default -1: 2^21 / k^dim, a coarse level of about 2M nodes, 32^3 cells of Q_3 and 16^3 of Q_7: below that, on 2 GPUs, the exchanges of a level cost more than its work, and the transfer into the gathered level moves the values of its fine level, which this keeps below about 16M, bench/RESULTS.md; a total, not a count per process, so that the gathered level stays small for one GPU on any number of them; 0: only where it must)
 . -dm_qbox_ghosted_vectors <bool> - several ranks whose partition cuts only the slowest direction (slabs, the default for 2 and 3 ranks on a cube): each global vector keeps its values inside a buffer of the rank's ghosted box, and the operator, the transfers and the smoother work on it, exchanging the ghost layers only (default true; false: copies to and from local vectors)
 . -dm_qbox_exchange_device <bool> - several ranks on CUDA vectors: the exchanges hand device buffers to MPI, after a probe that falls back to host staging if MPI does not move device memory (default false; for an MPI that moves device memory point to point but fails PETSc's `-use_gpu_aware_mpi` check, e.g. Open MPI with `--mca pml ucx` over a CUDA-enabled UCX)
 . -dm_qbox_precision <double,single> - CUDA arithmetic of this level's operator and of the transfers to its refinement (default double)
@@ -911,7 +914,7 @@ PetscErrorCode DMCreate_QBox(DM dm)
   q->vecaypx     = PETSC_TRUE;  /* see -dm_qbox_vec_aypx */
   q->ghostedvecs = PETSC_TRUE;  /* see -dm_qbox_ghosted_vectors */
   q->gather      = PETSC_TRUE;  /* see -dm_qbox_gather */
-  q->gathercells = 65536;       /* see -dm_qbox_gather_cells */
+  q->gathercells = -1;          /* see -dm_qbox_gather_cells: 2^21 / k^dim */
   q->dgpenalty   = 2.0;         /* see -dm_qbox_dg_penalty */
   q->radii[0]    = 0.5;         /* see -dm_qbox_shell_radii */
   q->radii[1]    = 1.0;
