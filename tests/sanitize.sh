@@ -35,7 +35,7 @@ for tool in memcheck racecheck synccheck; do
 done
 # two ranks on the GPU (memcheck): the ghosted global vectors and the coarse levels gathered onto one rank
 if command -v mpiexec > /dev/null; then
-  for args in "test_ghosted -dm_vec_type cuda" "test_gather -dm_vec_type cuda -options_file share/vpatch-mg.options -ksp_type richardson -ksp_max_it 2 -ksp_norm_type none -ksp_convergence_test skip"; do
+  for args in "test_ghosted -dm_vec_type cuda -dm_qbox_gather_cells 0" "test_gather -dm_vec_type cuda -options_file share/vpatch-mg.options -ksp_type richardson -ksp_max_it 2 -ksp_norm_type none -ksp_convergence_test skip"; do
     out=$(mpiexec --oversubscribe -n 2 compute-sanitizer --tool memcheck --error-exitcode 9 $B/tests/$args -use_gpu_aware_mpi 0 2>&1)
     rc=$?
     echo "memcheck 2 ranks [$args]: rc $rc, $(echo "$out" | grep -E 'ERROR SUMMARY' | sort | uniq -c | tr -s ' ' | tr '\n' ';')"
