@@ -24,11 +24,13 @@ commit=${BENCH_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1 | tr ' ' '_')
 export PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0"
 solvers=${BENCH_SCALE_SOLVERS:-vpatch-r-mixed}
-common=(-dim 3 -dm_vec_type cuda -rhs ones -repeats 3 -solvers "$solvers" -commit "$commit" -gpu_name "${gpu:-unknown}" ${BENCH_SCALE_ARGS:-})
+common=(-dim 3 -dm_vec_type cuda -rhs ones -repeats 3 -commit "$commit" -gpu_name "${gpu:-unknown}" ${BENCH_SCALE_ARGS:-})
 out=$O/scale.jsonl
 : >"$out"
-one() { "$B/bench/bench_solve" "${common[@]}" "$@" | tee -a "$out"; }
-many() { bash config/mpiexec-gpu.sh --bind-to none -n "$G" "$B/bench/bench_solve" "${common[@]}" "$@" | tee -a "$out"; }
+# one solver per process: with the UCX transport a second hierarchy in the same process can meet UCX 1.20's stale CUDA
+# IPC mappings (config/mpiexec-gpu.sh)
+one() { for s in ${solvers//,/ }; do "$B/bench/bench_solve" "${common[@]}" -solvers "$s" "$@" | tee -a "$out"; done; }
+many() { for s in ${solvers//,/ }; do bash config/mpiexec-gpu.sh --bind-to none -n "$G" "$B/bench/bench_solve" "${common[@]}" -solvers "$s" "$@" | tee -a "$out"; done; }
 for kn in "3 256" "7 128"; do
   set -- $kn
   one -degrees "$1" -box "$2,$2,$2"
