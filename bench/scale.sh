@@ -28,9 +28,11 @@ common=(-dim 3 -dm_vec_type cuda -rhs ones -repeats 3 -commit "$commit" -gpu_nam
 out=$O/scale.jsonl
 : >"$out"
 # one solver per process: with the UCX transport a second hierarchy in the same process can meet UCX 1.20's stale CUDA
-# IPC mappings (config/mpiexec-gpu.sh)
-one() { for s in ${solvers//,/ }; do "$B/bench/bench_solve" "${common[@]}" -solvers "$s" "$@" | tee -a "$out"; done; }
-many() { for s in ${solvers//,/ }; do bash config/mpiexec-gpu.sh --bind-to none -n "$G" "$B/bench/bench_solve" "${common[@]}" -solvers "$s" "$@" | tee -a "$out"; done; }
+# IPC mappings (config/mpiexec-gpu.sh); a run that fails is reported (its JSON line says why), the others go on, and
+# the script exits with 1
+failed=0
+one() { for s in ${solvers//,/ }; do "$B/bench/bench_solve" "${common[@]}" -solvers "$s" "$@" | tee -a "$out" || failed=1; done; }
+many() { for s in ${solvers//,/ }; do bash config/mpiexec-gpu.sh --bind-to none -n "$G" "$B/bench/bench_solve" "${common[@]}" -solvers "$s" "$@" | tee -a "$out" || failed=1; done; }
 for kn in "3 256" "7 128"; do
   set -- $kn
   one -degrees "$1" -box "$2,$2,$2"
@@ -42,3 +44,4 @@ if [ "${BENCH_SCALE_BIG:-0}" = 1 ]; then
   many -degrees 3 -box "384,384,$((288 * G))" -repeats 1
 fi
 python3 bench/report.py "$out" | tee "$O/scale.md"
+exit $failed
