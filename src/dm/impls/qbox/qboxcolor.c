@@ -44,8 +44,8 @@
 static PetscInt QBoxColorVertex(PetscInt p, PetscInt k, PetscInt N, PetscInt bit)
 {
   PetscInt v = p / k;
-  if (bit == 2) {
-    if (p % k == 0 || v == 0) v = PetscMax(v, 1); /* p = v k lies in the interior of patch v only; p < k in patch 1's */
+  if (bit == 2) { /* patch v = p / k holds p (p = v k: only it), except p < k: patch 1 */
+    v = PetscMax(v, 1);
     return p > 0 && v <= N - 1 ? v : -1;
   }
   if (p % k && v % 2 != bit) v++;
@@ -65,6 +65,12 @@ PetscInt DMQBoxColorGroupBits_Private(DM dm)
 
   while (b < q->dim && q->procs[b] == 1) b++;
   return b;
+}
+
+/* the exchange of the group of color c */
+static DMQBoxColorExchange *QBoxColorExchangeOf(DM dm, PetscInt c)
+{
+  return &((DM_QBox *)dm->data)->colorx[c >> DMQBoxColorGroupBits_Private(dm)];
 }
 
 /* messages of one side: per peer rank (ascending) the count and the first entry in the packed buffer (chunk aligned) */
@@ -275,7 +281,7 @@ PetscErrorCode DMQBoxColorExchangeSetUp_Private(DM dm, PetscInt color)
 
   PetscFunctionBegin;
   PetscCheck(color >= 0 && color < (1 << q->dim), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Color %" PetscInt_FMT " is not one of the %d patch colors", color, 1 << q->dim);
-  x = &q->colorx[color >> DMQBoxColorGroupBits_Private(dm)];
+  x = QBoxColorExchangeOf(dm, color);
   if (x->sf) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(VPATCH_ColorSetUp, dm, 0, 0, 0));
   PetscCallMPI(MPI_Comm_rank(comm, &rank));
@@ -393,7 +399,7 @@ PetscErrorCode DMQBoxColorExchangeBegin_Private(DM dm, PetscInt color, PetscMemT
   PetscFunctionBegin;
   PetscCall(DMQBoxColorExchangeSetUp_Private(dm, color));
   PetscCall(PetscLogEventBegin(VPATCH_ColorXBegin, dm, 0, 0, 0));
-  x = &q->colorx[color >> DMQBoxColorGroupBits_Private(dm)];
+  x = QBoxColorExchangeOf(dm, color);
   PetscCall(QBoxColorBuffers(q, mt, PetscMax(x->nsend, x->nrecv), &sbuf, &rbuf));
   PetscCall(QBoxIndexedCopy(mt, x->nsend, x->sendidx, x->d_sendidx, PETSC_FALSE, sbuf, xa));
   PetscCall(PetscSFBcastWithMemTypeBegin(x->sf, q->chunk, mt, sbuf, mt, rbuf, MPI_REPLACE));
@@ -404,7 +410,7 @@ PetscErrorCode DMQBoxColorExchangeBegin_Private(DM dm, PetscInt color, PetscMemT
 PetscErrorCode DMQBoxColorExchangeEnd_Private(DM dm, PetscInt color, PetscMemType mt, PetscScalar *xa)
 {
   DM_QBox             *q    = (DM_QBox *)dm->data;
-  DMQBoxColorExchange *x    = &q->colorx[color >> DMQBoxColorGroupBits_Private(dm)];
+  DMQBoxColorExchange *x    = QBoxColorExchangeOf(dm, color);
   const int            dev  = PetscMemTypeDevice(mt) ? 1 : 0;
   PetscScalar         *sbuf = q->xbuf[dev][0], *rbuf = q->xbuf[dev][1]; /* those of DMQBoxColorExchangeBegin_Private() */
 
