@@ -5,7 +5,7 @@
 #   make check-gpu runs the GPU tests too (on a machine with an NVIDIA GPU)
 #   make check-slow runs the slow tests too (large multigrid levels, minutes)
 #   make bench     runs the benchmarks on a GPU machine (bench/run.sh, results in bench/out)
-#   make bench BENCH_GPUS=2  the multi-GPU mode: strong and weak scaling, 1 GPU against 2 in the same run (bench/scale.sh)
+#   make bench BENCH_GPUS=4  the multi-GPU mode: strong and weak scaling on 1, 2 and 4 GPUs in the same run (bench/scale.sh)
 #   make ucx       fetches PyPI's CUDA-enabled UCX: config/mpiexec-gpu.sh then moves device buffers between GPUs
 #   make install PREFIX=/path
 #
@@ -88,7 +88,7 @@ check-slow: all
 	$(RUNNER) --slow
 
 # on a GPU machine: kernel throughput and the solver comparison, results in bench/out (bench/run.sh); with
-# BENCH_GPUS=G (2 or more) the scaling runs instead, 1 GPU against G in the same call (bench/scale.sh)
+# BENCH_GPUS=G (2 or more) the scaling runs instead, on 1, 2, 4, ... G GPUs in the same call (bench/scale.sh)
 bench: all
 	$(if $(BENCH_GPUS),BENCH_GPUS=$(BENCH_GPUS) bash bench/scale.sh,bash bench/run.sh) $(BUILD)
 

@@ -1,17 +1,20 @@
 #!/bin/bash
 # make bench BENCH_GPUS=G (G >= 2), the multi-GPU mode: strong and weak scaling of the vertex-patch multigrid on one
-# host, 1 GPU against G GPUs in the same call (one rank per GPU), JSON lines in $BENCH_OUT/scale.jsonl and the tables
-# of bench/report.py (speed-up against the 1-GPU run of the same box; weak ratio against the 1-GPU run of 1/G of it).
-#   strong: 3D k = 3 on 256^3 cells (455M unknowns) and k = 7 on 128^3 cells (722M)
-#   weak:   the same per GPU, twice: 1/G of the cube on 1 GPU against the cube on G GPUs, and the cube on 1 GPU against
-#           G cubes along z on G GPUs (k = 3: 256 x 256 x 256G cells; k = 7: 128 x 128 x 128G); the iteration counts
-#           of two boxes of other shapes may differ, so the report gives the time per iteration too
-#   big:    BENCH_SCALE_BIG=1 adds a k = 3 solve of more than 2^31 unknowns on the G GPUs (384 x 384 x 288G cells:
-#           2.3e9 unknowns on 2 GPUs), one solve after the warm-up
-# The G-GPU runs use config/mpiexec-gpu.sh (device buffers between GPUs where Open MPI's pml ucx and the CUDA-enabled
-# UCX of make ucx are there, else host staging, which it says). The 1-GPU runs use no mpiexec.
+# host, on 1, 2, 4, ... GPUs up to G (powers of two, and G itself) in the same call (one rank per GPU), JSON lines in
+# $BENCH_OUT/scale.jsonl and the tables of bench/report.py (speed-up and efficiency against the 1-GPU run of the same
+# box; weak ratio against the 1-GPU run of 1/c of the unknowns).
+#   strong: 3D k = 3 on 256^3 cells (455M unknowns) and k = 7 on 128^3 cells (722M), on every count c
+#   weak:   the cube per GPU: on c GPUs the cube doubled along z, then y, then x, log2(c) times (k = 3, c = 2:
+#           256 x 256 x 512 cells; c = 4: 256 x 512 x 512; c = 8: 512^3, the cube's shape again); the iteration counts
+#           of boxes of other shapes may differ, so the report gives the time per iteration too
+#   big:    BENCH_SCALE_BIG=1 adds the same weak series for the largest box per GPU that fits (chosen by the GPU's
+#           memory: >= 120 GB (H200): k = 3 384 x 384 x 320 cells, 1.28e9 unknowns, and k = 7 160 x 160 x 128, 1.13e9;
+#           smaller (H100 80 GB): k = 3 320 x 320 x 256, 7.1e8, and k = 7 128^3, 7.2e8), one solve after the warm-up
+#   BENCH_SCALE_COUNTS="1 2 4" replaces the list of GPU counts (1 must be in it for the tables' ratios).
+# The runs on several GPUs use config/mpiexec-gpu.sh (device buffers between GPUs where Open MPI's pml ucx and the
+# CUDA-enabled UCX of make ucx are there, else host staging, which it says). The 1-GPU runs use no mpiexec.
 # usage: bench/scale.sh BUILD_DIR    environment: BENCH_GPUS, BENCH_OUT, BENCH_COMMIT, BENCH_SCALE_SOLVERS (default
-#        vpatch-r-mixed), BENCH_SCALE_ARGS (more bench_solve options for every run), BENCH_SCALE_BIG
+#        vpatch-r-mixed), BENCH_SCALE_ARGS (more bench_solve options for every run), BENCH_SCALE_BIG, BENCH_SCALE_COUNTS
 set -euo pipefail
 B=${1:?usage: bench/scale.sh BUILD_DIR}
 G=${BENCH_GPUS:-$(nvidia-smi -L 2>/dev/null | wc -l)}
@@ -31,17 +34,47 @@ out=$O/scale.jsonl
 # IPC mappings (config/mpiexec-gpu.sh); a run that fails is reported (its JSON line says why), the others go on, and
 # the script exits with 1
 failed=0
-one() { for s in ${solvers//,/ }; do "$B/bench/bench_solve" "${common[@]}" -solvers "$s" "$@" | tee -a "$out" || failed=1; done; }
-many() { for s in ${solvers//,/ }; do bash config/mpiexec-gpu.sh --bind-to none -n "$G" "$B/bench/bench_solve" "${common[@]}" -solvers "$s" "$@" | tee -a "$out" || failed=1; done; }
+counts=${BENCH_SCALE_COUNTS:-}
+if [ -z "$counts" ]; then
+  c=1
+  while [ "$c" -lt "$G" ]; do counts+="$c "; c=$((2 * c)); done
+  counts+="$G"
+fi
+# run on c GPUs (c = 1: no mpiexec), one solver per process
+run() {
+  local c=$1 s
+  shift
+  for s in ${solvers//,/ }; do
+    if [ "$c" = 1 ]; then
+      "$B/bench/bench_solve" "${common[@]}" -solvers "$s" "$@" | tee -a "$out" || failed=1
+    else
+      bash config/mpiexec-gpu.sh --bind-to none -n "$c" "$B/bench/bench_solve" "${common[@]}" -solvers "$s" "$@" | tee -a "$out" || failed=1
+    fi
+  done
+}
+# the box of c GPUs in a weak series: the box of one GPU doubled along z, y, x in turn (c a power of two), else
+# stretched c times along z
+weakbox() {
+  local c=$1 b=($2 $3 $4) i=0
+  if [ $((c & (c - 1))) = 0 ]; then
+    while [ "$c" -gt 1 ]; do b[$((2 - i % 3))]=$((2 * b[2 - i % 3])); c=$((c / 2)); i=$((i + 1)); done
+  else
+    b[2]=$((c * b[2]))
+  fi
+  echo "${b[0]},${b[1]},${b[2]}"
+}
 for kn in "3 256" "7 128"; do
   set -- $kn
-  one -degrees "$1" -box "$2,$2,$2"
-  one -degrees "$1" -box "$2,$2,$(($2 / G))"
-  many -degrees "$1" -box "$2,$2,$2"
-  many -degrees "$1" -box "$2,$2,$(($2 * G))"
+  for c in $counts; do run "$c" -degrees "$1" -box "$2,$2,$2"; done
+  for c in $counts; do [ "$c" = 1 ] || run "$c" -degrees "$1" -box "$(weakbox "$c" "$2" "$2" "$2")"; done
 done
 if [ "${BENCH_SCALE_BIG:-0}" = 1 ]; then
-  many -degrees 3 -box "384,384,$((288 * G))" -repeats 1
+  mem=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits 2>/dev/null | head -n 1)
+  if [[ "$mem" =~ ^[0-9]+$ ]] && [ "$mem" -ge 120000 ]; then big=("3 384 384 320" "7 160 160 128"); else big=("3 320 320 256" "7 128 128 128"); fi
+  for kb in "${big[@]}"; do
+    set -- $kb
+    for c in $counts; do run "$c" -degrees "$1" -box "$(weakbox "$c" "$2" "$3" "$4")" -repeats 1; done
+  done
 fi
 python3 bench/report.py "$out" | tee "$O/scale.md"
 exit $failed
