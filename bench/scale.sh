@@ -14,7 +14,8 @@
 # The runs on several GPUs use config/mpiexec-gpu.sh (device buffers between GPUs where Open MPI's pml ucx and the
 # CUDA-enabled UCX of make ucx are there, else host staging, which it says). The 1-GPU runs use no mpiexec.
 # usage: bench/scale.sh BUILD_DIR    environment: BENCH_GPUS, BENCH_OUT, BENCH_COMMIT, BENCH_SCALE_SOLVERS (default
-#        vpatch-r-mixed), BENCH_SCALE_ARGS (more bench_solve options for every run), BENCH_SCALE_BIG, BENCH_SCALE_COUNTS
+#        vpatch-r-mixed), BENCH_SCALE_ARGS (more bench_solve options for every run), BENCH_SCALE_BIG, BENCH_SCALE_COUNTS,
+#        BENCH_SCALE_TIMEOUT
 set -euo pipefail
 B=${1:?usage: bench/scale.sh BUILD_DIR}
 G=${BENCH_GPUS:-$(nvidia-smi -L 2>/dev/null | wc -l)}
@@ -40,16 +41,18 @@ if [ -z "$counts" ]; then
   while [ "$c" -lt "$G" ]; do counts+="$c "; c=$((2 * c)); done
   counts+="$G"
 fi
-# run on c GPUs (c = 1: no mpiexec), one solver per process
+# run on c GPUs (c = 1: no mpiexec), one solver per process, each stopped after BENCH_SCALE_TIMEOUT seconds (600)
 run() {
-  local c=$1 s
+  local c=$1 s rc
   shift
   for s in ${solvers//,/ }; do
+    rc=0
     if [ "$c" = 1 ]; then
-      "$B/bench/bench_solve" "${common[@]}" -solvers "$s" "$@" | tee -a "$out" || failed=1
+      timeout "${BENCH_SCALE_TIMEOUT:-600}" "$B/bench/bench_solve" "${common[@]}" -solvers "$s" "$@" | tee -a "$out" || rc=$?
     else
-      bash config/mpiexec-gpu.sh --bind-to none -n "$c" "$B/bench/bench_solve" "${common[@]}" -solvers "$s" "$@" | tee -a "$out" || failed=1
+      timeout "${BENCH_SCALE_TIMEOUT:-600}" bash config/mpiexec-gpu.sh --bind-to none -n "$c" "$B/bench/bench_solve" "${common[@]}" -solvers "$s" "$@" | tee -a "$out" || rc=$?
     fi
+    [ "$rc" = 0 ] || { failed=1; echo "scale.sh: $s on $c GPUs $* failed (exit $rc; 124: stopped after ${BENCH_SCALE_TIMEOUT:-600} s)" >&2; }
   done
 }
 # the box of c GPUs in a weak series: the box of one GPU doubled along z, y, x in turn (c a power of two), else

@@ -345,11 +345,11 @@ static PetscErrorCode QBoxColorBuffers(DM_QBox *q, PetscMemType mt, PetscInt n, 
   if (q->nxbuf[dev] < n) {
     if (dev) {
 #if defined(PETSC_HAVE_CUDA)
-      if (q->xbuf[dev][0]) PetscCallCUDA(cudaFree(q->xbuf[dev][0]));
-      if (q->xbuf[dev][1]) PetscCallCUDA(cudaFree(q->xbuf[dev][1]));
-      /* cudaMalloc(), not the vectors' pool: MPI may get these buffers (qboxmpi.c) */
-      PetscCallCUDA(cudaMalloc((void **)&q->xbuf[dev][0], n * sizeof(PetscScalar)));
-      PetscCallCUDA(cudaMalloc((void **)&q->xbuf[dev][1], n * sizeof(PetscScalar)));
+      /* from the pool of the buffers MPI may get (qboxmpi.c), not the vectors' */
+      PetscCall(DMQBoxMPIFree_Private(q->xbuf[dev][0]));
+      PetscCall(DMQBoxMPIFree_Private(q->xbuf[dev][1]));
+      PetscCall(DMQBoxMPIMalloc_Private(n * sizeof(PetscScalar), (void **)&q->xbuf[dev][0]));
+      PetscCall(DMQBoxMPIMalloc_Private(n * sizeof(PetscScalar), (void **)&q->xbuf[dev][1]));
 #else
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "This PETSc has no CUDA");
 #endif
@@ -440,8 +440,8 @@ PetscErrorCode DMQBoxColorExchangeDestroy_Private(DM dm)
   }
   PetscCall(PetscFree2(q->xbuf[0][0], q->xbuf[0][1]));
 #if defined(PETSC_HAVE_CUDA)
-  if (q->xbuf[1][0]) PetscCallCUDA(cudaFree(q->xbuf[1][0]));
-  if (q->xbuf[1][1]) PetscCallCUDA(cudaFree(q->xbuf[1][1]));
+  PetscCall(DMQBoxMPIFree_Private(q->xbuf[1][0]));
+  PetscCall(DMQBoxMPIFree_Private(q->xbuf[1][1]));
 #endif
   q->xbuf[1][0] = q->xbuf[1][1] = NULL;
   q->nxbuf[0] = q->nxbuf[1] = 0;

@@ -16,6 +16,15 @@
   wrong values arrived (no error) or MPI_ERR_BUFFER; with the star forest's buffers, the exchanges are right. So the
   remote part of each star forest is marked non-contiguous, which makes PetscSF pack it.
 
+  Every device buffer MPI may see (the star forests' own buffers, the color exchanges' packed buffers, the probe's)
+  comes from a process-wide pool and goes back to CUDA only at PetscFinalize(): a freed buffer goes back to the pool
+  and is handed out again for a request of the same size class. With UCX's cuda_ipc a peer maps a buffer's allocation
+  once and keeps the mapping in a cache keyed by address; when CUDA gave a freed range out again as another allocation,
+  that cached mapping went stale: measured with UCX 1.20, a second DMQBOX hierarchy in the same process (bench_solve
+  with two solvers, 2 x H200) got "cuIpcOpenMemHandle() failed: resource already mapped" and a solve that diverged, and
+  a 4-GPU solve (4 x H200, 256 x 512 x 512 cells of Q_3) "cuIpcOpenMemHandle() failed: operation not permitted" and a
+  hang. An address MPI saw now always belongs to the allocation it was.
+
   UCX finds device memory only with its memory-type cache off (`UCX_MEMTYPE_CACHE=n`): PETSc's allocations bypass
   the allocation hooks the cache relies on. With the cache on, the self probe crashes (caught) and the path stays
   staged.
@@ -28,10 +37,99 @@
 #define QBOX_SF_BASIC 1
 #endif
 #endif
-#if defined(QBOX_SF_BASIC)
+#if defined(PETSC_HAVE_CUDA)
 #include <petscdevice_cuda.h>
+
+/* the pool of device buffers MPI may see (the comment at the top): blocks of a power of two bytes, at least 256 */
+typedef struct {
+  void     *p;
+  size_t    bytes;
+  PetscBool used;
+} QBoxPoolBlock;
+static QBoxPoolBlock *QBoxPool  = NULL;
+static PetscInt       QBoxPoolN = 0, QBoxPoolMax = 0;
+
+static PetscErrorCode QBoxPoolFinalize(void)
+{
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < QBoxPoolN; i++) PetscCallCUDA(cudaFree(QBoxPool[i].p));
+  PetscCall(PetscFree(QBoxPool));
+  QBoxPoolN = QBoxPoolMax = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  DMQBoxMPIMalloc_Private - a device buffer that MPI may get, from the pool: a free block of the request's size class,
+  else a new one (cudaMalloc()). DMQBoxMPIFree_Private() returns it to the pool; CUDA gets the blocks back at
+  PetscFinalize().
+*/
+PetscErrorCode DMQBoxMPIMalloc_Private(size_t bytes, void **p)
+{
+  size_t b = 256;
+
+  PetscFunctionBegin;
+  while (b < bytes) b *= 2;
+  for (PetscInt i = 0; i < QBoxPoolN; i++)
+    if (!QBoxPool[i].used && QBoxPool[i].bytes == b) {
+      QBoxPool[i].used = PETSC_TRUE;
+      *p               = QBoxPool[i].p;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  if (QBoxPoolN == QBoxPoolMax) {
+    QBoxPoolBlock *grown;
+
+    if (!QBoxPoolMax) PetscCall(PetscRegisterFinalize(QBoxPoolFinalize));
+    QBoxPoolMax = PetscMax(64, 2 * QBoxPoolMax);
+    PetscCall(PetscMalloc1(QBoxPoolMax, &grown));
+    if (QBoxPoolN) PetscCall(PetscArraycpy(grown, QBoxPool, QBoxPoolN));
+    PetscCall(PetscFree(QBoxPool));
+    QBoxPool = grown;
+  }
+  PetscCallCUDA(cudaMalloc(p, b));
+  QBoxPool[QBoxPoolN].p     = *p;
+  QBoxPool[QBoxPoolN].bytes = b;
+  QBoxPool[QBoxPoolN].used  = PETSC_TRUE;
+  QBoxPoolN++;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode DMQBoxMPIFree_Private(void *p)
+{
+  PetscFunctionBegin;
+  if (!p) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt i = 0; i < QBoxPoolN; i++)
+    if (QBoxPool[i].p == p) {
+      PetscCheck(QBoxPool[i].used, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX: a device buffer of the exchanges was given back twice");
+      QBoxPool[i].used = PETSC_FALSE;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX: a device buffer given back to the exchanges' pool did not come from it");
+}
+#endif
+
+#if defined(QBOX_SF_BASIC)
 #include <setjmp.h>
 #include <signal.h>
+
+/* the transport probe's result, for this process: it is a property of the MPI (0 not probed, 1 device buffers, -1 host) */
+static int QBoxDeviceMPI = 0;
+
+/* a star forest's allocator once it hands device buffers to MPI: its device buffers from the pool */
+static PetscErrorCode QBoxSFMalloc(PetscMemType mtype, size_t bytes, void **p)
+{
+  PetscFunctionBegin;
+  if (PetscMemTypeDevice(mtype)) PetscCall(DMQBoxMPIMalloc_Private(bytes, p));
+  else PetscCall(PetscMalloc(bytes, p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode QBoxSFFree(PetscMemType mtype, void *p)
+{
+  PetscFunctionBegin;
+  if (PetscMemTypeDevice(mtype)) PetscCall(DMQBoxMPIFree_Private(p));
+  else PetscCall(PetscFree(p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 static sigjmp_buf            QBoxProbeJump;
 static volatile sig_atomic_t QBoxProbeArmed = 0;
@@ -49,7 +147,7 @@ static PetscErrorCode QBoxProbeSelf(PetscBool *ok)
   volatile PetscBool arrived = PETSC_FALSE; /* set between sigsetjmp() and a possible siglongjmp() */
 
   PetscFunctionBegin;
-  PetscCallCUDA(cudaMalloc((void **)&d, sizeof(h)));
+  PetscCall(DMQBoxMPIMalloc_Private(sizeof(h), (void **)&d));
   PetscCallCUDA(cudaMemcpy(d, h, sizeof(h), cudaMemcpyHostToDevice));
   PetscCall(PetscPushSignalHandler(QBoxProbeSignal, NULL));
   QBoxProbeArmed = 1;
@@ -57,7 +155,7 @@ static PetscErrorCode QBoxProbeSelf(PetscBool *ok)
   QBoxProbeArmed = 0;
   PetscCall(PetscPopSignalHandler());
   if (arrived) PetscCallCUDA(cudaMemcpy(h, d, sizeof(h), cudaMemcpyDeviceToHost));
-  PetscCallCUDA(cudaFree(d));
+  PetscCall(DMQBoxMPIFree_Private(d));
   *ok = (PetscBool)(arrived && h[1] == 7);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -84,17 +182,19 @@ static PetscErrorCode QBoxProbeNeighbors(PetscSF sf, PetscBool *ok)
   PetscCall(PetscSFSetGraph(probe, 1, nranks, NULL, PETSC_OWN_POINTER, iremote, PETSC_COPY_VALUES));
   PetscCall(PetscSFSetUp(probe));
   probe->use_gpu_aware_mpi = PETSC_TRUE;
+  probe->ops->Malloc       = QBoxSFMalloc;
+  probe->ops->Free         = QBoxSFFree;
   root                     = rank + 1;
-  PetscCallCUDA(cudaMalloc((void **)&d_root, sizeof(PetscInt)));
-  PetscCallCUDA(cudaMalloc((void **)&d_leaves, (nranks + 1) * sizeof(PetscInt)));
+  PetscCall(DMQBoxMPIMalloc_Private(sizeof(PetscInt), (void **)&d_root));
+  PetscCall(DMQBoxMPIMalloc_Private((nranks + 1) * sizeof(PetscInt), (void **)&d_leaves));
   PetscCallCUDA(cudaMemcpy(d_root, &root, sizeof(PetscInt), cudaMemcpyHostToDevice));
   PetscCallCUDA(cudaMemset(d_leaves, 0, (nranks + 1) * sizeof(PetscInt)));
   PetscCall(PetscSFBcastWithMemTypeBegin(probe, MPIU_INT, PETSC_MEMTYPE_DEVICE, d_root, PETSC_MEMTYPE_DEVICE, d_leaves, MPI_REPLACE));
   PetscCall(PetscSFBcastEnd(probe, MPIU_INT, d_root, d_leaves, MPI_REPLACE));
   PetscCallCUDA(cudaMemcpy(leaves, d_leaves, (nranks + 1) * sizeof(PetscInt), cudaMemcpyDeviceToHost));
   for (PetscMPIInt i = 0; i < nranks; i++) bad += leaves[i] != ranks[i] + 1;
-  PetscCallCUDA(cudaFree(d_root));
-  PetscCallCUDA(cudaFree(d_leaves));
+  PetscCall(DMQBoxMPIFree_Private(d_root));
+  PetscCall(DMQBoxMPIFree_Private(d_leaves));
   PetscCall(PetscSFDestroy(&probe));
   PetscCall(PetscFree2(iremote, leaves));
   *ok = (PetscBool)!bad;
@@ -102,8 +202,6 @@ static PetscErrorCode QBoxProbeNeighbors(PetscSF sf, PetscBool *ok)
 }
 #endif
 
-/* the transport probe's result, for this process: it is a property of the MPI (0 not probed, 1 device buffers, -1 host) */
-static int QBoxDeviceMPI = 0;
 
 /*
   DMQBoxExchangeTransport_Private - called on each of this DM's star forests after PetscSFSetUp(): with
@@ -165,6 +263,8 @@ PetscErrorCode DMQBoxExchangeTransport_Private(DM dm, PetscSF sf, PetscBool pack
       sf->leafcontig[PETSCSF_REMOTE]  = PETSC_FALSE;
     }
     sf->use_gpu_aware_mpi = PETSC_TRUE;
+    sf->ops->Malloc       = QBoxSFMalloc; /* before its first exchange, which allocates its buffers */
+    sf->ops->Free         = QBoxSFFree;
     q->exchange           = DMQBOX_EXCHANGE_DEVICE;
   } else
     q->exchange = DMQBOX_EXCHANGE_HOST_PROBED;
