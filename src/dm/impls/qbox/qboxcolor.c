@@ -429,7 +429,7 @@ PetscErrorCode DMQBoxColorExchangeDestroy_Private(DM dm)
   PetscFunctionBegin;
   for (PetscInt c = 0; c < 8; c++) {
     DMQBoxColorExchange *x = &q->colorx[c];
-    PetscCall(PetscSFDestroy(&x->sf));
+    PetscCall(DMQBoxSFDestroy_Private(&x->sf));
     PetscCall(PetscFree2(x->sendidx, x->recvidx));
 #if defined(PETSC_HAVE_CUDA)
     if (x->d_sendidx) PetscCallCUDA(cudaFree(x->d_sendidx));

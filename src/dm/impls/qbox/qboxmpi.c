@@ -52,7 +52,10 @@ static PetscInt       QBoxPoolN = 0, QBoxPoolMax = 0;
 static PetscErrorCode QBoxPoolFinalize(void)
 {
   PetscFunctionBegin;
-  for (PetscInt i = 0; i < QBoxPoolN; i++) PetscCallCUDA(cudaFree(QBoxPool[i].p));
+  /* a block still in use was a star forest's packing buffer that PetscSF gave to cudaFree() itself (a star forest
+     destroyed other than by DMQBoxSFDestroy_Private()), or is leaked: not freed twice */
+  for (PetscInt i = 0; i < QBoxPoolN; i++)
+    if (!QBoxPool[i].used) PetscCallCUDA(cudaFree(QBoxPool[i].p));
   PetscCall(PetscFree(QBoxPool));
   QBoxPoolN = QBoxPoolMax = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -160,6 +163,35 @@ static PetscErrorCode QBoxProbeSelf(PetscBool *ok)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#endif
+
+/*
+  DMQBoxSFDestroy_Private - PetscSFDestroy() of this DM's star forests. PetscSF gives the packing buffers of its links
+  to cudaFree() itself; those of a star forest that draws on the pool go back to the pool first, when this is its last
+  reference.
+*/
+PetscErrorCode DMQBoxSFDestroy_Private(PetscSF *sf)
+{
+  PetscFunctionBegin;
+  if (!*sf) PetscFunctionReturn(PETSC_SUCCESS);
+#if defined(QBOX_SF_BASIC)
+  if (((PetscObject)*sf)->refct == 1 && (*sf)->ops->Malloc == QBoxSFMalloc) {
+    PetscSF_Basic *bas = (PetscSF_Basic *)(*sf)->data;
+
+    PetscCheck(!bas->inuse, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "DMQBOX: a star forest destroyed during an exchange (a begin without its end)");
+    for (PetscSFLink link = bas->avail; link; link = link->next)
+      for (int i = PETSCSF_LOCAL; i <= PETSCSF_REMOTE; i++) {
+        PetscCall(DMQBoxMPIFree_Private(link->rootbuf_alloc[i][PETSC_MEMTYPE_DEVICE]));
+        PetscCall(DMQBoxMPIFree_Private(link->leafbuf_alloc[i][PETSC_MEMTYPE_DEVICE]));
+        link->rootbuf_alloc[i][PETSC_MEMTYPE_DEVICE] = link->leafbuf_alloc[i][PETSC_MEMTYPE_DEVICE] = NULL;
+      }
+  }
+#endif
+  PetscCall(PetscSFDestroy(sf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if defined(QBOX_SF_BASIC)
 /* one value, rank + 1, from every rank whose roots sf's leaves reference, through device buffers; true when all arrived */
 static PetscErrorCode QBoxProbeNeighbors(PetscSF sf, PetscBool *ok)
 {
@@ -195,7 +227,7 @@ static PetscErrorCode QBoxProbeNeighbors(PetscSF sf, PetscBool *ok)
   for (PetscMPIInt i = 0; i < nranks; i++) bad += leaves[i] != ranks[i] + 1;
   PetscCall(DMQBoxMPIFree_Private(d_root));
   PetscCall(DMQBoxMPIFree_Private(d_leaves));
-  PetscCall(PetscSFDestroy(&probe));
+  PetscCall(DMQBoxSFDestroy_Private(&probe));
   PetscCall(PetscFree2(iremote, leaves));
   *ok = (PetscBool)!bad;
   PetscFunctionReturn(PETSC_SUCCESS);

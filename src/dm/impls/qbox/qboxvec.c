@@ -646,7 +646,7 @@ PetscErrorCode DMQBoxDestroyExchange_Private(DM dm)
   DM_QBox *q = (DM_QBox *)dm->data;
 
   PetscFunctionBegin;
-  PetscCall(PetscSFDestroy(&q->ghostsf));
+  PetscCall(DMQBoxSFDestroy_Private(&q->ghostsf));
   PetscCall(DMQBoxColorExchangeDestroy_Private(dm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

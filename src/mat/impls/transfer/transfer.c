@@ -219,7 +219,7 @@ static PetscErrorCode MatDestroy_QBoxTransfer(Mat P)
   PetscCall(DMDestroy(&ctx->dmc));
   PetscCall(DMDestroy(&ctx->dmf));
   PetscCall(DMDestroy(&ctx->dmfa));
-  PetscCall(PetscSFDestroy(&ctx->gsf));
+  PetscCall(DMQBoxSFDestroy_Private(&ctx->gsf));
   PetscCall(VecDestroy(&ctx->t));
   PetscCall(PetscFree(ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
