@@ -55,6 +55,13 @@ int main(int argc, char **argv)
     gm[d] = PetscMin(os[d] + om[d] + k, M) - gs[d];
   }
 
+  { /* -expect_max_owned_cells n: the most cells any rank owns (the partition's balance) */
+    PetscInt expect = -1, mine = ownc[0] * ownc[1] * (dim == 3 ? ownc[2] : 1), most;
+
+    PetscCall(PetscOptionsGetInt(NULL, NULL, "-expect_max_owned_cells", &expect, NULL));
+    PetscCallMPI(MPIU_Allreduce(&mine, &most, 1, MPIU_INT, MPI_MAX, PETSC_COMM_WORLD));
+    PetscCheck(expect < 0 || most == expect, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the most cells a rank owns: %" PetscInt_FMT ", expected %" PetscInt_FMT, most, expect);
+  }
   PetscCall(DMCreateGlobalVector(dm, &g));
   PetscCall(VecDuplicate(g, &g2));
   PetscCall(DMCreateLocalVector(dm, &l));
@@ -183,6 +190,19 @@ int main(int argc, char **argv)
     suffix: 3d_np4
     nsize: 4
     args: -cells 4,4,3 -dm_qbox_coordinates
+    output_file: none
+
+  # balance: 10 cells on 2 columns 5 + 5 (not 6 + 4 in units of 2), 12 on 2 6 + 6 (not 8 + 4 in units of 4)
+  test:
+    suffix: np2_balanced
+    nsize: 2
+    args: -cells 4,4,10 -expect_max_owned_cells 80
+    output_file: none
+
+  test:
+    suffix: np4_balanced
+    nsize: 4
+    args: -cells 2,12,10 -degrees 2 -expect_max_owned_cells 60
     output_file: none
 
   test:

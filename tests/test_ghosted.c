@@ -98,7 +98,7 @@ static PetscErrorCode CheckMat(const char *name, Mat A, Op op, Vec x, Vec y)
 
 int main(int argc, char **argv)
 {
-  PetscInt        dim = 3, k = 3, cells[3] = {4, 4, 6}, ncells = 3;
+  PetscInt        dim = 3, k = 3, cells[3] = {4, 4, 8}, ncells = 3;
   PetscBool       expect   = PETSC_TRUE, ghosted, std;
   const PetscReal lower[3] = {0, 0, 0}, upper[3] = {1.0, 0.7, 1.3};
   DM              dmf, dmc;
@@ -214,7 +214,7 @@ int main(int argc, char **argv)
   test:
     suffix: 3d_np2
     nsize: 2
-    args: -dim 3 -k 3 -cells 4,4,6 -dm_qbox_gather_cells 0
+    args: -dim 3 -k 3 -cells 4,4,8 -dm_qbox_gather_cells 0
     output_file: test_ghosted_yes
 
   test:
@@ -250,7 +250,7 @@ int main(int argc, char **argv)
     suffix: cuda_3d_np2
     nsize: 2
     requires: cuda
-    args: -dim 3 -k 3 -cells 4,4,6 -dm_vec_type cuda -dm_qbox_gather_cells 0
+    args: -dim 3 -k 3 -cells 4,4,8 -dm_vec_type cuda -dm_qbox_gather_cells 0
     output_file: test_ghosted_cuda
 
   test:
