@@ -31,9 +31,8 @@ solvers=${BENCH_SCALE_SOLVERS:-vpatch-r-mixed}
 common=(-dim 3 -dm_vec_type cuda -rhs ones -repeats 3 -commit "$commit" -gpu_name "${gpu:-unknown}" ${BENCH_SCALE_ARGS:-})
 out=$O/scale.jsonl
 : >"$out"
-# one solver per process: with the UCX transport a second hierarchy in the same process can meet UCX 1.20's stale CUDA
-# IPC mappings (config/mpiexec-gpu.sh); a run that fails is reported (its JSON line says why), the others go on, and
-# the script exits with 1
+# one solver per process (each run's memory and set-up its own); a run that fails is reported (its JSON line says why),
+# the others go on, and the script exits with 1
 failed=0
 counts=${BENCH_SCALE_COUNTS:-}
 if [ -z "$counts" ]; then

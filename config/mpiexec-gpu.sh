@@ -17,10 +17,10 @@ fi
 export LD_LIBRARY_PATH=$u/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export UCX_MODULE_DIR=$u/lib/ucx
 export UCX_MEMTYPE_CACHE=n # PETSc's allocations bypass the hooks of UCX's memory-type cache: detect each buffer
-# Known limit (UCX 1.20's cuda_ipc, bench/RESULTS.md session 27): in a process that destroys its DMQBOX hierarchy and
-# builds another (bench_solve with two solvers), an exchange of the second can fail with "cuIpcOpenMemHandle() failed:
-# resource already mapped" and move wrong values (the solve then diverges). One hierarchy per process is safe, as is
-# host staging (plain mpiexec). UCX_CUDA_IPC_CACHE=n did not cure it: slower (0.238 -> 0.275 s) and the two-solver run hung.
+# UCX 1.20's cuda_ipc caches a peer's buffer mappings by address: a device buffer MPI saw and that was freed, its
+# range then given out again as another allocation, made exchanges fail ("cuIpcOpenMemHandle() failed: resource already
+# mapped", or "operation not permitted" and a hang). Every device buffer the DM hands to MPI now comes from a pool that
+# goes back to CUDA only at PetscFinalize() (src/dm/impls/qbox/qboxmpi.c; bench/RESULTS.md session 28).
 # PETSc's own start-up check of a CUDA-aware MPI (a collective on device memory) fails on this MPI: the DM's star
 # forests take device buffers by themselves (-dm_qbox_exchange_device), the rest of PETSc stays staged
 case " ${PETSC_OPTIONS:-} " in *use_gpu_aware_mpi*) ;; *) PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0" ;; esac
