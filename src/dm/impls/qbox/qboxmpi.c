@@ -23,7 +23,8 @@
   that cached mapping went stale: measured with UCX 1.20, a second DMQBOX hierarchy in the same process (bench_solve
   with two solvers, 2 x H200) got "cuIpcOpenMemHandle() failed: resource already mapped" and a solve that diverged, and
   a 4-GPU solve (4 x H200, 256 x 512 x 512 cells of Q_3) "cuIpcOpenMemHandle() failed: operation not permitted" and a
-  hang. An address MPI saw now always belongs to the allocation it was.
+  hang. An address MPI saw now always belongs to the allocation it was. The pool keeps its blocks (buffers of the size
+  of a rank's faces, not of its volume) until PetscFinalize(); a later hierarchy of the same sizes reuses them.
 
   UCX finds device memory only with its memory-type cache off (`UCX_MEMTYPE_CACHE=n`): PETSc's allocations bypass
   the allocation hooks the cache relies on. With the cache on, the self probe crashes (caught) and the path stays
@@ -163,35 +164,6 @@ static PetscErrorCode QBoxProbeSelf(PetscBool *ok)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-#endif
-
-/*
-  DMQBoxSFDestroy_Private - PetscSFDestroy() of this DM's star forests. PetscSF gives the packing buffers of its links
-  to cudaFree() itself; those of a star forest that draws on the pool go back to the pool first, when this is its last
-  reference.
-*/
-PetscErrorCode DMQBoxSFDestroy_Private(PetscSF *sf)
-{
-  PetscFunctionBegin;
-  if (!*sf) PetscFunctionReturn(PETSC_SUCCESS);
-#if defined(QBOX_SF_BASIC)
-  if (((PetscObject)*sf)->refct == 1 && (*sf)->ops->Malloc == QBoxSFMalloc) {
-    PetscSF_Basic *bas = (PetscSF_Basic *)(*sf)->data;
-
-    PetscCheck(!bas->inuse, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "DMQBOX: a star forest destroyed during an exchange (a begin without its end)");
-    for (PetscSFLink link = bas->avail; link; link = link->next)
-      for (int i = PETSCSF_LOCAL; i <= PETSCSF_REMOTE; i++) {
-        PetscCall(DMQBoxMPIFree_Private(link->rootbuf_alloc[i][PETSC_MEMTYPE_DEVICE]));
-        PetscCall(DMQBoxMPIFree_Private(link->leafbuf_alloc[i][PETSC_MEMTYPE_DEVICE]));
-        link->rootbuf_alloc[i][PETSC_MEMTYPE_DEVICE] = link->leafbuf_alloc[i][PETSC_MEMTYPE_DEVICE] = NULL;
-      }
-  }
-#endif
-  PetscCall(PetscSFDestroy(sf));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-#if defined(QBOX_SF_BASIC)
 /* one value, rank + 1, from every rank whose roots sf's leaves reference, through device buffers; true when all arrived */
 static PetscErrorCode QBoxProbeNeighbors(PetscSF sf, PetscBool *ok)
 {
@@ -234,12 +206,37 @@ static PetscErrorCode QBoxProbeNeighbors(PetscSF sf, PetscBool *ok)
 }
 #endif
 
+/*
+  DMQBoxSFDestroy_Private - PetscSFDestroy() of this DM's star forests. PetscSF gives the packing buffers of its links
+  to cudaFree() itself; those of a star forest that draws on the pool go back to the pool first, when this is its last
+  reference.
+*/
+PetscErrorCode DMQBoxSFDestroy_Private(PetscSF *sf)
+{
+  PetscFunctionBegin;
+  if (!*sf) PetscFunctionReturn(PETSC_SUCCESS);
+#if defined(QBOX_SF_BASIC)
+  if (((PetscObject)*sf)->refct == 1 && (*sf)->ops->Malloc == QBoxSFMalloc) {
+    PetscSF_Basic *bas = (PetscSF_Basic *)(*sf)->data;
+
+    PetscCheck(!bas->inuse, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONGSTATE, "DMQBOX: a star forest destroyed during an exchange (a begin without its end)");
+    for (PetscSFLink link = bas->avail; link; link = link->next)
+      for (int i = PETSCSF_LOCAL; i <= PETSCSF_REMOTE; i++) {
+        PetscCall(DMQBoxMPIFree_Private(link->rootbuf_alloc[i][PETSC_MEMTYPE_DEVICE]));
+        PetscCall(DMQBoxMPIFree_Private(link->leafbuf_alloc[i][PETSC_MEMTYPE_DEVICE]));
+        link->rootbuf_alloc[i][PETSC_MEMTYPE_DEVICE] = link->leafbuf_alloc[i][PETSC_MEMTYPE_DEVICE] = NULL;
+      }
+  }
+#endif
+  PetscCall(PetscSFDestroy(sf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
 
 /*
   DMQBoxExchangeTransport_Private - called on each of this DM's star forests after PetscSFSetUp(): with
   -dm_qbox_exchange_device on CUDA vectors and several ranks, probe once (collective on the DM's communicator, as
   the star forests' creation is) and hand device buffers to MPI when every rank's probe passed. packed: the star
-  forest moves the color exchanges' packed buffers (qboxcolor.c, cudaMalloc()), which MPI may get as they are.
+  forest moves the color exchanges' packed buffers (qboxcolor.c, from the pool above), which MPI may get as they are.
 */
 PetscErrorCode DMQBoxExchangeTransport_Private(DM dm, PetscSF sf, PetscBool packed)
 {
