@@ -68,12 +68,13 @@ int main(int argc, char **argv)
     PetscCallCUDA(cudaMalloc((void **)&rbuf, maxb));
   }
   for (PetscMPIInt peer = 1; peer < size; peer++) {
-    for (PetscInt n = minb; n <= maxb; n *= 4) {
+    for (PetscInt n = minb, last = 0; !last; n = last ? n : 4 * n) { /* minb, 4 minb, ... up to maxb, no overflow */
       PetscMPIInt m = (PetscMPIInt)n;
       double      t0 = 0, t1 = 0;
       size_t      bad = 0;
       int         anybad;
 
+      last = n > maxb / 4;
       if (rank == 0 || rank == peer) {
         const PetscMPIInt other = rank == 0 ? peer : 0;
 
