@@ -61,7 +61,7 @@ int main(int argc, char **argv)
   PetscCheck(size >= 2, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "bench_transport needs at least 2 ranks (mpiexec -n 2 or more)");
   PetscCheck(minb >= 1 && maxb >= minb && maxb <= PETSC_MPI_INT_MAX, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-min_bytes %" PetscInt_FMT " and -max_bytes %" PetscInt_FMT ": need 1 <= min <= max < 2^31", minb, maxb);
   PetscCheck(repeats >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-repeats must be at least 1");
-  PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
+  if (!host) PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
   if (host) PetscCall(PetscMalloc2(maxb, &sbuf, maxb, &rbuf));
   else {
     PetscCallCUDA(cudaMalloc((void **)&sbuf, maxb));
@@ -79,7 +79,7 @@ int main(int argc, char **argv)
         const PetscMPIInt other = rank == 0 ? peer : 0;
 
         PetscCall(Fill(sbuf, host, (size_t)n, rank));
-        PetscCallCUDA(cudaDeviceSynchronize());
+        if (!host) PetscCallCUDA(cudaDeviceSynchronize());
         for (PetscInt it = -2; it < repeats; it++) {
           if (it == 0) t0 = MPI_Wtime();
           if (rank == 0) {
@@ -90,7 +90,7 @@ int main(int argc, char **argv)
             PetscCallMPI(MPI_Send(sbuf, m, MPI_CHAR, other, 0, PETSC_COMM_WORLD));
           }
         }
-        PetscCallCUDA(cudaDeviceSynchronize());
+        if (!host) PetscCallCUDA(cudaDeviceSynchronize());
         t1 = MPI_Wtime();
         PetscCall(Check(rbuf, host, (size_t)n, other, &bad));
       }
