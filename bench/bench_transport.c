@@ -13,8 +13,10 @@ static PetscErrorCode Fill(char *buf, PetscBool host, size_t n, int seed)
   char *h;
 
   PetscFunctionBegin;
-  if (host) h = buf;
-  else PetscCall(PetscMalloc1(n, &h));
+  if (host)
+    h = buf;
+  else
+    PetscCall(PetscMalloc1(n, &h));
   for (size_t i = 0; i < n; i++) h[i] = (char)((i * 131 + (size_t)seed) & 0x7f);
   if (!host) {
     PetscCallCUDA(cudaMemcpy(buf, h, n, cudaMemcpyHostToDevice));
@@ -29,7 +31,8 @@ static PetscErrorCode Check(const char *buf, PetscBool host, size_t n, int seed,
   char *h;
 
   PetscFunctionBegin;
-  if (host) h = (char *)buf;
+  if (host)
+    h = (char *)buf;
   else {
     PetscCall(PetscMalloc1(n, &h));
     PetscCallCUDA(cudaMemcpy(h, buf, n, cudaMemcpyDeviceToHost));
@@ -62,14 +65,15 @@ int main(int argc, char **argv)
   PetscCheck(minb >= 1 && maxb >= minb && maxb <= PETSC_MPI_INT_MAX, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-min_bytes %" PetscInt_FMT " and -max_bytes %" PetscInt_FMT ": need 1 <= min <= max < 2^31", minb, maxb);
   PetscCheck(repeats >= 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-repeats must be at least 1");
   if (!host) PetscCall(PetscDeviceInitialize(PETSC_DEVICE_CUDA));
-  if (host) PetscCall(PetscMalloc2(maxb, &sbuf, maxb, &rbuf));
+  if (host)
+    PetscCall(PetscMalloc2(maxb, &sbuf, maxb, &rbuf));
   else {
     PetscCallCUDA(cudaMalloc((void **)&sbuf, maxb));
     PetscCallCUDA(cudaMalloc((void **)&rbuf, maxb));
   }
   for (PetscMPIInt peer = 1; peer < size; peer++) {
     for (PetscInt n = minb, last = 0; !last; n = last ? n : 4 * n) { /* minb, 4 minb, ... up to maxb, no overflow */
-      PetscMPIInt m = (PetscMPIInt)n;
+      PetscMPIInt m  = (PetscMPIInt)n;
       double      t0 = 0, t1 = 0;
       size_t      bad = 0;
       int         anybad;
@@ -99,12 +103,13 @@ int main(int argc, char **argv)
       failed |= anybad;
       if (rank == 0) {
         const double oneway = (t1 - t0) / (2.0 * (double)repeats);
-        PetscCall(PetscPrintf(PETSC_COMM_SELF, "{\"bench\": \"transport\", \"memory\": \"%s\", \"ranks\": %d, \"peer\": %d, \"bytes\": %" PetscInt_FMT ", \"oneway_us\": %.2f, \"gb_s\": %.2f, \"status\": \"%s\"}\n", host ? "host" : "device", size, peer, n, 1e6 * oneway,
-                              (double)n / oneway / 1e9, anybad ? "wrong data" : "ok"));
+        PetscCall(PetscPrintf(PETSC_COMM_SELF, "{\"bench\": \"transport\", \"memory\": \"%s\", \"ranks\": %d, \"peer\": %d, \"bytes\": %" PetscInt_FMT ", \"oneway_us\": %.2f, \"gb_s\": %.2f, \"status\": \"%s\"}\n", host ? "host" : "device", size,
+                              peer, n, 1e6 * oneway, (double)n / oneway / 1e9, anybad ? "wrong data" : "ok"));
       }
     }
   }
-  if (host) PetscCall(PetscFree2(sbuf, rbuf));
+  if (host)
+    PetscCall(PetscFree2(sbuf, rbuf));
   else {
     PetscCallCUDA(cudaFree(sbuf));
     PetscCallCUDA(cudaFree(rbuf));

@@ -42,15 +42,12 @@ if [ -z "$counts" ]; then
 fi
 # run on c GPUs (c = 1: no mpiexec), one solver per process, each stopped after BENCH_SCALE_TIMEOUT seconds (600)
 run() {
-  local c=$1 s rc
+  local c=$1 s rc launch=()
   shift
+  [ "$c" = 1 ] || launch=(bash config/mpiexec-gpu.sh --bind-to none -n "$c")
   for s in ${solvers//,/ }; do
     rc=0
-    if [ "$c" = 1 ]; then
-      timeout "${BENCH_SCALE_TIMEOUT:-600}" "$B/bench/bench_solve" "${common[@]}" -solvers "$s" "$@" | tee -a "$out" || rc=$?
-    else
-      timeout "${BENCH_SCALE_TIMEOUT:-600}" bash config/mpiexec-gpu.sh --bind-to none -n "$c" "$B/bench/bench_solve" "${common[@]}" -solvers "$s" "$@" | tee -a "$out" || rc=$?
-    fi
+    timeout "${BENCH_SCALE_TIMEOUT:-600}" "${launch[@]}" "$B/bench/bench_solve" "${common[@]}" -solvers "$s" "$@" | tee -a "$out" || rc=$?
     [ "$rc" = 0 ] || { failed=1; echo "scale.sh: $s on $c GPUs $* failed (exit $rc; 124: stopped after ${BENCH_SCALE_TIMEOUT:-600} s)" >&2; }
   done
 }

@@ -122,16 +122,20 @@ static int QBoxDeviceMPI = 0;
 static PetscErrorCode QBoxSFMalloc(PetscMemType mtype, size_t bytes, void **p)
 {
   PetscFunctionBegin;
-  if (PetscMemTypeDevice(mtype)) PetscCall(DMQBoxMPIMalloc_Private(bytes, p));
-  else PetscCall(PetscMalloc(bytes, p));
+  if (PetscMemTypeDevice(mtype))
+    PetscCall(DMQBoxMPIMalloc_Private(bytes, p));
+  else
+    PetscCall(PetscMalloc(bytes, p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode QBoxSFFree(PetscMemType mtype, void *p)
 {
   PetscFunctionBegin;
-  if (PetscMemTypeDevice(mtype)) PetscCall(DMQBoxMPIFree_Private(p));
-  else PetscCall(PetscFree(p));
+  if (PetscMemTypeDevice(mtype))
+    PetscCall(DMQBoxMPIFree_Private(p));
+  else
+    PetscCall(PetscFree(p));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
