@@ -4,6 +4,9 @@
 # operator on mapped cells), tests/test_auxamggpu (the auxiliary-grid AMG); memcheck of tests/test_ghosted and
 # tests/test_gather on two ranks (mpiexec, from the repository root). On a machine with an NVIDIA GPU:
 #   bash tests/sanitize.sh BUILD_DIR      (BUILD_DIR: build/<PETSC_ARCH>)
+# SANITIZE_TOOLS="memcheck synccheck" runs only those tools (default: all three); SANITIZE_RANKS=0 skips the two-rank
+# runs (default 1): the whole set takes more than 5 minutes on an H100, nearly all of it racecheck (synccheck and the
+# two-rank memchecks: 20 s), so it can be split over several calls.
 # Prints each tool's summary line per case; exits non-zero if any run reports an error or hazard.
 set -u
 B=${1:?usage: tests/sanitize.sh BUILD_DIR}
@@ -20,7 +23,7 @@ check() {
     echo "$out" | tail -n 20
   fi
 }
-for tool in memcheck racecheck synccheck; do
+for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
   for args in "-dim 2 -cells 4,6 -degrees 1,3,10" "-dim 3 -cells 4,4,4 -degrees 1,3,6,8" "-dim 3 -cells 4,6,4 -degrees 2,6 -single" "-dim 3 -cells 4,6,4 -degrees 2"; do
     check "$tool" "$B/tests/test_gpu" $args
   done
@@ -34,7 +37,7 @@ for tool in memcheck racecheck synccheck; do
   check "$tool" $k "$B/tests/test_auxamggpu" -dim 2 -n 40 -perturb 0.45
 done
 # two ranks on the GPU (memcheck): the ghosted global vectors and the coarse levels gathered onto one rank
-if command -v mpiexec > /dev/null; then
+if [ "${SANITIZE_RANKS:-1}" != 0 ] && command -v mpiexec > /dev/null; then
   for args in "test_ghosted -dm_vec_type cuda -dm_qbox_gather_cells 0" "test_gather -dm_vec_type cuda -options_file share/vpatch-mg.options -ksp_type richardson -ksp_max_it 2 -ksp_norm_type none -ksp_convergence_test skip"; do
     out=$(mpiexec --oversubscribe -n 2 compute-sanitizer --tool memcheck --error-exitcode 9 $B/tests/$args -use_gpu_aware_mpi 0 2>&1)
     rc=$?

@@ -1,5 +1,5 @@
 static char help[] = "GPU kernels against the CPU path of the same code, on random data: Laplacian (MatMult, MatMultAdd,\n\
-MatGetDiagonal), transfer (MatMult, MatMultTranspose), and PCVPATCH (PCApply forward, PCApplyTranspose, symmetric,\n\
+MatResidual, MatGetDiagonal), transfer (MatMult, MatMultTranspose), and PCVPATCH (PCApply forward, PCApplyTranspose, symmetric,\n\
 PCApplyRichardson from a nonzero iterate and from zero). Relative differences must be < 1e-12; the vpatch sweep must be bitwise\n\
 reproducible run to run. With -single the GPU runs the single-precision kernels (operator, transfer, smoother) and\n\
 the bound is 1e-5 against the double CPU path. Needs a GPU and a PETSc with CUDA.\n\n";
@@ -139,6 +139,18 @@ int main(int argc, char **argv)
     PetscCall(MatMultAdd(Ac, xc, zc, yc));
     PetscCall(MatMultAdd(Ag, xg, zg, yg));
     PetscCall(Compare(yg, yc, "MatMultAdd", dim, k));
+    /* the residual z - A x: on one rank the GPU computes it in the operator's kernel (-dm_qbox_fused_residual), the CPU
+       by MatMult and VecAYPX; then of 2 A (MATSHELL's MatScale(), which the fused kernel must leave to MatMult) */
+    PetscCall(MatResidual(Ac, zc, xc, yc));
+    PetscCall(MatResidual(Ag, zg, xg, yg));
+    PetscCall(Compare(yg, yc, "MatResidual", dim, k));
+    PetscCall(MatScale(Ac, 2.0));
+    PetscCall(MatScale(Ag, 2.0));
+    PetscCall(MatResidual(Ac, zc, xc, yc));
+    PetscCall(MatResidual(Ag, zg, xg, yg));
+    PetscCall(Compare(yg, yc, "MatResidual of 2 A", dim, k));
+    PetscCall(MatScale(Ac, 0.5));
+    PetscCall(MatScale(Ag, 0.5));
     if (!single) { /* the diagonal is computed in double at any precision */
       PetscCall(MatGetDiagonal(Ac, yc));
       PetscCall(MatGetDiagonal(Ag, yg));

@@ -44,6 +44,7 @@ typedef struct {
   PetscBool           samelayout;    /* the ghosted local box is the owned box (one rank): kernels may work on global arrays */
   PetscBool           vecmdot;       /* CUDA global vectors: VecMDot by our kernel (-dm_qbox_vec_mdot, qboxvec.c) */
   PetscBool           vecaypx;       /* CUDA global vectors: VecAYPX in one pass by our kernel (-dm_qbox_vec_aypx, qboxvec.c) */
+  PetscBool           fusedres;      /* CUDA, one rank: MatResidual of the operator in one pass (-dm_qbox_fused_residual, laplacian.c) */
   PetscBool           exchdevice;    /* -dm_qbox_exchange_device: device buffers to MPI after a probe (qboxmpi.c) */
   PetscBool           ghostedvecs;   /* -dm_qbox_ghosted_vectors: global vectors inside ghosted buffers where the partition is slabs (qboxvec.c) */
   PetscBool           gather;        /* -dm_qbox_gather: DMCoarsen() may gather the coarse level onto rank 0 (qboxhier.c) */

@@ -207,11 +207,14 @@ static inline PetscInt VPPatchWorkSize(PetscInt dim, PetscInt k)
 /* the reference element matrices Mhat, Khat ((k+1)^2, on the unit interval) of degree k for the operator kernel */
 PETSC_INTERN PetscErrorCode VPLaplacianSetUp_CUDA(PetscInt k, const PetscReal *Mhat, const PetscReal *Khat);
 PETSC_INTERN PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *, PetscBool single, PetscBool deterministic, const PetscScalar *xl, PetscScalar *yl);
+/* r = b - A x in one pass (MatResidual()), arrays of a rank whose ghosted box is its owned box */
+PETSC_INTERN PetscErrorCode VPLaplacianResidual_CUDA(const VPGrid *, PetscBool single, PetscBool deterministic, const PetscScalar *b, const PetscScalar *x, PetscScalar *r);
 PETSC_INTERN PetscErrorCode VPLaplacianDiagonal_CUDA(const VPGrid *, const PetscReal *d_mats, PetscScalar *dl);
 /* the 1D prolongation P ((2k+1) x (k+1), reference) of degree k for the transfer kernels */
 PETSC_INTERN PetscErrorCode VPTransferSetUp_CUDA(PetscInt k, const PetscReal *P);
 PETSC_INTERN PetscErrorCode VPTransferApply_CUDA(const VPGrid *gc, const VPGrid *gf, PetscBool single, PetscBool homogeneous, PetscBool restrict_, const PetscScalar *in, PetscScalar *out);
 PETSC_INTERN PetscErrorCode VPOwnedBoundary_CUDA(const VPGrid *, const PetscScalar *src, PetscScalar *dst, PetscBool local);
+PETSC_INTERN PetscErrorCode VPOwnedBoundaryResidual_CUDA(const VPGrid *, const PetscScalar *b, const PetscScalar *x, PetscScalar *r);
 /* the owned nodes between a global array glob (the owned box) and a local array loc (the ghosted box) */
 typedef enum {
   VP_OWNED_TO_LOCAL,   /* loc = glob */

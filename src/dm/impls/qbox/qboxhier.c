@@ -18,6 +18,7 @@ static PetscErrorCode DMQBoxCreateRelative(DM dm, MPI_Comm comm, PetscBool coars
   qn->deterministic = q->deterministic;
   qn->vecmdot       = q->vecmdot;
   qn->vecaypx       = q->vecaypx;
+  qn->fusedres      = q->fusedres;
   qn->exchdevice    = q->exchdevice;
   qn->ghostedvecs   = q->ghostedvecs;
   qn->gather        = q->gather;

@@ -4,7 +4,8 @@
   With a map or a coefficient (src/dm/impls/qbox/qboxgeo.c) the same shell applies -div(a grad u) on the mapped cells
   with the DM's geometric factors (CPU: laplacian_cpu.c, VPMappedApply_CPU(); CUDA: cuda/mapped.cu).
 
-  MatMult = global-to-local, cell kernel (sum factorization) on the owned cells, local-to-global with ADD. Dirichlet
+  MatMult = global-to-local, cell kernel (sum factorization) on the owned cells, local-to-global with ADD. MatResidual
+  on one rank: the same kernel adds b (r = b - A x in one pass, -dm_qbox_fused_residual). Dirichlet
   nodes are eliminated: their rows are the identity and their columns are zero in the interior rows, so the operator
   is symmetric positive definite. For PETSc's methods that need matrix entries (MatSOR(), MatGetFactor(),
   PCREDUNDANT's MatCreateSubMatrices()) the shell delegates to an assembled copy made on first use.
@@ -98,6 +99,54 @@ static PetscErrorCode MatMult_QBoxLaplacian(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
   PetscCall(MatMultAdd_QBoxLaplacian(A, x, NULL, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatResidual(): r = b - A x. On one rank with CUDA vectors, the Cartesian operator unchanged by MatScale() and the like
+   (-dm_qbox_fused_residual): the operator's kernel adds b itself (VPLaplacianResidual_CUDA()), one pass over x and b
+   where MatMult() and VecAYPX() make two more over r and one more over b. Otherwise MatMult() and VecAYPX(), as PETSc. */
+static PetscErrorCode MatResidual_QBoxLaplacian(Mat A, Vec b, Vec x, Vec r)
+{
+  Mat_QBoxLaplacian *ctx;
+  DM_QBox           *q;
+  DM                 dm;
+  PetscScalar        scale, shift;
+  const char        *other;
+  PetscBool          fused = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &ctx));
+  q = (DM_QBox *)ctx->dm->data;
+  PetscCall(MatQBoxLaplacianGetInfo_Private(A, &dm, &scale, &shift, &other));
+  if (dm && q->fusedres && !DMQBoxIsGeneral_Private(q) && scale == (PetscScalar)1.0 && shift == (PetscScalar)0.0 && !other && r != x && r != b) {
+    PetscBool gx, gb;
+    PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, x, &gx));
+    PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, b, &gb));
+    fused = (PetscBool)(gx && gb);
+  }
+  if (!fused) {
+    PetscCall(MatMult(A, x, r));
+    PetscCall(VecAYPX(r, -1.0, b));
+  } else {
+    const PetscScalar *xa, *ba;
+    PetscScalar       *ra;
+    PetscMemType       mt;
+
+    PetscCall(PetscLogEventBegin(VPATCH_LaplacianMult, A, x, r, 0));
+    PetscCall(VecGetArrayReadAndMemType(x, &xa, NULL));
+    PetscCall(VecGetArrayReadAndMemType(b, &ba, NULL));
+    PetscCall(VecGetArrayWriteAndMemType(r, &ra, &mt));
+    PetscCheck(PetscMemTypeDevice(mt), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MatResidual of the DMQBOX operator: b and x are CUDA vectors but r is not; use vectors of the DM");
+    PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, NULL)); /* the operator kernel's constants */
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(VPLaplacianResidual_CUDA(&q->grid, (PetscBool)(q->precision == VP_PRECISION_SINGLE), q->deterministic, ba, xa, ra));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops(VPFlopsLaplacian(&q->grid) + (PetscLogDouble)A->rmap->n));
+    PetscCall(VecRestoreArrayWriteAndMemType(r, &ra));
+    PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
+    PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+    PetscCall(PetscLogEventEnd(VPATCH_LaplacianMult, A, x, r, 0));
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -483,6 +532,7 @@ PetscErrorCode DMQBoxCreateLaplacianShell_Private(DM dm, Mat *A)
   PetscCall(MatShellSetOperation(*A, MATOP_MULT_ADD, (PetscErrorCodeFn *)MatMultAdd_QBoxLaplacian));
   PetscCall(MatShellSetOperation(*A, MATOP_MULT_TRANSPOSE_ADD, (PetscErrorCodeFn *)MatMultAdd_QBoxLaplacian));
   PetscCall(MatShellSetOperation(*A, MATOP_GET_DIAGONAL, (PetscErrorCodeFn *)MatGetDiagonal_QBoxLaplacian));
+  PetscCall(MatShellSetOperation(*A, MATOP_RESIDUAL, (PetscErrorCodeFn *)MatResidual_QBoxLaplacian));
   PetscCall(MatShellSetOperation(*A, MATOP_VIEW, (PetscErrorCodeFn *)MatView_QBoxLaplacian));
   PetscCall(MatShellSetOperation(*A, MATOP_CREATE_VECS, (PetscErrorCodeFn *)MatCreateVecs_QBoxLaplacian));
   PetscCall(MatShellSetOperation(*A, MATOP_SOR, (PetscErrorCodeFn *)MatSOR_QBoxLaplacian));

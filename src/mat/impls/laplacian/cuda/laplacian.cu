@@ -2,7 +2,8 @@
   CUDA kernels of the matrix-free Q_k Laplacian: in 2D several owned cells per thread block, in 3D a box of cells
   (VPLapBoxKernel), their values in shared memory, sum factorization with one thread per 1D line (register lines) and the
   reference element matrices in constant memory (the uniform mesh: M_h = h Mhat, K_h = Khat / h), scatter-add
-  with atomics (or plain adds per color of cells); arithmetic in T (double, or float for single precision).
+  with atomics (or plain adds per color of cells); arithmetic in T (double, or float for single precision). The same
+  kernels give the residual b - A x in one pass (bres, VPLaplacianResidual_CUDA()).
   Dirichlet nodes are eliminated as in laplacian_cpu.c. The diagonal kernel reads d_mats: M_h and K_h per
   direction, [M_0, K_0, M_1, K_1, M_2, K_2], (k+1)^2 each.
 */
@@ -60,7 +61,7 @@ template <int K, typename T> struct VPLapShape {
 };
 
 /* 2D: y += A x on the cells of cset, NB cells per block, the cells' values gathered into shared memory */
-template <int K, typename T> __global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, VPCellSet cset, int ncells, bool atomic, T c0, T c1, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+template <int K, typename T> __global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, VPCellSet cset, int ncells, bool atomic, T c0, T c1, const PetscScalar *__restrict__ bres, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
   using S               = VPLapShape<K, T>;
   constexpr int       N = S::N, R = S::R, NT = S::NT, NB = S::NB, LINES = S::LINES;
@@ -115,10 +116,12 @@ template <int K, typename T> __global__ void __launch_bounds__(512) VPLapApplyKe
       if (VPDBoxOnBoundary<N>(f, ix, i, 0)) continue;
       const T        r   = VPLapRow<K, 0>(cv, i) + c1 * VPLapRow<K, 1>(bv, i);
       const PetscInt idx = cbase[b] + (ix + i * sy);
+      PetscScalar    v   = (PetscScalar)r;
+      if (bres) v = (ix < K && i < K ? bres[idx] : (PetscScalar)0) - v; /* the residual: b once, from the cell that owns the node */
       if (atomic)
-        atomicAdd(&y[idx], (PetscScalar)r);
+        atomicAdd(&y[idx], v);
       else
-        y[idx] += (PetscScalar)r;
+        y[idx] += v;
     }
   }
 }
@@ -182,7 +185,7 @@ template <int K, int B, bool HASW, typename T, typename ST> __device__ __forcein
 template <int K, typename T> struct VPLapBoxMinBlocks { /* laplacian_tuning.cuh */
   static constexpr int value = VPTuneLapBoxMinBlocks(K, (int)sizeof(T));
 };
-template <int K, typename T> __device__ __forceinline__ void VPLapBoxBody(VPGrid g, VPBoxSet bset, bool atomic, T c0, T c1, T c2, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+template <int K, typename T> __device__ __forceinline__ void VPLapBoxBody(VPGrid g, VPBoxSet bset, bool atomic, T c0, T c1, T c2, const PetscScalar *__restrict__ bres, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
   using S                = VPLapBoxShape<K, T>;
   constexpr int       EX = S::EX, EY = S::EY, EZ = S::EZ, R = S::R, P = S::P;
@@ -234,25 +237,28 @@ template <int K, typename T> __device__ __forceinline__ void VPLapBoxBody(VPGrid
     VPLapBoxLine<K, S::BZ, true>(A, C, o, P, info[2], c2, [&](int i, T r1, T r2) {
       (void)r1;
       if (dirichlet(ex, ey, i)) return;
-      PetscScalar *yi = &y[bo + (PetscInt)i * sz];
+      const PetscInt idx = bo + (PetscInt)i * sz;
+      PetscScalar   *yi = &y[idx], v = (PetscScalar)r2;
+      if (bres) v = (ex < nx && ey < ny && i < nz ? bres[idx] : (PetscScalar)0) - v; /* the residual: b once, from the box that owns the node */
       if (!atomic)
-        *yi += (PetscScalar)r2; /* one color of boxes: no other thread adds here */
+        *yi += v; /* one color of boxes: no other thread adds here */
       else if (inxy && i > 0 && i < nz)
-        *yi = (PetscScalar)r2; /* inside the box: its whole value comes from this box */
+        *yi = v; /* inside the box: its whole value comes from this box */
       else
-        atomicAdd(yi, (PetscScalar)r2);
+        atomicAdd(yi, v);
     });
   }
 }
 /* the kernel with the launch bound, or with the blocks per SM of VPLapBoxMinBlocks */
-template <int K, typename T> __global__ void __launch_bounds__(512) VPLapBoxKernel(VPGrid g, VPBoxSet bset, bool atomic, T c0, T c1, T c2, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+template <int K, typename T> __global__ void __launch_bounds__(512) VPLapBoxKernel(VPGrid g, VPBoxSet bset, bool atomic, T c0, T c1, T c2, const PetscScalar *__restrict__ bres, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
-  VPLapBoxBody<K, T>(g, bset, atomic, c0, c1, c2, x, y);
+  VPLapBoxBody<K, T>(g, bset, atomic, c0, c1, c2, bres, x, y);
 }
 template <int K, typename T>
-__global__ void __launch_bounds__(VPLapBoxShape<K, T>::THREADS, VPLapBoxMinBlocks<K, T>::value) VPLapBoxKernelMinB(VPGrid g, VPBoxSet bset, bool atomic, T c0, T c1, T c2, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+__global__ void __launch_bounds__(VPLapBoxShape<K, T>::THREADS, VPLapBoxMinBlocks<K, T>::value)
+    VPLapBoxKernelMinB(VPGrid g, VPBoxSet bset, bool atomic, T c0, T c1, T c2, const PetscScalar *__restrict__ bres, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
-  VPLapBoxBody<K, T>(g, bset, atomic, c0, c1, c2, x, y);
+  VPLapBoxBody<K, T>(g, bset, atomic, c0, c1, c2, bres, x, y);
 }
 
 template <int DIM, int K> __global__ void VPLapDiagKernel(VPGrid g, const PetscReal *__restrict__ d_mats, PetscScalar *__restrict__ y)
@@ -277,7 +283,7 @@ static inline int VPCells(const VPGrid *g)
 }
 
 template <int DIM, int K, typename T> struct VPLapApply {
-  static PetscErrorCode run(const VPGrid *g, PetscBool deterministic, const PetscScalar *x, PetscScalar *y)
+  static PetscErrorCode run(const VPGrid *g, PetscBool deterministic, const PetscScalar *bres, const PetscScalar *x, PetscScalar *y)
   {
     cudaStream_t stream;
     PetscReal    vol = 1, c[3] = {0, 0, 0};
@@ -301,9 +307,9 @@ template <int DIM, int K, typename T> struct VPLapApply {
         const int nbox = n[0] * n[1] * n[2];
         if (!nbox) continue;
         if constexpr (VPLapBoxMinBlocks<K, T>::value > 1)
-          VPLapBoxKernelMinB<K, T><<<nbox, SB::THREADS, 0, stream>>>(*g, bset, deterministic ? false : true, (T)c[0], (T)c[1], (T)c[2], x, y);
+          VPLapBoxKernelMinB<K, T><<<nbox, SB::THREADS, 0, stream>>>(*g, bset, deterministic ? false : true, (T)c[0], (T)c[1], (T)c[2], bres, x, y);
         else
-          VPLapBoxKernel<K, T><<<nbox, SB::THREADS, 0, stream>>>(*g, bset, deterministic ? false : true, (T)c[0], (T)c[1], (T)c[2], x, y);
+          VPLapBoxKernel<K, T><<<nbox, SB::THREADS, 0, stream>>>(*g, bset, deterministic ? false : true, (T)c[0], (T)c[1], (T)c[2], bres, x, y);
         PetscCallCUDA(cudaGetLastError());
       }
     } else
@@ -322,7 +328,7 @@ template <int DIM, int K, typename T> struct VPLapApply {
         cset.n1      = n[1];
         const int nc = n[0] * n[1] * n[2];
         if (!nc) continue;
-        VPLapApplyKernel<K, T><<<(nc + VPLapShape<K, T>::NB - 1) / VPLapShape<K, T>::NB, VPLapShape<K, T>::THREADS, 0, stream>>>(*g, cset, nc, deterministic ? false : true, (T)c[0], (T)c[1], x, y);
+        VPLapApplyKernel<K, T><<<(nc + VPLapShape<K, T>::NB - 1) / VPLapShape<K, T>::NB, VPLapShape<K, T>::THREADS, 0, stream>>>(*g, cset, nc, deterministic ? false : true, (T)c[0], (T)c[1], bres, x, y);
         PetscCallCUDA(cudaGetLastError());
       }
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -365,8 +371,21 @@ PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *g, PetscBool single, PetscBoo
 {
   PetscFunctionBegin;
   if (VPGridEmpty(g)) PetscFunctionReturn(PETSC_SUCCESS);
-  VP_DISPATCH_PRECISION(VPLapApply, single, g->dim, g->k, g, deterministic, xl, yl);
+  VP_DISPATCH_PRECISION(VPLapApply, single, g->dim, g->k, g, deterministic, (const PetscScalar *)NULL, xl, yl);
   PetscCall(VPOwnedBoundary_CUDA(g, xl, yl, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* r = b - A x in one pass over x and b (MatResidual()), on a rank whose ghosted box is its owned box (one rank): r is
+   zeroed, each box (2D: cell) adds b - (its part of A x) at the nodes it owns (those not on its upper faces; the upper
+   faces of the last box are Dirichlet) and -(its part) elsewhere; the Dirichlet rows get b - x */
+PetscErrorCode VPLaplacianResidual_CUDA(const VPGrid *g, PetscBool single, PetscBool deterministic, const PetscScalar *b, const PetscScalar *x, PetscScalar *r)
+{
+  PetscFunctionBegin;
+  if (VPGridEmpty(g)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VPZero_CUDA(r, (size_t)g->xm[0] * g->xm[1] * g->xm[2]));
+  VP_DISPATCH_PRECISION(VPLapApply, single, g->dim, g->k, g, deterministic, b, x, r);
+  PetscCall(VPOwnedBoundaryResidual_CUDA(g, b, x, r));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
