@@ -18,6 +18,27 @@
   extern __shared__ __align__(16) unsigned char vp_dynamic_smem[]; \
   T                                            *name = reinterpret_cast<T *>(vp_dynamic_smem)
 
+/* A block's gather of n entries from global into shared memory, entry t by thread t mod blockDim.x: load(t, v) gives
+   entry t's value in v and returns its place in dst (negative: none). Each thread issues UB loads before it stores
+   any, so their latencies overlap; a loop of load-then-store pays one global latency per entry in turn (the compiler
+   cannot move a load above the previous shared store of a runtime-strided loop). */
+template <int UB, typename T, typename L> __device__ __forceinline__ void VPGatherBatched(int n, T *dst, L load)
+{
+  for (int t0 = threadIdx.x; t0 < n; t0 += UB * (int)blockDim.x) {
+    T   v[UB];
+    int at[UB];
+#pragma unroll
+    for (int u = 0; u < UB; u++) {
+      const int t = t0 + u * (int)blockDim.x;
+      v[u]        = 0;
+      at[u]       = t < n ? load(t, v[u]) : -1;
+    }
+#pragma unroll
+    for (int u = 0; u < UB; u++)
+      if (at[u] >= 0) dst[at[u]] = v[u];
+  }
+}
+
 /* tensors of NT entries per thread block: enough to give a block about 128 threads of work */
 template <int NT> struct VPBatch {
   static constexpr int value = NT >= 128 ? 1 : 128 / NT;

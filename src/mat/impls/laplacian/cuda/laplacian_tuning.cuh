@@ -12,6 +12,19 @@ __host__ __device__ constexpr int VPTuneLapBox(int k, int dir)
   return dir < 2 ? (k <= 1 ? 8 : (k <= 3 ? 4 : 2)) : (k <= 1 ? 8 : (k <= 3 ? 4 : (k <= 6 ? 2 : 1)));
 }
 
+/* 3D box kernel: loads in flight per thread in the gather of the box (VPGatherBatched(), vpcuda.cuh; 1: one load, then
+   its store, at a time). H100, 455M k = 3 vpatch-r-mixed, -log_view -log_view_gpu_time of two solves (bench/RESULTS.md,
+   session 29), 1 -> 4: the outer double MatMult 61.6 -> 54.6 ms, MatResidual (all levels) 82.0 -> 78.7 ms; three solves
+   of k = 3 / 722M k = 7, counts 1, 2, 4, 8: MatMult 93.0 / 151.7, 84.5 / 145.6, 82.1 / 146.3, 82.0 / 146.6 ms. So 4.
+   VP_LAP_GATHER_BATCH (measurement builds only) forces another count. */
+#ifndef VP_LAP_GATHER_BATCH
+#define VP_LAP_GATHER_BATCH 0
+#endif
+__host__ __device__ constexpr int VPTuneLapGatherBatch(int k, int bytes)
+{
+  return VP_LAP_GATHER_BATCH > 0 ? VP_LAP_GATHER_BATCH : (k > 0 && bytes > 0 ? 4 : 1);
+}
+
 /* Blocks per SM the register allocation must allow (__launch_bounds__), by measurement (bench/RESULTS.md, session 8;
    bench_kernels -dim 3, 64M DoF, H100, MatMult GDoF/s): double k = 6, 7, 8 took 84, 103, 118 registers, 2 blocks of
    256 or 320 threads per SM, and ran at 39.1 / 33.8 / 24.5. Asking for 3 blocks: 39.9 / 41.8 / 34.6 (spills 0 / 32 /

@@ -206,12 +206,11 @@ template <int K, bool RESTRICT, typename T> __global__ void __launch_bounds__(51
   /* a fine node on the box's upper face belongs to the box above, where there is one (the bits 2 d + 1 not in f) */
   auto owned = [&](int x, int y, int z) { return !((x == 2 * nx && !(f & 2)) || (y == 2 * ny && !(f & 8)) || (z == 2 * nz && !(f & 32))); };
   if (!RESTRICT) {
-    for (int t = threadIdx.x; t < EC * EC * EC; t += blockDim.x) {
+    VPGatherBatched<VPTuneTransferBatch(K, false)>(EC * EC * EC, U, [&](int t, T &v) {
       const int ex = t % EC, ey = (t / EC) % EC, ez = t / (EC * EC);
-      T         v = 0;
       if (ex <= nx && ey <= ny && ez <= nz && !VPDBoxOnFace(fm, ex, ey, ez, nx, ny, nz)) v = (T)in[cbase + (ex + ey * csy + ez * csz)];
-      U[t] = v;
-    }
+      return t;
+    });
     __syncthreads();
     for (int t = threadIdx.x; t < EC * EC; t += blockDim.x) { /* x: U[cz][cy][cx] -> T1[cz][cy][fx] */
       const int a = t % EC, z = t / EC;
@@ -226,19 +225,25 @@ template <int K, bool RESTRICT, typename T> __global__ void __launch_bounds__(51
     for (int t = threadIdx.x; t < EF * EF; t += blockDim.x) { /* z: T2[cz][fy][fx] -> out, fine node by fine node */
       const int a = t % EF, y = t / EF;
       if (a > 2 * nx || y > 2 * ny) continue;
-      T v[EF];
+      T           v[EF];
+      PetscScalar o[EF]; /* the line's old fine values, all loaded before any is stored: their latencies overlap */
+      bool        w[EF];
       VPTrBoxProlongLine<K, S::B>(T2, v, y * EF + a, EF * EF, 0, 1, info[2]);
 #pragma unroll
+      for (int z = 0; z < EF; z++) {
+        w[z] = z <= 2 * nz && owned(a, y, z) && !VPDBoxOnFace(fm, a, y, z, 2 * nx, 2 * ny, 2 * nz);
+        o[z] = w[z] ? out[fbase + (a + y * fsy + z * fsz)] : (PetscScalar)0;
+      }
+#pragma unroll
       for (int z = 0; z < EF; z++)
-        if (z <= 2 * nz && owned(a, y, z) && !VPDBoxOnFace(fm, a, y, z, 2 * nx, 2 * ny, 2 * nz)) out[fbase + (a + y * fsy + z * fsz)] += (PetscScalar)v[z];
+        if (w[z]) out[fbase + (a + y * fsy + z * fsz)] = o[z] + (PetscScalar)v[z];
     }
   } else {
-    for (int t = threadIdx.x; t < EF * EF * EF; t += blockDim.x) {
+    VPGatherBatched<VPTuneTransferBatch(K, true)>(EF * EF * EF, U, [&](int t, T &v) {
       const int ex = t % EF, ey = (t / EF) % EF, ez = t / (EF * EF);
-      T         v = 0;
       if (ex <= 2 * nx && ey <= 2 * ny && ez <= 2 * nz && owned(ex, ey, ez) && !VPDBoxOnFace(fm, ex, ey, ez, 2 * nx, 2 * ny, 2 * nz)) v = (T)in[fbase + (ex + ey * fsy + ez * fsz)];
-      U[t] = v;
-    }
+      return t;
+    });
     __syncthreads();
     for (int t = threadIdx.x; t < EF * EF; t += blockDim.x) { /* z: U[fz][fy][fx] -> T1[cz][fy][fx] */
       const int a = t % EF, y = t / EF;
