@@ -204,10 +204,11 @@ template <int K, typename T> __device__ __forceinline__ void VPLapBoxBody(VPGrid
   const int      nx = info[0] * K, ny = info[1] * K, nz = info[2] * K, f = info[3]; /* last node of the box per direction */
   const PetscInt b0        = base;
   auto           dirichlet = [&](int ex, int ey, int ez) { return VPDBoxOnFace(f, ex, ey, ez, nx, ny, nz); };
-  VPGatherBatched<VPTuneLapGatherBatch(K, (int)sizeof(T))>(EX * EY * EZ, A, [&](int t, T &v) { /* gather u, zero on Dirichlet nodes and past the box */
-                                                                                               const int ex = t % EX, ey = (t / EX) % EY, ez = t / (EX * EY);
-                                                                                               if (ex <= nx && ey <= ny && ez <= nz && !dirichlet(ex, ey, ez)) v = (T)x[b0 + (ex + ey * sy + ez * sz)];
-                                                                                               return ez * P + ey * R + ex;
+  /* gather u, zero on Dirichlet nodes and past the box, several loads in flight per thread (laplacian_tuning.cuh) */
+  VPGatherBatched<VPTuneLapGatherBatch(K, (int)sizeof(T))>(EX * EY * EZ, A, [&](int t, T &v) {
+    const int ex = t % EX, ey = (t / EX) % EY, ez = t / (EX * EY);
+    if (ex <= nx && ey <= ny && ez <= nz && !dirichlet(ex, ey, ez)) v = (T)x[b0 + (ex + ey * sy + ez * sz)];
+    return ez * P + ey * R + ex;
   });
   __syncthreads();
   for (int t = threadIdx.x; t < EY * EZ; t += blockDim.x) { /* x pass: B = Mhat_x u (into A), C = c0 Khat_x u */

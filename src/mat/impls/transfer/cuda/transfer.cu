@@ -125,8 +125,8 @@ template <int K, bool RESTRICT, typename T> __global__ void VPTransferKernel(VPG
    the unit vectors of the cell's end nodes (a fine node there is the coarse node), a line is done cell by cell:
    prolongation writes the shared end node once; restriction reads it in one cell only and carries the coarse sum at
    the shared coarse node in a register. Ownership as VPDFineOwned, for the box: a fine node on the box's upper face
-   belongs to the box above, if there is one. Prolongation: no atomics; restriction: atomics only for the coarse
-   nodes on the box's faces. ncu (H100, session 6): the one-cell blocks of VPTransferKernel ran 16 to 49 lines of a
+   belongs to the box above, if there is one. Prolongation: no atomics; restriction: atomic adds into
+   the coarse nodes (inside the box too, where plain adds would do: transfer_tuning.cuh says why). ncu (H100, session 6): the one-cell blocks of VPTransferKernel ran 16 to 49 lines of a
    pass in 352 threads. */
 template <int K> struct VPTrBoxShape {
   static constexpr int B = VPTuneTransferBox(K), EC = B * K + 1, EF = 2 * B * K + 1; /* transfer_tuning.cuh */
@@ -262,10 +262,10 @@ template <int K, bool RESTRICT, typename T> __global__ void __launch_bounds__(51
       VPTrBoxRestrictLine<K, S::B>(T2, (z * EC + y) * EF, 1, info[0], [&](int c, T r) {
         if (VPDBoxOnFace(fm, c, y, z, nx, ny, nz)) return;
         PetscScalar *o = &out[cbase + (c + y * csy + z * csz)];
-        if (inyz && c > 0 && c < nx)
+        if (!VPTuneTransferRestrictAtomics(K) && inyz && c > 0 && c < nx)
           *o += (PetscScalar)r; /* inside the box: no other box adds here */
         else
-          atomicAdd(o, (PetscScalar)r);
+          atomicAdd(o, (PetscScalar)r); /* a reduction the thread does not wait for */
       });
     }
   }

@@ -25,3 +25,18 @@ __host__ __device__ constexpr int VPTuneTransferBatch(int k, bool restrict_)
 {
   return VP_TRANSFER_BATCH > 0 ? VP_TRANSFER_BATCH : (restrict_ || k < 1 ? 1 : 4);
 }
+
+/* 3D restriction: atomic adds for the coarse nodes inside a box too, where a plain load, add and store would do: the
+   atomics are reductions the thread does not wait for, the load-add-store of a line's nodes one global latency after
+   the other. H100, 455M k = 3 / 722M k = 7 vpatch-r-mixed, -log_view -log_view_gpu_time of three solves, twice
+   (bench/RESULTS.md, session 29): restriction 60.4, 62.5 -> 42.0, 42.0 ms / 75.6, 75.8 -> 49.6, 49.7 ms; solves 0.4579,
+   0.4638 -> 0.4523, 0.4520 s / 0.7606, 0.7614 -> 0.7516, 0.7535 s. (The gathers by rows along x, one thread per row,
+   measured slower in the same call: restriction 87-88 / 90-91 ms, prolongation 65 / 82 ms.) VP_TRANSFER_RESTRICT_ATOMICS
+   (measurement builds only): -1 the plain adds inside the box */
+#ifndef VP_TRANSFER_RESTRICT_ATOMICS
+#define VP_TRANSFER_RESTRICT_ATOMICS 0
+#endif
+__host__ __device__ constexpr bool VPTuneTransferRestrictAtomics(int k)
+{
+  return VP_TRANSFER_RESTRICT_ATOMICS >= 0 && k > 0;
+}
