@@ -27,6 +27,19 @@ static PetscErrorCode CopyValues(Vec src, Vec dst)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* how many times VecAYPX() has run (PETSc's event count; logging is on) */
+static PetscErrorCode AYPXCount(PetscLogDouble *n)
+{
+  PetscLogEvent      id;
+  PetscEventPerfInfo info;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscLogEventGetId("VecAYPX", &id));
+  PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, id, &info));
+  *n = (PetscLogDouble)info.count;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* || gpu - cpu || / || cpu ||, computed on the host */
 static PetscErrorCode Compare(Vec gpu, Vec cpu, const char what[], PetscInt dim, PetscInt k)
 {
@@ -99,6 +112,7 @@ int main(int argc, char **argv)
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscVPatchInitializePackage());
+  PetscCall(PetscLogDefaultBegin()); /* event counts: which way MatResidual() went */
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-single", &single, NULL));
   if (single) tol = 1e-5;
@@ -141,14 +155,27 @@ int main(int argc, char **argv)
     PetscCall(Compare(yg, yc, "MatMultAdd", dim, k));
     /* the residual z - A x: on one rank the GPU computes it in the operator's kernel (-dm_qbox_fused_residual), the CPU
        by MatMult and VecAYPX; then of 2 A (MATSHELL's MatScale(), which the fused kernel must leave to MatMult) */
-    PetscCall(MatResidual(Ac, zc, xc, yc));
-    PetscCall(MatResidual(Ag, zg, xg, yg));
-    PetscCall(Compare(yg, yc, "MatResidual", dim, k));
-    PetscCall(MatScale(Ac, 2.0));
-    PetscCall(MatScale(Ag, 2.0));
-    PetscCall(MatResidual(Ac, zc, xc, yc));
-    PetscCall(MatResidual(Ag, zg, xg, yg));
-    PetscCall(Compare(yg, yc, "MatResidual of 2 A", dim, k));
+    {
+      PetscLogDouble n0, n1, n2;
+      PetscMPIInt    size;
+      PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+      PetscCall(MatResidual(Ac, zc, xc, yc));
+      PetscCall(AYPXCount(&n0));
+      PetscCall(MatResidual(Ag, zg, xg, yg));
+      PetscCall(AYPXCount(&n1));
+      PetscCall(Compare(yg, yc, "MatResidual", dim, k));
+      /* one rank: the kernel's residual, no VecAYPX; several: MatMult and VecAYPX */
+      PetscCheck(n1 - n0 == (size == 1 ? 0 : 1), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": MatResidual of the GPU operator on %d rank(s) ran VecAYPX %d times, expected %d", dim, k, size, (int)(n1 - n0),
+                 size == 1 ? 0 : 1);
+      PetscCall(MatScale(Ac, 2.0));
+      PetscCall(MatScale(Ag, 2.0));
+      PetscCall(MatResidual(Ac, zc, xc, yc));
+      PetscCall(AYPXCount(&n1));
+      PetscCall(MatResidual(Ag, zg, xg, yg));
+      PetscCall(AYPXCount(&n2));
+      PetscCall(Compare(yg, yc, "MatResidual of 2 A", dim, k));
+      PetscCheck(n2 - n1 == 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": MatResidual of the scaled GPU operator ran VecAYPX %d times, expected once (MatMult and VecAYPX)", dim, k, (int)(n2 - n1));
+    }
     PetscCall(MatScale(Ac, 0.5));
     PetscCall(MatScale(Ag, 0.5));
     if (!single) { /* the diagonal is computed in double at any precision */
