@@ -138,7 +138,7 @@ PetscErrorCode DMQBoxCheckVecType_Private(DM dm)
     PetscInt64    n = (PetscInt64)g->gxm[0] * g->gxm[1] * g->gxm[2];
     PetscCheck(n <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
                "DMQBOX with CUDA vectors: this rank's vectors would hold %" PetscInt64_FMT " values (its box with ghosts: %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT
-               " nodes), more than 2^31 - 1; PETSc's CUDA vectors hand their length to cuBLAS as a 32-bit int (VecAXPY(), VecNorm(), ... would compute wrong results). Use more processes (GPUs) or fewer cells",
+               " nodes), more than 2^31 - 1; PETSc's CUDA vectors hand their length to cuBLAS as a 32-bit int (VecAXPY(), VecNorm(), ... would fail or compute on a wrapped length). Use more processes (GPUs) or fewer cells",
                n, g->gxm[0], g->gxm[1], g->gxm[2]);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
