@@ -205,7 +205,7 @@ template <int K, typename T> __device__ __forceinline__ void VPLapBoxBody(VPGrid
   const PetscInt b0        = base;
   auto           dirichlet = [&](int ex, int ey, int ez) { return VPDBoxOnFace(f, ex, ey, ez, nx, ny, nz); };
   /* gather u, zero on Dirichlet nodes and past the box, several loads in flight per thread (laplacian_tuning.cuh) */
-  VPGatherBatched<VPTuneLapGatherBatch(K, (int)sizeof(T))>(EX * EY * EZ, A, [&](int t, T &v) {
+  VPGatherBatched<VPTuneLapGatherBatch()>(EX * EY * EZ, A, [&](int t, T &v) {
     const int ex = t % EX, ey = (t / EX) % EY, ez = t / (EX * EY);
     if (ex <= nx && ey <= ny && ez <= nz && !dirichlet(ex, ey, ez)) v = (T)x[b0 + (ex + ey * sy + ez * sz)];
     return ez * P + ey * R + ex;

@@ -20,9 +20,9 @@ __host__ __device__ constexpr int VPTuneLapBox(int k, int dir)
 #ifndef VP_LAP_GATHER_BATCH
 #define VP_LAP_GATHER_BATCH 0
 #endif
-__host__ __device__ constexpr int VPTuneLapGatherBatch(int k, int bytes)
+__host__ __device__ constexpr int VPTuneLapGatherBatch()
 {
-  return VP_LAP_GATHER_BATCH > 0 ? VP_LAP_GATHER_BATCH : (k > 0 && bytes > 0 ? 4 : 1);
+  return VP_LAP_GATHER_BATCH > 0 ? VP_LAP_GATHER_BATCH : 4;
 }
 
 /* Blocks per SM the register allocation must allow (__launch_bounds__), by measurement (bench/RESULTS.md, session 8;

@@ -206,7 +206,7 @@ template <int K, bool RESTRICT, typename T> __global__ void __launch_bounds__(51
   /* a fine node on the box's upper face belongs to the box above, where there is one (the bits 2 d + 1 not in f) */
   auto owned = [&](int x, int y, int z) { return !((x == 2 * nx && !(f & 2)) || (y == 2 * ny && !(f & 8)) || (z == 2 * nz && !(f & 32))); };
   if (!RESTRICT) {
-    VPGatherBatched<VPTuneTransferBatch(K, false)>(EC * EC * EC, U, [&](int t, T &v) {
+    VPGatherBatched<VPTuneTransferBatch(false)>(EC * EC * EC, U, [&](int t, T &v) {
       const int ex = t % EC, ey = (t / EC) % EC, ez = t / (EC * EC);
       if (ex <= nx && ey <= ny && ez <= nz && !VPDBoxOnFace(fm, ex, ey, ez, nx, ny, nz)) v = (T)in[cbase + (ex + ey * csy + ez * csz)];
       return t;
@@ -239,7 +239,7 @@ template <int K, bool RESTRICT, typename T> __global__ void __launch_bounds__(51
         if (w[z]) out[fbase + (a + y * fsy + z * fsz)] = o[z] + (PetscScalar)v[z];
     }
   } else {
-    VPGatherBatched<VPTuneTransferBatch(K, true)>(EF * EF * EF, U, [&](int t, T &v) {
+    VPGatherBatched<VPTuneTransferBatch(true)>(EF * EF * EF, U, [&](int t, T &v) {
       const int ex = t % EF, ey = (t / EF) % EF, ez = t / (EF * EF);
       if (ex <= 2 * nx && ey <= 2 * ny && ez <= 2 * nz && owned(ex, ey, ez) && !VPDBoxOnFace(fm, ex, ey, ez, 2 * nx, 2 * ny, 2 * nz)) v = (T)in[fbase + (ex + ey * fsy + ez * fsz)];
       return t;
@@ -262,7 +262,7 @@ template <int K, bool RESTRICT, typename T> __global__ void __launch_bounds__(51
       VPTrBoxRestrictLine<K, S::B>(T2, (z * EC + y) * EF, 1, info[0], [&](int c, T r) {
         if (VPDBoxOnFace(fm, c, y, z, nx, ny, nz)) return;
         PetscScalar *o = &out[cbase + (c + y * csy + z * csz)];
-        if (!VPTuneTransferRestrictAtomics(K) && inyz && c > 0 && c < nx)
+        if (!VPTuneTransferRestrictAtomics() && inyz && c > 0 && c < nx)
           *o += (PetscScalar)r; /* inside the box: no other box adds here */
         else
           atomicAdd(o, (PetscScalar)r); /* a reduction the thread does not wait for */

@@ -21,9 +21,9 @@ __host__ __device__ constexpr int VPTuneTransferBox(int k)
 #ifndef VP_TRANSFER_BATCH
 #define VP_TRANSFER_BATCH 0
 #endif
-__host__ __device__ constexpr int VPTuneTransferBatch(int k, bool restrict_)
+__host__ __device__ constexpr int VPTuneTransferBatch(bool restrict_)
 {
-  return VP_TRANSFER_BATCH > 0 ? VP_TRANSFER_BATCH : (restrict_ || k < 1 ? 1 : 4);
+  return VP_TRANSFER_BATCH > 0 ? VP_TRANSFER_BATCH : (restrict_ ? 1 : 4);
 }
 
 /* 3D restriction: atomic adds for the coarse nodes inside a box too, where a plain load, add and store would do: the
@@ -36,7 +36,7 @@ __host__ __device__ constexpr int VPTuneTransferBatch(int k, bool restrict_)
 #ifndef VP_TRANSFER_RESTRICT_ATOMICS
 #define VP_TRANSFER_RESTRICT_ATOMICS 0
 #endif
-__host__ __device__ constexpr bool VPTuneTransferRestrictAtomics(int k)
+__host__ __device__ constexpr bool VPTuneTransferRestrictAtomics()
 {
-  return VP_TRANSFER_RESTRICT_ATOMICS >= 0 && k > 0;
+  return VP_TRANSFER_RESTRICT_ATOMICS >= 0;
 }
