@@ -36,7 +36,11 @@
   - The right-hand side b of the patches' interiors, in the way that measured fastest per case (vpatch_tuning.cuh): a
     few values per thread prefetched into registers at the start (VPTunePatchPrefetch()), asynchronous copies
     (cp.async) into its shared buffer issued at the start (VPTunePatchAsyncB(); double only: no conversion), or, after
-    the residual's first passes, loads in batches whose latencies overlap (VPTunePatchBatchB()) or one at a time.
+    the residual's first passes, loads in batches whose latencies overlap (VPTunePatchBatchB()) or one at a time; or,
+    fastest in most cases, no shared buffer at all: the x pass loads its row of b itself, the index work once per row
+    (VPTunePatchRowB()).
+  - The eigenvalue scaling by a reciprocal where that measured faster (VPTunePatchFastDiv()): no IEEE division's check
+    and slow path.
   - Fused passes. The residual's last pass applies Shat^T along x in the same thread, the scaled pass along y
     applies Shat^T, the eigenvalue scaling and Shat in one thread.
   - Bank-conflict-free layouts. Each shared tensor has a layout (VPLay) chosen for the directions of the passes
@@ -224,6 +228,21 @@ template <int K, typename T> struct VPHatK {
     return VPHat<T>(LAM + i);
   }
 };
+
+/* a / b for b > 0 by a reciprocal (VPTunePatchFastDiv()): single __fdividef (2 ulp); double the hardware's
+   approximation refined by two Newton steps (the error squares in each: about 1 ulp), then one product */
+__device__ __forceinline__ float VPDivFast(float a, float b)
+{
+  return __fdividef(a, b);
+}
+__device__ __forceinline__ double VPDivFast(double a, double b)
+{
+  double r;
+  asm("rcp.approx.ftz.f64 %0, %1;" : "=d"(r) : "d"(b));
+  r = fma(r, fma(-b, r, 1.0), r);
+  r = fma(r, fma(-b, r, 1.0), r);
+  return a * r;
+}
 
 /* ------------------------------------------------------------------------------------------------------------ */
 /* shared-memory layouts */
@@ -563,8 +582,10 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   /* Prefetch of b (VPTunePatchPrefetch(), vpatch_tuning.cuh): a thread's few values of the block's right-hand side
      (PRE, for the default block) are loaded into registers here and stored into Rb after the residual's first passes,
      so that the loads' latency hides behind the gather and the y and z passes */
-  constexpr int  PRE    = (VPOrder<S::LG, T>::slots(S::NB, R1::NE) + S::THREADS - 1) / S::THREADS;
-  constexpr bool CANPRE = MODE != VP_MODE_SOLVE_SCRATCH && PRE <= 4 && VPTunePatchPrefetch(DIM, K, (int)sizeof(T));
+  constexpr int PRE = (VPOrder<S::LG, T>::slots(S::NB, R1::NE) + S::THREADS - 1) / S::THREADS;
+  /* b by rows in the x pass (VPTunePatchRowB(), vpatch_tuning.cuh): no fill of Rb */
+  constexpr bool ROWB   = MODE != VP_MODE_SOLVE_SCRATCH && VPTunePatchRowB(DIM, K, (int)sizeof(T));
+  constexpr bool CANPRE = !ROWB && MODE != VP_MODE_SOLVE_SCRATCH && PRE <= 4 && VPTunePatchPrefetch(DIM, K, (int)sizeof(T));
   const bool     pre    = CANPRE && VPEntrySlots<R1>(NB) <= PRE * (int)blockDim.x;
   T              bpre[CANPRE ? PRE : 1];
   if (CANPRE && pre) {
@@ -580,7 +601,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
      conversion) and the residual's passes leave Rb alone until it is filled (2D, and 3D with the y pass from x and W1, W2
      in place: Rb is X0, which then holds nothing else before), the copies into Rb start here and complete during the
      residual's passes, holding no registers */
-  constexpr bool ASYNCB = MODE != VP_MODE_SOLVE_SCRATCH && !CANPRE && std::is_same<T, PetscScalar>::value && (DIM == 2 || (S::INPLACE && S::DIRECT)) && VPTunePatchAsyncB(DIM, K, (int)sizeof(T));
+  constexpr bool ASYNCB = !ROWB && MODE != VP_MODE_SOLVE_SCRATCH && !CANPRE && std::is_same<T, PetscScalar>::value && (DIM == 2 || (S::INPLACE && S::DIRECT)) && VPTunePatchAsyncB(DIM, K, (int)sizeof(T));
   if constexpr (ASYNCB) {
     VPForEntries<R1>(NB, [&](int q, int ix, int iy, int iz) {
       T *dst = Rb + R1::at(q, ix, iy, iz);
@@ -651,8 +672,10 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
       __syncthreads();
     }
   }
-  /* the right-hand side of the patch problems (b on the interior, or the residuals): Rb */
-  if constexpr (ASYNCB)
+  /* the right-hand side of the patch problems (b on the interior, or the residuals): Rb (with ROWB the x pass loads b) */
+  if constexpr (ROWB) {
+    /* nothing to fill */
+  } else if constexpr (ASYNCB)
     __pipeline_wait_prior(0); /* this thread's copies; the barrier below makes all of them visible */
   else if (CANPRE && pre) {
 #pragma unroll
@@ -688,13 +711,20 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
         if (at[u] >= 0) Rb[at[u]] = v[u];
     }
   }
-  __syncthreads();
+  if constexpr (!ROWB) __syncthreads();
   /* x pass: r = b - A x on the interior x rows (fused, residual), then Shat_x^T r (fused, solve), in place in Rb */
   VPForLines<0, NI, NI, NIZ, S::LG, T>(NB, [&](int q, int a0, int a1) {
     T         r[NI], t[NI];
     const int o = R1::template line<0>(q, a0, a1);
+    if constexpr (ROWB) { /* the row (., a0, a1) of the interior's b */
+      const bool         live = pflags[q] >= 0;
+      const PetscScalar *bl   = b + (live ? interior(q, 0, a0, a1) : 0);
 #pragma unroll
-    for (int i = 0; i < NI; i++) r[i] = Rb[o + i];
+      for (int i = 0; i < NI; i++) r[i] = live ? (T)bl[i] : (T)0;
+    } else {
+#pragma unroll
+      for (int i = 0; i < NI; i++) r[i] = Rb[o + i];
+    }
     if ((MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) && !zero) {
       T              w[NP];                         /* W1's line, then W2's */
       constexpr bool INW = DIM == 3 && !S::INPLACE; /* W1 and W2 in X0 */
@@ -755,7 +785,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     for (int j = 0; j < NI; j++) v[j] = Y[o + j * LI::template stride<1>()];
     H::template shat<true>(v, u);
 #pragma unroll
-    for (int i = 0; i < NI; i++) u[i] /= base + q1 * H::lam(i);
+    for (int i = 0; i < NI; i++) u[i] = VPTunePatchFastDiv(DIM, K, (int)sizeof(T)) ? VPDivFast(u[i], base + q1 * H::lam(i)) : u[i] / (base + q1 * H::lam(i));
     H::template shat<false>(u, v);
 #pragma unroll
     for (int i = 0; i < NI; i++) Z[w + i * U3::template stride<1>()] = v[i];

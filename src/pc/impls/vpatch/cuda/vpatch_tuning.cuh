@@ -206,3 +206,42 @@ __host__ __device__ constexpr bool VPTunePatchAsyncB(int dim, int k, int bytes)
 {
   return VP_PATCH_B_ASYNC ? VP_PATCH_B_ASYNC > 0 : bytes == 8 && (dim == 3 ? k == 4 || k >= 7 : k >= 5);
 }
+/* Fewer instructions per patch. SASS of 3D k = 3 single (warp instructions of the loop bodies between the barriers,
+   per block of 5 patches): the two entry-by-entry passes, b into Rb and x_I out to global, about 28% of the block's
+   instructions (43 and 42 per iteration: index work, 64-bit addresses, conversion); the five IEEE divisions of a
+   line of the scaled y pass 65 of its 145.
+   - VPTunePatchRowB(): the x pass loads its row of b from global itself (one thread per row along x of the
+     interior: its index work once per row), so the entry-by-entry pass that fills Rb and its barrier go.
+   - VPTunePatchFastDiv(): the eigenvalue scaling by a reciprocal (single: __fdividef, 2 ulp; double: the hardware
+     approximation refined by two Newton steps, about 1 ulp) instead of IEEE division (its check and slow path).
+   Measured (bench/RESULTS.md, session 30, H100, fused GDoF/s at 61-64M DoF, one call; base / row b / row b and
+   reciprocal):
+     3D single k = 1..8: 11.51 13.19 13.15 11.53 10.38 10.53 9.27 8.60 / 10.94 13.64 13.73 13.31 12.83 12.48 11.21
+       8.48 / 11.00 13.79 13.85 13.39 13.09 12.36 11.34 10.61;
+     3D double: 11.37 10.89 10.87 10.82 8.94 7.16 6.97 7.06 / 10.41 12.29 11.78 10.04 8.52 6.97 6.69 7.71 / 10.50
+       13.46 11.78 10.03 7.53 7.35 6.44 8.11;
+     2D single: 32.88 27.24 24.66 21.39 20.83 20.02 18.96 18.84 / 32.51 31.19 29.61 22.21 27.63 26.23 24.57 18.33 /
+       32.42 31.31 29.48 22.23 27.67 26.43 24.45 12.54;
+     2D double: 35.33 28.52 23.11 25.58 25.80 21.84 20.40 19.17 / 31.85 28.26 25.54 26.12 22.03 22.97 21.10 19.75 /
+       32.40 32.30 26.50 26.35 19.67 23.32 21.59 20.52.
+   Where it was the fastest: each of the three. The reciprocal alone (3D k = 3, 4, 5, 7, the call before): single
+   13.12 11.53 10.33 9.22 -> 13.34 11.63 10.04 9.38, double 10.78 10.81 8.92 6.93 -> 11.22 10.84 8.36 6.99.
+   Measured and not kept: the last pass (Shat along x) storing its row of x_I to global itself (no shared tensor of
+   the solution, no entry-by-entry store pass): 3D k = 3, 4, 5, 7 single 13.12 11.53 10.33 9.22 -> 10.69 8.45 7.78
+   6.64, double 10.78 10.81 8.92 6.93 -> 9.91 8.45 7.32 6.19 (a warp's store instruction then touches 32 rows
+   instead of about 6). Degrees above 8 (2D) not measured: off.
+   VP_PATCH_ROW_B, VP_PATCH_FAST_DIV (measurement builds only): 1 everywhere, -1 never */
+#ifndef VP_PATCH_ROW_B
+#define VP_PATCH_ROW_B 0
+#endif
+#ifndef VP_PATCH_FAST_DIV
+#define VP_PATCH_FAST_DIV 0
+#endif
+__host__ __device__ constexpr bool VPTunePatchRowB(int dim, int k, int bytes)
+{
+  return VP_PATCH_ROW_B ? VP_PATCH_ROW_B > 0 : (dim == 3 ? (bytes == 4 ? k >= 2 && k <= 8 : k == 2 || k == 3 || k == 6 || k == 8) : (bytes == 4 ? k >= 2 && k <= 7 : k >= 2 && k <= 8 && k != 5));
+}
+__host__ __device__ constexpr bool VPTunePatchFastDiv(int dim, int k, int bytes)
+{
+  return VP_PATCH_FAST_DIV ? VP_PATCH_FAST_DIV > 0 : (dim == 3 ? (bytes == 4 ? k >= 2 && k <= 8 && k != 6 : k == 2 || k == 3 || k == 6 || k == 8) : bytes == 8 && k >= 2 && k <= 8 && k != 5);
+}
