@@ -211,7 +211,9 @@ __host__ __device__ constexpr bool VPTunePatchAsyncB(int dim, int k, int bytes)
    instructions (43 and 42 per iteration: index work, 64-bit addresses, conversion); the five IEEE divisions of a
    line of the scaled y pass 65 of its 145.
    - VPTunePatchRowB(): the x pass loads its row of b from global itself (one thread per row along x of the
-     interior: its index work once per row), so the entry-by-entry pass that fills Rb and its barrier go.
+     interior: its index work once per row), so the entry-by-entry pass that fills Rb and its barrier go. Where it is
+     on, the other ways of bringing in b (VPTunePatchPrefetch(), VPTunePatchBatchB(), VPTunePatchAsyncB()) are not
+     used.
    - VPTunePatchFastDiv(): the eigenvalue scaling by a reciprocal (single: __fdividef, 2 ulp; double: the hardware
      approximation refined by two Newton steps, about 1 ulp) instead of IEEE division (its check and slow path).
    Measured (bench/RESULTS.md, session 30, H100, fused GDoF/s at 61-64M DoF, one call; base / row b / row b and
@@ -224,7 +226,7 @@ __host__ __device__ constexpr bool VPTunePatchAsyncB(int dim, int k, int bytes)
        32.42 31.31 29.48 22.23 27.67 26.43 24.45 12.54;
      2D double: 35.33 28.52 23.11 25.58 25.80 21.84 20.40 19.17 / 31.85 28.26 25.54 26.12 22.03 22.97 21.10 19.75 /
        32.40 32.30 26.50 26.35 19.67 23.32 21.59 20.52.
-   Where it was the fastest: each of the three. The reciprocal alone (3D k = 3, 4, 5, 7, the call before): single
+   Each choice is on where it measured fastest (on where rates were equal: fewer instructions). The reciprocal alone (3D k = 3, 4, 5, 7, the call before): single
    13.12 11.53 10.33 9.22 -> 13.34 11.63 10.04 9.38, double 10.78 10.81 8.92 6.93 -> 11.22 10.84 8.36 6.99.
    Measured and not kept: the last pass (Shat along x) storing its row of x_I to global itself (no shared tensor of
    the solution, no entry-by-entry store pass): 3D k = 3, 4, 5, 7 single 13.12 11.53 10.33 9.22 -> 10.69 8.45 7.78
