@@ -1,6 +1,6 @@
 static char help[] = "Time to solution of petsc-vpatch against PETSc's own solvers, same problem, same GPU, same tolerance:\n\
 -Laplace u = f, u = prod sin(pi x), Q_k on the unit square/cube, ||b - A x|| <= 1e-8 ||b||. Solvers (see bench/vpsolve.h):\n\
-gamg, mg-chebyshev, vpatch-v, vpatch-fmg, vpatch-v-mixed, vpatch-fmg-mixed, vpatch-r, vpatch-r-mixed, vpatch-r12 (-solvers to choose; options of solver s\n\
+gamg, mg-chebyshev, vpatch-v, vpatch-fmg, vpatch-v-mixed, vpatch-fmg-mixed, vpatch-r, vpatch-r-mixed, vpatch-r12, vpatch-r12-mixed (-solvers to choose; options of solver s\n\
 with the prefix s_, dashes as underscores, e.g. -vpatch_v_ksp_monitor; -s_own_loop: KSPRICHARDSON in its own loop x +=\n\
 B (b - A x) instead of PCMG's). For each degree of -degrees and each size\n\
 of -dofs (approximate unknowns), the mesh has n^d cells, n = 2^m or 3 2^m (a deep hierarchy); -cells n1,n2,...\n\

@@ -29,6 +29,13 @@
                      sweeps: -mg_levels_up_pc_vpatch_richardson_check false). For k >= 6 two such cycles reach 1e-8 where
                      V(1,1) needs three, and the own loop computes the residual once per cycle without PCMG's extra
                      presmoothing step at the convergence test: fewer sweeps and residuals (k <= 5: vpatch-r is faster).
+    vpatch-r12-mixed vpatch-r-mixed with V(1,2) cycles as vpatch-r12, the up-smoothers in single precision on the
+                     correction of the finest level's double residual (-mg_levels_up_pc_vpatch_correction mixed: in place, a
+                     float sweep after the coarse correction of the first cycle rounds relative to the large smooth
+                     solution and leaves residuals of 1e-2 (measured, 514M Q_5); on the correction, 1e-4), and in 3D for
+                     odd k the up-smoothers' colors in the order 7,1,2,3,4,5,6,0 (the cell centers of the coarser mesh
+                     first, its vertices last), which contracted 2-6x more per cycle at k = 3, 5, 7 and less at k = 4, 6
+                     (bench/RESULTS.md, session 31). k = 5, 6: two cycles where vpatch-r-mixed needs four and three.
   Every solver stops at ||b - A x|| <= 1e-8 ||b|| (unpreconditioned norm). The coarse problem of PCMG is
   solved by CG + Jacobi (rtol 1e-12; 1e-6 inside a single-precision cycle, where a tighter one would stall). The
   vpatch solvers stop the hierarchy instead at a coarsest level of 2 cells per direction where the mesh has one: a
@@ -54,6 +61,7 @@ typedef struct {
   const char *const *opts;      /* option name (without prefix), value pairs; NULL-terminated */
   PetscBool          onepatch;  /* coarsest level of 2 cells per direction solved by one vertex patch, where possible */
   PetscBool          ownloop;   /* KSPRICHARDSON in its own loop, not through PCApplyRichardson() (vpatch-r-mixed, vpatch-r12; -<prefix>own_loop) */
+  PetscBool          oddorder;  /* 3D, odd k: the up-smoothers visit the colors in the order 7,1,2,...,6,0 (vpatch-r12-mixed) */
 } VPSolverConfig;
 
 typedef struct {
@@ -85,7 +93,9 @@ static const char *const VPOptsRMixed[]   = {"ksp_type", "richardson", VP_OPTS_V
 /* V(1,2): two forward sweeps after the coarse correction, by distinct up-smoothers without the residual between them */
 #define VP_OPTS_UP2 \
   "pc_mg_distinct_smoothup", "true", "mg_levels_up_ksp_type", "richardson", "mg_levels_up_ksp_max_it", "2", "mg_levels_up_pc_type", "vpatch", "mg_levels_up_pc_vpatch_sweep", "forward", "mg_levels_up_pc_vpatch_richardson_check", "false"
-static const char *const VPOptsR12[] = {"ksp_type", "richardson", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-12", VP_OPTS_UP2, NULL};
+static const char *const VPOptsR12[]      = {"ksp_type", "richardson", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-12", VP_OPTS_UP2, NULL};
+static const char *const VPOptsR12Mixed[] = {
+    "ksp_type", "richardson", VP_OPTS_VPATCH, "mg_coarse_ksp_rtol", "1e-6", "mg_levels_pc_vpatch_precision", "single", VP_OPTS_UP2, "mg_levels_up_pc_vpatch_precision", "single", "mg_levels_up_pc_vpatch_correction", "mixed", NULL};
 
 static const VPSolverConfig VPSolvers[] = {{"gamg", PETSC_TRUE, PETSC_FALSE, VP_PRECISION_DOUBLE, VPOptsGAMG, PETSC_FALSE, PETSC_FALSE},
                                            {"auxamg", PETSC_TRUE, PETSC_FALSE, VP_PRECISION_DOUBLE, VPOptsAuxAMG, PETSC_FALSE, PETSC_FALSE},
@@ -97,6 +107,7 @@ static const VPSolverConfig VPSolvers[] = {{"gamg", PETSC_TRUE, PETSC_FALSE, VP_
                                            {"vpatch-r", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsR, PETSC_TRUE, PETSC_FALSE},
                                            {"vpatch-r-mixed", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_SINGLE, VPOptsRMixed, PETSC_TRUE, PETSC_TRUE},
                                            {"vpatch-r12", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_DOUBLE, VPOptsR12, PETSC_TRUE, PETSC_TRUE},
+                                           {"vpatch-r12-mixed", PETSC_FALSE, PETSC_TRUE, VP_PRECISION_SINGLE, VPOptsR12Mixed, PETSC_TRUE, PETSC_TRUE, PETSC_TRUE},
                                            {NULL, PETSC_FALSE, PETSC_FALSE, VP_PRECISION_DOUBLE, NULL, PETSC_FALSE, PETSC_FALSE}};
 
 /* the coordinates of this rank's nodes (lexicographic in the owned box, the order of the global vector) for a PC that
@@ -267,6 +278,11 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   if (two || vpc) {
     ov[2 * nopt]     = "mg_coarse_pc_vpatch_precision";
     ov[2 * nopt + 1] = cfg->mgprec == VP_PRECISION_SINGLE ? "single" : "double";
+    nopt++;
+  }
+  if (cfg->oddorder && dim == 3 && k % 2) {
+    ov[2 * nopt]     = "mg_levels_up_pc_vpatch_colors";
+    ov[2 * nopt + 1] = "7,1,2,3,4,5,6,0";
     nopt++;
   }
   if (two) {

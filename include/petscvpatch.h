@@ -74,6 +74,28 @@ typedef enum {
 PETSC_EXTERN const char *const PCVPatchSweeps[];
 
 /*E
+  PCVPatchCorrection - how `PCApplyRichardson()` of `PCVPATCH` sweeps from a nonzero iterate x (a `PCMG` post-smoother)
+
+  Values:
++ PC_VPATCH_CORRECTION_NONE  - in place: each patch's local residual b - A x is computed in the sweep's arithmetic (default)
+. PC_VPATCH_CORRECTION_MIXED - as ALL where the sweep computes in single precision and the operator's `DMQBOX` in double
+                               (the finest level of a mixed-precision hierarchy), elsewhere as NONE
+- PC_VPATCH_CORRECTION_ALL   - r = b - A x by the operator (`MatResidual()`, in its own precision), the sweeps on A d = r
+                               from d = 0, then x = x + d: one residual and two vector passes more, the same iterates in exact
+                               arithmetic. A single-precision sweep then rounds relative to the correction d, not to x
+
+  Level: advanced
+
+.seealso: `PCVPATCH`, `PCVPatchSetCorrection()`, `PCVPatchSetPrecision()`
+E*/
+typedef enum {
+  PC_VPATCH_CORRECTION_NONE,
+  PC_VPATCH_CORRECTION_MIXED,
+  PC_VPATCH_CORRECTION_ALL
+} PCVPatchCorrection;
+PETSC_EXTERN const char *const PCVPatchCorrections[];
+
+/*E
   PCVPatchType - how the patch corrections are combined: multiplicative (colored) or additive (damped)
 
   Level: intermediate
@@ -193,6 +215,8 @@ typedef enum {
 PETSC_EXTERN const char *const VPPrecisions[];
 
 PETSC_EXTERN PetscErrorCode PCVPatchSetSweep(PC, PCVPatchSweep);
+PETSC_EXTERN PetscErrorCode PCVPatchSetColorOrder(PC, PetscInt, const PetscInt[]);
+PETSC_EXTERN PetscErrorCode PCVPatchSetCorrection(PC, PCVPatchCorrection);
 PETSC_EXTERN PetscErrorCode PCVPatchSetRanks(PC, PCVPatchRanks);
 PETSC_EXTERN PetscErrorCode PCVPatchSetPrecision(PC, VPPrecision);
 PETSC_EXTERN PetscErrorCode PCVPatchSetKernel(PC, PCVPatchKernel);

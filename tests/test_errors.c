@@ -346,6 +346,16 @@ int main(int argc, char **argv)
     expect_error: PCVPATCH damping (-pc_vpatch_damping) must be in (0, 1], got -5.
 
   test:
+    suffix: vpatch_colors_repeated
+    args: -case vpatch_option -pc_vpatch_colors 0,1,2,3,4,5,6,6
+    expect_error: entry 7 is 6; the order must give each of 0..7 once
+
+  test:
+    suffix: vpatch_colors_count
+    args: -case vpatch_option -pc_vpatch_colors 0,1,2
+    expect_error: 3 colors given; give all 4 (2D) or 8 (3D) colors once each
+
+  test:
     suffix: oddcoarsen_options
     args: -case oddcoarsen -dm_qbox_cells 3
     expect_error: even number of cells

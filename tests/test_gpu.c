@@ -317,6 +317,19 @@ int main(int argc, char **argv)
     args: -dim 3 -cells 4,4,4 -degrees 8 -pc_vpatch_patches_per_block 4
     expect_error: lower -pc_vpatch_patches_per_block
 
+  # another color order (both paths), and sweeps on the correction of b - A x from a nonzero iterate
+  test:
+    suffix: 3d_colors_correction
+    requires: cuda
+    args: -dim 3 -cells 4,6,8 -degrees 2,3,7 -pc_vpatch_colors 1,4,2,0,5,3,6,7 -pc_vpatch_correction all
+    output_file: none
+
+  test:
+    suffix: 3d_single_colors_correction
+    requires: cuda
+    args: -dim 3 -cells 4,6,8 -degrees 2,3,7 -single -pc_vpatch_colors 7,1,2,3,4,5,6,0 -pc_vpatch_correction all
+    output_file: none
+
   test:
     suffix: 2d_single
     requires: cuda

@@ -1,10 +1,11 @@
 static char help[] = "Mixed precision: GMRES in double preconditioned by a single-precision multigrid V-cycle (vertex-patch smoothers,\n\
 coarser operators and transfers in float on the GPU) against the same solver in double (bench/vpsolve.h: vpatch-v,\n\
 vpatch-v-mixed; also FMG), the V-cycle as the solver (Richardson, vpatch-r) against GMRES, and its mixed variant\n\
-(vpatch-r-mixed) against it, and the V(1,2) cycle in Richardson's own loop (vpatch-r12) against vpatch-r.\n\
+(vpatch-r-mixed) against it, the V(1,2) cycle in Richardson's own loop (vpatch-r12) against vpatch-r, and its mixed\n\
+variant (vpatch-r12-mixed: float up-smoothers on the correction of the double residual) against vpatch-r12.\n\
 Both of a pair must converge to 1e-8, the second within one iteration of the first, and the final L2 errors must agree\n\
-to two significant digits. Options: -dim, -degrees, -cells, -pairs (which of the five pairs, 0..4: v, fmg, r, r-mixed,\n\
-r12; default all). Single precision needs a GPU; pairs 2 (vpatch-v, vpatch-r) and 4 (vpatch-r, vpatch-r12) run on the\n\
+to two significant digits. Options: -dim, -degrees, -cells, -pairs (which of the six pairs, 0..5: v, fmg, r, r-mixed,\n\
+r12, r12-mixed; default all). Single precision needs a GPU; pairs 2 (vpatch-v, vpatch-r) and 4 (vpatch-r, vpatch-r12) run on the\n\
 CPU too.\n\
 The tests stop at degrees where a residual reduction of 1e-8 still resolves the discretization error (3D Q_6 on 8^3\n\
 cells has an L2 error of 2e-11: there the double and mixed FMG runs gave 2.0e-11 and 3.9e-11, both at 1e-8).\n\
@@ -30,8 +31,8 @@ static PetscErrorCode Find(const char name[], const VPSolverConfig **cfg)
 int main(int argc, char **argv)
 {
   PetscInt    dim = 3, degrees[10], ndeg, n = 8;
-  const char *pairs[5][2] = {{"vpatch-v", "vpatch-v-mixed"}, {"vpatch-fmg", "vpatch-fmg-mixed"}, {"vpatch-v", "vpatch-r"}, {"vpatch-r", "vpatch-r-mixed"}, {"vpatch-r", "vpatch-r12"}};
-  PetscInt    which[5] = {0, 1, 2, 3, 4}, nwhich = 5;
+  const char *pairs[6][2] = {{"vpatch-v", "vpatch-v-mixed"}, {"vpatch-fmg", "vpatch-fmg-mixed"}, {"vpatch-v", "vpatch-r"}, {"vpatch-r", "vpatch-r-mixed"}, {"vpatch-r", "vpatch-r12"}, {"vpatch-r12", "vpatch-r12-mixed"}};
+  PetscInt    which[6] = {0, 1, 2, 3, 4, 5}, nwhich = 6;
   PetscBool   set;
 
   PetscFunctionBeginUser;
@@ -40,8 +41,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-cells", &n, NULL));
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-pairs", which, &nwhich, &set));
-  if (!set) nwhich = 5; /* all; an absent option leaves the count at 0 */
-  for (PetscInt i = 0; i < nwhich; i++) PetscCheck(which[i] >= 0 && which[i] < 5, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pairs: %" PetscInt_FMT " is not one of 0..4", which[i]);
+  if (!set) nwhich = 6; /* all; an absent option leaves the count at 0 */
+  for (PetscInt i = 0; i < nwhich; i++) PetscCheck(which[i] >= 0 && which[i] < 6, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-pairs: %" PetscInt_FMT " is not one of 0..5", which[i]);
   PetscCall(VPTestGetDegrees(dim == 2 ? 10 : 8, degrees, &ndeg));
   const PetscInt box[3] = {n, n, n};
   for (PetscInt i = 0; i < ndeg; i++) {

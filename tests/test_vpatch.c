@@ -1,7 +1,9 @@
 static char help[] = "Checks PCVPATCH: one sweep with fast diagonalization equals one sweep with the dense LU local\n\
 solver (1e-12), the symmetric sweep is symmetric (x^T S y = y^T S x), PCApplyTranspose is the adjoint of PCApply,\n\
 one sweep on 2 cells per direction (one patch) is an exact solve, Richardson sweeps stop at the tolerance with the\n\
-residual check and not without it (-pc_vpatch_richardson_check 0: equal to single sweeps),\n\
+residual check and not without it (-pc_vpatch_richardson_check 0: equal to single sweeps), a forward pass in the\n\
+colors' reverse order (PCVPatchSetColorOrder()) is the backward pass, sweeps on the correction of b - A x\n\
+(PCVPatchSetCorrection()) equal sweeps in place,\n\
 and prints rank-independent fingerprints of one PCApply and of a GMRES + V(1,1) solve (compared across 1, 2, 3 ranks).\n\
 -expect_exchanges n: on several ranks, one forward PCApply makes n color exchanges (VPColorXBegin events): consecutive\n\
 colors that agree along the cut directions share one.\n\n";
@@ -85,9 +87,9 @@ static PetscErrorCode CompareWithOneRank(DM dm, PetscReal s, PCVPatchSweep sweep
 
 int main(int argc, char **argv)
 {
-  PetscInt      dim = 2, degrees[10], ndeg, cells[3] = {4, 4, 4}, ncells = 3, nexch = -1;
+  PetscInt      dim = 2, degrees[10], ndeg, cells[3] = {4, 4, 4}, ncells = 3, nexch = -1, order[8], norder = 8;
   PetscLogEvent exch  = -1;
-  PetscBool     solve = PETSC_FALSE, dense = PETSC_TRUE;
+  PetscBool     solve = PETSC_FALSE, dense = PETSC_TRUE, colors;
   PetscMPIInt   size;
 
   PetscFunctionBeginUser;
@@ -100,6 +102,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-solve", &solve, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-dense", &dense, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-expect_exchanges", &nexch, NULL));
+  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-pc_vpatch_colors", order, &norder, &colors)); /* for the PCs with a prefix */
+  if (!colors) norder = 0;
   if (nexch >= 0) {
     PetscCall(PetscLogDefaultBegin()); /* the event counts */
     PetscCall(PetscLogEventGetId("VPColorXBegin", &exch));
@@ -165,6 +169,7 @@ int main(int argc, char **argv)
       PetscCall(PCSetOperators(pc3, A3, A3));
       PetscCall(PCVPatchSetSweep(pc3, PC_VPATCH_SWEEP_FORWARD));
       PetscCall(PCVPatchSetKernel(pc3, PC_VPATCH_KERNEL_GLOBAL));
+      PetscCall(PCSetFromOptions(pc3)); /* the options of pcf (-pc_vpatch_colors) */
       PetscCall(PCSetUp(pc3));
       PetscCall(PCApply(pc3, b, y2));
       PetscCall(VecScale(y2, 3.0));
@@ -231,6 +236,7 @@ int main(int argc, char **argv)
       PetscCall(PCSetType(pcn, PCVPATCH));
       PetscCall(PCSetOperators(pcn, A, A));
       PetscCall(PCVPatchSetSweep(pcn, PC_VPATCH_SWEEP_FORWARD));
+      PetscCall(PCVPatchSetColorOrder(pcn, norder, order)); /* pcf's (-pc_vpatch_colors) */
       PetscCall(PCSetFromOptions(pcn));
       PetscCall(PetscOptionsClearValue(NULL, "-nocheck_pc_vpatch_richardson_check"));
       PetscCall(PCApplyRichardson(pcn, b, y2, NULL, 0.999, 0, 0, 3, PETSC_TRUE, &its, &reason));
@@ -242,6 +248,57 @@ int main(int argc, char **argv)
       PetscCall(VecNorm(y2, NORM_2, &dn));
       PetscCheck(dn <= 1e-14 * yn, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT ": three sweeps without the check differ from three single sweeps by %g (relative)", k, (double)(dn / yn));
       PetscCall(PCDestroy(&pcn));
+    }
+    { /* the color order: a forward pass in the order 2^d-1, ..., 0 is the default backward pass; the correction form
+         (-pc_vpatch_correction all: b - A x by the operator, the sweeps on the correction from zero) gives the in-place
+         sweeps' iterates */
+      PC                          pco, pcb, pcc;
+      PetscInt                    nc = (PetscInt)1 << dim, rev[8], its;
+      PCRichardsonConvergedReason reason;
+      PetscReal                   dn, yn;
+
+      for (PetscInt i = 0; i < nc; i++) rev[i] = nc - 1 - i;
+      PetscCall(PCCreate(PETSC_COMM_WORLD, &pco));
+      PetscCall(PCSetType(pco, PCVPATCH));
+      PetscCall(PCSetOperators(pco, A, A));
+      PetscCall(PCVPatchSetSweep(pco, PC_VPATCH_SWEEP_FORWARD));
+      PetscCall(PCVPatchSetColorOrder(pco, nc, rev));
+      PetscCall(PCCreate(PETSC_COMM_WORLD, &pcb));
+      PetscCall(PCSetType(pcb, PCVPATCH));
+      PetscCall(PCSetOperators(pcb, A, A));
+      PetscCall(PCVPatchSetSweep(pcb, PC_VPATCH_SWEEP_BACKWARD));
+      PetscCall(PCApply(pco, b, y1));
+      PetscCall(PCApply(pcb, b, y2));
+      PetscCall(VecNorm(y1, NORM_2, &yn));
+      PetscCall(VecAXPY(y2, -1.0, y1));
+      PetscCall(VecNorm(y2, NORM_2, &dn));
+      PetscCheck(dn <= 1e-14 * yn, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT ": the forward pass in the colors' reverse order differs from the backward pass by %g (relative)", k, (double)(dn / yn));
+      PetscCall(PCApply(pcf, b, y2)); /* and the order matters: the forward pass of pcf differs (where two colors have patches) */
+      PetscCall(VecAXPY(y2, -1.0, y1));
+      PetscCall(VecNorm(y2, NORM_2, &dn));
+      PetscCheck(dn > 1e-8 * yn || (cells[0] <= 2 && cells[1] <= 2 && (dim == 2 || cells[2] <= 2)), PETSC_COMM_WORLD, PETSC_ERR_PLIB,
+                 "Q_%" PetscInt_FMT ": the forward pass in the colors' reverse order equals the default one (%g): the order is not applied", k, (double)(dn / yn));
+      PetscCall(PCCreate(PETSC_COMM_WORLD, &pcc));
+      PetscCall(PCSetType(pcc, PCVPATCH));
+      PetscCall(PCSetOperators(pcc, A, A));
+      PetscCall(PCVPatchSetSweep(pcc, PC_VPATCH_SWEEP_FORWARD));
+      PetscCall(PCVPatchSetColorOrder(pcc, nc, rev));
+      PetscCall(PCVPatchSetCorrection(pcc, PC_VPATCH_CORRECTION_ALL));
+      PetscCall(PetscOptionsSetValue(NULL, "-corr_pc_vpatch_richardson_check", "0"));
+      PetscCall(PCSetOptionsPrefix(pcc, "corr_"));
+      PetscCall(PCSetFromOptions(pcc));
+      PetscCall(PetscOptionsClearValue(NULL, "-corr_pc_vpatch_richardson_check"));
+      PetscCall(VecCopy(y1, y2)); /* two more sweeps from the iterate y1: in place, and on the correction */
+      for (PetscInt i = 0; i < 2; i++) PetscCall(PCApplyRichardson(pco, b, y1, NULL, 0, 0, 0, 1, PETSC_FALSE, &its, &reason));
+      PetscCall(PCApplyRichardson(pcc, b, y2, NULL, 0, 0, 0, 2, PETSC_FALSE, &its, &reason));
+      PetscCheck(its == 2, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT ": Richardson on the correction did %" PetscInt_FMT " sweeps, expected 2", k, its);
+      PetscCall(VecNorm(y1, NORM_2, &yn));
+      PetscCall(VecAXPY(y2, -1.0, y1));
+      PetscCall(VecNorm(y2, NORM_2, &dn));
+      PetscCheck(dn <= 1e-11 * yn, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT ": two sweeps on the correction of b - A x differ from two in place by %g (relative)", k, (double)(dn / yn));
+      PetscCall(PCDestroy(&pco));
+      PetscCall(PCDestroy(&pcb));
+      PetscCall(PCDestroy(&pcc));
     }
     /* the symmetric sweep is symmetric */
     PetscCall(MakePC(dm, A, PC_VPATCH_SWEEP_SYMMETRIC, PC_VPATCH_LOCAL_FDM, &pcs));
@@ -358,6 +415,26 @@ int main(int argc, char **argv)
     args: -dim 3 -cells 6,4,6 -degrees 1,2,3 -dense 0 -solve -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_coarse_ksp_type cg -mg_coarse_pc_type jacobi -mg_coarse_ksp_rtol 1e-14 -pc_mg_levels 2
     output_file: test_vpatch_ranks3d_np1
     rtol: 1e-9
+
+  # another color order (-pc_vpatch_colors): the same iterates on 1 and 4 ranks; with slabs along z the order
+  # 1,4,2,0,5,3,6,7 has 6 runs of colors that agree in z, so 6 exchanges per forward pass
+  test:
+    suffix: colors_np1
+    args: -dim 3 -cells 6,4,6 -degrees 2,3 -dense 0 -pc_vpatch_colors 1,4,2,0,5,3,6,7 -solve -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_levels_pc_vpatch_sweep forward -mg_levels_pc_vpatch_colors 1,4,2,0,5,3,6,7 -mg_coarse_ksp_type cg -mg_coarse_pc_type jacobi -mg_coarse_ksp_rtol 1e-14 -pc_mg_levels 2
+    rtol: 1e-9
+
+  test:
+    suffix: colors_np4
+    nsize: 4
+    args: -dim 3 -cells 6,4,6 -degrees 2,3 -dense 0 -pc_vpatch_colors 1,4,2,0,5,3,6,7 -solve -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_levels_pc_vpatch_sweep forward -mg_levels_pc_vpatch_colors 1,4,2,0,5,3,6,7 -mg_coarse_ksp_type cg -mg_coarse_pc_type jacobi -mg_coarse_ksp_rtol 1e-14 -pc_mg_levels 2
+    output_file: test_vpatch_colors_np1
+    rtol: 1e-9
+
+  test:
+    suffix: colors_slab_np2
+    nsize: 2
+    args: -dim 3 -cells 6,4,6 -degrees 3 -dense 0 -pc_vpatch_colors 1,4,2,0,5,3,6,7 -expect_exchanges 6
+    output_file: none
 
   test:
     suffix: ranks_np1
