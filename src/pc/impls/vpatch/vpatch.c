@@ -1166,7 +1166,7 @@ static PetscErrorCode PCApplyRichardson_VPatch(PC pc, Vec b, Vec y, Vec w, Petsc
       }
       PetscCall(PCVPatchStep(pc, w, jac->dcorr, PETSC_FALSE, (PetscBool)(i == 0)));
       if (i == its - 1) PetscCall(VecAXPY(y, 1.0, jac->dcorr));
-    } else if (corr && !(guesszero && i == 0)) { /* with the check: each sweep on the correction of the residual it computed */
+    } else if (corr) { /* with the check: each sweep on the correction of the residual it computed */
       if (!wres) PetscCall(MatResidual(pc->mat, b, y, w));
       PetscCall(VecSet(jac->dcorr, 0.0));
       PetscCall(PCVPatchStep(pc, w, jac->dcorr, PETSC_FALSE, PETSC_TRUE));
@@ -1530,7 +1530,7 @@ PetscErrorCode PCVPatchSetColorOrder(PC pc, PetscInt n, const PetscInt order[])
   smooth right-hand side) that leaves high-frequency rounding errors whose residual grows with the condition number
   (measured: the first mixed-precision cycle of a 514M Q_5 problem reduced the residual to 1.4e-2 against 2.4e-3 with the
   correction form). The correction form computes r = b - A x with the operator in its own precision (`MatResidual()`),
-  sweeps on A d = r from d = 0 and adds d: one residual, a vector copy and an update more per smoothing step, and one
+  sweeps on A d = r from d = 0 and adds d: one residual, the zeroing of d and an update more per smoothing step, and one
   more vector of the level. All the sweeps of one `KSPRICHARDSON` application share the residual (without the
   residual check). mixed applies it where the sweep is single and the operator's `DMQBOX` double: the finest level of
   a hierarchy whose coarser levels are single (`DMQBoxSetPrecision()`), so `-mg_levels_pc_vpatch_correction mixed` sets
