@@ -34,8 +34,9 @@
                      float sweep after the coarse correction of the first cycle rounds relative to the large smooth
                      solution and leaves residuals of 1e-2 (measured, 514M Q_5); on the correction, 1e-4), and in 3D for
                      odd k the up-smoothers' colors in the order 7,1,2,3,4,5,6,0 (the cell centers of the coarser mesh
-                     first, its vertices last), which left after two cycles 4-6x smaller residuals at k = 3, 5, 7 and 3-5x larger ones at k = 4, 6
-                     (bench/RESULTS.md, session 31). k = 5, 6: two cycles where vpatch-r-mixed needs four and three.
+                     first, its vertices last), which left after two cycles 4-6x smaller residuals at k = 3, 5, 7 and
+                     3-5x larger ones at k = 4, 6 (bench/RESULTS.md, session 31). k = 5, 6: two cycles where
+                     vpatch-r-mixed needs four and three.
   Every solver stops at ||b - A x|| <= 1e-8 ||b|| (unpreconditioned norm). The coarse problem of PCMG is
   solved by CG + Jacobi (rtol 1e-12; 1e-6 inside a single-precision cycle, where a tighter one would stall). The
   vpatch solvers stop the hierarchy instead at a coarsest level of 2 cells per direction where the mesh has one: a
