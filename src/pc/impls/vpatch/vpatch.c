@@ -1159,18 +1159,14 @@ static PetscErrorCode PCApplyRichardson_VPatch(PC pc, Vec b, Vec y, Vec w, Petsc
       }
       PetscCall(PCVPatchAdditive(jac, w, jac->w));
       PetscCall(VecAXPY(y, 1.0, jac->w));
-    } else if (corr && !check) { /* all its sweeps on the correction of one residual: w = b - A y, d from 0, y += d */
-      if (i == 0) {
-        PetscCall(MatResidual(pc->mat, b, y, w));
+    } else if (corr) { /* on the correction of b - A y from d = 0: without the check all its sweeps on one residual, with it one per sweep (the check's) */
+      const PetscBool fresh = (PetscBool)(check || i == 0);
+      if (fresh) {
+        if (!wres) PetscCall(MatResidual(pc->mat, b, y, w));
         PetscCall(VecSet(jac->dcorr, 0.0));
       }
-      PetscCall(PCVPatchStep(pc, w, jac->dcorr, PETSC_FALSE, (PetscBool)(i == 0)));
-      if (i == its - 1) PetscCall(VecAXPY(y, 1.0, jac->dcorr));
-    } else if (corr) { /* with the check: each sweep on the correction of the residual it computed */
-      if (!wres) PetscCall(MatResidual(pc->mat, b, y, w));
-      PetscCall(VecSet(jac->dcorr, 0.0));
-      PetscCall(PCVPatchStep(pc, w, jac->dcorr, PETSC_FALSE, PETSC_TRUE));
-      PetscCall(VecAXPY(y, 1.0, jac->dcorr));
+      PetscCall(PCVPatchStep(pc, w, jac->dcorr, PETSC_FALSE, fresh));
+      if (check || i == its - 1) PetscCall(VecAXPY(y, 1.0, jac->dcorr));
     } else
       PetscCall(PCVPatchStep(pc, b, y, PETSC_FALSE, (PetscBool)(guesszero && i == 0)));
     wres = PETSC_FALSE;
