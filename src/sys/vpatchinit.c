@@ -5,8 +5,8 @@
 */
 #include <petscvpatch/private/vpatchimpl.h>
 
-PetscLogEvent VPATCH_LaplacianMult, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Geometry, VPATCH_Prolong, VPATCH_Restrict, VPATCH_ColorSetUp, VPATCH_ColorXBegin, VPATCH_ColorXEnd, VPATCH_PatchSetUp, VPATCH_PatchSmooth, VPATCH_AuxAMGSetUp,
-    VPATCH_AuxAMGGalerkin, VPATCH_AuxAMGSmooth;
+PetscLogEvent VPATCH_LaplacianMult, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Geometry, VPATCH_Prolong, VPATCH_Restrict, VPATCH_ColorSetUp, VPATCH_ColorXBegin, VPATCH_ColorXEnd, VPATCH_GhostSetUp, VPATCH_MoveSetUp, VPATCH_PatchSetUp,
+    VPATCH_PatchSmooth, VPATCH_AuxAMGSetUp, VPATCH_AuxAMGGalerkin, VPATCH_AuxAMGSmooth;
 
 static PetscBool PetscVPatchPackageInitialized = PETSC_FALSE;
 
@@ -57,6 +57,8 @@ PetscErrorCode PetscVPatchInitializePackage(void)
   PetscCall(PetscLogEventRegister("VPColorSetUp", dmid, &VPATCH_ColorSetUp));
   PetscCall(PetscLogEventRegister("VPColorXBegin", dmid, &VPATCH_ColorXBegin)); /* one per color exchange of the sweep (qboxcolor.c): pack and send */
   PetscCall(PetscLogEventRegister("VPColorXEnd", dmid, &VPATCH_ColorXEnd));     /* receive and unpack */
+  PetscCall(PetscLogEventRegister("VPGhostSetUp", dmid, &VPATCH_GhostSetUp));   /* the ghost exchange's star forest (qboxvec.c) */
+  PetscCall(PetscLogEventRegister("VPMoveSetUp", dmid, &VPATCH_MoveSetUp));     /* the move to a gathered level's partition */
   PetscCall(PetscLogEventRegister("VPProlong", MAT_CLASSID, &VPATCH_Prolong));
   PetscCall(PetscLogEventRegister("VPRestrict", MAT_CLASSID, &VPATCH_Restrict));
   PetscCall(PetscLogEventRegister("VPPatchSetUp", PC_CLASSID, &VPATCH_PatchSetUp));

@@ -13,13 +13,27 @@ typedef enum {
   DMQBOX_EXCHANGE_HOST_PROBED, /* host buffers: -dm_qbox_exchange_device was asked for and the probe failed */
 } DMQBoxExchange;
 
-/* the exchange of one patch color in the multiplicative sweep on several ranks (qboxcolor.c) */
+#define DMQBOX_CHUNK 64 /* values per leaf of the packed exchanges' star forests */
+
+/* the messages of one side of a packed exchange (qboxpacked.c): per peer rank (ascending, after
+   DMQBoxPeersLayout_Private()) the count and the first entry in the packed buffer (chunk aligned) */
 typedef struct {
-  PetscSF   sf;                    /* one leaf per chunk: roots in the packed send buffer, leaves in the receive buffer */
-  PetscInt  nsend, nrecv;          /* packed values (whole chunks) */
-  PetscInt *sendidx, *recvidx;     /* local-box index of each packed value, -1 for padding */
-  PetscInt *d_sendidx, *d_recvidx; /* their device copies (CUDA vectors) */
-} DMQBoxColorExchange;
+  PetscInt     n, cap;
+  PetscMPIInt *rank;
+  PetscInt    *count, *start, *fill;
+} DMQBoxPeers;
+
+/* a packed exchange (qboxpacked.c): the ghost exchange, the move to a gathered level, each patch color's exchange */
+typedef struct {
+  PetscSF      sf;                    /* one leaf per chunk: roots in the packed send buffer, leaves in the receive buffer */
+  PetscInt     nsend, nrecv;          /* packed values (whole chunks) */
+  PetscInt    *sendidx, *recvidx;     /* index of each packed value in the sender's / receiver's array, -1 for padding */
+  PetscInt    *d_sendidx, *d_recvidx; /* their device copies (CUDA vectors) */
+  PetscInt     nsmsg, *smsg;          /* the send side's messages: start and count of each (the reverse adds) */
+  PetscScalar *buf[2][2];             /* own packed buffers, send and receive, host [0] and device [1] (the color exchanges use the DM's) */
+  PetscInt     nbuf[2];
+} DMQBoxPacked;
+typedef DMQBoxPacked DMQBoxColorExchange; /* the exchange of one group of patch colors in the multiplicative sweep (qboxcolor.c) */
 
 typedef struct {
   PetscInt            dim;           /* spatial dimension, 2 or 3 */
@@ -31,7 +45,7 @@ typedef struct {
   PetscInt           *lc[3];         /* cells owned by each process column, per direction */
   PetscInt            cellstart[3];  /* first cell owned by this rank per direction */
   DM                  da;            /* node-level DMDA (ghost width k, box stencil): natural ordering, exchanges other than INSERT/ADD; made on first use */
-  PetscSF             ghostsf;       /* roots: owned nodes; leaves: the ghost nodes of the local box (qboxvec.c); made on first use */
+  DMQBoxPacked        ghostx;        /* the ghost exchange: the owned nodes in other ranks' local boxes to those ranks (qboxvec.c); made on first use */
   DMQBoxColorExchange colorx[8];     /* per group of patch colors (c >> DMQBoxColorGroupBits_Private()): the values other ranks' patches of its colors change (qboxcolor.c) */
   PetscScalar        *xbuf[2][2];    /* the color exchanges' packed send and receive buffers, host [0] and device [1] */
   PetscInt            nxbuf[2];      /* their lengths */
@@ -150,10 +164,22 @@ PETSC_INTERN PetscErrorCode DMQBoxColumnsDestroy_Private(DMQBoxColumns *);
 /* the column of direction d whose owned nodes (e = 0) or owned cells (e = 4) hold p */
 PETSC_INTERN PetscInt       DMQBoxColumnOf_Private(const DMQBoxColumns *, PetscInt d, PetscInt e, PetscInt p);
 PETSC_INTERN PetscErrorCode DMQBoxDestroyExchange_Private(DM);
-PETSC_INTERN PetscErrorCode DMQBoxCreateMoveSF_Private(DM, DM, PetscSF *);
+PETSC_INTERN PetscErrorCode DMQBoxCreateMove_Private(DM, DM, DMQBoxPacked *);
+/* packed exchanges (qboxpacked.c) */
+PETSC_INTERN PetscErrorCode DMQBoxPeersAdd_Private(DMQBoxPeers *, PetscMPIInt, PetscInt *);
+PETSC_INTERN PetscInt       DMQBoxPeersFind_Private(const DMQBoxPeers *, PetscMPIInt);
+PETSC_INTERN PetscErrorCode DMQBoxPeersDestroy_Private(DMQBoxPeers *);
+PETSC_INTERN PetscInt       DMQBoxPeersLayout_Private(DMQBoxPeers *);
+PETSC_INTERN PetscErrorCode DMQBoxPackedAllocLists_Private(DMQBoxPeers *, DMQBoxPeers *, DMQBoxPacked *);
+PETSC_INTERN PetscErrorCode DMQBoxPackedSetUp_Private(DM, const char[], const DMQBoxPeers *, const DMQBoxPeers *, DMQBoxPacked *);
+PETSC_INTERN PetscErrorCode DMQBoxPackedDestroy_Private(DMQBoxPacked *);
+PETSC_INTERN PetscErrorCode DMQBoxPackedBuffers_Private(PetscScalar *[2][2], PetscInt[2], PetscMemType, PetscInt, PetscScalar **, PetscScalar **);
+PETSC_INTERN PetscErrorCode DMQBoxPackedCopy_Private(PetscMemType, PetscInt, const PetscInt *, const PetscInt *, VPIndexedCopyMode, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMQBoxPackedForward_Private(DM, DMQBoxPacked *, PetscMemType, const PetscScalar *, PetscScalar *, InsertMode);
+PETSC_INTERN PetscErrorCode DMQBoxPackedReverse_Private(DM, DMQBoxPacked *, PetscMemType, const PetscScalar *, PetscScalar *, InsertMode);
 PETSC_INTERN PetscErrorCode DMQBoxCheckVecType_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxIsCUDA_Private(DM, PetscBool *);
-PETSC_INTERN PetscErrorCode DMQBoxExchangeTransport_Private(DM, PetscSF, PetscBool);
+PETSC_INTERN PetscErrorCode DMQBoxExchangeTransport_Private(DM, PetscSF);
 PETSC_INTERN PetscErrorCode DMQBoxMPIMalloc_Private(size_t, void **); /* CUDA: device buffers MPI may get (qboxmpi.c) */
 PETSC_INTERN PetscErrorCode DMQBoxMPIFree_Private(void *);
 PETSC_INTERN PetscErrorCode DMQBoxSFDestroy_Private(PetscSF *);

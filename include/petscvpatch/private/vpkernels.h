@@ -222,13 +222,20 @@ typedef enum {
   VP_OWNED_ADD_LOCAL   /* glob += loc */
 } VPOwnedCopyMode;
 PETSC_INTERN PetscErrorCode VPOwnedCopy_CUDA(const VPGrid *, VPOwnedCopyMode, PetscScalar *glob, PetscScalar *loc);
+/* the directions of an indexed copy between a packed buffer and an array (VPIndexedCopy_CUDA(), DMQBOX's exchanges) */
+typedef enum {
+  VP_PACK,      /* packed = loc[idx] */
+  VP_UNPACK,    /* loc[idx] = packed */
+  VP_UNPACK_ADD /* loc[idx] += packed */
+} VPIndexedCopyMode;
 /* a[0, n) = 0 (device array), on the kernels' stream */
 PETSC_INTERN PetscErrorCode VPZero_CUDA(PetscScalar *a, size_t n);
 /* a zeroed device buffer of n scalars from the stream-ordered pool (NULL when out of memory), and its release */
 PETSC_INTERN PetscErrorCode VPBufferAlloc_CUDA(size_t n, PetscScalar **a);
 PETSC_INTERN PetscErrorCode VPBufferFree_CUDA(PetscScalar *a);
-/* packed[i] = loc[idx[i]] (0 where idx[i] < 0), or with unpack loc[idx[i]] = packed[i] where idx[i] >= 0; device arrays */
-PETSC_INTERN PetscErrorCode VPIndexedCopy_CUDA(PetscInt n, const PetscInt *idx, PetscBool unpack, PetscScalar *packed, PetscScalar *loc);
+/* packed[i] = loc[idx[i]] (VP_PACK; 0 where idx[i] < 0), or loc[idx[i]] = packed[i] (VP_UNPACK) or += (VP_UNPACK_ADD) where
+   idx[i] >= 0; device arrays; an index repeated in idx only with VP_PACK */
+PETSC_INTERN PetscErrorCode VPIndexedCopy_CUDA(PetscInt n, const PetscInt *idx, VPIndexedCopyMode mode, PetscScalar *packed, PetscScalar *loc);
 /* z[j] = y[j]^T x for j < nv (real scalars): device arrays x, y[j] of length n, host array z; waits for the result */
 PETSC_INTERN PetscErrorCode VPMDot_CUDA(const PetscScalar *x, PetscInt n, PetscInt nv, const PetscScalar *const *y, PetscScalar *z);
 /* y = x + alpha y (real scalars), device arrays of length n, on PETSc's stream */

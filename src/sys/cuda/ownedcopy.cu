@@ -76,26 +76,29 @@ PetscErrorCode VPZero_CUDA(PetscScalar *a, size_t n)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the packed values of an exchange: packed[i] = loc[idx[i]] (0 where idx[i] < 0, padding), or loc[idx[i]] = packed[i] */
-__global__ void VPIndexedCopyKernel(PetscInt n, const PetscInt *__restrict__ idx, int unpack, PetscScalar *__restrict__ packed, PetscScalar *__restrict__ loc)
+/* the packed values of an exchange: packed[i] = loc[idx[i]] (0 where idx[i] < 0, padding), or loc[idx[i]] = (or +=)
+   packed[i] */
+__global__ void VPIndexedCopyKernel(PetscInt n, const PetscInt *__restrict__ idx, int mode, PetscScalar *__restrict__ packed, PetscScalar *__restrict__ loc)
 {
   for (PetscInt i = (PetscInt)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (PetscInt)gridDim.x * blockDim.x) {
     const PetscInt j = idx[i];
-    if (unpack) {
+    if (mode == VP_UNPACK) {
       if (j >= 0) loc[j] = packed[i];
+    } else if (mode == VP_UNPACK_ADD) {
+      if (j >= 0) loc[j] += packed[i];
     } else
       packed[i] = j >= 0 ? loc[j] : (PetscScalar)0;
   }
 }
 
-PetscErrorCode VPIndexedCopy_CUDA(PetscInt n, const PetscInt *idx, PetscBool unpack, PetscScalar *packed, PetscScalar *loc)
+PetscErrorCode VPIndexedCopy_CUDA(PetscInt n, const PetscInt *idx, VPIndexedCopyMode mode, PetscScalar *packed, PetscScalar *loc)
 {
   cudaStream_t stream;
 
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(VPGetStream(&stream));
-  VPIndexedCopyKernel<<<(unsigned)PetscMin((n + 255) / 256, 65536), 256, 0, stream>>>(n, idx, (int)unpack, packed, loc);
+  VPIndexedCopyKernel<<<(unsigned)PetscMin((n + 255) / 256, 65536), 256, 0, stream>>>(n, idx, (int)mode, packed, loc);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -851,10 +851,10 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
     if (cuda) PetscCall(PetscViewerASCIIPrintf(viewer, "MatResidual of the Laplacian: %s (-dm_qbox_fused_residual)\n", q->fusedres && !DMQBoxIsGeneral_Private(q) ? "in the operator's kernel, one pass" : "MatMult and VecAYPX"));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "processes %d: grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", vector type %s, matrix type %s\n", size, q->procs[0], q->procs[1], dim == 3 ? q->procs[2] : 1, dm->vectype, dm->mattype));
-  if (size > 1 && (q->ghostsf || q->exchdevice)) {
+  if (size > 1 && (q->ghostx.sf || q->exchdevice)) {
     const char *how = q->exchange == DMQBOX_EXCHANGE_DEVICE        ? "device buffers passed to MPI"
                       : q->exchange == DMQBOX_EXCHANGE_HOST_PROBED ? "staged through host memory (-dm_qbox_exchange_device: the probe found that MPI does not move device memory)"
-                      : q->ghostsf                                 ? "host buffers"
+                      : q->ghostx.sf                               ? "host buffers"
                                                                    : "not made yet";
     PetscCall(PetscViewerASCIIPrintf(viewer, "exchanges: %s\n", how));
   }

@@ -21,12 +21,8 @@
   a node lies in the interior of patches of one rank only, so sent and received values stay disjoint; a node that
   several of the group's colors change is sent once, with its value after the group.
 
-  The values travel packed: a gather into a send buffer, a PetscSF whose roots are the send buffer and whose leaves
-  are the receive buffer, both contiguous, and a scatter from the receive buffer. Each message is padded to whole
-  chunks of QBOX_CHUNK values and the star forest has one leaf per chunk, so its set-up (rank discovery, index
-  analysis, PETSc's duplicate checks) costs per chunk, not per value: with one leaf per value it took about 100 ns per
-  value, 2-3 s at 455M unknowns on two ranks (bench/RESULTS.md, session 20). The only index the sender needs from
-  the receiver is where its message starts, which one PetscCommBuildTwoSided() delivers, with the counts checked.
+  The values travel packed (qboxpacked.c): a gather into a send buffer, a PetscSF over whole chunks of values between
+  the contiguous buffers, and a scatter from the receive buffer; set-up per chunk, not per value.
 */
 #include <petscvpatch/private/qboximpl.h>
 #include <petsc/private/sfimpl.h>
@@ -34,9 +30,6 @@
 #if defined(PETSC_HAVE_CUDA)
 #include <petscdevice_cuda.h>
 #endif
-
-#define QBOX_CHUNK     64 /* values per leaf of the color star forests */
-#define QBOX_MAX_PEERS 64 /* ranks one rank exchanges a color with: at most 26 (a node lies in at most 3 columns per direction) */
 
 /* the patch vertex of parity bit of color c along a direction whose patch interior holds node p: the interior of the
    patch of vertex v is (v - 1, v + 1) k, so p lies in at most two, of consecutive vertices; -1: none, or not interior.
@@ -73,72 +66,20 @@ static DMQBoxColorExchange *QBoxColorExchangeOf(DM dm, PetscInt c)
   return &((DM_QBox *)dm->data)->colorx[c >> DMQBoxColorGroupBits_Private(dm)];
 }
 
-/* messages of one side: per peer rank (ascending) the count and the first entry in the packed buffer (chunk aligned) */
-typedef struct {
-  PetscInt    n;
-  PetscMPIInt rank[QBOX_MAX_PEERS];
-  PetscInt    count[QBOX_MAX_PEERS], start[QBOX_MAX_PEERS], fill[QBOX_MAX_PEERS];
-} QBoxPeers;
-
-static PetscErrorCode QBoxPeersAdd(QBoxPeers *p, PetscMPIInt r, PetscInt *slot)
-{
-  PetscInt i = 0;
-
-  PetscFunctionBegin;
-  while (i < p->n && p->rank[i] != r) i++;
-  if (i == p->n) {
-    PetscCheck(p->n < QBOX_MAX_PEERS, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX color exchange: more than %d peer ranks", QBOX_MAX_PEERS);
-    p->rank[p->n]  = r;
-    p->count[p->n] = 0;
-    p->n++;
-  }
-  *slot = i;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscInt QBoxPeersFind(const QBoxPeers *p, PetscMPIInt r)
-{
-  for (PetscInt i = 0; i < p->n; i++)
-    if (p->rank[i] == r) return i;
-  return -1;
-}
-
 /* appends to a row plan the triple (side: 0 receive, 1 send; the slot of peer r; run i); pass 0 adds the peer */
-static PetscErrorCode QBoxPlanAdd(QBoxPeers *p, PetscInt side, PetscMPIInt r, PetscInt i, PetscInt pass, PetscInt *plan, PetscInt *nplan)
+static PetscErrorCode QBoxPlanAdd(DMQBoxPeers *p, PetscInt side, PetscMPIInt r, PetscInt i, PetscInt pass, PetscInt *plan, PetscInt *nplan)
 {
   PetscInt s;
 
   PetscFunctionBegin;
   if (pass == 0)
-    PetscCall(QBoxPeersAdd(p, r, &s));
+    PetscCall(DMQBoxPeersAdd_Private(p, r, &s));
   else
-    s = QBoxPeersFind(p, r);
+    s = DMQBoxPeersFind_Private(p, r);
   plan[(*nplan)++] = side;
   plan[(*nplan)++] = s;
   plan[(*nplan)++] = i;
   PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* sorts the peers by rank, then lays their messages out in whole chunks; returns the packed length */
-static PetscInt QBoxPeersLayout(QBoxPeers *p)
-{
-  PetscInt off = 0;
-
-  for (PetscInt i = 1; i < p->n; i++) /* insertion sort: a few peers */
-    for (PetscInt j = i; j > 0 && p->rank[j - 1] > p->rank[j]; j--) {
-      PetscMPIInt r   = p->rank[j];
-      PetscInt    n   = p->count[j];
-      p->rank[j]      = p->rank[j - 1];
-      p->count[j]     = p->count[j - 1];
-      p->rank[j - 1]  = r;
-      p->count[j - 1] = n;
-    }
-  for (PetscInt i = 0; i < p->n; i++) {
-    p->start[i] = off;
-    p->fill[i]  = 0;
-    off += (p->count[i] + QBOX_CHUNK - 1) / QBOX_CHUNK * QBOX_CHUNK;
-  }
-  return off;
 }
 
 /* per direction, for each node of the local box: the vertex of the color whose patch interior holds it (-1: none), the
@@ -184,14 +125,13 @@ static PetscErrorCode QBoxColorMapsDestroy(QBoxColorMaps *m)
    only on its y and z owner columns and column ranges, so it is made once per change of those, and each row is a
    plain copy of its runs' positions. In a row that this rank's column owns in y and z and no other column holds,
    only the runs that another column owns or holds take part, which keeps the work O(nodes near the faces). */
-static PetscErrorCode QBoxColorLists(DM dm, const DMQBoxColumns *c, const QBoxColorMaps *m, PetscMPIInt rank, QBoxPeers *send, QBoxPeers *recv, PetscInt **sendidx, PetscInt **recvidx)
+static PetscErrorCode QBoxColorLists(DM dm, const DMQBoxColumns *c, const QBoxColorMaps *m, PetscMPIInt rank, DMQBoxPeers *send, DMQBoxPeers *recv, DMQBoxColorExchange *x)
 {
   const VPGrid *g    = &((DM_QBox *)dm->data)->grid;
   PetscInt      nall = 0, nrun = 0, *xall, *run, *plan, nplan = 0;
 
   PetscFunctionBegin;
   send->n = recv->n = 0;
-  *sendidx = *recvidx = NULL;
   PetscCall(PetscMalloc3(g->gxm[0], &xall, g->gxm[0] + 1, &run, 3 * 27 * g->gxm[0] + 1, &plan));
   for (PetscInt ix = 0; ix < g->gxm[0]; ix++) {
     if (m->vert[0][ix] < 0) continue;
@@ -237,11 +177,11 @@ static PetscErrorCode QBoxColorLists(DM dm, const DMQBoxColumns *c, const QBoxCo
           }
         }
         for (PetscInt e = 0; e < nplan; e += 3) {
-          QBoxPeers     *p = plan[e] ? send : recv;
+          DMQBoxPeers   *p = plan[e] ? send : recv;
           const PetscInt s = plan[e + 1], a = run[plan[e + 2]], b = run[plan[e + 2] + 1];
 
           if (pass == 1) {
-            PetscInt *dst = (plan[e] ? *sendidx : *recvidx) + p->start[s] + p->fill[s];
+            PetscInt *dst = (plan[e] ? x->sendidx : x->recvidx) + p->start[s] + p->fill[s];
             for (PetscInt j = a; j < b; j++) *dst++ = row + xall[j];
             p->fill[s] += b - a;
           } else
@@ -249,13 +189,7 @@ static PetscErrorCode QBoxColorLists(DM dm, const DMQBoxColumns *c, const QBoxCo
         }
       }
     }
-    if (pass == 0) {
-      const PetscInt nsend = QBoxPeersLayout(send), nrecv = QBoxPeersLayout(recv);
-
-      PetscCall(PetscMalloc2(nsend, sendidx, nrecv, recvidx));
-      for (PetscInt i = 0; i < nsend; i++) (*sendidx)[i] = -1; /* padding */
-      for (PetscInt i = 0; i < nrecv; i++) (*recvidx)[i] = -1;
-    }
+    if (pass == 0) PetscCall(DMQBoxPackedAllocLists_Private(send, recv, x));
   }
   PetscCall(PetscFree3(xall, run, plan));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -272,115 +206,26 @@ PetscErrorCode DMQBoxColorExchangeSetUp_Private(DM dm, PetscInt color)
   DMQBoxColorExchange *x;
   DMQBoxColumns        c;
   QBoxColorMaps        m;
-  QBoxPeers            send, recv;
-  MPI_Comm             comm = PetscObjectComm((PetscObject)dm);
-  PetscMPIInt          rank, nfrom, *fromranks, toranks[QBOX_MAX_PEERS];
-  PetscInt             todata[2 * QBOX_MAX_PEERS], *fromdata, nleaves;
-  PetscSFNode         *iremote;
-  PetscBool            cuda;
+  DMQBoxPeers          send = {0}, recv = {0};
+  PetscMPIInt          rank;
+  char                 what[64];
 
   PetscFunctionBegin;
   PetscCheck(color >= 0 && color < (1 << q->dim), PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Color %" PetscInt_FMT " is not one of the %d patch colors", color, 1 << q->dim);
   x = QBoxColorExchangeOf(dm, color);
   if (x->sf) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(VPATCH_ColorSetUp, dm, 0, 0, 0));
-  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)dm), &rank));
   PetscCall(DMQBoxColumnsCreate_Private(dm, &c));
   PetscCall(QBoxColorMapsCreate(dm, &c, color, &m));
-  PetscCall(QBoxColorLists(dm, &c, &m, rank, &send, &recv, &x->sendidx, &x->recvidx));
+  PetscCall(QBoxColorLists(dm, &c, &m, rank, &send, &recv, x));
   PetscCall(QBoxColorMapsDestroy(&m));
   PetscCall(DMQBoxColumnsDestroy_Private(&c));
-  x->nsend = send.n ? send.start[send.n - 1] + (send.count[send.n - 1] + QBOX_CHUNK - 1) / QBOX_CHUNK * QBOX_CHUNK : 0;
-  x->nrecv = recv.n ? recv.start[recv.n - 1] + (recv.count[recv.n - 1] + QBOX_CHUNK - 1) / QBOX_CHUNK * QBOX_CHUNK : 0;
-
-  /* each receiver learns where its message starts in the sender's buffer, and checks the count against its own */
-  for (PetscInt i = 0; i < send.n; i++) {
-    toranks[i]        = send.rank[i];
-    todata[2 * i]     = send.start[i] / QBOX_CHUNK;
-    todata[2 * i + 1] = send.count[i];
-  }
-  PetscCall(PetscCommBuildTwoSided(comm, 2, MPIU_INT, (PetscMPIInt)send.n, toranks, todata, &nfrom, &fromranks, &fromdata));
-  PetscCheck(nfrom == recv.n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX color %" PetscInt_FMT " exchange: rank %d receives from %d ranks, expected %" PetscInt_FMT, color, rank, nfrom, recv.n);
-  nleaves = x->nrecv / QBOX_CHUNK;
-  PetscCall(PetscMalloc1(nleaves, &iremote));
-  for (PetscMPIInt f = 0; f < nfrom; f++) {
-    const PetscInt s = QBoxPeersFind(&recv, fromranks[f]);
-    PetscCheck(s >= 0 && fromdata[2 * f + 1] == recv.count[s], PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX color %" PetscInt_FMT " exchange: rank %d sends %" PetscInt_FMT " values to rank %d, which expects %" PetscInt_FMT, color, fromranks[f],
-               fromdata[2 * f + 1], rank, s >= 0 ? recv.count[s] : 0);
-    for (PetscInt j = 0; j < (recv.count[s] + QBOX_CHUNK - 1) / QBOX_CHUNK; j++) {
-      iremote[recv.start[s] / QBOX_CHUNK + j].rank  = fromranks[f];
-      iremote[recv.start[s] / QBOX_CHUNK + j].index = fromdata[2 * f] + j;
-    }
-  }
-  PetscCall(PetscFree(fromranks));
-  PetscCall(PetscFree(fromdata));
-  PetscCall(PetscSFCreate(comm, &x->sf));
-  PetscCall(PetscSFSetGraph(x->sf, x->nsend / QBOX_CHUNK, nleaves, NULL, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
-  PetscCall(PetscSFSetUp(x->sf));
-  PetscCall(DMQBoxExchangeTransport_Private(dm, x->sf, PETSC_TRUE));
-  if (q->chunk == MPI_DATATYPE_NULL) {
-    PetscCallMPI(MPI_Type_contiguous(QBOX_CHUNK, MPIU_SCALAR, &q->chunk));
-    PetscCallMPI(MPI_Type_commit(&q->chunk));
-  }
-  PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
-#if defined(PETSC_HAVE_CUDA)
-  if (cuda) { /* the lists on the device, once */
-    PetscCallCUDA(cudaMalloc((void **)&x->d_sendidx, PetscMax(x->nsend, 1) * sizeof(PetscInt)));
-    PetscCallCUDA(cudaMalloc((void **)&x->d_recvidx, PetscMax(x->nrecv, 1) * sizeof(PetscInt)));
-    PetscCallCUDA(cudaMemcpy(x->d_sendidx, x->sendidx, x->nsend * sizeof(PetscInt), cudaMemcpyHostToDevice));
-    PetscCallCUDA(cudaMemcpy(x->d_recvidx, x->recvidx, x->nrecv * sizeof(PetscInt), cudaMemcpyHostToDevice));
-  }
-#endif
+  PetscCall(PetscSNPrintf(what, sizeof(what), "exchange of the color group of %" PetscInt_FMT, color));
+  PetscCall(DMQBoxPackedSetUp_Private(dm, what, &send, &recv, x));
+  PetscCall(DMQBoxPeersDestroy_Private(&send));
+  PetscCall(DMQBoxPeersDestroy_Private(&recv));
   PetscCall(PetscLogEventEnd(VPATCH_ColorSetUp, dm, 0, 0, 0));
-  PetscCall(PetscInfo(dm, "color group of %" PetscInt_FMT ": sends %" PetscInt_FMT " values to %" PetscInt_FMT " ranks, receives %" PetscInt_FMT " from %" PetscInt_FMT " (in chunks of %d)\n", color, x->nsend, send.n, x->nrecv, recv.n, QBOX_CHUNK));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the packed buffers for memory type mt, at least n values each (one pair per DM, shared by the colors) */
-static PetscErrorCode QBoxColorBuffers(DM_QBox *q, PetscMemType mt, PetscInt n, PetscScalar **send, PetscScalar **recv)
-{
-  const int dev = PetscMemTypeDevice(mt) ? 1 : 0;
-
-  PetscFunctionBegin;
-  if (q->nxbuf[dev] < n) {
-    if (dev) {
-#if defined(PETSC_HAVE_CUDA)
-      /* from the pool of the buffers MPI may get (qboxmpi.c), not the vectors' */
-      PetscCall(DMQBoxMPIFree_Private(q->xbuf[dev][0]));
-      PetscCall(DMQBoxMPIFree_Private(q->xbuf[dev][1]));
-      PetscCall(DMQBoxMPIMalloc_Private(n * sizeof(PetscScalar), (void **)&q->xbuf[dev][0]));
-      PetscCall(DMQBoxMPIMalloc_Private(n * sizeof(PetscScalar), (void **)&q->xbuf[dev][1]));
-#else
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "This PETSc has no CUDA");
-#endif
-    } else {
-      PetscCall(PetscFree2(q->xbuf[0][0], q->xbuf[0][1]));
-      PetscCall(PetscMalloc2(n, &q->xbuf[0][0], n, &q->xbuf[0][1]));
-    }
-    q->nxbuf[dev] = n;
-  }
-  *send = q->xbuf[dev][0];
-  *recv = q->xbuf[dev][1];
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* packed[i] = loc[idx[i]] (pack; 0 for padding) or loc[idx[i]] = packed[i] (unpack; padding skipped) */
-static PetscErrorCode QBoxIndexedCopy(PetscMemType mt, PetscInt n, const PetscInt *idx, const PetscInt *d_idx, PetscBool unpack, PetscScalar *packed, PetscScalar *loc)
-{
-  PetscFunctionBegin;
-  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
-  if (PetscMemTypeDevice(mt)) {
-#if defined(PETSC_HAVE_CUDA)
-    PetscCheck(d_idx, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "DMQBOX color exchange of a device array on a DM whose vectors are not CUDA: use -dm_vec_type cuda");
-    PetscCall(VPIndexedCopy_CUDA(n, d_idx, unpack, packed, loc));
-#else
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "This PETSc has no CUDA");
-#endif
-  } else if (unpack) {
-    for (PetscInt i = 0; i < n; i++)
-      if (idx[i] >= 0) loc[idx[i]] = packed[i];
-  } else
-    for (PetscInt i = 0; i < n; i++) packed[i] = idx[i] >= 0 ? loc[idx[i]] : 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -400,8 +245,8 @@ PetscErrorCode DMQBoxColorExchangeBegin_Private(DM dm, PetscInt color, PetscMemT
   PetscCall(DMQBoxColorExchangeSetUp_Private(dm, color));
   PetscCall(PetscLogEventBegin(VPATCH_ColorXBegin, dm, 0, 0, 0));
   x = QBoxColorExchangeOf(dm, color);
-  PetscCall(QBoxColorBuffers(q, mt, PetscMax(x->nsend, x->nrecv), &sbuf, &rbuf));
-  PetscCall(QBoxIndexedCopy(mt, x->nsend, x->sendidx, x->d_sendidx, PETSC_FALSE, sbuf, xa));
+  PetscCall(DMQBoxPackedBuffers_Private(q->xbuf, q->nxbuf, mt, PetscMax(x->nsend, x->nrecv), &sbuf, &rbuf)); /* the DM's, shared by the colors */
+  PetscCall(DMQBoxPackedCopy_Private(mt, x->nsend, x->sendidx, x->d_sendidx, VP_PACK, sbuf, xa));
   PetscCall(PetscSFBcastWithMemTypeBegin(x->sf, q->chunk, mt, sbuf, mt, rbuf, MPI_REPLACE));
   PetscCall(PetscLogEventEnd(VPATCH_ColorXBegin, dm, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -417,7 +262,7 @@ PetscErrorCode DMQBoxColorExchangeEnd_Private(DM dm, PetscInt color, PetscMemTyp
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(VPATCH_ColorXEnd, dm, 0, 0, 0));
   PetscCall(PetscSFBcastEnd(x->sf, q->chunk, sbuf, rbuf, MPI_REPLACE));
-  PetscCall(QBoxIndexedCopy(mt, x->nrecv, x->recvidx, x->d_recvidx, PETSC_TRUE, rbuf, xa));
+  PetscCall(DMQBoxPackedCopy_Private(mt, x->nrecv, x->recvidx, x->d_recvidx, VP_UNPACK, rbuf, xa));
   PetscCall(PetscLogEventEnd(VPATCH_ColorXEnd, dm, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -427,17 +272,7 @@ PetscErrorCode DMQBoxColorExchangeDestroy_Private(DM dm)
   DM_QBox *q = (DM_QBox *)dm->data;
 
   PetscFunctionBegin;
-  for (PetscInt c = 0; c < 8; c++) {
-    DMQBoxColorExchange *x = &q->colorx[c];
-    PetscCall(DMQBoxSFDestroy_Private(&x->sf));
-    PetscCall(PetscFree2(x->sendidx, x->recvidx));
-#if defined(PETSC_HAVE_CUDA)
-    if (x->d_sendidx) PetscCallCUDA(cudaFree(x->d_sendidx));
-    if (x->d_recvidx) PetscCallCUDA(cudaFree(x->d_recvidx));
-#endif
-    x->d_sendidx = x->d_recvidx = NULL;
-    x->nsend = x->nrecv = 0;
-  }
+  for (PetscInt c = 0; c < 8; c++) PetscCall(DMQBoxPackedDestroy_Private(&q->colorx[c]));
   PetscCall(PetscFree2(q->xbuf[0][0], q->xbuf[0][1]));
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(DMQBoxMPIFree_Private(q->xbuf[1][0]));
@@ -445,6 +280,5 @@ PetscErrorCode DMQBoxColorExchangeDestroy_Private(DM dm)
 #endif
   q->xbuf[1][0] = q->xbuf[1][1] = NULL;
   q->nxbuf[0] = q->nxbuf[1] = 0;
-  if (q->chunk != MPI_DATATYPE_NULL) PetscCallMPI(MPI_Type_free(&q->chunk));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

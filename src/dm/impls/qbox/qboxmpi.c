@@ -1,5 +1,6 @@
 /*
-  DMQBOX exchanges: which buffers the star forests of the ghost exchange and of the multiplicative sweep hand to MPI.
+  DMQBOX exchanges: which buffers the star forests of the packed exchanges (qboxpacked.c: the ghost exchange, the move
+  to a gathered level, the exchanges of the multiplicative sweep) hand to MPI.
 
   PETSc passes device buffers to MPI only when `-use_gpu_aware_mpi` is true, and checks that at start-up with an
   MPI_Allreduce() of device memory on PETSC_COMM_SELF. Some MPIs move device memory in point-to-point messages but not
@@ -10,11 +11,11 @@
   from every rank this rank receives ghosts from, checked. If any rank says no, every rank keeps the host-staged
   path, and -info and DMView() say so; nothing stops.
 
-  The buffers MPI sees are always the star forest's own (cudaMalloc()), never the vectors' arrays: PETSc allocates
-  those from the stream-ordered pool (cudaMallocAsync()), which CUDA IPC cannot export, and PetscSF hands a
-  contiguous block of them to MPI directly. Measured on 2 x H200 with UCX 1.20 (cuda_ipc): with direct pool buffers,
-  wrong values arrived (no error) or MPI_ERR_BUFFER; with the star forest's buffers, the exchanges are right. So the
-  remote part of each star forest is marked non-contiguous, which makes PetscSF pack it.
+  The buffers MPI sees are always the packed exchanges' own (cudaMalloc()), never the vectors' arrays: PETSc allocates
+  those from the stream-ordered pool (cudaMallocAsync()), which CUDA IPC cannot export. Measured on 2 x H200 with UCX
+  1.20 (cuda_ipc): with direct pool buffers, wrong values arrived (no error) or MPI_ERR_BUFFER; with cudaMalloc()
+  buffers, the exchanges are right (session 15, when the ghost star forest had one leaf per node and was marked
+  non-contiguous so that PetscSF packed it into its own buffers; the packed exchanges gather into theirs).
 
   Every device buffer MPI may see (the star forests' own buffers, the color exchanges' packed buffers, the probe's)
   comes from a process-wide pool and goes back to CUDA only at PetscFinalize(): a freed buffer goes back to the pool
@@ -34,7 +35,7 @@
 #include <petsc/private/sfimpl.h>
 #if defined(PETSC_HAVE_CUDA) && defined(__has_include)
 #if __has_include(<../src/vec/is/sf/impls/basic/sfpack.h>)
-#include <../src/vec/is/sf/impls/basic/sfpack.h> /* PetscSF_Basic, PETSCSF_REMOTE: which parts PetscSF packs */
+#include <../src/vec/is/sf/impls/basic/sfpack.h> /* PetscSF_Basic: its links (DMQBoxSFDestroy_Private()) */
 #define QBOX_SF_BASIC 1
 #endif
 #endif
@@ -239,17 +240,16 @@ PetscErrorCode DMQBoxSFDestroy_Private(PetscSF *sf)
 /*
   DMQBoxExchangeTransport_Private - called on each of this DM's star forests after PetscSFSetUp(): with
   -dm_qbox_exchange_device on CUDA vectors and several ranks, probe once (collective on the DM's communicator, as
-  the star forests' creation is) and hand device buffers to MPI when every rank's probe passed. packed: the star
-  forest moves the color exchanges' packed buffers (qboxcolor.c, from the pool above), which MPI may get as they are.
+  the star forests' creation is) and hand device buffers to MPI when every rank's probe passed. The star forests
+  move the packed exchanges' buffers (qboxpacked.c, from the pool above), which MPI may get as they are.
 */
-PetscErrorCode DMQBoxExchangeTransport_Private(DM dm, PetscSF sf, PetscBool packed)
+PetscErrorCode DMQBoxExchangeTransport_Private(DM dm, PetscSF sf)
 {
   DM_QBox    *q = (DM_QBox *)dm->data;
   PetscMPIInt size;
   PetscBool   cuda;
 
   PetscFunctionBegin;
-  (void)packed;
   q->exchange = DMQBOX_EXCHANGE_HOST;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
   PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
@@ -288,13 +288,6 @@ PetscErrorCode DMQBoxExchangeTransport_Private(DM dm, PetscSF sf, PetscBool pack
     QBoxDeviceMPI = ok ? 1 : -1;
   }
   if (QBoxDeviceMPI > 0) {
-    PetscSF_Basic *bas = (PetscSF_Basic *)sf->data;
-
-    /* MPI gets the star forest's buffers (cudaMalloc()), not the vectors' (a CUDA IPC-less pool): pack every part */
-    if (!packed) {
-      bas->rootcontig[PETSCSF_REMOTE] = PETSC_FALSE;
-      sf->leafcontig[PETSCSF_REMOTE]  = PETSC_FALSE;
-    }
     sf->use_gpu_aware_mpi = PETSC_TRUE;
     sf->ops->Malloc       = QBoxSFMalloc; /* before its first exchange, which allocates its buffers */
     sf->ops->Free         = QBoxSFFree;

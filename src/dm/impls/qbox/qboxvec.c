@@ -572,80 +572,124 @@ PetscInt DMQBoxColumnOf_Private(const DMQBoxColumns *c, PetscInt d, PetscInt e, 
   return i;
 }
 
-static PetscErrorCode DMQBoxGetGhostSF(DM dm, PetscSF *sf)
+/* the columns of direction d whose range of entry e (0 owned nodes, 2 ghosted box) meets [lo, lo + n): first and end */
+static void QBoxColumnsMeeting(const DMQBoxColumns *c, PetscInt d, PetscInt e, PetscInt lo, PetscInt n, PetscInt *c0, PetscInt *c1)
+{
+  PetscInt i = 0;
+
+  while (i < c->P[d] && c->b[d][6 * i + e] + c->b[d][6 * i + e + 1] <= lo) i++;
+  *c0 = i;
+  while (i < c->P[d] && c->b[d][6 * i + e] < lo + n) i++;
+  *c1 = i;
+}
+
+/*
+  The lists of a packed exchange between two layouts of one grid's nodes on the ranks of one communicator, each given
+  by its process columns: the sending layout S (a rank's array is its box of entry es of S's columns: 0, the owned
+  nodes) and the receiving layout R (entry er: 0 owned, 2 the ghosted box). This rank sends to every rank t of R the
+  nodes of its S box in t's R box, and receives from every rank f of S the nodes of f's S box in its own R box, both
+  sides in global lexicographic order, so the lists match entry by entry; the peers are visited in rank order (rank =
+  column x + P_x (column y + P_y column z)). sact / ract: this rank has a box in S / R (a gathered level's other ranks
+  have none); noself: nothing to itself (the ghost exchange: a rank's own nodes are copied apart). Two passes (count,
+  then fill), O(exchanged nodes + columns).
+*/
+static PetscErrorCode QBoxBoxLists(const DMQBoxColumns *S, PetscInt es, PetscBool sact, const DMQBoxColumns *R, PetscInt er, PetscBool ract, PetscMPIInt rank, PetscBool noself, DMQBoxPeers *send, DMQBoxPeers *recv, DMQBoxPacked *x)
+{
+  PetscFunctionBegin;
+  for (PetscInt pass = 0; pass < 2; pass++) {
+    for (PetscInt side = 0; side < 2; side++) {                 /* 0: send (this rank's S box against R's boxes), 1: receive */
+      const DMQBoxColumns *M = side ? R : S, *O = side ? S : R; /* this rank's layout, the others' */
+      const PetscInt       em = side ? er : es, eo = side ? es : er;
+      DMQBoxPeers         *p   = side ? recv : send;
+      PetscInt            *idx = side ? x->recvidx : x->sendidx;
+      PetscInt             lo[3], n[3], c0[3], c1[3];
+
+      if (!(side ? ract : sact)) continue;
+      for (PetscInt d = 0; d < 3; d++) {
+        lo[d] = M->b[d][6 * M->me[d] + em];
+        n[d]  = M->b[d][6 * M->me[d] + em + 1];
+        QBoxColumnsMeeting(O, d, eo, lo[d], n[d], &c0[d], &c1[d]);
+      }
+      for (PetscInt cz = c0[2]; cz < c1[2]; cz++)
+        for (PetscInt cy = c0[1]; cy < c1[1]; cy++)
+          for (PetscInt cx = c0[0]; cx < c1[0]; cx++) {
+            const PetscInt    col[3] = {cx, cy, cz};
+            const PetscMPIInt r      = (PetscMPIInt)(cx + O->P[0] * (cy + O->P[1] * cz));
+            PetscInt          blo[3], bhi[3], vol = 1, slot;
+
+            if (noself && r == rank) continue;
+            for (PetscInt d = 0; d < 3; d++) {
+              blo[d] = PetscMax(lo[d], O->b[d][6 * col[d] + eo]);
+              bhi[d] = PetscMin(lo[d] + n[d], O->b[d][6 * col[d] + eo] + O->b[d][6 * col[d] + eo + 1]);
+              vol *= PetscMax(bhi[d] - blo[d], 0);
+            }
+            if (!vol) continue;
+            if (pass == 0) {
+              PetscCall(DMQBoxPeersAdd_Private(p, r, &slot));
+              p->count[slot] += vol;
+              continue;
+            }
+            slot = DMQBoxPeersFind_Private(p, r);
+            for (PetscInt z = blo[2]; z < bhi[2]; z++)
+              for (PetscInt y = blo[1]; y < bhi[1]; y++) {
+                PetscInt *dst = idx + p->start[slot] + p->fill[slot], row = ((z - lo[2]) * n[1] + (y - lo[1])) * n[0] - lo[0];
+                for (PetscInt xx = blo[0]; xx < bhi[0]; xx++) *dst++ = row + xx;
+                p->fill[slot] += bhi[0] - blo[0];
+              }
+          }
+    }
+    if (pass == 0) PetscCall(DMQBoxPackedAllocLists_Private(send, recv, x));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The ghost exchange: from the owned array (roots) of each rank to the ghost nodes of the local arrays (leaves) of the
+   others, a packed exchange (qboxpacked.c) made from the box decomposition on first use */
+static PetscErrorCode DMQBoxGetGhostExchange(DM dm, DMQBoxPacked **gx)
 {
   DM_QBox *q = (DM_QBox *)dm->data;
 
   PetscFunctionBegin;
-  if (!q->ghostsf) {
-    const VPGrid *g = &q->grid;
+  if (!q->ghostx.sf) {
     DMQBoxColumns c;
-    PetscInt      nroots = g->xm[0] * g->xm[1] * g->xm[2], nleaves = g->gxm[0] * g->gxm[1] * g->gxm[2] - nroots, l = 0, *ilocal;
-    PetscSFNode  *iremote;
+    DMQBoxPeers   send = {0}, recv = {0};
+    PetscMPIInt   rank;
 
+    PetscCall(PetscLogEventBegin(VPATCH_GhostSetUp, dm, 0, 0, 0));
+    PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)dm), &rank));
     PetscCall(DMQBoxColumnsCreate_Private(dm, &c));
-    PetscCall(PetscMalloc1(nleaves, &ilocal));
-    PetscCall(PetscMalloc1(nleaves, &iremote));
-    for (PetscInt pz = g->gxs[2]; pz < g->gxs[2] + g->gxm[2]; pz++) {
-      PetscInt oz = DMQBoxColumnOf_Private(&c, 2, 0, pz), *bz = c.b[2] + 6 * oz;
-      for (PetscInt py = g->gxs[1]; py < g->gxs[1] + g->gxm[1]; py++) {
-        PetscInt  oy = DMQBoxColumnOf_Private(&c, 1, 0, py), *by = c.b[1] + 6 * oy;
-        PetscBool inner = (PetscBool)(oy == c.me[1] && oz == c.me[2]);
-        for (PetscInt px = g->gxs[0]; px < g->gxs[0] + g->gxm[0]; px++) {
-          PetscInt ox, *bx;
-          if (inner && px == g->xs[0]) px = g->xs[0] + g->xm[0]; /* skip the owned row */
-          if (px >= g->gxs[0] + g->gxm[0]) break;
-          ox               = DMQBoxColumnOf_Private(&c, 0, 0, px);
-          bx               = c.b[0] + 6 * ox;
-          ilocal[l]        = ((pz - g->gxs[2]) * g->gxm[1] + (py - g->gxs[1])) * g->gxm[0] + (px - g->gxs[0]);
-          iremote[l].rank  = ox + c.P[0] * (oy + c.P[1] * oz);
-          iremote[l].index = ((pz - bz[0]) * by[1] + (py - by[0])) * bx[1] + (px - bx[0]);
-          l++;
-        }
-      }
-    }
-    PetscCheck(l == nleaves, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX ghost star forest: %" PetscInt_FMT " leaves, expected %" PetscInt_FMT, l, nleaves);
+    PetscCall(QBoxBoxLists(&c, 0, q->active, &c, 2, q->active, rank, PETSC_TRUE, &send, &recv, &q->ghostx));
     PetscCall(DMQBoxColumnsDestroy_Private(&c));
-    PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)dm), &q->ghostsf));
-    PetscCall(PetscSFSetGraph(q->ghostsf, nroots, nleaves, ilocal, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
-    PetscCall(PetscSFSetUp(q->ghostsf));
-    PetscCall(DMQBoxExchangeTransport_Private(dm, q->ghostsf, PETSC_FALSE));
+    PetscCall(DMQBoxPackedSetUp_Private(dm, "ghost exchange", &send, &recv, &q->ghostx));
+    PetscCall(DMQBoxPeersDestroy_Private(&send));
+    PetscCall(DMQBoxPeersDestroy_Private(&recv));
+    PetscCall(PetscLogEventEnd(VPATCH_GhostSetUp, dm, 0, 0, 0));
   }
-  *sf = q->ghostsf;
+  *gx = &q->ghostx;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* The move between two partitions of one grid (a level and the same level on a gathered coarse level's processes,
-   src/mat/impls/transfer/transfer.c): roots are the owned nodes of from, leaves the owned nodes of to (lexicographic in
-   the owned box, ilocal NULL), each root with exactly one leaf. Made from to's owned box and from's process columns in
-   O(owned nodes). */
-PetscErrorCode DMQBoxCreateMoveSF_Private(DM from, DM to, PetscSF *sf)
+   src/mat/impls/transfer/transfer.c): a packed exchange from the owned nodes of from (the senders' arrays) to the
+   owned nodes of to (the receivers'), each node exactly once. Made from both DMs' process columns in O(owned nodes). */
+PetscErrorCode DMQBoxCreateMove_Private(DM from, DM to, DMQBoxPacked *mv)
 {
-  DM_QBox      *qf = (DM_QBox *)from->data;
-  const VPGrid *g  = &((DM_QBox *)to->data)->grid;
-  DMQBoxColumns c;
-  PetscInt      nroots = qf->grid.xm[0] * qf->grid.xm[1] * qf->grid.xm[2], nleaves = g->xm[0] * g->xm[1] * g->xm[2], l = 0;
-  PetscSFNode  *iremote;
+  DMQBoxColumns cf, ct;
+  DMQBoxPeers   send = {0}, recv = {0};
+  PetscMPIInt   rank;
 
   PetscFunctionBegin;
-  PetscCall(DMQBoxColumnsCreate_Private(from, &c));
-  PetscCall(PetscMalloc1(nleaves, &iremote));
-  for (PetscInt pz = g->xs[2]; pz < g->xs[2] + g->xm[2]; pz++) {
-    PetscInt oz = DMQBoxColumnOf_Private(&c, 2, 0, pz), *bz = c.b[2] + 6 * oz;
-    for (PetscInt py = g->xs[1]; py < g->xs[1] + g->xm[1]; py++) {
-      PetscInt oy = DMQBoxColumnOf_Private(&c, 1, 0, py), *by = c.b[1] + 6 * oy;
-      for (PetscInt px = g->xs[0]; px < g->xs[0] + g->xm[0]; px++, l++) {
-        PetscInt ox = DMQBoxColumnOf_Private(&c, 0, 0, px), *bx = c.b[0] + 6 * ox;
-        iremote[l].rank  = ox + c.P[0] * (oy + c.P[1] * oz);
-        iremote[l].index = ((pz - bz[0]) * by[1] + (py - by[0])) * bx[1] + (px - bx[0]);
-      }
-    }
-  }
-  PetscCall(DMQBoxColumnsDestroy_Private(&c));
-  PetscCall(PetscSFCreate(PetscObjectComm((PetscObject)to), sf));
-  PetscCall(PetscSFSetGraph(*sf, nroots, nleaves, NULL, PETSC_OWN_POINTER, iremote, PETSC_OWN_POINTER));
-  PetscCall(PetscSFSetUp(*sf));
-  PetscCall(DMQBoxExchangeTransport_Private(to, *sf, PETSC_FALSE));
+  PetscCall(PetscLogEventBegin(VPATCH_MoveSetUp, to, 0, 0, 0));
+  PetscCallMPI(MPI_Comm_rank(PetscObjectComm((PetscObject)to), &rank));
+  PetscCall(DMQBoxColumnsCreate_Private(from, &cf));
+  PetscCall(DMQBoxColumnsCreate_Private(to, &ct));
+  PetscCall(QBoxBoxLists(&cf, 0, ((DM_QBox *)from->data)->active, &ct, 0, ((DM_QBox *)to->data)->active, rank, PETSC_FALSE, &send, &recv, mv));
+  PetscCall(DMQBoxColumnsDestroy_Private(&cf));
+  PetscCall(DMQBoxColumnsDestroy_Private(&ct));
+  PetscCall(DMQBoxPackedSetUp_Private(to, "move between partitions", &send, &recv, mv));
+  PetscCall(DMQBoxPeersDestroy_Private(&send));
+  PetscCall(DMQBoxPeersDestroy_Private(&recv));
+  PetscCall(PetscLogEventEnd(VPATCH_MoveSetUp, to, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -654,8 +698,9 @@ PetscErrorCode DMQBoxDestroyExchange_Private(DM dm)
   DM_QBox *q = (DM_QBox *)dm->data;
 
   PetscFunctionBegin;
-  PetscCall(DMQBoxSFDestroy_Private(&q->ghostsf));
+  PetscCall(DMQBoxPackedDestroy_Private(&q->ghostx));
   PetscCall(DMQBoxColorExchangeDestroy_Private(dm));
+  if (q->chunk != MPI_DATATYPE_NULL) PetscCallMPI(MPI_Type_free(&q->chunk));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -774,13 +819,13 @@ static PetscErrorCode QBoxArrayRestore(QBoxArray *x)
 static PetscErrorCode DMQBoxExchangeSF(DM dm, PetscBool toLocal, InsertMode mode, PetscBool fresh, Vec g, Vec l)
 {
   const VPGrid   *grid = &((DM_QBox *)dm->data)->grid;
-  PetscSF         sf   = NULL;
+  DMQBoxPacked   *gx;
   QBoxArray       G, L;
   int             gacc = toLocal ? 0 : (mode == ADD_VALUES && !fresh ? 2 : 1), lacc = toLocal ? 1 : 0;
   VPOwnedCopyMode cm = toLocal ? VP_OWNED_TO_LOCAL : (mode == ADD_VALUES && !fresh ? VP_OWNED_ADD_LOCAL : VP_OWNED_FROM_LOCAL);
 
   PetscFunctionBegin;
-  PetscCall(DMQBoxGetGhostSF(dm, &sf));
+  PetscCall(DMQBoxGetGhostExchange(dm, &gx));
   PetscCall(QBoxArrayGet(g, gacc, PETSC_FALSE, &G));
   PetscCall(QBoxArrayGet(l, lacc, PETSC_FALSE, &L));
   if (PetscMemTypeDevice(G.mt) != PetscMemTypeDevice(L.mt)) {
@@ -795,13 +840,10 @@ static PetscErrorCode DMQBoxExchangeSF(DM dm, PetscBool toLocal, InsertMode mode
   else
 #endif
     QBoxOwnedCopy_CPU(grid, cm, G.a, L.a);
-  if (toLocal) {
-    PetscCall(PetscSFBcastWithMemTypeBegin(sf, MPIU_SCALAR, G.mt, G.a, L.mt, L.a, MPI_REPLACE));
-    PetscCall(PetscSFBcastEnd(sf, MPIU_SCALAR, G.a, L.a, MPI_REPLACE));
-  } else if (mode == ADD_VALUES) {
-    PetscCall(PetscSFReduceWithMemTypeBegin(sf, MPIU_SCALAR, L.mt, L.a, G.mt, G.a, MPI_SUM));
-    PetscCall(PetscSFReduceEnd(sf, MPIU_SCALAR, L.a, G.a, MPI_SUM));
-  }
+  if (toLocal)
+    PetscCall(DMQBoxPackedForward_Private(dm, gx, G.mt, G.a, L.a, INSERT_VALUES));
+  else if (mode == ADD_VALUES)
+    PetscCall(DMQBoxPackedReverse_Private(dm, gx, G.mt, L.a, G.a, ADD_VALUES));
   PetscCall(QBoxArrayRestore(&G));
   PetscCall(QBoxArrayRestore(&L));
   if (!toLocal && mode == ADD_VALUES) PetscCall(PetscLogFlops((PetscLogDouble)grid->xm[0] * grid->xm[1] * grid->xm[2]));
@@ -903,12 +945,11 @@ static PetscErrorCode QBoxGhostedZero(PetscMemType mt, PetscScalar *a, size_t n)
 /* the ghosts of a vector's own buffer from their owners */
 static PetscErrorCode QBoxGhostedFill(DM dm, DMQBoxGhosted *x)
 {
-  PetscSF sf;
+  DMQBoxPacked *gx;
 
   PetscFunctionBegin;
-  PetscCall(DMQBoxGetGhostSF(dm, &sf));
-  PetscCall(PetscSFBcastWithMemTypeBegin(sf, MPIU_SCALAR, x->mt, x->ga, x->mt, x->a, MPI_REPLACE));
-  PetscCall(PetscSFBcastEnd(sf, MPIU_SCALAR, x->ga, x->a, MPI_REPLACE));
+  PetscCall(DMQBoxGetGhostExchange(dm, &gx));
+  PetscCall(DMQBoxPackedForward_Private(dm, gx, x->mt, x->ga, x->a, INSERT_VALUES));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -982,10 +1023,9 @@ PetscErrorCode DMQBoxGhostedRestore_Private(DM dm, DMQBoxGhosted *x)
   A.host   = PETSC_FALSE;
   if (!x->l) {
     if (x->mode == DMQBOX_GHOSTED_OUT_SUM || x->mode == DMQBOX_GHOSTED_OUT_ADD) { /* the other ranks' contributions to the owned nodes */
-      PetscSF sf;
-      PetscCall(DMQBoxGetGhostSF(dm, &sf));
-      PetscCall(PetscSFReduceWithMemTypeBegin(sf, MPIU_SCALAR, x->mt, x->a, x->mt, x->ga, MPI_SUM));
-      PetscCall(PetscSFReduceEnd(sf, MPIU_SCALAR, x->a, x->ga, MPI_SUM));
+      DMQBoxPacked *gx;
+      PetscCall(DMQBoxGetGhostExchange(dm, &gx));
+      PetscCall(DMQBoxPackedReverse_Private(dm, gx, x->mt, x->a, x->ga, ADD_VALUES));
     }
     PetscCall(QBoxArrayRestore(&A));
   } else {

@@ -14,9 +14,9 @@ typedef struct {
   PetscScalar *work;        /* CPU kernel work arrays (VPTransferWorkSize()) */
   /* a coarse level gathered onto fewer ranks than the fine one (DMCoarsen(), -dm_qbox_gather): the kernels run between
      dmc and dmfa, the fine level on dmc's partition, and a star forest moves the fine values between dmfa and dmf */
-  DM      dmfa;
-  PetscSF gsf; /* roots: dmfa's owned nodes; leaves: dmf's owned nodes (each root has exactly one leaf) */
-  Vec     t;   /* a global vector of dmfa */
+  DM           dmfa;
+  DMQBoxPacked move; /* dmfa's owned nodes (senders) to dmf's owned nodes (receivers), each exactly once (DMQBoxCreateMove_Private()) */
+  Vec          t;    /* a global vector of dmfa */
 } Mat_QBoxTransfer;
 
 /* the transfer between ctx->dmc and dmf, a fine level on dmc's partition (ctx->dmf, or ctx->dmfa) */
@@ -89,9 +89,9 @@ static PetscErrorCode QBoxTransferKernels(Mat P, Mat_QBoxTransfer *ctx, DM dmf, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the fine values between dmfa (roots, t) and dmf (leaves, v): toFine, v = t (op MPI_REPLACE) or v += t (MPI_SUM);
-   else t = v */
-static PetscErrorCode QBoxTransferMove(Mat_QBoxTransfer *ctx, PetscBool toFine, MPI_Op op, Vec v)
+/* the fine values between dmfa (senders, t) and dmf (receivers, v): toFine, v = t (INSERT_VALUES) or v += t
+   (ADD_VALUES); else t = v */
+static PetscErrorCode QBoxTransferMove(Mat_QBoxTransfer *ctx, PetscBool toFine, InsertMode op, Vec v)
 {
   const PetscScalar *src;
   PetscScalar       *dst;
@@ -101,13 +101,13 @@ static PetscErrorCode QBoxTransferMove(Mat_QBoxTransfer *ctx, PetscBool toFine, 
 
   PetscFunctionBegin;
   PetscCall(VecGetArrayReadAndMemType(vs, &src, &ms));
-  if (op == MPI_REPLACE)
+  if (op == INSERT_VALUES)
     PetscCall(VecGetArrayWriteAndMemType(vd, &dst, &md));
   else
     PetscCall(VecGetArrayAndMemType(vd, &dst, &md));
   if (ms != md) { /* a host vector and a device one: both on the host */
     PetscCall(VecRestoreArrayReadAndMemType(vs, &src));
-    if (op == MPI_REPLACE)
+    if (op == INSERT_VALUES)
       PetscCall(VecRestoreArrayWriteAndMemType(vd, &dst));
     else
       PetscCall(VecRestoreArrayAndMemType(vd, &dst));
@@ -116,19 +116,16 @@ static PetscErrorCode QBoxTransferMove(Mat_QBoxTransfer *ctx, PetscBool toFine, 
     ms = md = PETSC_MEMTYPE_HOST;
     host    = PETSC_TRUE;
   }
-  if (toFine) {
-    PetscCall(PetscSFBcastWithMemTypeBegin(ctx->gsf, MPIU_SCALAR, ms, src, md, dst, op));
-    PetscCall(PetscSFBcastEnd(ctx->gsf, MPIU_SCALAR, src, dst, op));
-  } else {
-    PetscCall(PetscSFReduceWithMemTypeBegin(ctx->gsf, MPIU_SCALAR, ms, src, md, dst, op));
-    PetscCall(PetscSFReduceEnd(ctx->gsf, MPIU_SCALAR, src, dst, op));
-  }
+  if (toFine)
+    PetscCall(DMQBoxPackedForward_Private(ctx->dmf, &ctx->move, ms, src, dst, op));
+  else
+    PetscCall(DMQBoxPackedReverse_Private(ctx->dmf, &ctx->move, ms, src, dst, op));
   if (host) {
     PetscCall(VecRestoreArrayRead(vs, &src));
     PetscCall(VecRestoreArray(vd, &dst));
   } else {
     PetscCall(VecRestoreArrayReadAndMemType(vs, &src));
-    if (op == MPI_REPLACE)
+    if (op == INSERT_VALUES)
       PetscCall(VecRestoreArrayWriteAndMemType(vd, &dst));
     else
       PetscCall(VecRestoreArrayAndMemType(vd, &dst));
@@ -147,9 +144,9 @@ static PetscErrorCode MatTransferApply(Mat P, Vec x, Vec z, Vec y, PetscBool tra
   else if (!transpose) { /* y = z + P x: t = P x on the coarse level's ranks, then moved to the fine ones */
     PetscCall(QBoxTransferKernels(P, ctx, ctx->dmfa, x, NULL, ctx->t, PETSC_FALSE));
     if (z && z != y) PetscCall(VecCopy(z, y));
-    PetscCall(QBoxTransferMove(ctx, PETSC_TRUE, z ? MPI_SUM : MPI_REPLACE, y));
+    PetscCall(QBoxTransferMove(ctx, PETSC_TRUE, z ? ADD_VALUES : INSERT_VALUES, y));
   } else { /* y = z + P^T x: x moved to the coarse level's ranks, then restricted there */
-    PetscCall(QBoxTransferMove(ctx, PETSC_FALSE, MPI_REPLACE, x));
+    PetscCall(QBoxTransferMove(ctx, PETSC_FALSE, INSERT_VALUES, x));
     PetscCall(QBoxTransferKernels(P, ctx, ctx->dmfa, ctx->t, z, y, PETSC_TRUE));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -219,7 +216,7 @@ static PetscErrorCode MatDestroy_QBoxTransfer(Mat P)
   PetscCall(DMDestroy(&ctx->dmc));
   PetscCall(DMDestroy(&ctx->dmf));
   PetscCall(DMDestroy(&ctx->dmfa));
-  PetscCall(DMQBoxSFDestroy_Private(&ctx->gsf));
+  PetscCall(DMQBoxPackedDestroy_Private(&ctx->move));
   PetscCall(VecDestroy(&ctx->t));
   PetscCall(PetscFree(ctx));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -273,7 +270,7 @@ PetscErrorCode DMQBoxCreateTransfer_Private(DM dmc, DM dmf, PetscBool homogeneou
   else { /* a coarse level on other processes (gathered, DMCoarsen()): the fine level on its partition, and the move */
     PetscCall(DMRefine(dmc, PetscObjectComm((PetscObject)dmc), &ctx->dmfa));
     PetscCall(DMQBoxCheckRefinement(dmc, ctx->dmfa, PETSC_TRUE));
-    PetscCall(DMQBoxCreateMoveSF_Private(ctx->dmfa, dmf, &ctx->gsf));
+    PetscCall(DMQBoxCreateMove_Private(ctx->dmfa, dmf, &ctx->move));
     PetscCall(DMCreateGlobalVector(ctx->dmfa, &ctx->t));
   }
   PetscCall(PetscMalloc1(VPTransferWorkSize(qc->dim, qc->degree), &ctx->work));
