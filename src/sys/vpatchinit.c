@@ -5,8 +5,8 @@
 */
 #include <petscvpatch/private/vpatchimpl.h>
 
-PetscLogEvent VPATCH_LaplacianMult, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Geometry, VPATCH_Prolong, VPATCH_Restrict, VPATCH_ColorSetUp, VPATCH_ColorXBegin, VPATCH_ColorXEnd, VPATCH_GhostSetUp, VPATCH_MoveSetUp, VPATCH_PatchSetUp,
-    VPATCH_PatchSmooth, VPATCH_AuxAMGSetUp, VPATCH_AuxAMGGalerkin, VPATCH_AuxAMGSmooth;
+PetscLogEvent VPATCH_LaplacianMult, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Geometry, VPATCH_Prolong, VPATCH_Restrict, VPATCH_ColorSetUp, VPATCH_ColorXBegin, VPATCH_ColorXEnd, VPATCH_GhostSetUp, VPATCH_MoveSetUp, VPATCH_XWait,
+    VPATCH_XComm, VPATCH_PatchSetUp, VPATCH_PatchSmooth, VPATCH_AuxAMGSetUp, VPATCH_AuxAMGGalerkin, VPATCH_AuxAMGSmooth;
 
 static PetscBool PetscVPatchPackageInitialized = PETSC_FALSE;
 
@@ -59,6 +59,8 @@ PetscErrorCode PetscVPatchInitializePackage(void)
   PetscCall(PetscLogEventRegister("VPColorXEnd", dmid, &VPATCH_ColorXEnd));     /* receive and unpack */
   PetscCall(PetscLogEventRegister("VPGhostSetUp", dmid, &VPATCH_GhostSetUp));   /* the ghost exchange's star forest (qboxvec.c) */
   PetscCall(PetscLogEventRegister("VPMoveSetUp", dmid, &VPATCH_MoveSetUp));     /* the move to a gathered level's partition */
+  PetscCall(PetscLogEventRegister("VPXWait", dmid, &VPATCH_XWait));             /* an exchange of device buffers: the host waits for the GPU (qboxpacked.c) */
+  PetscCall(PetscLogEventRegister("VPXComm", dmid, &VPATCH_XComm));             /* an exchange's star-forest communication: messages, the slowest neighbour */
   PetscCall(PetscLogEventRegister("VPProlong", MAT_CLASSID, &VPATCH_Prolong));
   PetscCall(PetscLogEventRegister("VPRestrict", MAT_CLASSID, &VPATCH_Restrict));
   PetscCall(PetscLogEventRegister("VPPatchSetUp", PC_CLASSID, &VPATCH_PatchSetUp));

@@ -175,6 +175,7 @@ PETSC_INTERN PetscErrorCode DMQBoxPackedSetUp_Private(DM, const char[], const DM
 PETSC_INTERN PetscErrorCode DMQBoxPackedDestroy_Private(DMQBoxPacked *);
 PETSC_INTERN PetscErrorCode DMQBoxPackedBuffers_Private(PetscScalar *[2][2], PetscInt[2], PetscMemType, PetscInt, PetscScalar **, PetscScalar **);
 PETSC_INTERN PetscErrorCode DMQBoxPackedCopy_Private(PetscMemType, PetscInt, const PetscInt *, const PetscInt *, VPIndexedCopyMode, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMQBoxPackedWaitDevice_Private(PetscMemType);
 PETSC_INTERN PetscErrorCode DMQBoxPackedForward_Private(DM, DMQBoxPacked *, PetscMemType, const PetscScalar *, PetscScalar *, InsertMode);
 PETSC_INTERN PetscErrorCode DMQBoxPackedReverse_Private(DM, DMQBoxPacked *, PetscMemType, const PetscScalar *, PetscScalar *, InsertMode);
 PETSC_INTERN PetscErrorCode DMQBoxCheckVecType_Private(DM);

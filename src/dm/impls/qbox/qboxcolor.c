@@ -247,7 +247,10 @@ PetscErrorCode DMQBoxColorExchangeBegin_Private(DM dm, PetscInt color, PetscMemT
   x = QBoxColorExchangeOf(dm, color);
   PetscCall(DMQBoxPackedBuffers_Private(q->xbuf, q->nxbuf, mt, PetscMax(x->nsend, x->nrecv), &sbuf, &rbuf)); /* the DM's, shared by the colors */
   PetscCall(DMQBoxPackedCopy_Private(mt, x->nsend, x->sendidx, x->d_sendidx, VP_PACK, sbuf, xa));
+  PetscCall(DMQBoxPackedWaitDevice_Private(mt));
+  PetscCall(PetscLogEventBegin(VPATCH_XComm, 0, 0, 0, 0));
   PetscCall(PetscSFBcastWithMemTypeBegin(x->sf, q->chunk, mt, sbuf, mt, rbuf, MPI_REPLACE));
+  PetscCall(PetscLogEventEnd(VPATCH_XComm, 0, 0, 0, 0));
   PetscCall(PetscLogEventEnd(VPATCH_ColorXBegin, dm, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -261,7 +264,9 @@ PetscErrorCode DMQBoxColorExchangeEnd_Private(DM dm, PetscInt color, PetscMemTyp
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(VPATCH_ColorXEnd, dm, 0, 0, 0));
+  PetscCall(PetscLogEventBegin(VPATCH_XComm, 0, 0, 0, 0));
   PetscCall(PetscSFBcastEnd(x->sf, q->chunk, sbuf, rbuf, MPI_REPLACE));
+  PetscCall(PetscLogEventEnd(VPATCH_XComm, 0, 0, 0, 0));
   PetscCall(DMQBoxPackedCopy_Private(mt, x->nrecv, x->recvidx, x->d_recvidx, VP_UNPACK, rbuf, xa));
   PetscCall(PetscLogEventEnd(VPATCH_ColorXEnd, dm, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -19,6 +19,7 @@
 #include <petscvpatch/private/qboximpl.h>
 #include <petsc/private/sfimpl.h>
 #include <petscsf.h>
+#include <petscdevice.h>
 #if defined(PETSC_HAVE_CUDA)
 #include <petscdevice_cuda.h>
 #endif
@@ -234,6 +235,25 @@ PetscErrorCode DMQBoxPackedCopy_Private(PetscMemType mt, PetscInt n, const Petsc
 }
 
 /*
+  DMQBoxPackedWaitDevice_Private - before an exchange of device buffers: waits for the GPU (the kernels queued so far and
+  the pack), which PetscSF would do itself before handing the buffers to MPI, under its own event VPXWait, so that
+  -log_view tells the host's wait for the GPU apart from the communication (VPXComm: the messages, and the wait for
+  the slowest neighbour)
+*/
+PetscErrorCode DMQBoxPackedWaitDevice_Private(PetscMemType mt)
+{
+  PetscDeviceContext dctx;
+
+  PetscFunctionBegin;
+  if (!PetscMemTypeDevice(mt)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscLogEventBegin(VPATCH_XWait, 0, 0, 0, 0));
+  PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+  PetscCall(PetscDeviceContextSynchronize(dctx));
+  PetscCall(PetscLogEventEnd(VPATCH_XWait, 0, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
   DMQBoxPackedForward_Private - dst[recvidx] = src[sendidx] across the ranks (INSERT_VALUES), or += (ADD_VALUES; the
   receiver's list must not repeat an index); src and dst of memory type mt. Collective.
 */
@@ -246,8 +266,11 @@ PetscErrorCode DMQBoxPackedForward_Private(DM dm, DMQBoxPacked *x, PetscMemType 
   PetscCheck(imode == INSERT_VALUES || imode == ADD_VALUES, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMQBOX packed exchange: INSERT_VALUES or ADD_VALUES only");
   PetscCall(DMQBoxPackedBuffers_Private(x->buf, x->nbuf, mt, PetscMax(x->nsend, x->nrecv), &sbuf, &rbuf));
   PetscCall(DMQBoxPackedCopy_Private(mt, x->nsend, x->sendidx, x->d_sendidx, VP_PACK, sbuf, (PetscScalar *)src));
+  PetscCall(DMQBoxPackedWaitDevice_Private(mt));
+  PetscCall(PetscLogEventBegin(VPATCH_XComm, 0, 0, 0, 0));
   PetscCall(PetscSFBcastWithMemTypeBegin(x->sf, q->chunk, mt, sbuf, mt, rbuf, MPI_REPLACE));
   PetscCall(PetscSFBcastEnd(x->sf, q->chunk, sbuf, rbuf, MPI_REPLACE));
+  PetscCall(PetscLogEventEnd(VPATCH_XComm, 0, 0, 0, 0));
   PetscCall(DMQBoxPackedCopy_Private(mt, x->nrecv, x->recvidx, x->d_recvidx, imode == ADD_VALUES ? VP_UNPACK_ADD : VP_UNPACK, rbuf, dst));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -266,8 +289,11 @@ PetscErrorCode DMQBoxPackedReverse_Private(DM dm, DMQBoxPacked *x, PetscMemType 
   PetscCheck(imode == INSERT_VALUES || imode == ADD_VALUES, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMQBOX packed exchange: INSERT_VALUES or ADD_VALUES only");
   PetscCall(DMQBoxPackedBuffers_Private(x->buf, x->nbuf, mt, PetscMax(x->nsend, x->nrecv), &sbuf, &rbuf));
   PetscCall(DMQBoxPackedCopy_Private(mt, x->nrecv, x->recvidx, x->d_recvidx, VP_PACK, rbuf, (PetscScalar *)src));
+  PetscCall(DMQBoxPackedWaitDevice_Private(mt));
+  PetscCall(PetscLogEventBegin(VPATCH_XComm, 0, 0, 0, 0));
   PetscCall(PetscSFReduceWithMemTypeBegin(x->sf, q->chunk, mt, rbuf, mt, sbuf, MPI_REPLACE));
   PetscCall(PetscSFReduceEnd(x->sf, q->chunk, rbuf, sbuf, MPI_REPLACE));
+  PetscCall(PetscLogEventEnd(VPATCH_XComm, 0, 0, 0, 0));
   if (imode == INSERT_VALUES)
     PetscCall(DMQBoxPackedCopy_Private(mt, x->nsend, x->sendidx, x->d_sendidx, VP_UNPACK, sbuf, dst));
   else
