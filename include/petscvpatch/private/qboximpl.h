@@ -41,6 +41,7 @@ typedef struct {
   PetscInt            cells[3];      /* global cells per direction */
   PetscReal           lower[3];      /* box lower corner */
   PetscReal           upper[3];      /* box upper corner */
+  PetscInt            procsopt[3];   /* the process grid asked for (-dm_qbox_procs), 0: chosen (least interface area) */
   PetscInt            procs[3];      /* process grid: ranks 0 .. procs[0] procs[1] procs[2] - 1 own cells, any others none (a gathered level) */
   PetscInt           *lc[3];         /* cells owned by each process column, per direction */
   PetscInt            cellstart[3];  /* first cell owned by this rank per direction */

@@ -447,6 +447,16 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
       PetscOptionsInt("-dm_qbox_gather_cells", "Several ranks: DMCoarsen() gathers the coarse level onto rank 0 once it would have fewer cells than this in all (-1: 2^21 / k^dim, about 2M nodes)", "DMCoarsen", q->gathercells, &q->gathercells, NULL));
   PetscCheck(q->gathercells >= -1, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE,
              "-dm_qbox_gather_cells %" PetscInt_FMT ": give a number of cells (0: gather only where the partition cannot be halved), or -1 for the default 2^21 / k^dim", q->gathercells);
+  {
+    PetscInt  pr[3] = {0, 0, 0}, np = 3;
+    PetscBool set;
+    PetscCall(PetscOptionsIntArray("-dm_qbox_procs", "Several ranks: the process grid px,py[,pz] (its product the process count; default: the grid of least interface area)", "DMQBOX", pr, &np, &set));
+    if (set) {
+      PetscCheck(np == q->dim, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_SIZ, "-dm_qbox_procs takes %" PetscInt_FMT " values (processes per direction), got %" PetscInt_FMT, q->dim, np);
+      for (PetscInt d = 0; d < q->dim; d++) PetscCheck(pr[d] >= 1, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_qbox_procs: %" PetscInt_FMT " processes along direction %" PetscInt_FMT ": give at least 1", pr[d], d);
+      for (PetscInt d = 0; d < 3; d++) q->procsopt[d] = d < q->dim ? pr[d] : 1;
+    }
+  }
   PetscCall(PetscOptionsBool("-dm_qbox_ghosted_vectors", "Several ranks with a partition in slabs (of the slowest direction): global vectors inside ghosted buffers, so that the kernels work on them with no copy to local vectors", "DMQBOX",
                              q->ghostedvecs, &q->ghostedvecs, NULL));
   PetscCall(DMQBoxSetFromOptions_Geometry(dm, PetscOptionsObject));
@@ -463,6 +473,16 @@ static PetscErrorCode DMQBoxChooseProcessGrid(DM dm)
 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
+  if (q->procsopt[0] > 0) { /* -dm_qbox_procs */
+    PetscCheck(q->procsopt[0] * q->procsopt[1] * q->procsopt[2] == size, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_INCOMP,
+               "-dm_qbox_procs %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT " is a grid of %" PetscInt_FMT " processes, the communicator has %d: give a grid whose product is the process count", q->procsopt[0], q->procsopt[1],
+               q->procsopt[2], q->procsopt[0] * q->procsopt[1] * q->procsopt[2], size);
+    for (PetscInt d = 0; d < q->dim; d++)
+      PetscCheck(q->procsopt[d] <= q->cells[d], PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_INCOMP,
+                 "-dm_qbox_procs: %" PetscInt_FMT " processes along direction %" PetscInt_FMT " of %" PetscInt_FMT " cells (every process needs at least one cell per direction): use fewer processes along it", q->procsopt[d], d, q->cells[d]);
+    for (PetscInt d = 0; d < 3; d++) q->procs[d] = q->procsopt[d];
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   q->procs[0] = q->procs[1] = q->procs[2] = 0;
   for (PetscInt p0 = 1; p0 <= size; p0++) {
     if (size % p0) continue;
@@ -900,6 +920,7 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
 . -dm_qbox_dg_penalty <C>     - its penalty factor: sigma = C k (k+1) / h (default 2)
 . -dm_qbox_gather <bool>      - several ranks: `DMCoarsen()` gathers the coarse level onto rank 0 where a process's cells can no longer be halved (or the level is small, -dm_qbox_gather_cells), so that the hierarchy is as deep as on one rank (default true; false: the hierarchy stops there)
 . -dm_qbox_gather_cells <n>   - ... and gathers it once it would have fewer than n cells in all (default -1: 2^21 / k^dim, a coarse level of about 2M nodes, 32^3 cells of Q_3 and 16^3 of Q_7: below that, on 2 GPUs, the exchanges of a level cost more than its work, and the transfer into the gathered level moves the values of its fine level, which this keeps below about 16M, bench/RESULTS.md; a total, not a count per process, so that the gathered level stays small for one GPU on any number of them; 0: only where it must)
+. -dm_qbox_procs <px,py[,pz]> - several ranks: the process grid (its product the process count); default: the grid of least interface area. With a grid that cuts only the slowest direction (slabs, e.g. 1,1,4) global vectors live inside ghosted buffers (-dm_qbox_ghosted_vectors) and the kernels need no copies to local vectors
 . -dm_qbox_ghosted_vectors <bool> - several ranks whose partition cuts only the slowest direction (slabs, the default for 2 and 3 ranks on a cube): each global vector keeps its values inside a buffer of the rank's ghosted box, and the operator, the transfers and the smoother work on it, exchanging the ghost layers only (default true; false: copies to and from local vectors)
 . -dm_qbox_exchange_device <bool> - several ranks on CUDA vectors: the exchanges hand device buffers to MPI, after a probe that falls back to host staging if MPI does not move device memory (default false; for an MPI that moves device memory point to point but fails PETSc's `-use_gpu_aware_mpi` check, e.g. Open MPI with `--mca pml ucx` over a CUDA-enabled UCX)
 . -dm_qbox_precision <double,single> - CUDA arithmetic of this level's operator and of the transfers to its refinement (default double)
