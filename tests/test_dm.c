@@ -62,6 +62,16 @@ int main(int argc, char **argv)
     PetscCallMPI(MPIU_Allreduce(&mine, &most, 1, MPIU_INT, MPI_MAX, PETSC_COMM_WORLD));
     PetscCheck(expect < 0 || most == expect, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the most cells a rank owns: %" PetscInt_FMT ", expected %" PetscInt_FMT, most, expect);
   }
+  { /* -expect_grid px,py,pz: the process grid (the default choice, or -dm_qbox_procs) */
+    PetscInt  expect[3] = {0, 0, 0}, n = 3;
+    PetscBool set;
+    PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-expect_grid", expect, &n, &set));
+    if (set) {
+      const PetscInt *procs = ((DM_QBox *)dm->data)->procs;
+      PetscCheck(n == 3 && procs[0] == expect[0] && procs[1] == expect[1] && procs[2] == expect[2], PETSC_COMM_SELF, PETSC_ERR_PLIB, "process grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", expected %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT,
+                 procs[0], procs[1], procs[2], expect[0], expect[1], expect[2]);
+    }
+  }
   PetscCall(DMCreateGlobalVector(dm, &g));
   PetscCall(VecDuplicate(g, &g2));
   PetscCall(DMCreateLocalVector(dm, &l));
@@ -208,6 +218,32 @@ int main(int argc, char **argv)
     suffix: np4_balanced
     nsize: 4
     args: -cells 2,12,10 -degrees 2 -expect_max_owned_cells 60
+    output_file: none
+
+  # the process grid: slabs by default where each rank gets 16 cells along the slowest direction, else the grid of
+  # least interface area (as without ghosted vectors); -dm_qbox_procs chooses it
+  test:
+    suffix: np4_grid_slabs
+    nsize: 4
+    args: -cells 64,64,64 -degrees 1 -expect_grid 1,1,4
+    output_file: none
+
+  test:
+    suffix: np4_grid_thin
+    nsize: 4
+    args: -cells 60,60,60 -degrees 1 -expect_grid 1,2,2
+    output_file: none
+
+  test:
+    suffix: np4_grid_no_ghosted_vectors
+    nsize: 4
+    args: -cells 64,64,64 -degrees 1 -dm_qbox_ghosted_vectors false -expect_grid 1,2,2
+    output_file: none
+
+  test:
+    suffix: np4_grid_procs
+    nsize: 4
+    args: -cells 64,64,64 -degrees 1 -dm_qbox_procs 2,2,1 -expect_grid 2,2,1
     output_file: none
 
   test:

@@ -336,6 +336,23 @@ int main(int argc, char **argv)
     expect_error: -dm_qbox_lower takes 2 values, got 3
 
   test:
+    suffix: procs_3_values_in_2d
+    args: -case options -dm_qbox_procs 1,1,1
+    expect_error: -dm_qbox_procs takes 2 values (processes per direction), got 3
+
+  test:
+    suffix: procs_wrong_product
+    nsize: 2
+    args: -case options -dm_qbox_procs 2,2
+    expect_error: -dm_qbox_procs 2,2,1 is a grid of 4 processes, the communicator has 2
+
+  test:
+    suffix: procs_more_than_cells
+    nsize: 2
+    args: -case options -dm_qbox_procs 1,2 -dm_qbox_cells 4,1
+    expect_error: -dm_qbox_procs: 2 processes along direction 1 of 1 cells
+
+  test:
     suffix: vpatch_damping_zero
     args: -case vpatch_option -pc_vpatch_damping 0
     expect_error: PCVPATCH damping (-pc_vpatch_damping) must be in (0, 1], got 0.

@@ -464,7 +464,12 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The process grid: every process needs a cell per direction; minimize the interface area */
+/* The process grid: every process needs a cell per direction. With ghosted global vectors (-dm_qbox_ghosted_vectors,
+   the default), slabs of the slowest direction where every process gets at least DMQBOX_SLAB_MIN_CELLS cells along it:
+   a global vector then lives inside its ghosted buffer and the kernels need no copies to and from local vectors, which
+   on 4 H200 made slabs 17-25% faster than the grid of least interface area (1 x 2 x 2) despite their larger faces
+   (bench/RESULTS.md, session 32). Else the grid of least interface area. -dm_qbox_procs overrides both. */
+#define DMQBOX_SLAB_MIN_CELLS 16
 static PetscErrorCode DMQBoxChooseProcessGrid(DM dm)
 {
   DM_QBox    *q = (DM_QBox *)dm->data;
@@ -484,6 +489,11 @@ static PetscErrorCode DMQBoxChooseProcessGrid(DM dm)
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   q->procs[0] = q->procs[1] = q->procs[2] = 0;
+  if (size > 1 && q->ghostedvecs && q->cells[q->dim - 1] >= DMQBOX_SLAB_MIN_CELLS * size) {
+    q->procs[0] = q->procs[1] = q->procs[2] = 1;
+    q->procs[q->dim - 1] = size;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   for (PetscInt p0 = 1; p0 <= size; p0++) {
     if (size % p0) continue;
     for (PetscInt p1 = 1; p1 <= size / p0; p1++) {
@@ -920,7 +930,7 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
 . -dm_qbox_dg_penalty <C>     - its penalty factor: sigma = C k (k+1) / h (default 2)
 . -dm_qbox_gather <bool>      - several ranks: `DMCoarsen()` gathers the coarse level onto rank 0 where a process's cells can no longer be halved (or the level is small, -dm_qbox_gather_cells), so that the hierarchy is as deep as on one rank (default true; false: the hierarchy stops there)
 . -dm_qbox_gather_cells <n>   - ... and gathers it once it would have fewer than n cells in all (default -1: 2^21 / k^dim, a coarse level of about 2M nodes, 32^3 cells of Q_3 and 16^3 of Q_7: below that, on 2 GPUs, the exchanges of a level cost more than its work, and the transfer into the gathered level moves the values of its fine level, which this keeps below about 16M, bench/RESULTS.md; a total, not a count per process, so that the gathered level stays small for one GPU on any number of them; 0: only where it must)
-. -dm_qbox_procs <px,py[,pz]> - several ranks: the process grid (its product the process count); default: the grid of least interface area. With a grid that cuts only the slowest direction (slabs, e.g. 1,1,4) global vectors live inside ghosted buffers (-dm_qbox_ghosted_vectors) and the kernels need no copies to local vectors
+. -dm_qbox_procs <px,py[,pz]> - several ranks: the process grid (its product the process count). Default: slabs of the slowest direction (1,1,p) where each process gets at least 16 cells along it and -dm_qbox_ghosted_vectors is on (global vectors inside ghosted buffers: no copies to local vectors; 17-25% faster on 4 GPUs than 1,2,2), else the grid of least interface area
 . -dm_qbox_ghosted_vectors <bool> - several ranks whose partition cuts only the slowest direction (slabs, the default for 2 and 3 ranks on a cube): each global vector keeps its values inside a buffer of the rank's ghosted box, and the operator, the transfers and the smoother work on it, exchanging the ghost layers only (default true; false: copies to and from local vectors)
 . -dm_qbox_exchange_device <bool> - several ranks on CUDA vectors: the exchanges hand device buffers to MPI, after a probe that falls back to host staging if MPI does not move device memory (default false; for an MPI that moves device memory point to point but fails PETSc's `-use_gpu_aware_mpi` check, e.g. Open MPI with `--mca pml ucx` over a CUDA-enabled UCX)
 . -dm_qbox_precision <double,single> - CUDA arithmetic of this level's operator and of the transfers to its refinement (default double)
