@@ -253,25 +253,50 @@ PetscErrorCode DMQBoxPackedWaitDevice_Private(PetscMemType mt)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* forward: the senders' src[sendidx] into the receivers' dst[recvidx]; reverse: the receivers' src[recvidx] into the
+   senders' dst[sendidx], by the same star forest reduced (each root chunk has exactly one leaf chunk, so MPI_REPLACE) */
+static PetscErrorCode QBoxPackedMove(DM dm, DMQBoxPacked *x, PetscBool reverse, PetscMemType mt, const PetscScalar *src, PetscScalar *dst, InsertMode imode)
+{
+  DM_QBox        *q = (DM_QBox *)dm->data;
+  PetscScalar    *sbuf, *rbuf, *from, *to;
+  const PetscInt  nfrom = reverse ? x->nrecv : x->nsend, nto = reverse ? x->nsend : x->nrecv;
+  const PetscInt *ifrom = reverse ? x->recvidx : x->sendidx, *ito = reverse ? x->sendidx : x->recvidx;
+  const PetscInt *dfrom = reverse ? x->d_recvidx : x->d_sendidx, *dto = reverse ? x->d_sendidx : x->d_recvidx;
+
+  PetscFunctionBegin;
+  PetscCheck(imode == INSERT_VALUES || imode == ADD_VALUES, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMQBOX packed exchange: INSERT_VALUES or ADD_VALUES only");
+  PetscCall(DMQBoxPackedBuffers_Private(x->buf, x->nbuf, mt, PetscMax(x->nsend, x->nrecv), &sbuf, &rbuf));
+  from = reverse ? rbuf : sbuf;
+  to   = reverse ? sbuf : rbuf;
+  PetscCall(DMQBoxPackedCopy_Private(mt, nfrom, ifrom, dfrom, VP_PACK, from, (PetscScalar *)src));
+  PetscCall(DMQBoxPackedWaitDevice_Private(mt));
+  PetscCall(PetscLogEventBegin(VPATCH_XComm, 0, 0, 0, 0));
+  if (reverse) {
+    PetscCall(PetscSFReduceWithMemTypeBegin(x->sf, q->chunk, mt, rbuf, mt, sbuf, MPI_REPLACE));
+    PetscCall(PetscSFReduceEnd(x->sf, q->chunk, rbuf, sbuf, MPI_REPLACE));
+  } else {
+    PetscCall(PetscSFBcastWithMemTypeBegin(x->sf, q->chunk, mt, sbuf, mt, rbuf, MPI_REPLACE));
+    PetscCall(PetscSFBcastEnd(x->sf, q->chunk, sbuf, rbuf, MPI_REPLACE));
+  }
+  PetscCall(PetscLogEventEnd(VPATCH_XComm, 0, 0, 0, 0));
+  if (imode == INSERT_VALUES || !reverse)
+    PetscCall(DMQBoxPackedCopy_Private(mt, nto, ito, dto, imode == ADD_VALUES ? VP_UNPACK_ADD : VP_UNPACK, to, dst));
+  else /* an index in several messages: one message at a time */
+    for (PetscInt m = 0; m < x->nsmsg; m++) {
+      const PetscInt s = x->smsg[2 * m], n = x->smsg[2 * m + 1];
+      PetscCall(DMQBoxPackedCopy_Private(mt, n, x->sendidx + s, x->d_sendidx ? x->d_sendidx + s : NULL, VP_UNPACK_ADD, sbuf + s, dst));
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
   DMQBoxPackedForward_Private - dst[recvidx] = src[sendidx] across the ranks (INSERT_VALUES), or += (ADD_VALUES; the
   receiver's list must not repeat an index); src and dst of memory type mt. Collective.
 */
 PetscErrorCode DMQBoxPackedForward_Private(DM dm, DMQBoxPacked *x, PetscMemType mt, const PetscScalar *src, PetscScalar *dst, InsertMode imode)
 {
-  DM_QBox     *q = (DM_QBox *)dm->data;
-  PetscScalar *sbuf, *rbuf;
-
   PetscFunctionBegin;
-  PetscCheck(imode == INSERT_VALUES || imode == ADD_VALUES, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMQBOX packed exchange: INSERT_VALUES or ADD_VALUES only");
-  PetscCall(DMQBoxPackedBuffers_Private(x->buf, x->nbuf, mt, PetscMax(x->nsend, x->nrecv), &sbuf, &rbuf));
-  PetscCall(DMQBoxPackedCopy_Private(mt, x->nsend, x->sendidx, x->d_sendidx, VP_PACK, sbuf, (PetscScalar *)src));
-  PetscCall(DMQBoxPackedWaitDevice_Private(mt));
-  PetscCall(PetscLogEventBegin(VPATCH_XComm, 0, 0, 0, 0));
-  PetscCall(PetscSFBcastWithMemTypeBegin(x->sf, q->chunk, mt, sbuf, mt, rbuf, MPI_REPLACE));
-  PetscCall(PetscSFBcastEnd(x->sf, q->chunk, sbuf, rbuf, MPI_REPLACE));
-  PetscCall(PetscLogEventEnd(VPATCH_XComm, 0, 0, 0, 0));
-  PetscCall(DMQBoxPackedCopy_Private(mt, x->nrecv, x->recvidx, x->d_recvidx, imode == ADD_VALUES ? VP_UNPACK_ADD : VP_UNPACK, rbuf, dst));
+  PetscCall(QBoxPackedMove(dm, x, PETSC_FALSE, mt, src, dst, imode));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -282,24 +307,7 @@ PetscErrorCode DMQBoxPackedForward_Private(DM dm, DMQBoxPacked *x, PetscMemType 
 */
 PetscErrorCode DMQBoxPackedReverse_Private(DM dm, DMQBoxPacked *x, PetscMemType mt, const PetscScalar *src, PetscScalar *dst, InsertMode imode)
 {
-  DM_QBox     *q = (DM_QBox *)dm->data;
-  PetscScalar *sbuf, *rbuf;
-
   PetscFunctionBegin;
-  PetscCheck(imode == INSERT_VALUES || imode == ADD_VALUES, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMQBOX packed exchange: INSERT_VALUES or ADD_VALUES only");
-  PetscCall(DMQBoxPackedBuffers_Private(x->buf, x->nbuf, mt, PetscMax(x->nsend, x->nrecv), &sbuf, &rbuf));
-  PetscCall(DMQBoxPackedCopy_Private(mt, x->nrecv, x->recvidx, x->d_recvidx, VP_PACK, rbuf, (PetscScalar *)src));
-  PetscCall(DMQBoxPackedWaitDevice_Private(mt));
-  PetscCall(PetscLogEventBegin(VPATCH_XComm, 0, 0, 0, 0));
-  PetscCall(PetscSFReduceWithMemTypeBegin(x->sf, q->chunk, mt, rbuf, mt, sbuf, MPI_REPLACE));
-  PetscCall(PetscSFReduceEnd(x->sf, q->chunk, rbuf, sbuf, MPI_REPLACE));
-  PetscCall(PetscLogEventEnd(VPATCH_XComm, 0, 0, 0, 0));
-  if (imode == INSERT_VALUES)
-    PetscCall(DMQBoxPackedCopy_Private(mt, x->nsend, x->sendidx, x->d_sendidx, VP_UNPACK, sbuf, dst));
-  else
-    for (PetscInt m = 0; m < x->nsmsg; m++) {
-      const PetscInt s = x->smsg[2 * m], n = x->smsg[2 * m + 1];
-      PetscCall(DMQBoxPackedCopy_Private(mt, n, x->sendidx + s, x->d_sendidx ? x->d_sendidx + s : NULL, VP_UNPACK_ADD, sbuf + s, dst));
-    }
+  PetscCall(QBoxPackedMove(dm, x, PETSC_TRUE, mt, src, dst, imode));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
