@@ -643,6 +643,17 @@ static PetscErrorCode QBoxBoxLists(const DMQBoxColumns *S, PetscInt es, PetscBoo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the lists' receive side covers exactly the n nodes it must (every ghost node, or every owned node of a move) */
+static PetscErrorCode QBoxCheckReceived(const DMQBoxPeers *recv, PetscInt n, const char what[])
+{
+  PetscInt got = 0;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < recv->n; i++) got += recv->count[i];
+  PetscCheck(got == n, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX %s: receives %" PetscInt_FMT " values, expected %" PetscInt_FMT, what, got, n);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The ghost exchange: from the owned array (roots) of each rank to the ghost nodes of the local arrays (leaves) of the
    others, a packed exchange (qboxpacked.c) made from the box decomposition on first use */
 static PetscErrorCode DMQBoxGetGhostExchange(DM dm, DMQBoxPacked **gx)
@@ -660,6 +671,7 @@ static PetscErrorCode DMQBoxGetGhostExchange(DM dm, DMQBoxPacked **gx)
     PetscCall(DMQBoxColumnsCreate_Private(dm, &c));
     PetscCall(QBoxBoxLists(&c, 0, q->active, &c, 2, q->active, rank, PETSC_TRUE, &send, &recv, &q->ghostx));
     PetscCall(DMQBoxColumnsDestroy_Private(&c));
+    PetscCall(QBoxCheckReceived(&recv, (PetscInt)(q->grid.gxm[0] * q->grid.gxm[1] * q->grid.gxm[2] - q->grid.xm[0] * q->grid.xm[1] * q->grid.xm[2]), "ghost exchange"));
     PetscCall(DMQBoxPackedSetUp_Private(dm, "ghost exchange", &send, &recv, &q->ghostx));
     PetscCall(DMQBoxPeersDestroy_Private(&send));
     PetscCall(DMQBoxPeersDestroy_Private(&recv));
@@ -686,6 +698,7 @@ PetscErrorCode DMQBoxCreateMove_Private(DM from, DM to, DMQBoxPacked *mv)
   PetscCall(QBoxBoxLists(&cf, 0, ((DM_QBox *)from->data)->active, &ct, 0, ((DM_QBox *)to->data)->active, rank, PETSC_FALSE, &send, &recv, mv));
   PetscCall(DMQBoxColumnsDestroy_Private(&cf));
   PetscCall(DMQBoxColumnsDestroy_Private(&ct));
+  PetscCall(QBoxCheckReceived(&recv, (PetscInt)(((DM_QBox *)to->data)->grid.xm[0] * ((DM_QBox *)to->data)->grid.xm[1] * ((DM_QBox *)to->data)->grid.xm[2]), "move between partitions"));
   PetscCall(DMQBoxPackedSetUp_Private(to, "move between partitions", &send, &recv, mv));
   PetscCall(DMQBoxPeersDestroy_Private(&send));
   PetscCall(DMQBoxPeersDestroy_Private(&recv));
