@@ -25,11 +25,7 @@
   the contiguous buffers, and a scatter from the receive buffer; set-up per chunk, not per value.
 */
 #include <petscvpatch/private/qboximpl.h>
-#include <petsc/private/sfimpl.h>
 #include <petscsf.h>
-#if defined(PETSC_HAVE_CUDA)
-#include <petscdevice_cuda.h>
-#endif
 
 /* the patch vertex of parity bit of color c along a direction whose patch interior holds node p: the interior of the
    patch of vertex v is (v - 1, v + 1) k, so p lies in at most two, of consecutive vertices; -1: none, or not interior.

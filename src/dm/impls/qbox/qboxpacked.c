@@ -17,7 +17,6 @@
   no atomics, bitwise reproducible.
 */
 #include <petscvpatch/private/qboximpl.h>
-#include <petsc/private/sfimpl.h>
 #include <petscsf.h>
 #include <petscdevice.h>
 #if defined(PETSC_HAVE_CUDA)
