@@ -68,8 +68,8 @@ int main(int argc, char **argv)
     PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-expect_grid", expect, &n, &set));
     if (set) {
       const PetscInt *procs = ((DM_QBox *)dm->data)->procs;
-      PetscCheck(n == 3 && procs[0] == expect[0] && procs[1] == expect[1] && procs[2] == expect[2], PETSC_COMM_SELF, PETSC_ERR_PLIB, "process grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", expected %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT,
-                 procs[0], procs[1], procs[2], expect[0], expect[1], expect[2]);
+      PetscCheck(n == 3 && procs[0] == expect[0] && procs[1] == expect[1] && procs[2] == expect[2], PETSC_COMM_SELF, PETSC_ERR_PLIB,
+                 "process grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", expected %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT, procs[0], procs[1], procs[2], expect[0], expect[1], expect[2]);
     }
   }
   PetscCall(DMCreateGlobalVector(dm, &g));

@@ -480,8 +480,8 @@ static PetscErrorCode DMQBoxChooseProcessGrid(DM dm)
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)dm), &size));
   if (q->procsopt[0] > 0) { /* -dm_qbox_procs */
     PetscCheck(q->procsopt[0] * q->procsopt[1] * q->procsopt[2] == size, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_INCOMP,
-               "-dm_qbox_procs %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT " is a grid of %" PetscInt_FMT " processes, the communicator has %d: give a grid whose product is the process count", q->procsopt[0], q->procsopt[1],
-               q->procsopt[2], q->procsopt[0] * q->procsopt[1] * q->procsopt[2], size);
+               "-dm_qbox_procs %" PetscInt_FMT ",%" PetscInt_FMT ",%" PetscInt_FMT " is a grid of %" PetscInt_FMT " processes, the communicator has %d: give a grid whose product is the process count", q->procsopt[0], q->procsopt[1], q->procsopt[2],
+               q->procsopt[0] * q->procsopt[1] * q->procsopt[2], size);
     for (PetscInt d = 0; d < q->dim; d++)
       PetscCheck(q->procsopt[d] <= q->cells[d], PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_INCOMP,
                  "-dm_qbox_procs: %" PetscInt_FMT " processes along direction %" PetscInt_FMT " of %" PetscInt_FMT " cells (every process needs at least one cell per direction): use fewer processes along it", q->procsopt[d], d, q->cells[d]);
@@ -491,7 +491,7 @@ static PetscErrorCode DMQBoxChooseProcessGrid(DM dm)
   q->procs[0] = q->procs[1] = q->procs[2] = 0;
   if (size > 1 && q->ghostedvecs && q->cells[q->dim - 1] >= DMQBOX_SLAB_MIN_CELLS * size) {
     q->procs[0] = q->procs[1] = q->procs[2] = 1;
-    q->procs[q->dim - 1] = size;
+    q->procs[q->dim - 1]                    = size;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   for (PetscInt p0 = 1; p0 <= size; p0++) {
