@@ -24,7 +24,7 @@ check() {
   fi
 }
 for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
-  for args in "-dim 2 -cells 4,6 -degrees 1,3,10" "-dim 3 -cells 4,4,4 -degrees 1,3,6,8" "-dim 3 -cells 4,6,4 -degrees 2,6 -single" "-dim 3 -cells 4,6,4 -degrees 2" "-dim 3 -cells 4,6,4 -degrees 3 -single -pc_vpatch_colors 7,1,2,3,4,5,6,0 -pc_vpatch_correction all"; do
+  for args in "-dim 2 -cells 4,6 -degrees 1,3,10" "-dim 3 -cells 4,4,4 -degrees 1,3,6,8" "-dim 3 -cells 4,6,4 -degrees 2,6 -single" "-dim 3 -cells 4,6,4 -degrees 2" "-dim 3 -cells 4,4,4 -degrees 4 -single" "-dim 3 -cells 4,4,4 -degrees 5,7" "-dim 3 -cells 4,6,4 -degrees 3 -single -pc_vpatch_colors 7,1,2,3,4,5,6,0 -pc_vpatch_correction all"; do
     check "$tool" "$B/tests/test_gpu" $args
   done
   check "$tool" "$B/tests/test_vecops" # VecMDot and VecAYPX kernels

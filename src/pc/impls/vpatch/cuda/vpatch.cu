@@ -342,15 +342,56 @@ template <int E0_, int E1_, int E2_, int RD, int WR, int LG_, typename T> struct
   }
 };
 
-/* calls f(q, a0, a1) for every line along DIR of NB tensors of extents E0 x E1 x E2, one thread per line, in line
-   order LG */
-template <int DIR, int E0, int E1, int E2, int LG, typename T, typename F> __device__ __forceinline__ void VPForLines(int NB, F f)
+/* The block's patches and threads: compile-time constants for the default block of a kernel where
+   VPTunePatchStaticBlock() says so (CNB patches, CNT threads: the slot loops have fixed trip counts, are unrolled UNR
+   times, and their index arithmetic folds), else nb_ patches and blockDim.x threads (always for a block of
+   -pc_vpatch_patches_per_block) */
+template <int CNB_, int CNT_, int UNR_ = 1> struct VPBlock {
+  static constexpr int           CNB = CNB_, CNT = CNT_, UNR = UNR_; /* UNR: the unroll factor of the slot loops */
+  int                            nb_;
+  __device__ __forceinline__ int nb() const
+  {
+    if constexpr (CNB > 0)
+      return CNB;
+    else
+      return nb_;
+  }
+  __device__ __forceinline__ unsigned nt() const /* unsigned as blockDim.x */
+  {
+    if constexpr (CNT > 0)
+      return CNT;
+    else
+      return blockDim.x;
+  }
+};
+
+/* calls f(q, n) for every item n < N of the block's patches q, one slot per thread in line order O (VPOrder), for a
+   block of compile-time counts (BK::CNT > 0) */
+template <class O, int N, class BK, typename F> __device__ __forceinline__ void VPForItemsStatic(F f)
+{
+  constexpr int NS = O::slots(BK::CNB, N), IT = (NS + BK::CNT - 1) / BK::CNT, UNR = BK::UNR;
+#pragma unroll UNR
+  for (int i = 0; i < IT; i++) {
+    const int t = threadIdx.x + i * BK::CNT;
+    int       q, n;
+    if ((i < IT - 1 || t < NS) && O::template item<N>(t, BK::CNB, q, n)) f(q, n);
+  }
+}
+
+/* calls f(q, a0, a1) for every line along DIR of the block's tensors of extents E0 x E1 x E2, one thread per line, in
+   line order LG */
+template <int DIR, int E0, int E1, int E2, int LG, typename T, class BK, typename F> __device__ __forceinline__ void VPForLines(const BK &bk, F f)
 {
   using O          = VPOrder<LG, T>;
   constexpr int L0 = DIR == 0 ? E1 : E0, NL = L0 * (DIR == 2 ? E1 : E2);
-  for (int t = threadIdx.x; t < O::slots(NB, NL); t += blockDim.x) {
-    int q, l;
-    if (O::template item<NL>(t, NB, q, l)) f(q, l % L0, l / L0);
+  if constexpr (BK::CNT > 0)
+    VPForItemsStatic<O, NL, BK>([&](int q, int l) { f(q, l % L0, l / L0); });
+  else {
+    const int NB = bk.nb();
+    for (int t = threadIdx.x; t < O::slots(NB, NL); t += blockDim.x) {
+      int q, l;
+      if (O::template item<NL>(t, NB, q, l)) f(q, l % L0, l / L0);
+    }
   }
 }
 
@@ -365,19 +406,27 @@ template <class L> __device__ __forceinline__ int VPEntrySlots(int NB)
 {
   return VPOrder<L::LG, typename L::Type>::slots(NB, L::NE);
 }
-template <class L, typename F> __device__ __forceinline__ void VPForEntries(int NB, F f)
+template <class L, class BK, typename F> __device__ __forceinline__ void VPForEntries(const BK &bk, F f)
 {
-  for (int t = threadIdx.x; t < VPEntrySlots<L>(NB); t += blockDim.x) {
-    int q, x, y, z;
-    if (VPEntry<L>(t, NB, q, x, y, z)) f(q, x, y, z);
+  if constexpr (BK::CNT > 0)
+    VPForItemsStatic<VPOrder<L::LG, typename L::Type>, L::NE, BK>([&](int q, int n) {
+      int x, y, z;
+      if (L::entry(n, x, y, z)) f(q, x, y, z);
+    });
+  else {
+    const int NB = bk.nb();
+    for (int t = threadIdx.x; t < VPEntrySlots<L>(NB); t += blockDim.x) {
+      int q, x, y, z;
+      if (VPEntry<L>(t, NB, q, x, y, z)) f(q, x, y, z);
+    }
   }
 }
 /* out = Shat (Shat^T when TRANS) along DIR of NB tensors of (2K-1)^2 x NIZ entries: input layout LI, output layout LO */
-template <int DIR, bool TRANS, class LI, class LO, int K, int NIZ, typename T> __device__ __forceinline__ void VPShatPass(int NB, const T *in, T *out)
+template <int DIR, bool TRANS, class LI, class LO, int K, int NIZ, typename T, class BK> __device__ __forceinline__ void VPShatPass(const BK &bk, const T *in, T *out)
 {
   constexpr int NI = 2 * K - 1;
   static_assert(LI::LG == LO::LG, "one line order per kernel");
-  VPForLines<DIR, NI, NI, NIZ, LI::LG, T>(NB, [&](int q, int a0, int a1) {
+  VPForLines<DIR, NI, NI, NIZ, LI::LG, T>(bk, [&](int q, int a0, int a1) {
     T         v[NI], u[NI];
     const int o = LI::template line<DIR>(q, a0, a1), w = LO::template line<DIR>(q, a0, a1);
 #pragma unroll
@@ -494,8 +543,9 @@ __device__ __forceinline__ void VPDVertex(int p, int vlo0, int vlo1, int vlo2, i
 /* Per patch of a block, computed once by one thread (runtime divisions and 64-bit index arithmetic per node were
    most of the integer work: ncu, 3D k = 3 single, found the integer pipe the busiest): base, the local index of the
    patch's first node (its lower corner); flags, VPDBoxFlags of the patch, or -1: no patch (past the color's last). */
-template <int DIM, int K> __device__ __forceinline__ void VPPatchInfo(const VPGrid &g, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, int NB, PetscInt *base, int *flags)
+template <int DIM, int K, class BK> __device__ __forceinline__ void VPPatchInfo(const VPGrid &g, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const BK &bk, PetscInt *base, int *flags)
 {
+  const int NB = bk.nb();
   for (int q = threadIdx.x; q < NB; q += blockDim.x) {
     const int p = blockIdx.x * NB + q;
     int       vx, vy, vz, f = -1;
@@ -527,10 +577,10 @@ enum {
 
 /* pg, alo, anv: the per-vertex surrogate factors (mode global on a mapped DMQBOX, else NULL) and this rank's vertex box
    (VPPatchVertexBox()) that indexes them */
-#define VP_PATCH_ARGS_DECL                                                                                                                                                                                                                            \
-  VPGrid g, T c0, T c1, T c2, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *d, PetscScalar *__restrict__ scratch, const int NB, const PetscReal *__restrict__ pg, \
+#define VP_PATCH_ARGS_DECL                                                                                                                                                                                                                               \
+  VPGrid g, T c0, T c1, T c2, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *d, PetscScalar *__restrict__ scratch, const int nbarg, const PetscReal *__restrict__ pg, \
       int alo0, int alo1, int alo2, int anv0, int anv1, int xzero
-#define VP_PATCH_ARGS g, c0, c1, c2, npatch, vlo0, vlo1, vlo2, nv0, nv1, b, x, d, scratch, NB, pg, alo0, alo1, alo2, anv0, anv1, xzero
+#define VP_PATCH_ARGS g, c0, c1, c2, npatch, vlo0, vlo1, vlo2, nv0, nv1, b, x, d, scratch, nbarg, pg, alo0, alo1, alo2, anv0, anv1, xzero
 
 /* v = the line along DIR (0: x, 1: y) of a patch box from x, at the other two box coordinates (e0, e1) = (y, z) or
    (x, z): zero on the box's Dirichlet faces (f: VPDBoxFlags(); f < 0: no patch), and with the reduced residual (BND) an
@@ -552,7 +602,7 @@ template <int DIR, int NP, int NPZ, bool BND, typename T> __device__ __forceinli
   }
 }
 
-template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void VPPatchBody(VP_PATCH_ARGS_DECL)
+template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinline__ void VPPatchBody(VP_PATCH_ARGS_DECL)
 {
   using S              = VPPatchShape<DIM, K, T>;
   using H              = VPHatK<K, T>;
@@ -566,6 +616,8 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   using U5             = typename S::U5;
   constexpr int     NP = S::NP, NI = S::NI, NPZ = S::NPZ, NIZ = S::NIZ, NIT = S::NIT;
   constexpr bool    SR = VPTunePatchStreamRows(DIM, K, (int)sizeof(T)); /* VPHatK::rows(): streamed or buffered */
+  const BK          bk{nbarg};
+  const int         NB = bk.nb(); /* a constant in the default block */
   extern __shared__ __align__(16) unsigned char vp_dynamic_smem[];
   PetscInt                                     *pbase  = reinterpret_cast<PetscInt *>(vp_dynamic_smem);
   int                                          *pflags = reinterpret_cast<int *>(pbase + NB);
@@ -577,7 +629,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   const auto interior = [&](int q, int ix, int iy, int iz) -> PetscInt { return pbase[q] + (in + ix + iy * sy + iz * sz); };
 
   if (threadIdx.x < NI) lam[threadIdx.x] = H::lam(threadIdx.x);
-  VPPatchInfo<DIM, K>(g, npatch, vlo0, vlo1, vlo2, nv0, nv1, NB, pbase, pflags);
+  VPPatchInfo<DIM, K>(g, npatch, vlo0, vlo1, vlo2, nv0, nv1, bk, pbase, pflags);
   __syncthreads();
   /* Prefetch of b (VPTunePatchPrefetch(), vpatch_tuning.cuh): a thread's few values of the block's right-hand side
      (PRE, for the default block) are loaded into registers here and stored into Rb after the residual's first passes,
@@ -586,14 +638,14 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   /* b by rows in the x pass (VPTunePatchRowB(), vpatch_tuning.cuh): no fill of Rb */
   constexpr bool ROWB   = MODE != VP_MODE_SOLVE_SCRATCH && VPTunePatchRowB(DIM, K, (int)sizeof(T));
   constexpr bool CANPRE = !ROWB && MODE != VP_MODE_SOLVE_SCRATCH && PRE <= 4 && VPTunePatchPrefetch(DIM, K, (int)sizeof(T));
-  const bool     pre    = CANPRE && VPEntrySlots<R1>(NB) <= PRE * (int)blockDim.x;
+  const bool     pre    = CANPRE && VPEntrySlots<R1>(NB) <= PRE * (int)bk.nt();
   T              bpre[CANPRE ? PRE : 1];
   if (CANPRE && pre) {
 #pragma unroll
     for (int j = 0; j < PRE; j++) {
       int q, ix, iy, iz;
       bpre[j]     = 0;
-      const int t = threadIdx.x + j * blockDim.x;
+      const int t = threadIdx.x + j * bk.nt();
       if (t < VPEntrySlots<R1>(NB) && VPEntry<R1>(t, NB, q, ix, iy, iz) && pflags[q] >= 0) bpre[j] = (T)b[interior(q, ix, iy, iz)];
     }
   }
@@ -603,7 +655,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
      residual's passes, holding no registers */
   constexpr bool ASYNCB = !ROWB && MODE != VP_MODE_SOLVE_SCRATCH && !CANPRE && std::is_same<T, PetscScalar>::value && (DIM == 2 || (S::INPLACE && S::DIRECT)) && VPTunePatchAsyncB(DIM, K, (int)sizeof(T));
   if constexpr (ASYNCB) {
-    VPForEntries<R1>(NB, [&](int q, int ix, int iy, int iz) {
+    VPForEntries<R1>(bk, [&](int q, int ix, int iy, int iz) {
       T *dst = Rb + R1::at(q, ix, iy, iz);
       if (pflags[q] >= 0)
         __pipeline_memcpy_async(dst, b + interior(q, ix, iy, iz), sizeof(T));
@@ -624,7 +676,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     if constexpr (S::DIRECT) {
       /* nothing to gather: the y pass loads x */
     } else if constexpr (ROWS) { /* one thread per row along x: its index work once per row */
-      VPForLines<0, NP, NP, NPZ, S::LG, T>(NB, [&](int q, int ey, int ez) {
+      VPForLines<0, NP, NP, NPZ, S::LG, T>(bk, [&](int q, int ey, int ez) {
         const int o = G::template line<0>(q, ey, ez);
         T         v[NP];
         VPPatchLoadLine<0, NP, NPZ, BND>(x, pflags[q], pbase[q], ey, ez, sy, sz, v);
@@ -632,7 +684,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
         for (int j = 0; j < NP; j++) X0[o + j] = v[j];
       });
     } else
-      VPForEntries<G>(NB, [&](int q, int ex, int ey, int ez) {
+      VPForEntries<G>(bk, [&](int q, int ex, int ey, int ez) {
         const int  f     = pflags[q];
         T          v     = 0;
         const bool inner = BND && ex > 0 && ex < NP - 1 && ey > 0 && ey < NP - 1 && (NPZ == 1 || (ez > 0 && ez < NP - 1));
@@ -641,7 +693,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
       });
     if constexpr (!S::DIRECT) __syncthreads();
     /* y pass: P = Mhat_y G, Q = Khat_y G on the interior y rows */
-    VPForLines<1, NP, NP, NPZ, S::LG, T>(NB, [&](int q, int a0, int a1) {
+    VPForLines<1, NP, NP, NPZ, S::LG, T>(bk, [&](int q, int a0, int a1) {
       T         v[NP];
       const int w = PQ::template line<1>(q, a0, a1);
       if constexpr (S::DIRECT)
@@ -658,7 +710,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
     if constexpr (DIM == 3) { /* z pass: W1 = Mhat_z P, W2 = c1 Mhat_z Q + c2 Khat_z P, in X0 or (INPLACE) over P and Q */
       using WL = typename std::conditional<S::INPLACE, PQ, W>::type;
       T *W1 = S::INPLACE ? X1a : X0, *W2 = S::INPLACE ? X1b : X0 + NB * W::PS;
-      VPForLines<2, NP, NI, NP, S::LG, T>(NB, [&](int q, int a0, int a1) {
+      VPForLines<2, NP, NI, NP, S::LG, T>(bk, [&](int q, int a0, int a1) {
         T         v[NP]; /* one line in registers at a time: Q's, then P's (each read before its line is overwritten) */
         const int o = PQ::template line<2>(q, a0, a1), w = WL::template line<2>(q, a0, a1);
 #pragma unroll
@@ -680,19 +732,19 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   else if (CANPRE && pre) {
 #pragma unroll
     for (int j = 0; j < PRE; j++) {
-      const int t = threadIdx.x + j * blockDim.x;
+      const int t = threadIdx.x + j * bk.nt();
       int       q, ix, iy, iz;
       if (t < VPEntrySlots<R1>(NB) && VPEntry<R1>(t, NB, q, ix, iy, iz)) Rb[R1::at(q, ix, iy, iz)] = bpre[j];
     }
   } else { /* a thread's values in batches of UB, the loads of a batch in flight together (VPTunePatchBatchB()) */
     constexpr int UB     = VP_PATCH_B_BATCH > 0 ? VP_PATCH_B_BATCH : (!VPTunePatchBatchB(DIM, K, (int)sizeof(T)) || PRE < 1 ? 1 : (PRE > 8 ? 8 : PRE));
     const int     nslots = VPEntrySlots<R1>(NB);
-    for (int t0 = threadIdx.x; t0 < nslots; t0 += UB * blockDim.x) {
+    for (int t0 = threadIdx.x; t0 < nslots; t0 += UB * bk.nt()) {
       T   v[UB];
       int at[UB];
 #pragma unroll
       for (int u = 0; u < UB; u++) {
-        const int t = t0 + u * (int)blockDim.x;
+        const int t = t0 + u * (int)bk.nt();
         int       q, ix, iy, iz;
         v[u]  = 0;
         at[u] = -1;
@@ -713,7 +765,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   }
   if constexpr (!ROWB) __syncthreads();
   /* x pass: r = b - A x on the interior x rows (fused, residual), then Shat_x^T r (fused, solve), in place in Rb */
-  VPForLines<0, NI, NI, NIZ, S::LG, T>(NB, [&](int q, int a0, int a1) {
+  VPForLines<0, NI, NI, NIZ, S::LG, T>(bk, [&](int q, int a0, int a1) {
     T         r[NI], t[NI];
     const int o = R1::template line<0>(q, a0, a1);
     if constexpr (ROWB) { /* the row (., a0, a1) of the interior's b */
@@ -749,7 +801,7 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   });
   __syncthreads();
   if constexpr (MODE == VP_MODE_RESIDUAL) { /* entry by entry in the order of scratch, for coalesced stores */
-    for (int t = threadIdx.x; t < NB * NIT; t += blockDim.x) {
+    for (int t = threadIdx.x; t < NB * NIT; t += bk.nt()) {
       const int q = t / NIT, e = t - q * NIT;
       if (pflags[q] >= 0) scratch[(PetscInt)(blockIdx.x * NB + q) * NIT + e] = Rb[R1::at(q, e % NI, (e / NI) % NI, e / (NI * NI))];
     }
@@ -759,12 +811,12 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   T *Y = Rb;                                                   /* input of the scaled y pass */
   T *A = S::INPLACE ? X1a : X1b, *Bf = S::INPLACE ? X1b : X1a; /* 3D: the buffers the solve passes alternate between */
   if constexpr (DIM == 3) {
-    VPShatPass<2, true, R1, U2, K, NI, T>(NB, Rb, A);
+    VPShatPass<2, true, R1, U2, K, NI, T>(bk, Rb, A);
     __syncthreads();
     Y = A;
   }
   T *Z = DIM == 3 ? Bf : X1a; /* output of the scaled y pass */
-  VPForLines<1, NI, NI, NIZ, S::LG, T>(NB, [&](int q, int a0, int a1) {
+  VPForLines<1, NI, NI, NIZ, S::LG, T>(bk, [&](int q, int a0, int a1) {
     using LI = typename std::conditional<DIM == 3, U2, R1>::type;
     T         v[NI], u[NI];
     const int o = LI::template line<1>(q, a0, a1), w = U3::template line<1>(q, a0, a1);
@@ -793,14 +845,14 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   __syncthreads();
   T *Xin = Z; /* input of the final x pass */
   if constexpr (DIM == 3) {
-    VPShatPass<2, false, U3, U4, K, NI, T>(NB, Bf, A);
+    VPShatPass<2, false, U3, U4, K, NI, T>(bk, Bf, A);
     __syncthreads();
     Xin = A;
   }
   T *Out = DIM == 3 ? Bf : X0;
-  VPShatPass<0, false, typename std::conditional<DIM == 3, U4, U3>::type, U5, K, NIZ, T>(NB, Xin, Out);
+  VPShatPass<0, false, typename std::conditional<DIM == 3, U4, U3>::type, U5, K, NIZ, T>(bk, Xin, Out);
   __syncthreads();
-  VPForEntries<U5>(NB, [&](int q, int ix, int iy, int iz) {
+  VPForEntries<U5>(bk, [&](int q, int ix, int iy, int iz) {
     if (pflags[q] >= 0) {
       PetscScalar *dq = d + interior(q, ix, iy, iz);
       if constexpr (BND)
@@ -811,22 +863,42 @@ template <int DIM, int K, int MODE, typename T> __device__ __forceinline__ void 
   });
 }
 
-/* the kernel with the launch bound, or with the register cap of VPPatchRegs */
-template <int DIM, int K, int MODE, typename T> __global__ void __launch_bounds__(VP_PATCH_THREADS) VPPatchKernel(VP_PATCH_ARGS_DECL)
+/* the kernel with the launch bound, or with the register cap of VPPatchRegs; BK: VPBlock, the default block's
+   counts as constants (VPTunePatchStaticBlock()) or the block's counts at run time */
+template <int DIM, int K, int MODE, typename T, class BK> __global__ void __launch_bounds__(VP_PATCH_THREADS) VPPatchKernel(VP_PATCH_ARGS_DECL)
 {
-  VPPatchBody<DIM, K, MODE, T>(VP_PATCH_ARGS);
+  VPPatchBody<DIM, K, MODE, T, BK>(VP_PATCH_ARGS);
 }
-template <int DIM, int K, int MODE, typename T> __global__ void __maxnreg__((VPPatchRegs<DIM, K, T>::value)) VPPatchKernelCapped(VP_PATCH_ARGS_DECL)
+template <int DIM, int K, int MODE, typename T, class BK> __global__ void __maxnreg__((VPPatchRegs<DIM, K, T>::value)) VPPatchKernelCapped(VP_PATCH_ARGS_DECL)
 {
-  VPPatchBody<DIM, K, MODE, T>(VP_PATCH_ARGS);
+  VPPatchBody<DIM, K, MODE, T, BK>(VP_PATCH_ARGS);
+}
+
+template <int DIM, int K, int MODE, typename T, class BK>
+static PetscErrorCode VPPatchLaunchBlock(const VPGrid *g, const T c[3], int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int NB, int thr, size_t shmem,
+                                         cudaStream_t stream, int xzero, const PetscReal *pg)
+{
+  PetscInt alo[3], anv[3];
+
+  PetscFunctionBegin;
+  VPPatchVertexBox(g, alo, anv);
+  if constexpr (VPPatchRegs<DIM, K, T>::value == 0) {
+    PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernel<DIM, K, MODE, T, BK>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+    VPPatchKernel<DIM, K, MODE, T, BK>
+        <<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], xzero);
+  } else {
+    PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernelCapped<DIM, K, MODE, T, BK>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+    VPPatchKernelCapped<DIM, K, MODE, T, BK>
+        <<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], xzero);
+  }
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 template <int DIM, int K, int MODE, typename T>
 static PetscErrorCode VPPatchLaunch(const VPGrid *g, int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int ppb, cudaStream_t stream, int xzero = 0,
                                     const PetscReal *pg = NULL)
 {
-  PetscInt alo[3], anv[3];
-  VPPatchVertexBox(g, alo, anv);
   using S            = VPPatchShape<DIM, K, T>;
   const int    NB    = ppb > 0 ? ppb : S::NB;
   const size_t shmem = S::smem(NB);
@@ -839,15 +911,14 @@ static PetscErrorCode VPPatchLaunch(const VPGrid *g, int npatch, const int vlo[3
   PetscCallCUDA(cudaGetDevice(&dev));
   PetscCallCUDA(cudaDeviceGetAttribute(&maxshmem, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
   PetscCheck(shmem <= (size_t)maxshmem, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "PCVPATCH: %d patches per block of Q_%d in %dD need %zu bytes of shared memory, the GPU allows %d: lower -pc_vpatch_patches_per_block", NB, K, DIM, shmem, maxshmem);
-  if constexpr (VPPatchRegs<DIM, K, T>::value == 0) {
-    PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernel<DIM, K, MODE, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    VPPatchKernel<DIM, K, MODE, T><<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], xzero);
-  } else {
-    PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernelCapped<DIM, K, MODE, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    VPPatchKernelCapped<DIM, K, MODE, T>
-        <<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], xzero);
+  constexpr int UNR = VPTunePatchStaticBlock(DIM, K, (int)sizeof(T)); /* vpatch_tuning.cuh */
+  if constexpr (UNR > 0) {
+    if (NB == S::NB) {
+      PetscCall((VPPatchLaunchBlock<DIM, K, MODE, T, VPBlock<S::NB, S::THREADS, UNR>>(g, c, npatch, vlo, nv, b, x, d, scratch, NB, thr, shmem, stream, xzero, pg)));
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
   }
-  PetscCallCUDA(cudaGetLastError());
+  PetscCall((VPPatchLaunchBlock<DIM, K, MODE, T, VPBlock<0, 0>>(g, c, npatch, vlo, nv, b, x, d, scratch, NB, thr, shmem, stream, xzero, pg)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

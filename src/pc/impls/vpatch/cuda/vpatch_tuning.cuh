@@ -247,3 +247,29 @@ __host__ __device__ constexpr bool VPTunePatchFastDiv(int dim, int k, int bytes)
 {
   return VP_PATCH_FAST_DIV ? VP_PATCH_FAST_DIV > 0 : (dim == 3 ? (bytes == 4 ? k >= 2 && k <= 8 && k != 6 : k == 2 || k == 3 || k == 6 || k == 8) : bytes == 8 && k >= 2 && k <= 8 && k != 5);
 }
+
+/* VPTunePatchStaticBlock(): where the fused kernel's default block (its patches and threads, VPPatchShape) is compiled
+   in as constants, and the unroll factor of its slot loops then (0: the counts at run time, as for a block of
+   -pc_vpatch_patches_per_block). With constants the loops over a pass's slots have fixed trip counts and their index
+   arithmetic folds; the compiler also allocates registers differently, which made some kernels much slower.
+   Measured (bench/RESULTS.md, session 33, H100, fused GDoF/s at 61-64M DoF, one call; counts at run time / constants,
+   loops unrolled / constants, not unrolled):
+     3D single k = 1..8: 11.47 13.70 13.79 13.43 13.04 12.38 11.34 10.59 / 12.97 14.81 13.69 12.23 8.78 7.83 10.25 7.19
+       / 13.03 14.65 13.60 14.01 8.90 10.90 10.03 7.19;
+     3D double: 11.26 13.36 11.93 10.76 8.91 7.31 6.91 8.03 / 11.64 14.99 11.12 10.99 9.92 7.99 8.63 8.93 / 11.64 15.18
+       11.08 10.65 9.79 7.94 8.78 8.75;
+     2D single: 32.76 31.17 29.51 22.06 27.71 26.24 23.90 18.92 / 35.16 30.31 25.62 20.85 19.89 17.88 17.67 19.16 /
+       35.18 30.30 29.12 20.74 19.79 18.67 17.35 18.62;
+     2D double: 35.23 32.11 26.43 26.17 25.54 23.25 21.69 20.43 / 37.46 32.69 27.27 26.43 26.57 27.29 24.13 22.02 /
+       37.73 32.59 27.27 26.10 25.92 26.70 23.34 21.56.
+   On where the constants were at least 5% faster (3D single k = 4 not unrolled, +4%: its mixed solve 4% faster).
+   VP_PATCH_STATIC_BLOCK (measurement builds only): N > 0 constants with loops unrolled N times everywhere, -1 never */
+#ifndef VP_PATCH_STATIC_BLOCK
+#define VP_PATCH_STATIC_BLOCK 0
+#endif
+__host__ __device__ constexpr int VPTunePatchStaticBlock(int dim, int k, int bytes)
+{
+  if (VP_PATCH_STATIC_BLOCK) return VP_PATCH_STATIC_BLOCK > 0 ? VP_PATCH_STATIC_BLOCK : 0;
+  if (dim == 3) return bytes == 4 ? (k <= 2 ? 8 : (k == 4 ? 1 : 0)) : (k == 2 || (k >= 5 && k <= 8) ? 8 : 0);
+  return k == 1 || (bytes == 8 && k >= 6 && k <= 8) ? 8 : 0;
+}
