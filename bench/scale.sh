@@ -5,12 +5,15 @@
 # box; weak ratio against the 1-GPU run of 1/c of the unknowns).
 #   strong: 3D k = 3 on 256^3 cells (455M unknowns) and k = 7 on 128^3 cells (722M), on every count c
 #   weak:   the cube per GPU: on c GPUs the cube doubled along z, then y, then x, log2(c) times (k = 3, c = 2:
-#           256 x 256 x 512 cells; c = 4: 256 x 512 x 512; c = 8: 512^3, the cube's shape again); the iteration counts
-#           of boxes of other shapes may differ, so the report gives the time per iteration too
+#           256 x 256 x 512 cells; c = 4: 256 x 512 x 512; c = 8: 512^3, the cube's shape again). Every box keeps cubic
+#           cells (-dm_qbox_upper in proportion to the box: on the unit cube a box of other shape has stretched cells,
+#           and the cycles then converge more slowly: 16 x 16 x 128 cells of Q_3, 24 cycles on the unit cube, 4 on
+#           [0,1] x [0,1] x [0,8], as the cube; bench/RESULTS.md, session 33); the report also gives the time per iteration
 #   big:    BENCH_SCALE_BIG=1 adds the same weak series for the largest box per GPU that fits (chosen by the GPU's
 #           memory: >= 120 GB (H200): k = 3 384 x 384 x 320 cells, 1.28e9 unknowns, and k = 7 160 x 160 x 128, 1.13e9;
 #           smaller (H100 80 GB): k = 3 320 x 320 x 256, 7.1e8, and k = 7 128^3, 7.2e8), one solve after the warm-up
-#   BENCH_SCALE_COUNTS="1 2 4" replaces the list of GPU counts (1 must be in it for the tables' ratios).
+#   BENCH_SCALE_COUNTS="1 2 4" replaces the list of GPU counts (1 must be in it for the tables' ratios);
+#   BENCH_SCALE_STRONG=0 leaves out the strong series and the weak series of the cube (only the big one then).
 # The runs on several GPUs use config/mpiexec-gpu.sh (device buffers between GPUs where Open MPI's pml ucx and the
 # CUDA-enabled UCX of make ucx are there, else host staging, which it says). The 1-GPU runs use no mpiexec.
 # usage: bench/scale.sh BUILD_DIR    environment: BENCH_GPUS, BENCH_OUT, BENCH_COMMIT, BENCH_SCALE_SOLVERS (default
@@ -40,10 +43,13 @@ if [ -z "$counts" ]; then
   while [ "$c" -lt "$G" ]; do counts+="$c "; c=$((2 * c)); done
   counts+="$G"
 fi
-# run on c GPUs (c = 1: no mpiexec), one solver per process, each stopped after BENCH_SCALE_TIMEOUT seconds (600)
+# run on c GPUs (c = 1: no mpiexec), one solver per process, each stopped after BENCH_SCALE_TIMEOUT seconds (600); the
+# domain in proportion to the box (-box nx,ny,nz: [0,1] x [0,ny/nx] x [0,nz/nx], cubic cells)
 run() {
-  local c=$1 s rc launch=()
+  local c=$1 s rc launch=() a box=""
   shift
+  for a in "$@"; do [ "$box" = next ] && box=$a; [ "$a" = -box ] && box=next; done
+  [ -n "$box" ] && [ "$box" != next ] && set -- "$@" -dm_qbox_upper "$(echo "$box" | awk -F, '{printf "1,%.10g,%.10g", $2 / $1, $3 / $1}')"
   [ "$c" = 1 ] || launch=(bash config/mpiexec-gpu.sh --bind-to none -n "$c")
   for s in ${solvers//,/ }; do
     rc=0
@@ -63,6 +69,7 @@ weakbox() {
   echo "${b[0]},${b[1]},${b[2]}"
 }
 for kn in "3 256" "7 128"; do
+  [ "${BENCH_SCALE_STRONG:-1}" = 0 ] && continue
   set -- $kn
   for c in $counts; do run "$c" -degrees "$1" -box "$2,$2,$2"; done
   for c in $counts; do [ "$c" = 1 ] || run "$c" -degrees "$1" -box "$(weakbox "$c" "$2" "$2" "$2")"; done
