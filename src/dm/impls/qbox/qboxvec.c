@@ -364,7 +364,12 @@ static PetscErrorCode VecQBoxWrapCUDA(Vec v, PetscBool aypx)
    MPI never sees it; PetscCalloc() else), and the kernels of the operator, the transfers and the smoother work on that buffer (DMQBoxGhostedGet_Private()):
    an exchange moves the ghost layers only, where a local vector would take a copy of the owned part in and out (two
    passes over the vector per operation, which kept the operator and the transfers on 2 GPUs at the speed of one,
-   bench/RESULTS.md). The buffer is the vector's; its ghost entries are scratch, refreshed by every use. */
+   bench/RESULTS.md). The buffer is the vector's; its ghost entries are scratch, refreshed by every use.
+   A CUDA vector gets its buffer when a kernel first asks for it (QBoxPadAdopt()), not when it is made: until then it is
+   PETSc's own lazy CUDA vector. PETSc makes vectors it never uses (the work vectors of a KSPRICHARDSON that hands the
+   iteration to PCApplyRichardson(), the template of KSPCreateVecs()), and with buffers made at once every rank held
+   1.7-1.8x the device memory of one GPU with the same share, where one GPU's vectors cost nothing until used
+   (bench/RESULTS.md, session 33). */
 typedef struct {
   PetscScalar *base;   /* the buffer: the ghosted local box */
   size_t       off, n; /* where the vector's owned values start, and the buffer's length */
@@ -410,19 +415,9 @@ static PetscErrorCode DMQBoxCreateGhostedVector(DM dm, Vec *v)
   QBoxPadLayout(&q->grid, q->dim, &p->off, &p->n);
   p->device = cuda;
 #if defined(PETSC_HAVE_CUDA)
-  if (cuda) {
-    PetscCall(VPBufferAlloc_CUDA(p->n, &p->base));
-    if (!p->base) {
-      size_t mfree = 0, mtotal = 0;
-      (void)cudaMemGetInfo(&mfree, &mtotal);
-      PetscCall(PetscFree(p));
-      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM,
-              "Out of GPU memory: a vector of the DMQBOX of Q_%" PetscInt_FMT " on %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT
-              " cells (%.2f GB on this rank with its ghost layers) could not be allocated; the GPU has %.2f GB free of %.2f GB. Use fewer cells, more GPUs, or single-precision levels",
-              q->degree, q->cells[0], q->cells[1], q->dim == 3 ? q->cells[2] : 1, (double)p->n * sizeof(PetscScalar) / 1e9, mfree / 1e9, mtotal / 1e9);
-    }
-    PetscCall(VecCreateMPICUDAWithArrays(PetscObjectComm((PetscObject)dm), 1, n, PETSC_DETERMINE, NULL, p->base + p->off, v));
-  } else
+  if (cuda) /* no arrays yet: PETSc allocates on first use, or QBoxPadAdopt() gives it the buffer */
+    PetscCall(VecCreateMPICUDAWithArrays(PetscObjectComm((PetscObject)dm), 1, n, PETSC_DETERMINE, NULL, NULL, v));
+  else
 #endif
   {
     PetscCall(PetscCalloc1(p->n, &p->base));
@@ -431,6 +426,60 @@ static PetscErrorCode DMQBoxCreateGhostedVector(DM dm, Vec *v)
   PetscCall(PetscObjectContainerCompose((PetscObject)*v, "DMQBoxGhosted", p, QBoxPadDestroy));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+#if defined(PETSC_HAVE_CUDA)
+/* the first two members of PETSc's Vec_CUPM (include/petsc/private/veccupmimpl.h), v->spptr of a CUDA vector: the
+   device array in use, and the one PETSc allocated and frees */
+typedef struct {
+  PetscScalar *array_d, *array_allocated_d;
+} QBoxCUPMHead;
+
+/* The buffer of a ghosted CUDA vector on a kernel's first use: allocated (zeroed), given the vector's current values
+   (where PETSc allocated any), and made the vector's device array for good (VecCUDAReplaceArray(), which frees PETSc's
+   own array; PETSc is then told it owns none, so that VecDestroy() leaves the buffer to QBoxPadDestroy()). A vector
+   whose device array was placed (VecCUDAPlaceArray()) keeps it: no buffer, the caller copies to a local vector. */
+static PetscErrorCode QBoxPadAdopt(DM dm, Vec g, QBoxPad *p)
+{
+  DM_QBox           *q   = (DM_QBox *)dm->data;
+  const size_t       own = (size_t)q->grid.xm[0] * q->grid.xm[1] * q->grid.xm[2];
+  QBoxCUPMHead      *h   = (QBoxCUPMHead *)g->spptr;
+  PetscOffloadMask   mask;
+  PetscBool          iscuda;
+  cudaStream_t       stream;
+  PetscDeviceContext dctx;
+  void              *handle;
+
+  PetscFunctionBegin;
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)g, &iscuda, VECSEQCUDA, VECMPICUDA, ""));
+  if (!iscuda || (h && h->array_d != h->array_allocated_d)) PetscFunctionReturn(PETSC_SUCCESS); /* placed: keep it */
+  PetscCall(VPBufferAlloc_CUDA(p->n, &p->base));
+  if (!p->base) {
+    size_t mfree = 0, mtotal = 0;
+    (void)cudaMemGetInfo(&mfree, &mtotal);
+    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM,
+            "Out of GPU memory: a vector of the DMQBOX of Q_%" PetscInt_FMT " on %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT
+            " cells (%.2f GB on this rank with its ghost layers) could not be allocated; the GPU has %.2f GB free of %.2f GB. Use fewer cells, more GPUs, or single-precision levels",
+            q->degree, q->cells[0], q->cells[1], q->dim == 3 ? q->cells[2] : 1, (double)p->n * sizeof(PetscScalar) / 1e9, mfree / 1e9, mtotal / 1e9);
+  }
+  PetscCall(VecGetOffloadMask(g, &mask));
+  if (mask != PETSC_OFFLOAD_UNALLOCATED) { /* its values so far */
+    const PetscScalar *a;
+
+    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
+    PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
+    stream = *(cudaStream_t *)handle;
+    PetscCall(VecCUDAGetArrayRead(g, &a));
+    PetscCallCUDA(cudaMemcpyAsync(p->base + p->off, a, own * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
+    PetscCall(VecCUDARestoreArrayRead(g, &a));
+  }
+  PetscCall(VecCUDAReplaceArray(g, p->base + p->off));
+  h = (QBoxCUPMHead *)g->spptr;
+  PetscCheck(h && h->array_d == p->base + p->off && h->array_allocated_d == p->base + p->off, PETSC_COMM_SELF, PETSC_ERR_PLIB,
+             "PETSc's CUDA vector does not keep its device arrays where this PETSc version was expected to (DMQBOX ghosted vectors): run with -dm_qbox_ghosted_vectors false");
+  h->array_allocated_d = NULL; /* the buffer is the container's */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
 
 /* Global vectors carry no local-to-global mapping (that would make the inner DMDA, see qbox.c): for
    VecSetValuesLocal(), set the one of DMGetLocalToGlobalMapping() on the vector */
@@ -988,7 +1037,10 @@ PetscErrorCode DMQBoxGhostedGet_Private(DM dm, Vec g, DMQBoxGhostedMode mode, Pe
   x->mt        = PETSC_MEMTYPE_HOST;
   QBoxPadLayout(&q->grid, q->dim, &off, &n);
   if (!pool) PetscCall(PetscObjectContainerQuery((PetscObject)g, "DMQBoxGhosted", (void **)&p));
-  if (p && p->off == off && p->n == n) {
+#if defined(PETSC_HAVE_CUDA)
+  if (p && p->device && !p->base && p->off == off && p->n == n) PetscCall(QBoxPadAdopt(dm, g, p));
+#endif
+  if (p && p->base && p->off == off && p->n == n) {
     QBoxArray G;
 
     PetscCall(QBoxArrayGet(g, access, PETSC_FALSE, &G));
