@@ -171,6 +171,27 @@ int main(int argc, char **argv)
     PetscCall(VecDestroy(&bp));
     PetscCall(VecDestroy(&xp));
   }
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(PetscObjectTypeCompare((PetscObject)xf, VECMPICUDA, &std));
+  if (std && expect) { /* a ghosted CUDA vector has no device memory until first used (PETSc makes vectors it never
+                          uses); a kernel's first use gives it its buffer, with the values PETSc wrote before */
+    Vec              w, yp;
+    PetscOffloadMask mask;
+
+    PetscCall(VecDuplicate(xf, &w));
+    PetscCall(VecGetOffloadMask(w, &mask));
+    PetscCheck(mask == PETSC_OFFLOAD_UNALLOCATED, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a new ghosted CUDA vector has memory before its first use (offload mask %d)", (int)mask);
+    PetscCall(VecDuplicate(xf, &yp));
+    PetscCall(MatMult(A, xf, yf));
+    PetscCall(MatMult(A, xf, w)); /* w's first use: the operator's output */
+    PetscCall(Compare("operator into a new vector", yf, w));
+    PetscCall(VecCopy(xf, yp)); /* PETSc's own array first, then the operator's input */
+    PetscCall(MatMult(A, yp, w));
+    PetscCall(Compare("operator of a vector PETSc wrote", yf, w));
+    PetscCall(VecDestroy(&w));
+    PetscCall(VecDestroy(&yp));
+  }
+#endif
   PetscCall(PetscObjectTypeCompareAny((PetscObject)xf, &std, VECMPI, VECSEQ, ""));
   if (std) { /* a ghosted vector with a placed array: the local-vector path, same result */
     Vec                w, yp;
