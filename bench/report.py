@@ -60,7 +60,8 @@ def kernel_rows(recs, a):
 def scaling(solve):
     """bench/scale.sh: every run on several ranks against the one-rank runs of the same solver and degree: strong (the
     same box: speed-up t1 / tR and efficiency) and weak (one rank with 1/R of the unknowns, within 1%: ratio tR / t1, and
-    the same per iteration, since boxes of other shapes may need other counts)"""
+    the same per iteration, since boxes of other shapes may need other counts); the device memory of rank 0's GPU, and
+    against the one-GPU run of a weak pair"""
     ok = [r for r in solve if r['status'] == 'ok']
     multi = [r for r in ok if r.get('ranks', 1) > 1]
     if not multi:
@@ -68,8 +69,8 @@ def scaling(solve):
     single = [r for r in ok if r.get('ranks', 1) == 1]
     meta = multi[0]
     print('### Scaling (commit %s, %s; rtol 1e-8, median of %s solves; setup = KSPSetUp)\n' % (meta.get('commit'), meta.get('gpu'), meta.get('repeats', '?')))
-    print('| k | solver | box | DoF | ranks | GPUs | its | DM s | setup s | solve s | s / it | strong: 1-GPU s, speed-up, efficiency | weak: 1-GPU box, s, ratio, ratio per it |')
-    print('|---|---|---|---|---|---|---|---|---|---|---|---|---|')
+    print('| k | solver | box | DoF | ranks | GPUs | its | DM s | setup s | solve s | s / it | strong: 1-GPU s, speed-up, efficiency | weak: 1-GPU box, s, ratio, ratio per it | GB on rank 0 (weak: / 1 GPU) |')
+    print('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|')
     same = lambda r, s: (s['d'], s['k'], s['solver']) == (r['d'], r['k'], r['solver'])
     for r in sorted(multi, key=lambda r: (r['k'], r['solver'], r['dof'])):
         R = r['ranks']
@@ -77,7 +78,9 @@ def scaling(solve):
         weak = next((s for s in single if same(r, s) and abs(s['dof'] * R / r['dof'] - 1) < 0.01), None)
         st = '%.4f, %.2fx, %.0f%%' % (strong['solve_s'], strong['solve_s'] / r['solve_s'], 100 * strong['solve_s'] / r['solve_s'] / R) if strong else '-'
         wk = '%s, %.4f, %.2fx, %.2fx' % (weak['box'], weak['solve_s'], r['solve_s'] / weak['solve_s'], (r['solve_s'] / r['iterations']) / (weak['solve_s'] / weak['iterations'])) if weak else '-'
-        print('| %d | %s | %s | %.3g M | %d | %s | %d | %.3f | %.3f | %.4f | %.4f | %s | %s |' % (r['k'], r['solver'], r['box'], r['dof'] / 1e6, R, r.get('gpus', '?'), r['iterations'], r.get('dm_s', float('nan')), r['setup_s'], r['solve_s'], r['solve_s'] / r['iterations'], st, wk))
+        gb, gb1 = r.get('device_mem_gb', -1), weak.get('device_mem_gb', -1) if weak else -1
+        mem = ('%.1f' % gb if gb >= 0 else '-') + (' (%.2fx)' % (gb / gb1) if gb >= 0 and gb1 > 0 else '')
+        print('| %d | %s | %s | %.3g M | %d | %s | %d | %.3f | %.3f | %.4f | %.4f | %s | %s | %s |' % (r['k'], r['solver'], r['box'], r['dof'] / 1e6, R, r.get('gpus', '?'), r['iterations'], r.get('dm_s', float('nan')), r['setup_s'], r['solve_s'], r['solve_s'] / r['iterations'], st, wk, mem))
     print()
 
 
