@@ -230,6 +230,8 @@ typedef enum {
 } VPIndexedCopyMode;
 /* a[0, n) = 0 (device array), on the kernels' stream */
 PETSC_INTERN PetscErrorCode VPZero_CUDA(PetscScalar *a, size_t n);
+/* dst[0, n) = src[0, n) (device arrays), on the kernels' stream */
+PETSC_INTERN PetscErrorCode VPCopy_CUDA(PetscScalar *dst, const PetscScalar *src, size_t n);
 /* a zeroed device buffer of n scalars from the stream-ordered pool (NULL when out of memory), and its release */
 PETSC_INTERN PetscErrorCode VPBufferAlloc_CUDA(size_t n, PetscScalar **a);
 PETSC_INTERN PetscErrorCode VPBufferFree_CUDA(PetscScalar *a);

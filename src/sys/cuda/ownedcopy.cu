@@ -76,6 +76,17 @@ PetscErrorCode VPZero_CUDA(PetscScalar *a, size_t n)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+PetscErrorCode VPCopy_CUDA(PetscScalar *dst, const PetscScalar *src, size_t n)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VPGetStream(&stream));
+  PetscCallCUDA(cudaMemcpyAsync(dst, src, n * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the packed values of an exchange: packed[i] = loc[idx[i]] (0 where idx[i] < 0, padding), or loc[idx[i]] = (or +=)
    packed[i] */
 __global__ void VPIndexedCopyKernel(PetscInt n, const PetscInt *__restrict__ idx, int mode, PetscScalar *__restrict__ packed, PetscScalar *__restrict__ loc)

@@ -440,14 +440,11 @@ typedef struct {
    whose device array was placed (VecCUDAPlaceArray()) keeps it: no buffer, the caller copies to a local vector. */
 static PetscErrorCode QBoxPadAdopt(DM dm, Vec g, QBoxPad *p)
 {
-  DM_QBox           *q   = (DM_QBox *)dm->data;
-  const size_t       own = (size_t)q->grid.xm[0] * q->grid.xm[1] * q->grid.xm[2];
-  QBoxCUPMHead      *h   = (QBoxCUPMHead *)g->spptr;
-  PetscOffloadMask   mask;
-  PetscBool          iscuda;
-  cudaStream_t       stream;
-  PetscDeviceContext dctx;
-  void              *handle;
+  DM_QBox         *q   = (DM_QBox *)dm->data;
+  const size_t     own = (size_t)q->grid.xm[0] * q->grid.xm[1] * q->grid.xm[2];
+  QBoxCUPMHead    *h   = (QBoxCUPMHead *)g->spptr;
+  PetscOffloadMask mask;
+  PetscBool        iscuda;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)g, &iscuda, VECSEQCUDA, VECMPICUDA, ""));
@@ -465,11 +462,8 @@ static PetscErrorCode QBoxPadAdopt(DM dm, Vec g, QBoxPad *p)
   if (mask != PETSC_OFFLOAD_UNALLOCATED) { /* its values so far */
     const PetscScalar *a;
 
-    PetscCall(PetscDeviceContextGetCurrentContext(&dctx));
-    PetscCall(PetscDeviceContextGetStreamHandle(dctx, &handle));
-    stream = *(cudaStream_t *)handle;
     PetscCall(VecCUDAGetArrayRead(g, &a));
-    PetscCallCUDA(cudaMemcpyAsync(p->base + p->off, a, own * sizeof(PetscScalar), cudaMemcpyDeviceToDevice, stream));
+    PetscCall(VPCopy_CUDA(p->base + p->off, a, own));
     PetscCall(VecCUDARestoreArrayRead(g, &a));
   }
   PetscCall(VecCUDAReplaceArray(g, p->base + p->off));

@@ -379,7 +379,8 @@ template <class O, int N, class BK, typename F> __device__ __forceinline__ void 
 }
 
 /* calls f(q, a0, a1) for every line along DIR of the block's tensors of extents E0 x E1 x E2, one thread per line, in
-   line order LG */
+   line order LG. The run-time branch (here and in VPForEntries) is the loop of before VPBlock, unchanged: blocks of
+   -pc_vpatch_patches_per_block compile to the same code as before (SASS compared, session 33) */
 template <int DIR, int E0, int E1, int E2, int LG, typename T, class BK, typename F> __device__ __forceinline__ void VPForLines(const BK &bk, F f)
 {
   using O          = VPOrder<LG, T>;
