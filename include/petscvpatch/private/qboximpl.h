@@ -25,12 +25,17 @@ typedef struct {
 
 /* a packed exchange (qboxpacked.c): the ghost exchange, the move to a gathered level, each patch color's exchange */
 typedef struct {
-  PetscSF      sf;                    /* one leaf per chunk: roots in the packed send buffer, leaves in the receive buffer */
-  PetscInt     nsend, nrecv;          /* packed values (whole chunks) */
-  PetscInt    *sendidx, *recvidx;     /* index of each packed value in the sender's / receiver's array, -1 for padding */
-  PetscInt    *d_sendidx, *d_recvidx; /* their device copies (CUDA vectors) */
-  PetscInt     nsmsg, *smsg;          /* the send side's messages: start and count of each (the reverse adds) */
-  PetscScalar *buf[2][2];             /* own packed buffers, send and receive, host [0] and device [1] (the color exchanges use the DM's) */
+  PetscSF  sf;           /* one leaf per chunk: roots in the packed send buffer, leaves in the receive buffer */
+  PetscInt nsend, nrecv; /* packed values (whole chunks) */
+  /* the lists of both sides, send [0] and receive [1]: the index of each packed value in the sender's / receiver's
+     array, -1 for padding. Made as runs of consecutive indices (a row of nodes each, at most), three entries per run:
+     the first index, the length, the position in the packed buffer; the lists value by value are expanded from them on
+     the device at set-up (CUDA vectors) and on the host on a host exchange's first use, so the set-up's host work and
+     copies go with the number of rows, not of values */
+  PetscInt     nrun[2], maxrun[2], *run[2];
+  PetscInt    *idx[2], *d_idx[2];
+  PetscInt     nsmsg, *smsg; /* the send side's messages: start and count of each (the reverse adds) */
+  PetscScalar *buf[2][2];    /* own packed buffers, send and receive, host [0] and device [1] (the color exchanges use the DM's) */
   PetscInt     nbuf[2];
 } DMQBoxPacked;
 typedef DMQBoxPacked DMQBoxColorExchange; /* the exchange of one group of patch colors in the multiplicative sweep (qboxcolor.c) */
@@ -175,7 +180,8 @@ PETSC_INTERN PetscErrorCode DMQBoxPackedAllocLists_Private(DMQBoxPeers *, DMQBox
 PETSC_INTERN PetscErrorCode DMQBoxPackedSetUp_Private(DM, const char[], const DMQBoxPeers *, const DMQBoxPeers *, DMQBoxPacked *);
 PETSC_INTERN PetscErrorCode DMQBoxPackedDestroy_Private(DMQBoxPacked *);
 PETSC_INTERN PetscErrorCode DMQBoxPackedBuffers_Private(PetscScalar *[2][2], PetscInt[2], PetscMemType, PetscInt, PetscScalar **, PetscScalar **);
-PETSC_INTERN PetscErrorCode DMQBoxPackedCopy_Private(PetscMemType, PetscInt, const PetscInt *, const PetscInt *, VPIndexedCopyMode, PetscScalar *, PetscScalar *);
+PETSC_INTERN PetscErrorCode DMQBoxPackedAddRun_Private(DMQBoxPacked *, PetscInt, PetscInt, PetscInt, PetscInt);
+PETSC_INTERN PetscErrorCode DMQBoxPackedCopy_Private(DMQBoxPacked *, PetscInt, PetscInt, PetscInt, PetscMemType, VPIndexedCopyMode, PetscScalar *, PetscScalar *);
 PETSC_INTERN PetscErrorCode DMQBoxPackedWaitDevice_Private(PetscMemType);
 PETSC_INTERN PetscErrorCode DMQBoxPackedForward_Private(DM, DMQBoxPacked *, PetscMemType, const PetscScalar *, PetscScalar *, InsertMode);
 PETSC_INTERN PetscErrorCode DMQBoxPackedReverse_Private(DM, DMQBoxPacked *, PetscMemType, const PetscScalar *, PetscScalar *, InsertMode);

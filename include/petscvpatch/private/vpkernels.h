@@ -238,6 +238,9 @@ PETSC_INTERN PetscErrorCode VPBufferFree_CUDA(PetscScalar *a);
 /* packed[i] = loc[idx[i]] (VP_PACK; 0 where idx[i] < 0), or loc[idx[i]] = packed[i] (VP_UNPACK) or += (VP_UNPACK_ADD) where
    idx[i] >= 0; device arrays; an index repeated in idx only with VP_PACK */
 PETSC_INTERN PetscErrorCode VPIndexedCopy_CUDA(PetscInt n, const PetscInt *idx, VPIndexedCopyMode mode, PetscScalar *packed, PetscScalar *loc);
+/* the index list idx[0, n) of an exchange (device array) from nrun runs (host array, three entries each: first index,
+   length, position in idx): idx[pos + i] = first + i for i < length, -1 elsewhere */
+PETSC_INTERN PetscErrorCode VPRunsExpand_CUDA(PetscInt nrun, const PetscInt *run, PetscInt n, PetscInt *idx);
 /* z[j] = y[j]^T x for j < nv (real scalars): device arrays x, y[j] of length n, host array z; waits for the result */
 PETSC_INTERN PetscErrorCode VPMDot_CUDA(const PetscScalar *x, PetscInt n, PetscInt nv, const PetscScalar *const *y, PetscScalar *z);
 /* y = x + alpha y (real scalars), device arrays of length n, on PETSc's stream */

@@ -113,3 +113,32 @@ PetscErrorCode VPIndexedCopy_CUDA(PetscInt n, const PetscInt *idx, VPIndexedCopy
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/* one block per run: idx[pos + i] = first + i */
+__global__ void VPRunsExpandKernel(PetscInt nrun, const PetscInt *__restrict__ run, PetscInt *__restrict__ idx)
+{
+  for (PetscInt r = blockIdx.x; r < nrun; r += gridDim.x) {
+    const PetscInt first = run[3 * r], len = run[3 * r + 1], pos = run[3 * r + 2];
+    for (PetscInt i = threadIdx.x; i < len; i += blockDim.x) idx[pos + i] = first + i;
+  }
+}
+
+PetscErrorCode VPRunsExpand_CUDA(PetscInt nrun, const PetscInt *run, PetscInt n, PetscInt *idx)
+{
+  cudaStream_t stream;
+  PetscInt    *d_run;
+
+  PetscFunctionBegin;
+  if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VPGetStream(&stream));
+  PetscCallCUDA(cudaMemsetAsync(idx, 0xff, n * sizeof(PetscInt), stream)); /* -1: padding */
+  if (nrun) {
+    PetscCallCUDA(cudaMallocAsync((void **)&d_run, 3 * nrun * sizeof(PetscInt), stream));
+    PetscCallCUDA(cudaMemcpyAsync(d_run, run, 3 * nrun * sizeof(PetscInt), cudaMemcpyHostToDevice, stream));
+    VPRunsExpandKernel<<<(unsigned)PetscMin(nrun, 65536), 128, 0, stream>>>(nrun, d_run, idx);
+    PetscCallCUDA(cudaGetLastError());
+    PetscCallCUDA(cudaFreeAsync(d_run, stream));
+  }
+  PetscCallCUDA(cudaStreamSynchronize(stream)); /* the host's runs may go */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -120,21 +120,29 @@ static PetscErrorCode QBoxColorMapsDestroy(QBoxColorMaps *m)
    into runs of equal owner column and column range. A row's plan (which runs go to or come from which peer) depends
    only on its y and z owner columns and column ranges, so it is made once per change of those, and each row is a
    plain copy of its runs' positions. In a row that this rank's column owns in y and z and no other column holds,
-   only the runs that another column owns or holds take part, which keeps the work O(nodes near the faces). */
+   only the runs that another column owns or holds take part, which keeps the work O(nodes near the faces); the lists
+   are made as runs of consecutive indices (DMQBoxPackedAddRun_Private()), a stretch of consecutive x of a run each. */
 static PetscErrorCode QBoxColorLists(DM dm, const DMQBoxColumns *c, const QBoxColorMaps *m, PetscMPIInt rank, DMQBoxPeers *send, DMQBoxPeers *recv, DMQBoxColorExchange *x)
 {
   const VPGrid *g    = &((DM_QBox *)dm->data)->grid;
-  PetscInt      nall = 0, nrun = 0, *xall, *run, *plan, nplan = 0;
+  PetscInt      nall = 0, nrun = 0, nseg = 0, *xall, *run, *seg, *segat, *plan, nplan = 0;
 
   PetscFunctionBegin;
   send->n = recv->n = 0;
-  PetscCall(PetscMalloc3(g->gxm[0], &xall, g->gxm[0] + 1, &run, 3 * 27 * g->gxm[0] + 1, &plan));
+  PetscCall(PetscMalloc5(g->gxm[0], &xall, g->gxm[0] + 1, &run, g->gxm[0] + 1, &seg, g->gxm[0] + 1, &segat, 3 * 27 * g->gxm[0] + 1, &plan));
   for (PetscInt ix = 0; ix < g->gxm[0]; ix++) {
     if (m->vert[0][ix] < 0) continue;
-    if (!nall || m->own[0][ix] != m->own[0][xall[nall - 1]] || m->clo[0][ix] != m->clo[0][xall[nall - 1]] || m->chi[0][ix] != m->chi[0][xall[nall - 1]]) run[nrun++] = nall; /* a new run */
+    if (!nall || m->own[0][ix] != m->own[0][xall[nall - 1]] || m->clo[0][ix] != m->clo[0][xall[nall - 1]] || m->chi[0][ix] != m->chi[0][xall[nall - 1]]) { /* a new run */
+      seg[nrun]     = nseg;
+      run[nrun++]   = nall;
+      segat[nseg++] = nall;
+    } else if (ix != xall[nall - 1] + 1)
+      segat[nseg++] = nall; /* a new stretch of consecutive x in the run */
     xall[nall++] = ix;
   }
-  run[nrun] = nall; /* run i: xall[run[i] .. run[i + 1]) */
+  run[nrun]   = nall; /* run i: xall[run[i] .. run[i + 1]), its stretches j = seg[i] .. seg[i + 1] - 1: xall[segat[j] .. segat[j + 1]) */
+  seg[nrun]   = nseg;
+  segat[nseg] = nall;
   for (PetscInt pass = 0; pass < 2; pass++) {
     PetscInt key[6] = {-1, -1, -1, -1, -1, -1};
 
@@ -176,18 +184,21 @@ static PetscErrorCode QBoxColorLists(DM dm, const DMQBoxColumns *c, const QBoxCo
           DMQBoxPeers   *p = plan[e] ? send : recv;
           const PetscInt s = plan[e + 1], a = run[plan[e + 2]], b = run[plan[e + 2] + 1];
 
-          if (pass == 1) {
-            PetscInt *dst = (plan[e] ? x->sendidx : x->recvidx) + p->start[s] + p->fill[s];
-            for (PetscInt j = a; j < b; j++) *dst++ = row + xall[j];
-            p->fill[s] += b - a;
-          } else
+          if (pass == 1) /* the run's stretches of consecutive x as runs of the list (0 send, 1 receive) */
+            for (PetscInt j = seg[plan[e + 2]]; j < seg[plan[e + 2] + 1]; j++) {
+              const PetscInt j0 = segat[j], j1 = segat[j + 1];
+
+              PetscCall(DMQBoxPackedAddRun_Private(x, plan[e] ? 0 : 1, p->start[s] + p->fill[s], row + xall[j0], j1 - j0));
+              p->fill[s] += j1 - j0;
+            }
+          else
             p->count[s] += b - a;
         }
       }
     }
     if (pass == 0) PetscCall(DMQBoxPackedAllocLists_Private(send, recv, x));
   }
-  PetscCall(PetscFree3(xall, run, plan));
+  PetscCall(PetscFree5(xall, run, seg, segat, plan));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -242,7 +253,7 @@ PetscErrorCode DMQBoxColorExchangeBegin_Private(DM dm, PetscInt color, PetscMemT
   PetscCall(PetscLogEventBegin(VPATCH_ColorXBegin, dm, 0, 0, 0));
   x = QBoxColorExchangeOf(dm, color);
   PetscCall(DMQBoxPackedBuffers_Private(q->xbuf, q->nxbuf, mt, PetscMax(x->nsend, x->nrecv), &sbuf, &rbuf)); /* the DM's, shared by the colors */
-  PetscCall(DMQBoxPackedCopy_Private(mt, x->nsend, x->sendidx, x->d_sendidx, VP_PACK, sbuf, xa));
+  PetscCall(DMQBoxPackedCopy_Private(x, 0, 0, x->nsend, mt, VP_PACK, sbuf, xa));
   PetscCall(DMQBoxPackedWaitDevice_Private(mt));
   PetscCall(PetscLogEventBegin(VPATCH_XComm, 0, 0, 0, 0));
   PetscCall(PetscSFBcastWithMemTypeBegin(x->sf, q->chunk, mt, sbuf, mt, rbuf, MPI_REPLACE));
@@ -263,7 +274,7 @@ PetscErrorCode DMQBoxColorExchangeEnd_Private(DM dm, PetscInt color, PetscMemTyp
   PetscCall(PetscLogEventBegin(VPATCH_XComm, 0, 0, 0, 0));
   PetscCall(PetscSFBcastEnd(x->sf, q->chunk, sbuf, rbuf, MPI_REPLACE));
   PetscCall(PetscLogEventEnd(VPATCH_XComm, 0, 0, 0, 0));
-  PetscCall(DMQBoxPackedCopy_Private(mt, x->nrecv, x->recvidx, x->d_recvidx, VP_UNPACK, rbuf, xa));
+  PetscCall(DMQBoxPackedCopy_Private(x, 1, 0, x->nrecv, mt, VP_UNPACK, rbuf, xa));
   PetscCall(PetscLogEventEnd(VPATCH_ColorXEnd, dm, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

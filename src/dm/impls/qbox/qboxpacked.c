@@ -4,7 +4,7 @@
 
   Both sides list the values they exchange, per peer rank (ascending) and in global lexicographic order, so the lists
   match entry by entry without an index from the other side: the sender gathers its values into a send buffer by its
-  list (sendidx), a PetscSF moves the buffer, and the receiver scatters its receive buffer by its list (recvidx). Each
+  list (the send list), a PetscSF moves the buffer, and the receiver scatters its receive buffer by its list. Each
   message is padded to whole chunks of DMQBOX_CHUNK values and the star forest has one leaf per chunk, both buffers
   contiguous, so its set-up (rank discovery, index analysis, PETSc's duplicate checks) costs per chunk, not per value:
   with one leaf per value it took about 100 ns per value (bench/RESULTS.md, sessions 20 and 28). The only index the
@@ -86,17 +86,57 @@ PetscInt DMQBoxPeersLayout_Private(DMQBoxPeers *p)
   return off;
 }
 
-/* the index lists of both sides for the laid-out peers, filled with -1 (padding) */
+/* the packed lengths of both sides for the laid-out peers; their lists come as runs (DMQBoxPackedAddRun_Private()) */
 PetscErrorCode DMQBoxPackedAllocLists_Private(DMQBoxPeers *send, DMQBoxPeers *recv, DMQBoxPacked *x)
 {
-  const PetscInt nsend = DMQBoxPeersLayout_Private(send), nrecv = DMQBoxPeersLayout_Private(recv);
+  PetscFunctionBegin;
+  x->nsend   = DMQBoxPeersLayout_Private(send);
+  x->nrecv   = DMQBoxPeersLayout_Private(recv);
+  x->nrun[0] = x->nrun[1] = 0;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* appends to the list of side (0 send, 1 receive) the indices first .. first + len - 1 at packed position pos, joined
+   to the last run where both continue it */
+PetscErrorCode DMQBoxPackedAddRun_Private(DMQBoxPacked *x, PetscInt side, PetscInt pos, PetscInt first, PetscInt len)
+{
+  PetscInt *r;
 
   PetscFunctionBegin;
-  PetscCall(PetscMalloc2(nsend, &x->sendidx, nrecv, &x->recvidx));
-  for (PetscInt i = 0; i < nsend; i++) x->sendidx[i] = -1;
-  for (PetscInt i = 0; i < nrecv; i++) x->recvidx[i] = -1;
-  x->nsend = nsend;
-  x->nrecv = nrecv;
+  if (len <= 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (x->nrun[side]) {
+    r = x->run[side] + 3 * (x->nrun[side] - 1);
+    if (r[0] + r[1] == first && r[2] + r[1] == pos) {
+      r[1] += len;
+      PetscFunctionReturn(PETSC_SUCCESS);
+    }
+  }
+  if (x->nrun[side] == x->maxrun[side]) {
+    x->maxrun[side] = PetscMax(2 * x->maxrun[side], 64);
+    PetscCall(PetscRealloc(3 * x->maxrun[side] * sizeof(PetscInt), &x->run[side]));
+  }
+  r    = x->run[side] + 3 * x->nrun[side]++;
+  r[0] = first;
+  r[1] = len;
+  r[2] = pos;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the list of side value by value on the host, expanded from the runs on first use */
+static PetscErrorCode QBoxPackedHostList(DMQBoxPacked *x, PetscInt side, const PetscInt **idx)
+{
+  PetscFunctionBegin;
+  if (!x->idx[side]) {
+    const PetscInt n = side ? x->nrecv : x->nsend;
+
+    PetscCall(PetscMalloc1(PetscMax(n, 1), &x->idx[side]));
+    for (PetscInt i = 0; i < n; i++) x->idx[side][i] = -1;
+    for (PetscInt r = 0; r < x->nrun[side]; r++) {
+      const PetscInt *u = x->run[side] + 3 * r;
+      for (PetscInt i = 0; i < u[1]; i++) x->idx[side][u[2] + i] = u[0] + i;
+    }
+  }
+  *idx = x->idx[side];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -153,14 +193,16 @@ PetscErrorCode DMQBoxPackedSetUp_Private(DM dm, const char what[], const DMQBoxP
   }
   PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
 #if defined(PETSC_HAVE_CUDA)
-  if (cuda) { /* the lists on the device, once */
-    PetscCallCUDA(cudaMalloc((void **)&x->d_sendidx, PetscMax(x->nsend, 1) * sizeof(PetscInt)));
-    PetscCallCUDA(cudaMalloc((void **)&x->d_recvidx, PetscMax(x->nrecv, 1) * sizeof(PetscInt)));
-    PetscCallCUDA(cudaMemcpy(x->d_sendidx, x->sendidx, x->nsend * sizeof(PetscInt), cudaMemcpyHostToDevice));
-    PetscCallCUDA(cudaMemcpy(x->d_recvidx, x->recvidx, x->nrecv * sizeof(PetscInt), cudaMemcpyHostToDevice));
-  }
+  if (cuda) /* the lists on the device, once, expanded there from the runs */
+    for (PetscInt side = 0; side < 2; side++) {
+      const PetscInt n = side ? x->nrecv : x->nsend;
+
+      PetscCallCUDA(cudaMalloc((void **)&x->d_idx[side], PetscMax(n, 1) * sizeof(PetscInt)));
+      PetscCall(VPRunsExpand_CUDA(x->nrun[side], x->run[side], n, x->d_idx[side]));
+    }
 #endif
-  PetscCall(PetscInfo(dm, "%s: sends %" PetscInt_FMT " values to %" PetscInt_FMT " ranks, receives %" PetscInt_FMT " from %" PetscInt_FMT " (in chunks of %d)\n", what, x->nsend, send->n, x->nrecv, recv->n, DMQBOX_CHUNK));
+  PetscCall(PetscInfo(dm, "%s: sends %" PetscInt_FMT " values to %" PetscInt_FMT " ranks, receives %" PetscInt_FMT " from %" PetscInt_FMT " (in chunks of %d; runs %" PetscInt_FMT " and %" PetscInt_FMT ")\n", what, x->nsend, send->n, x->nrecv,
+                      recv->n, DMQBOX_CHUNK, x->nrun[0], x->nrun[1]));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -168,11 +210,15 @@ PetscErrorCode DMQBoxPackedDestroy_Private(DMQBoxPacked *x)
 {
   PetscFunctionBegin;
   PetscCall(DMQBoxSFDestroy_Private(&x->sf));
-  PetscCall(PetscFree2(x->sendidx, x->recvidx));
+  for (PetscInt side = 0; side < 2; side++) {
+    PetscCall(PetscFree(x->run[side]));
+    PetscCall(PetscFree(x->idx[side]));
+#if defined(PETSC_HAVE_CUDA)
+    if (x->d_idx[side]) PetscCallCUDA(cudaFree(x->d_idx[side]));
+#endif
+  }
   PetscCall(PetscFree(x->smsg));
 #if defined(PETSC_HAVE_CUDA)
-  if (x->d_sendidx) PetscCallCUDA(cudaFree(x->d_sendidx));
-  if (x->d_recvidx) PetscCallCUDA(cudaFree(x->d_recvidx));
   PetscCall(DMQBoxMPIFree_Private(x->buf[1][0]));
   PetscCall(DMQBoxMPIFree_Private(x->buf[1][1]));
 #endif
@@ -211,18 +257,24 @@ PetscErrorCode DMQBoxPackedBuffers_Private(PetscScalar *buf[2][2], PetscInt nbuf
 
 /* packed[i] = loc[idx[i]] (VP_PACK; 0 for padding), loc[idx[i]] = packed[i] (VP_UNPACK) or loc[idx[i]] += packed[i]
    (VP_UNPACK_ADD; padding skipped); idx must not repeat an index when adding on the device */
-PetscErrorCode DMQBoxPackedCopy_Private(PetscMemType mt, PetscInt n, const PetscInt *idx, const PetscInt *d_idx, VPIndexedCopyMode mode, PetscScalar *packed, PetscScalar *loc)
+PetscErrorCode DMQBoxPackedCopy_Private(DMQBoxPacked *x, PetscInt side, PetscInt s, PetscInt n, PetscMemType mt, VPIndexedCopyMode mode, PetscScalar *packed, PetscScalar *loc)
 {
+  const PetscInt *idx;
+
   PetscFunctionBegin;
   if (!n) PetscFunctionReturn(PETSC_SUCCESS);
   if (PetscMemTypeDevice(mt)) {
 #if defined(PETSC_HAVE_CUDA)
-    PetscCheck(d_idx, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "DMQBOX exchange of a device array on a DM whose vectors are not CUDA: use -dm_vec_type cuda");
-    PetscCall(VPIndexedCopy_CUDA(n, d_idx, mode, packed, loc));
+    PetscCheck(x->d_idx[side], PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "DMQBOX exchange of a device array on a DM whose vectors are not CUDA: use -dm_vec_type cuda");
+    PetscCall(VPIndexedCopy_CUDA(n, x->d_idx[side] + s, mode, packed, loc));
 #else
     SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "This PETSc has no CUDA");
 #endif
-  } else if (mode == VP_UNPACK) {
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  PetscCall(QBoxPackedHostList(x, side, &idx));
+  idx += s;
+  if (mode == VP_UNPACK) {
     for (PetscInt i = 0; i < n; i++)
       if (idx[i] >= 0) loc[idx[i]] = packed[i];
   } else if (mode == VP_UNPACK_ADD) {
@@ -256,18 +308,17 @@ PetscErrorCode DMQBoxPackedWaitDevice_Private(PetscMemType mt)
    senders' dst[sendidx], by the same star forest reduced (each root chunk has exactly one leaf chunk, so MPI_REPLACE) */
 static PetscErrorCode QBoxPackedMove(DM dm, DMQBoxPacked *x, PetscBool reverse, PetscMemType mt, const PetscScalar *src, PetscScalar *dst, InsertMode imode)
 {
-  DM_QBox        *q = (DM_QBox *)dm->data;
-  PetscScalar    *sbuf, *rbuf, *from, *to;
-  const PetscInt  nfrom = reverse ? x->nrecv : x->nsend, nto = reverse ? x->nsend : x->nrecv;
-  const PetscInt *ifrom = reverse ? x->recvidx : x->sendidx, *ito = reverse ? x->sendidx : x->recvidx;
-  const PetscInt *dfrom = reverse ? x->d_recvidx : x->d_sendidx, *dto = reverse ? x->d_sendidx : x->d_recvidx;
+  DM_QBox       *q = (DM_QBox *)dm->data;
+  PetscScalar   *sbuf, *rbuf, *from, *to;
+  const PetscInt nfrom = reverse ? x->nrecv : x->nsend, nto = reverse ? x->nsend : x->nrecv;
+  const PetscInt sfrom = reverse ? 1 : 0; /* the list of the values packed (0 send, 1 receive) */
 
   PetscFunctionBegin;
   PetscCheck(imode == INSERT_VALUES || imode == ADD_VALUES, PETSC_COMM_SELF, PETSC_ERR_SUP, "DMQBOX packed exchange: INSERT_VALUES or ADD_VALUES only");
   PetscCall(DMQBoxPackedBuffers_Private(x->buf, x->nbuf, mt, PetscMax(x->nsend, x->nrecv), &sbuf, &rbuf));
   from = reverse ? rbuf : sbuf;
   to   = reverse ? sbuf : rbuf;
-  PetscCall(DMQBoxPackedCopy_Private(mt, nfrom, ifrom, dfrom, VP_PACK, from, (PetscScalar *)src));
+  PetscCall(DMQBoxPackedCopy_Private(x, sfrom, 0, nfrom, mt, VP_PACK, from, (PetscScalar *)src));
   PetscCall(DMQBoxPackedWaitDevice_Private(mt));
   PetscCall(PetscLogEventBegin(VPATCH_XComm, 0, 0, 0, 0));
   if (reverse) {
@@ -279,11 +330,11 @@ static PetscErrorCode QBoxPackedMove(DM dm, DMQBoxPacked *x, PetscBool reverse, 
   }
   PetscCall(PetscLogEventEnd(VPATCH_XComm, 0, 0, 0, 0));
   if (imode == INSERT_VALUES || !reverse)
-    PetscCall(DMQBoxPackedCopy_Private(mt, nto, ito, dto, imode == ADD_VALUES ? VP_UNPACK_ADD : VP_UNPACK, to, dst));
+    PetscCall(DMQBoxPackedCopy_Private(x, 1 - sfrom, 0, nto, mt, imode == ADD_VALUES ? VP_UNPACK_ADD : VP_UNPACK, to, dst));
   else /* an index in several messages: one message at a time */
     for (PetscInt m = 0; m < x->nsmsg; m++) {
       const PetscInt s = x->smsg[2 * m], n = x->smsg[2 * m + 1];
-      PetscCall(DMQBoxPackedCopy_Private(mt, n, x->sendidx + s, x->d_sendidx ? x->d_sendidx + s : NULL, VP_UNPACK_ADD, sbuf + s, dst));
+      PetscCall(DMQBoxPackedCopy_Private(x, 0, s, n, mt, VP_UNPACK_ADD, sbuf + s, dst));
     }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

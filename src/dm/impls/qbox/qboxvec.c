@@ -634,7 +634,7 @@ static void QBoxColumnsMeeting(const DMQBoxColumns *c, PetscInt d, PetscInt e, P
   sides in global lexicographic order, so the lists match entry by entry; the peers are visited in rank order (rank =
   column x + P_x (column y + P_y column z)). sact / ract: this rank has a box in S / R (a gathered level's other ranks
   have none); noself: nothing to itself (the ghost exchange: a rank's own nodes are copied apart). Two passes (count,
-  then fill), O(exchanged nodes + columns).
+  then fill as runs, one per row of each box intersection), O(rows of the intersections + columns).
 */
 static PetscErrorCode QBoxBoxLists(const DMQBoxColumns *S, PetscInt es, PetscBool sact, const DMQBoxColumns *R, PetscInt er, PetscBool ract, PetscMPIInt rank, PetscBool noself, DMQBoxPeers *send, DMQBoxPeers *recv, DMQBoxPacked *x)
 {
@@ -643,8 +643,7 @@ static PetscErrorCode QBoxBoxLists(const DMQBoxColumns *S, PetscInt es, PetscBoo
     for (PetscInt side = 0; side < 2; side++) {                 /* 0: send (this rank's S box against R's boxes), 1: receive */
       const DMQBoxColumns *M = side ? R : S, *O = side ? S : R; /* this rank's layout, the others' */
       const PetscInt       em = side ? er : es, eo = side ? es : er;
-      DMQBoxPeers         *p   = side ? recv : send;
-      PetscInt            *idx = side ? x->recvidx : x->sendidx;
+      DMQBoxPeers         *p = side ? recv : send;
       PetscInt             lo[3], n[3], c0[3], c1[3];
 
       if (!(side ? ract : sact)) continue;
@@ -673,10 +672,11 @@ static PetscErrorCode QBoxBoxLists(const DMQBoxColumns *S, PetscInt es, PetscBoo
               continue;
             }
             slot = DMQBoxPeersFind_Private(p, r);
-            for (PetscInt z = blo[2]; z < bhi[2]; z++)
+            for (PetscInt z = blo[2]; z < bhi[2]; z++) /* a run per row of the intersection */
               for (PetscInt y = blo[1]; y < bhi[1]; y++) {
-                PetscInt *dst = idx + p->start[slot] + p->fill[slot], row = ((z - lo[2]) * n[1] + (y - lo[1])) * n[0] - lo[0];
-                for (PetscInt xx = blo[0]; xx < bhi[0]; xx++) *dst++ = row + xx;
+                const PetscInt row = ((z - lo[2]) * n[1] + (y - lo[1])) * n[0] - lo[0];
+
+                PetscCall(DMQBoxPackedAddRun_Private(x, side, p->start[slot] + p->fill[slot], row + blo[0], bhi[0] - blo[0]));
                 p->fill[slot] += bhi[0] - blo[0];
               }
           }
