@@ -304,8 +304,9 @@ PetscErrorCode DMQBoxPackedWaitDevice_Private(PetscMemType mt)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* forward: the senders' src[sendidx] into the receivers' dst[recvidx]; reverse: the receivers' src[recvidx] into the
-   senders' dst[sendidx], by the same star forest reduced (each root chunk has exactly one leaf chunk, so MPI_REPLACE) */
+/* forward: the senders' values of src at their send list into the receivers' dst at their receive list; reverse: the
+   receivers' values of src at their receive list into the senders' dst at their send list, by the same star forest
+   reduced (each root chunk has exactly one leaf chunk, so MPI_REPLACE) */
 static PetscErrorCode QBoxPackedMove(DM dm, DMQBoxPacked *x, PetscBool reverse, PetscMemType mt, const PetscScalar *src, PetscScalar *dst, InsertMode imode)
 {
   DM_QBox       *q = (DM_QBox *)dm->data;
@@ -340,7 +341,7 @@ static PetscErrorCode QBoxPackedMove(DM dm, DMQBoxPacked *x, PetscBool reverse, 
 }
 
 /*
-  DMQBoxPackedForward_Private - dst[recvidx] = src[sendidx] across the ranks (INSERT_VALUES), or += (ADD_VALUES; the
+  DMQBoxPackedForward_Private - dst[receive list] = src[send list] across the ranks (INSERT_VALUES), or += (ADD_VALUES; the
   receiver's list must not repeat an index); src and dst of memory type mt. Collective.
 */
 PetscErrorCode DMQBoxPackedForward_Private(DM dm, DMQBoxPacked *x, PetscMemType mt, const PetscScalar *src, PetscScalar *dst, InsertMode imode)
@@ -351,7 +352,7 @@ PetscErrorCode DMQBoxPackedForward_Private(DM dm, DMQBoxPacked *x, PetscMemType 
 }
 
 /*
-  DMQBoxPackedReverse_Private - the values src[recvidx] of the receivers back to their senders: dst[sendidx] = them
+  DMQBoxPackedReverse_Private - the values src[receive list] of the receivers back to their senders: dst[send list] = them
   (INSERT_VALUES) or += them (ADD_VALUES, one message at a time, in rank order, so that an index in several messages
   gets all of them, deterministically). Collective.
 */
