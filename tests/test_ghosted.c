@@ -174,7 +174,8 @@ int main(int argc, char **argv)
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(PetscObjectTypeCompare((PetscObject)xf, VECMPICUDA, &std));
   if (std && expect) { /* a ghosted CUDA vector has no device memory until first used (PETSc makes vectors it never
-                          uses); a kernel's first use gives it its buffer, with the values PETSc wrote before */
+                          uses); its first write, by a kernel or by a whole-vector operation of PETSc's, gives it its
+                          buffer */
     Vec              w, yp;
     PetscOffloadMask mask;
 
@@ -185,8 +186,20 @@ int main(int argc, char **argv)
     PetscCall(MatMult(A, xf, yf));
     PetscCall(MatMult(A, xf, w)); /* w's first use: the operator's output */
     PetscCall(Compare("operator into a new vector", yf, w));
-    PetscCall(VecCopy(xf, yp)); /* PETSc's own array first, then the operator's input */
-    PetscCall(MatMult(A, yp, w));
+    PetscCall(VecCopy(xf, yp)); /* written by PETSc first (it gets its buffer then), then the operator's input */
+    {
+      const PetscScalar *a, *a0, *a1; /* the device array before and after the kernel (the restore clears a) */
+
+      PetscCall(VecCUDAGetArrayRead(yp, &a));
+      a0 = a;
+      PetscCall(VecCUDARestoreArrayRead(yp, &a));
+      PetscCall(MatMult(A, yp, w));
+      PetscCall(VecCUDAGetArrayRead(yp, &a));
+      a1 = a;
+      PetscCall(VecCUDARestoreArrayRead(yp, &a));
+      /* the buffer since the copy: no array of PETSc's first, replaced (one vector more for a moment) at the kernel */
+      PetscCheck(a0 && a0 == a1, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a ghosted CUDA vector written by VecCopy() got a new device array at its first kernel use");
+    }
     PetscCall(Compare("operator of a vector PETSc wrote", yf, w));
     PetscCall(VecDestroy(&w));
     PetscCall(VecDestroy(&yp));

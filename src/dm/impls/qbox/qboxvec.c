@@ -202,8 +202,9 @@ typedef struct {
   PetscErrorCode (*setrandom)(Vec, PetscRandom);
   PetscErrorCode (*aypx)(Vec, PetscScalar, Vec);
 } VecQBoxOps;
-static VecQBoxOps vecqbox_orig[2]; /* the operations of VECSEQCUDA and VECMPICUDA, as PETSc sets them */
-static PetscBool  vecqbox_have[2];
+static VecQBoxOps     vecqbox_orig[2]; /* the operations of VECSEQCUDA and VECMPICUDA, as PETSc sets them */
+static PetscBool      vecqbox_have[2];
+static PetscErrorCode QBoxPadAdoptOnWrite(Vec, PetscBool *);
 
 static PetscErrorCode VecQBoxEnsureDevice_Private(Vec v)
 {
@@ -217,6 +218,11 @@ static PetscErrorCode VecQBoxEnsureDevice_Private(Vec v)
     if (!cuda) PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (v->offloadmask != PETSC_OFFLOAD_UNALLOCATED) PetscFunctionReturn(PETSC_SUCCESS);
+  {
+    PetscBool adopted; /* a ghosted vector: its buffer now, so that PETSc allocates no array of its own first */
+    PetscCall(QBoxPadAdoptOnWrite(v, &adopted));
+    if (adopted) PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
   ierr = VecCUDAGetArrayWrite(v, &a);
   if (!ierr) ierr = VecCUDARestoreArrayWrite(v, &a);
@@ -471,6 +477,31 @@ static PetscErrorCode QBoxPadAdopt(DM dm, Vec g, QBoxPad *p)
   PetscCheck(h && h->array_d == p->base + p->off && h->array_allocated_d == p->base + p->off, PETSC_COMM_SELF, PETSC_ERR_PLIB,
              "PETSc's CUDA vector does not keep its device arrays where this PETSc version was expected to (DMQBOX ghosted vectors): run with -dm_qbox_ghosted_vectors false");
   h->array_allocated_d = NULL; /* the buffer is the container's */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* A ghosted CUDA vector that a whole-vector operation (VecSet(), VecCopy(), ...: VecQBoxEnsureDevice_Private()) writes
+   before any kernel: its buffer there (QBoxPadAdopt()), instead of an array of PETSc's that the first kernel would
+   copy into the buffer and free (for a moment one vector more on the GPU). adopted: whether v is such a vector */
+static PetscErrorCode QBoxPadAdoptOnWrite(Vec v, PetscBool *adopted)
+{
+  QBoxPad *p  = NULL;
+  DM       dm = NULL;
+
+  PetscFunctionBegin;
+  *adopted = PETSC_FALSE;
+  PetscCall(PetscObjectContainerQuery((PetscObject)v, "DMQBoxGhosted", (void **)&p));
+  if (p && p->device && !p->base) PetscCall(VecGetDM(v, &dm));
+  if (dm) {
+    DM_QBox *q = (DM_QBox *)dm->data;
+    size_t   off, n;
+
+    QBoxPadLayout(&q->grid, q->dim, &off, &n);
+    if (p->off == off && p->n == n) {
+      PetscCall(QBoxPadAdopt(dm, v, p));
+      *adopted = (PetscBool)(p->base != NULL);
+    }
+  }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
