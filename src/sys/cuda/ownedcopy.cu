@@ -139,6 +139,6 @@ PetscErrorCode VPRunsExpand_CUDA(PetscInt nrun, const PetscInt *run, PetscInt n,
     PetscCallCUDA(cudaGetLastError());
     PetscCallCUDA(cudaFreeAsync(d_run, stream));
   }
-  PetscCallCUDA(cudaStreamSynchronize(stream)); /* the host's runs may go */
+  PetscCallCUDA(cudaStreamSynchronize(stream)); /* set-up only: the lists complete before any stream uses them */
   PetscFunctionReturn(PETSC_SUCCESS);
 }

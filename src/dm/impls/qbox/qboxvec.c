@@ -371,7 +371,8 @@ static PetscErrorCode VecQBoxWrapCUDA(Vec v, PetscBool aypx)
    an exchange moves the ghost layers only, where a local vector would take a copy of the owned part in and out (two
    passes over the vector per operation, which kept the operator and the transfers on 2 GPUs at the speed of one,
    bench/RESULTS.md). The buffer is the vector's; its ghost entries are scratch, refreshed by every use.
-   A CUDA vector gets its buffer when a kernel first asks for it (QBoxPadAdopt()), not when it is made: until then it is
+   A CUDA vector gets its buffer at its first write, by a kernel or by a whole-vector operation of PETSc's
+   (QBoxPadEnsure()), not when it is made: until then it is
    PETSc's own lazy CUDA vector. PETSc makes vectors it never uses (the work vectors of a KSPRICHARDSON that hands the
    iteration to PCApplyRichardson(), the template of KSPCreateVecs()), and with buffers made at once every rank held
    1.7-1.8x the device memory of one GPU with the same share, where one GPU's vectors cost nothing until used
@@ -440,7 +441,7 @@ typedef struct {
   PetscScalar *array_d, *array_allocated_d;
 } QBoxCUPMHead;
 
-/* The buffer of a ghosted CUDA vector on a kernel's first use: allocated (zeroed), given the vector's current values
+/* The buffer of a ghosted CUDA vector on its first write: allocated (zeroed), given the vector's current values
    (where PETSc allocated any), and made the vector's device array for good (VecCUDAReplaceArray(), which frees PETSc's
    own array; PETSc is then told it owns none, so that VecDestroy() leaves the buffer to QBoxPadDestroy()). A vector
    whose device array was placed (VecCUDAPlaceArray()) keeps it: no buffer, the caller copies to a local vector. */
@@ -480,9 +481,21 @@ static PetscErrorCode QBoxPadAdopt(DM dm, Vec g, QBoxPad *p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the buffer of g (container p, or NULL) if it is a ghosted CUDA vector of dm's layout that has none yet */
+static PetscErrorCode QBoxPadEnsure(DM dm, Vec g, QBoxPad *p)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+  size_t   off, n;
+
+  PetscFunctionBegin;
+  QBoxPadLayout(&q->grid, q->dim, &off, &n);
+  if (p && p->device && !p->base && p->off == off && p->n == n) PetscCall(QBoxPadAdopt(dm, g, p));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* A ghosted CUDA vector that a whole-vector operation (VecSet(), VecCopy(), ...: VecQBoxEnsureDevice_Private()) writes
-   before any kernel: its buffer there (QBoxPadAdopt()), instead of an array of PETSc's that the first kernel would
-   copy into the buffer and free (for a moment one vector more on the GPU). adopted: whether v is such a vector */
+   before any kernel: its buffer there, instead of an array of PETSc's that the first kernel would copy into the buffer
+   and free (for a moment one vector more on the GPU). adopted: whether v has its buffer now */
 static PetscErrorCode QBoxPadAdoptOnWrite(Vec v, PetscBool *adopted)
 {
   QBoxPad *p  = NULL;
@@ -491,17 +504,9 @@ static PetscErrorCode QBoxPadAdoptOnWrite(Vec v, PetscBool *adopted)
   PetscFunctionBegin;
   *adopted = PETSC_FALSE;
   PetscCall(PetscObjectContainerQuery((PetscObject)v, "DMQBoxGhosted", (void **)&p));
-  if (p && p->device && !p->base) PetscCall(VecGetDM(v, &dm));
-  if (dm) {
-    DM_QBox *q = (DM_QBox *)dm->data;
-    size_t   off, n;
-
-    QBoxPadLayout(&q->grid, q->dim, &off, &n);
-    if (p->off == off && p->n == n) {
-      PetscCall(QBoxPadAdopt(dm, v, p));
-      *adopted = (PetscBool)(p->base != NULL);
-    }
-  }
+  if (p) PetscCall(VecGetDM(v, &dm));
+  if (dm) PetscCall(QBoxPadEnsure(dm, v, p));
+  *adopted = (PetscBool)(p && p->base);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
@@ -1063,7 +1068,7 @@ PetscErrorCode DMQBoxGhostedGet_Private(DM dm, Vec g, DMQBoxGhostedMode mode, Pe
   QBoxPadLayout(&q->grid, q->dim, &off, &n);
   if (!pool) PetscCall(PetscObjectContainerQuery((PetscObject)g, "DMQBoxGhosted", (void **)&p));
 #if defined(PETSC_HAVE_CUDA)
-  if (p && p->device && !p->base && p->off == off && p->n == n) PetscCall(QBoxPadAdopt(dm, g, p));
+  PetscCall(QBoxPadEnsure(dm, g, p));
 #endif
   if (p && p->base && p->off == off && p->n == n) {
     QBoxArray G;
