@@ -11,7 +11,8 @@ that size and not run at larger ones; gamg is skipped where the assembled matrix
 Right-hand side (-rhs): sin (the load vector of the sine solution, and the L2 error), ones (b = 1 on every unknown,\n\
 set on the device, no error: the load vector and the error are computed on the host, minutes at 1e8 unknowns), or\n\
 auto (default: sin up to -rhs_sin_max_dofs unknowns, default 2e7, ones above). -dm_qbox_dg: the same solvers on the\n\
-discontinuous space (SIPG, (k+1)^d unknowns per cell; tutorials/ex4.c).\n\
+discontinuous space (SIPG, (k+1)^d unknowns per cell; tutorials/ex4.c). -dm_qbox_operator_mass a: the operator a M + K\n\
+(an implicit time step with a = 1/dt: M the mass matrix) on every level, for every solver.\n\
 Prints one JSON line per measurement (bench/report.py makes the tables and plots).\n\n";
 
 #include "vpsolve.h"
@@ -178,12 +179,12 @@ int main(int argc, char **argv)
                                 commit, gpu, size, gpus, dim, k, n, boxs, level, (double)N, cfg->name, status));
         else {
           char l2[32] = "null";
-          if (!ones) PetscCall(PetscSNPrintf(l2, sizeof(l2), "%.6e", (double)res.l2));
+          if (res.l2 >= 0) PetscCall(PetscSNPrintf(l2, sizeof(l2), "%.6e", (double)res.l2));
           PetscCall(PetscPrintf(PETSC_COMM_WORLD,
                                 "{\"commit\": \"%s\", \"gpu\": \"%s\", \"ranks\": %d, \"gpus\": %" PetscInt_FMT ", \"d\": %" PetscInt_FMT ", \"k\": %" PetscInt_FMT ", \"cells\": %" PetscInt_FMT ", \"box\": \"%s\", \"level\": %" PetscInt_FMT
-                                ", \"dof\": %" PetscInt_FMT ", \"solver\": \"%s\", \"ksp\": \"%s\", \"precision\": \"%s\", \"rhs\": \"%s\", \"iterations\": %" PetscInt_FMT
+                                ", \"dof\": %" PetscInt_FMT ", \"solver\": \"%s\", \"ksp\": \"%s\", \"precision\": \"%s\", \"rhs\": \"%s\", \"mass\": %g, \"iterations\": %" PetscInt_FMT
                                 ", \"dm_s\": %.6e, \"assemble_s\": %.6e, \"setup_s\": %.6e, \"solve_s\": %.6e, \"rel_residual\": %.3e, \"l2_error\": %s, \"device_mem_gb\": %.2f, \"repeats\": %" PetscInt_FMT ", \"status\": \"ok\"}\n",
-                                commit, gpu, size, gpus, dim, k, n, boxs, level, res.dofs, cfg->name, res.ksptype, cfg->mgprec == VP_PRECISION_SINGLE ? "mixed" : "double", ones ? "ones" : "sin", res.its, (double)res.dm, (double)res.assemble,
+                                commit, gpu, size, gpus, dim, k, n, boxs, level, res.dofs, cfg->name, res.ksptype, cfg->mgprec == VP_PRECISION_SINGLE ? "mixed" : "double", ones ? "ones" : "sin", (double)res.mass, res.its, (double)res.dm, (double)res.assemble,
                                 (double)res.setup, (double)res.solve, (double)res.rrel, l2, (double)res.devmem, repeats));
         }
       }

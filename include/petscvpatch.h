@@ -321,6 +321,8 @@ PETSC_EXTERN PetscErrorCode DMQBoxSetCells(DM, const PetscInt[]);
 PETSC_EXTERN PetscErrorCode DMQBoxSetDegree(DM, PetscInt);
 PETSC_EXTERN PetscErrorCode DMQBoxSetBox(DM, const PetscReal[], const PetscReal[]);
 PETSC_EXTERN PetscErrorCode DMQBoxSetPrecision(DM, VPPrecision, VPPrecision);
+PETSC_EXTERN PetscErrorCode DMQBoxSetOperatorWeights(DM, PetscReal, PetscReal);
+PETSC_EXTERN PetscErrorCode DMQBoxGetOperatorWeights(DM, PetscReal *, PetscReal *);
 PETSC_EXTERN PetscErrorCode DMQBoxGetInfo(DM, PetscInt *, PetscInt[], PetscInt *, PetscReal[], PetscReal[]);
 PETSC_EXTERN PetscErrorCode DMQBoxGetOwnedCells(DM, PetscInt[], PetscInt[]);
 PETSC_EXTERN PetscErrorCode DMQBoxGetMaxLevels(DM, PetscInt *);

@@ -77,6 +77,7 @@ typedef struct {
   VPDG1D              dg1d[3];       /* DG: the 1D SIPG and mass blocks of each direction (src/sys/dg1d.c) */
   PetscReal          *d_dg;          /* DG, CUDA: device copy of dg1d (read as VPDG1D[dim]) and of the embedding blocks (DMQBoxGetDeviceDG_Private()) */
   PetscReal          *d_dgembed;
+  VPWeights           opweights;   /* DMCreateMatrix() gives opweights.mass M + opweights.stiff K (DMQBoxSetOperatorWeights(); DMCoarsen() and DMRefine() keep them) */
   VPPrecision         precision;   /* CUDA arithmetic of this level's operator and of the transfers to its refinement */
   VPPrecision         mgprecision; /* precision given to the levels created by DMCoarsen() */
   PetscReal          *d_lap;       /* device copy of M_h, K_h per direction (CUDA kernels), or NULL */
@@ -133,10 +134,13 @@ PETSC_INTERN PetscErrorCode DMLocalToGlobalBegin_QBox(DM, Vec, InsertMode, Vec);
 PETSC_INTERN PetscErrorCode DMLocalToGlobalEnd_QBox(DM, Vec, InsertMode, Vec);
 PETSC_INTERN PetscErrorCode DMGetLocalToGlobalMapping_QBox(DM);
 PETSC_INTERN PetscErrorCode DMCreateMatrix_QBox(DM, Mat *);
-PETSC_INTERN PetscErrorCode DMQBoxCreateLaplacianShell_Private(DM, Mat *);
-PETSC_INTERN PetscErrorCode DMQBoxAssembleLaplacian_Private(DM, MatType, Mat *);
+/* the operators of the continuous space, w.mass M + w.stiff K (src/mat/impls/laplacian/, qboxmat.c) */
+PETSC_INTERN PetscErrorCode DMQBoxCreateOperatorShell_Private(DM, const VPWeights *, Mat *);
+PETSC_INTERN PetscErrorCode DMQBoxAssembleLaplacian_Private(DM, MatType, const VPWeights *, Mat *);
+PETSC_INTERN PetscErrorCode DMCreateMassMatrix_QBox(DM, DM, Mat *);
+PETSC_INTERN PetscErrorCode DMCreateMassMatrixLumped_QBox(DM, Vec *, Vec *);
 PETSC_INTERN PetscErrorCode DMQBoxComputeOperators_Private(KSP, Mat, Mat, void *);
-PETSC_INTERN PetscErrorCode MatQBoxLaplacianGetInfo_Private(Mat, DM *, PetscScalar *, PetscScalar *, const char **);
+PETSC_INTERN PetscErrorCode MatQBoxLaplacianGetInfo_Private(Mat, DM *, VPWeights *, PetscScalar *, const char **);
 PETSC_INTERN PetscErrorCode MatQBoxLaplacianGetAIJ_Private(Mat, const char[], Mat *);
 PETSC_INTERN PetscErrorCode DMQBoxSetUpCoordinates_Private(DM);
 PETSC_INTERN PetscErrorCode MatQBoxSIPGGetDM_Private(Mat, DM *);

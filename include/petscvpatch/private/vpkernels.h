@@ -41,13 +41,28 @@ typedef struct {
   PetscReal h[3];   /* cell size per direction */
 } VPGrid;
 
-/* Laplacian: ylocal += A_interior xlocal over owned cells; owned Dirichlet rows get y = x.
-   Boundary values of x are treated as zero in the interior rows (eliminated Dirichlet columns). */
-PETSC_INTERN PetscErrorCode VPLaplacianApply_CPU(const VPGrid *, const VPBasis1D *, const PetscScalar *xl, PetscScalar *yl);
-/* Diagonal of the operator accumulated into a local vector (owned boundary rows: 1) */
-PETSC_INTERN PetscErrorCode VPLaplacianDiagonal_CPU(const VPGrid *, const VPBasis1D *, PetscScalar *dl);
+/* The weights of a Cartesian operator A = mass M + stiff K (M the Q_k mass matrix, K the stiffness matrix of -Laplace):
+   the Laplacian is {0, 1}, the mass matrix {1, 0}, a backward Euler step {1/dt, 1}. Dirichlet nodes are eliminated: their
+   values are read as zero in the interior rows and their rows are (mass + stiff) times the identity, so that the weights
+   combine linearly (A + s B has the weights of A plus s times those of B, Dirichlet rows included). */
+typedef struct {
+  PetscReal mass, stiff;
+} VPWeights;
+/* The mass term folded into the 1D matrices of direction 0: (M_x, K_x) -> (M_x, stiff K_x + mass M_x), (M_d, K_d) ->
+   (M_d, stiff K_d) for d > 0. Every Kronecker form of the operator, sum_d K_d (x) M_(others), then carries mass
+   M_x (x) M_y (x) M_z exactly, and so does fast diagonalization: the eigenvalues of direction 0 shift by mass. */
+static inline PetscReal VPWeightsStiff1D(const VPWeights *w, PetscInt d, PetscReal Kij, PetscReal Mij)
+{
+  return w->stiff * Kij + (d == 0 ? w->mass * Mij : 0.0);
+}
+
+/* Laplacian (with weights w, NULL: {0, 1}): ylocal += A_interior xlocal over owned cells; owned Dirichlet rows get
+   y = (mass + stiff) x. Boundary values of x are treated as zero in the interior rows (eliminated Dirichlet columns). */
+PETSC_INTERN PetscErrorCode VPLaplacianApply_CPU(const VPGrid *, const VPBasis1D *, const VPWeights *w, const PetscScalar *xl, PetscScalar *yl);
+/* Diagonal of the operator accumulated into a local vector (owned boundary rows: mass + stiff) */
+PETSC_INTERN PetscErrorCode VPLaplacianDiagonal_CPU(const VPGrid *, const VPBasis1D *, const VPWeights *w, PetscScalar *dl);
 /* Dense cell matrix (row-major, (k+1)^d square) of one cell, for assembly */
-PETSC_INTERN PetscErrorCode VPLaplacianCellMatrix_CPU(const VPGrid *, const VPBasis1D *, PetscScalar *Ae);
+PETSC_INTERN PetscErrorCode VPLaplacianCellMatrix_CPU(const VPGrid *, const VPBasis1D *, const VPWeights *w, PetscScalar *Ae);
 
 /* The operator -div(a grad u) on mapped cells (a DMQBOX with a mapping or a coefficient): per owned cell (lexicographic
    among the owned cells, x fastest) and Gauss point q (k+1 per direction, x fastest), geo holds the VPGeometryComponents()
@@ -206,15 +221,16 @@ static inline PetscInt VPPatchWorkSize(PetscInt dim, PetscInt k)
 /* single: float arithmetic in the kernels (vectors stay PetscScalar) */
 /* the reference element matrices Mhat, Khat ((k+1)^2, on the unit interval) of degree k for the operator kernel */
 PETSC_INTERN PetscErrorCode VPLaplacianSetUp_CUDA(PetscInt k, const PetscReal *Mhat, const PetscReal *Khat);
-PETSC_INTERN PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *, PetscBool single, PetscBool deterministic, const PetscScalar *xl, PetscScalar *yl);
+PETSC_INTERN PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *, const VPWeights *, PetscBool single, PetscBool deterministic, const PetscScalar *xl, PetscScalar *yl);
 /* r = b - A x in one pass (MatResidual()), arrays of a rank whose ghosted box is its owned box */
-PETSC_INTERN PetscErrorCode VPLaplacianResidual_CUDA(const VPGrid *, PetscBool single, PetscBool deterministic, const PetscScalar *b, const PetscScalar *x, PetscScalar *r);
-PETSC_INTERN PetscErrorCode VPLaplacianDiagonal_CUDA(const VPGrid *, const PetscReal *d_mats, PetscScalar *dl);
+PETSC_INTERN PetscErrorCode VPLaplacianResidual_CUDA(const VPGrid *, const VPWeights *, PetscBool single, PetscBool deterministic, const PetscScalar *b, const PetscScalar *x, PetscScalar *r);
+PETSC_INTERN PetscErrorCode VPLaplacianDiagonal_CUDA(const VPGrid *, const VPWeights *, const PetscReal *d_mats, PetscScalar *dl);
 /* the 1D prolongation P ((2k+1) x (k+1), reference) of degree k for the transfer kernels */
 PETSC_INTERN PetscErrorCode VPTransferSetUp_CUDA(PetscInt k, const PetscReal *P);
 PETSC_INTERN PetscErrorCode VPTransferApply_CUDA(const VPGrid *gc, const VPGrid *gf, PetscBool single, PetscBool homogeneous, PetscBool restrict_, const PetscScalar *in, PetscScalar *out);
-PETSC_INTERN PetscErrorCode VPOwnedBoundary_CUDA(const VPGrid *, const PetscScalar *src, PetscScalar *dst, PetscBool local);
-PETSC_INTERN PetscErrorCode VPOwnedBoundaryResidual_CUDA(const VPGrid *, const PetscScalar *b, const PetscScalar *x, PetscScalar *r);
+/* the owned Dirichlet rows, s times the identity: dst = s src (s where src is NULL), r = b - s x */
+PETSC_INTERN PetscErrorCode VPOwnedBoundary_CUDA(const VPGrid *, PetscScalar s, const PetscScalar *src, PetscScalar *dst, PetscBool local);
+PETSC_INTERN PetscErrorCode VPOwnedBoundaryResidual_CUDA(const VPGrid *, PetscScalar s, const PetscScalar *b, const PetscScalar *x, PetscScalar *r);
 /* the owned nodes between a global array glob (the owned box) and a local array loc (the ghosted box) */
 typedef enum {
   VP_OWNED_TO_LOCAL,   /* loc = glob */
@@ -269,5 +285,6 @@ typedef struct {
 PETSC_INTERN PetscErrorCode VPPatchCGColor_CUDA(const VPGrid *, const VPPatchCGTables *, PetscInt color, const PetscReal *d_pg, const PetscReal *d_geo, const PetscScalar *diag, const PetscScalar *bl, PetscScalar *dl);
 /* whether the fused kernel of (dim, k, precision) skips the gather and the residual of a color from x = 0 (xzero) */
 PETSC_INTERN PetscBool      VPPatchZeroFirst_CUDA(PetscInt dim, PetscInt k, PetscBool single);
-PETSC_INTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *d_pg, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl,
+/* w: the weights of the patch operator (NULL: the Laplacian); the surrogate (d_pg) and DG patches take none */
+PETSC_INTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, const VPWeights *w, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *d_pg, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl,
                                                     PetscScalar *scratch);

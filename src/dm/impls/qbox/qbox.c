@@ -219,6 +219,76 @@ PetscErrorCode DMQBoxSetPrecision(DM dm, VPPrecision precision, VPPrecision mgpr
 }
 
 /*@
+  DMQBoxSetOperatorWeights - Sets the operator that `DMCreateMatrix()` gives: mass M + stiffness K, M the Q_k mass matrix
+  and K the stiffness matrix (of -div(a grad u) on a mapped box)
+
+  Logically Collective
+
+  Input Parameters:
++ dm        - the `DMQBOX`
+. mass      - the weight of M, >= 0 (1/dt for a backward Euler step)
+- stiffness - the weight of K, >= 0 (default 1: the Laplacian)
+
+  Options Database Keys:
++ -dm_qbox_operator_mass <mass>           - the weight of M
+- -dm_qbox_operator_stiffness <stiffness> - the weight of K
+
+  Level: intermediate
+
+  Notes:
+  `DMCoarsen()` and `DMRefine()` keep the weights, so `PCMG` builds the hierarchy of the same operator (the coarse
+  operators are rediscretized, no Galerkin product). The Dirichlet rows are (mass + stiffness) times the identity, so
+  that the operators of a `DMQBOX` combine linearly: the operator J = s M + K that a time stepper forms with `MatCopy()`
+  and `MatAXPY()` of `DMCreateMatrix()`'s and `DMCreateMassMatrix()`'s matrices equals the one this function sets with
+  (s, 1), and `PCVPATCH` solves either exactly. With `KSPSetOperators()` and `PCMG` on the `DM`'s hierarchy, set the same
+  weights here so that the coarse levels carry them (a compute-operators callback, as `TS` uses, forms each level's
+  operator itself). A mass term on a mapped box or with a coefficient is not implemented yet.
+
+.seealso: `DMQBOX`, `DMCreateMatrix()`, `DMCreateMassMatrix()`, `PCVPATCH`
+@*/
+PetscErrorCode DMQBoxSetOperatorWeights(DM dm, PetscReal mass, PetscReal stiffness)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxCheckSetter_Private(dm, "DMQBoxSetOperatorWeights")); /* before or after DMSetUp() */
+  PetscValidLogicalCollectiveReal(dm, mass, 2);
+  PetscValidLogicalCollectiveReal(dm, stiffness, 3);
+  PetscCheck(mass >= 0 && stiffness >= 0 && mass + stiffness > 0 && !PetscIsInfOrNanReal(mass + stiffness), PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE,
+             "DMQBoxSetOperatorWeights(): the weights of mass and stiffness must be finite, >= 0 and not both 0, got %g and %g (-dm_qbox_operator_mass, -dm_qbox_operator_stiffness)", (double)mass, (double)stiffness);
+  q->opweights.mass  = mass;
+  q->opweights.stiff = stiffness;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMQBoxGetOperatorWeights - Gets the weights of mass and stiffness of the operator that `DMCreateMatrix()` gives
+
+  Not Collective
+
+  Input Parameter:
+. dm - the `DMQBOX`
+
+  Output Parameters:
++ mass      - the weight of the mass matrix
+- stiffness - the weight of the stiffness matrix
+
+  Level: intermediate
+
+.seealso: `DMQBOX`, `DMQBoxSetOperatorWeights()`
+@*/
+PetscErrorCode DMQBoxGetOperatorWeights(DM dm, PetscReal *mass, PetscReal *stiffness)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxCheckSetter_Private(dm, "DMQBoxGetOperatorWeights"));
+  if (mass) *mass = q->opweights.mass;
+  if (stiffness) *stiffness = q->opweights.stiff;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
   DMQBoxSetDiscontinuous - Makes a `DMQBOX` carry the discontinuous Q_k space of the symmetric interior penalty (SIPG)
   discretization instead of the continuous one
 
@@ -435,6 +505,13 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
                              &q->fusedres, NULL));
   PetscCall(PetscOptionsEnum("-dm_qbox_precision", "CUDA arithmetic of this level's operator and transfers", "DMQBoxSetPrecision", VPPrecisions, (PetscEnum)q->precision, (PetscEnum *)&q->precision, NULL));
   PetscCall(PetscOptionsEnum("-dm_qbox_mg_precision", "CUDA arithmetic of the coarser levels' operators and transfers (DMCoarsen)", "DMQBoxSetPrecision", VPPrecisions, (PetscEnum)q->mgprecision, (PetscEnum *)&q->mgprecision, NULL));
+  {
+    PetscReal mass = q->opweights.mass, stiff = q->opweights.stiff;
+    PetscBool fm, fs;
+    PetscCall(PetscOptionsReal("-dm_qbox_operator_mass", "DMCreateMatrix(): the weight of the mass matrix in mass M + stiffness K (1/dt: a backward Euler step)", "DMQBoxSetOperatorWeights", mass, &mass, &fm));
+    PetscCall(PetscOptionsReal("-dm_qbox_operator_stiffness", "DMCreateMatrix(): the weight of the stiffness matrix in mass M + stiffness K", "DMQBoxSetOperatorWeights", stiff, &stiff, &fs));
+    if (fm || fs) PetscCall(DMQBoxSetOperatorWeights(dm, mass, stiff));
+  }
   PetscCall(PetscOptionsBool("-dm_qbox_coordinates", "Store node coordinates in the DM (DMGetCoordinates)", "DMQBoxCreate", q->storecoords, &q->storecoords, NULL));
   PetscCall(PetscOptionsBool("-dm_qbox_dg", "Discontinuous Q_k space (SIPG) instead of the continuous one", "DMQBoxSetDiscontinuous", q->dg, &q->dg, NULL));
   PetscCall(PetscOptionsReal("-dm_qbox_dg_penalty", "SIPG penalty factor C: sigma = C k (k+1) / h", "DMQBoxSetDiscontinuous", q->dgpenalty, &q->dgpenalty, NULL));
@@ -864,6 +941,7 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
   } else
     PetscCall(PetscViewerASCIIPrintf(viewer, "nodes %" PetscInt_FMT " (boundary included), unknowns %" PetscInt_FMT "\n", ntot, nint));
   PetscCall(DMQBoxViewGeometry_Private(dm, viewer));
+  if (q->opweights.mass != 0 || q->opweights.stiff != 1) PetscCall(PetscViewerASCIIPrintf(viewer, "DMCreateMatrix(): %g M + %g K (mass and stiffness)\n", (double)q->opweights.mass, (double)q->opweights.stiff));
   if (q->precision != VP_PRECISION_DOUBLE || q->mgprecision != VP_PRECISION_DOUBLE) PetscCall(PetscViewerASCIIPrintf(viewer, "CUDA arithmetic: %s on this level, %s on coarser levels\n", VPPrecisions[q->precision], VPPrecisions[q->mgprecision]));
   if (dm->vectype && q->vecmdot) {
     PetscBool cuda;
@@ -967,6 +1045,8 @@ PetscErrorCode DMCreate_QBox(DM dm)
   q->amplitude   = 0.1; /* see -dm_qbox_deform_amplitude */
   q->contrast    = 1e6; /* see -dm_qbox_coefficient_contrast */
   q->chunk       = MPI_DATATYPE_NULL;
+  q->opweights.mass  = 0.0; /* see -dm_qbox_operator_mass: DMCreateMatrix() gives the Laplacian */
+  q->opweights.stiff = 1.0;
   for (PetscInt d = 0; d < 3; d++) {
     q->cells[d] = 1;
     q->lower[d] = 0.0;
@@ -986,6 +1066,8 @@ PetscErrorCode DMCreate_QBox(DM dm)
   dm->ops->localtoglobalend        = DMLocalToGlobalEnd_QBox;
   dm->ops->getlocaltoglobalmapping = DMGetLocalToGlobalMapping_QBox;
   dm->ops->creatematrix            = DMCreateMatrix_QBox;
+  dm->ops->createmassmatrix        = DMCreateMassMatrix_QBox;
+  dm->ops->createmassmatrixlumped  = DMCreateMassMatrixLumped_QBox;
   dm->ops->coarsen                 = DMCoarsen_QBox;
   dm->ops->refine                  = DMRefine_QBox;
   dm->ops->createinterpolation     = DMCreateInterpolation_QBox;

@@ -132,7 +132,7 @@ PetscErrorCode DMQBoxComputeRHS(DM dm, DMQBoxFunction f, DMQBoxFunction g, void 
     PetscCall(DMQBoxGetGeometry_Private(dm, &geo, NULL));
     PetscCall(PetscMalloc1(6 * nd, &cw));
   } else if (g)
-    PetscCall(VPLaplacianCellMatrix_CPU(gr, &q->basis, Ae));
+    PetscCall(VPLaplacianCellMatrix_CPU(gr, &q->basis, NULL, Ae));
   PetscCall(DMGetLocalVector(dm, &bl));
   PetscCall(VecSet(bl, 0.0));
   PetscCall(VecGetArray(bl, &ba));

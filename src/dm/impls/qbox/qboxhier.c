@@ -26,6 +26,7 @@ static PetscErrorCode DMQBoxCreateRelative(DM dm, MPI_Comm comm, PetscBool coars
   qn->dg            = q->dg;
   qn->dgpenalty     = q->dgpenalty;
   qn->mgprecision   = q->mgprecision;
+  qn->opweights     = q->opweights;
   qn->precision     = coarsen ? q->mgprecision : q->precision;
   PetscCall(DMQBoxCopyGeometry_Private(dm, *dmn));
   for (PetscInt d = 0; d < 3; d++) qn->procs[d] = gather ? 1 : q->procs[d];

@@ -1,7 +1,8 @@
 /*
-  The operators a DMQBOX owns, as DMDA owns fdda.c and dainterp.c: DMCreateMatrix() (the matrix-free Laplacian,
-  src/mat/impls/laplacian/, or the same operator assembled here), the KSP compute-operators callback that DMSetUp()
-  installs, and DMCreateInterpolation() (the matrix-free transfer, src/mat/impls/transfer/).
+  The operators a DMQBOX owns, as DMDA owns fdda.c and dainterp.c: DMCreateMatrix() (the matrix-free operator mass M +
+  stiffness K with the DM's weights, src/mat/impls/laplacian/, or the same operator assembled here), DMCreateMassMatrix()
+  and DMCreateMassMatrixLumped(), the KSP compute-operators callback that DMSetUp() installs, and DMCreateInterpolation()
+  (the matrix-free transfer, src/mat/impls/transfer/).
 */
 #include <petscvpatch/private/qboximpl.h>
 
@@ -18,7 +19,7 @@ static void RowCount1D(PetscInt p, PetscInt k, PetscInt nn, PetscInt xs, PetscIn
   *own = PetscMax(hi - lo + 1, 0);
 }
 
-PetscErrorCode DMQBoxAssembleLaplacian_Private(DM dm, MatType type, Mat *A)
+PetscErrorCode DMQBoxAssembleLaplacian_Private(DM dm, MatType type, const VPWeights *w, Mat *A)
 {
   DM_QBox               *q = (DM_QBox *)dm->data;
   const VPGrid          *g = &q->grid;
@@ -31,6 +32,8 @@ PetscErrorCode DMQBoxAssembleLaplacian_Private(DM dm, MatType type, Mat *A)
   ISLocalToGlobalMapping ltog;
 
   PetscFunctionBegin;
+  PetscCheck(w->mass == 0 || !general, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP,
+             "DMQBOX: a mass term on a mapped box or with a coefficient is not implemented yet (the Cartesian box with a = 1 has it): drop the mapping and the coefficient, or assemble your own matrix");
   PetscCall(PetscLogEventBegin(VPATCH_LaplacianAssemble, dm, 0, 0, 0));
   PetscCall(MatCreate(PetscObjectComm((PetscObject)dm), A));
   PetscCall(MatSetSizes(*A, n, n, PETSC_DETERMINE, PETSC_DETERMINE));
@@ -65,12 +68,15 @@ PetscErrorCode DMQBoxAssembleLaplacian_Private(DM dm, MatType type, Mat *A)
     PetscCall(DMQBoxGetGeometry_Private(dm, &geo, NULL));
     PetscCall(PetscMalloc1(q->dim * ne * ne, &work));
   } else
-    PetscCall(VPLaplacianCellMatrix_CPU(g, &q->basis, Ae));
+    PetscCall(VPLaplacianCellMatrix_CPU(g, &q->basis, w, Ae));
   for (PetscInt cz = g->cs[2], i = 0; cz < g->cs[2] + g->cm[2]; cz++)
     for (PetscInt cy = g->cs[1]; cy < g->cs[1] + g->cm[1]; cy++)
       for (PetscInt cx = g->cs[0]; cx < g->cs[0] + g->cm[0]; cx++, i++) {
         PetscInt e = 0;
-        if (general) PetscCall(VPMappedCellMatrix_CPU(q->dim, &q->basis, geo + i * VPGeometryComponents(q->dim) * ne, Ae, work));
+        if (general) {
+          PetscCall(VPMappedCellMatrix_CPU(q->dim, &q->basis, geo + i * VPGeometryComponents(q->dim) * ne, Ae, work));
+          for (PetscInt e = 0; e < ne * ne; e++) Ae[e] *= w->stiff;
+        }
         for (PetscInt iz = 0; iz < nz1; iz++)
           for (PetscInt iy = 0; iy < n1; iy++)
             for (PetscInt ix = 0; ix < n1; ix++, e++) {
@@ -85,7 +91,7 @@ PetscErrorCode DMQBoxAssembleLaplacian_Private(DM dm, MatType type, Mat *A)
     for (PetscInt py = g->xs[1]; py < g->xs[1] + g->xm[1]; py++)
       for (PetscInt px = g->xs[0]; px < g->xs[0] + g->xm[0]; px++) {
         PetscInt    p[3] = {px, py, pz}, i;
-        PetscScalar one  = 1.0;
+        PetscScalar one  = w->mass + w->stiff; /* Dirichlet rows: (mass + stiff) I */
         if (!VPGridIsBoundary(g, p)) continue;
         i = VPGridLocalIndex(g, p);
         PetscCall(MatSetValuesLocal(*A, 1, &i, 1, &i, &one, ADD_VALUES));
@@ -108,13 +114,85 @@ PetscErrorCode DMCreateMatrix_QBox(DM dm, Mat *A)
     else
       PetscCall(DMQBoxAssembleSIPG_Private(dm, dm->mattype, A));
   } else if (isshell)
-    PetscCall(DMQBoxCreateLaplacianShell_Private(dm, A));
+    PetscCall(DMQBoxCreateOperatorShell_Private(dm, &((DM_QBox *)dm->data)->opweights, A));
   else
-    PetscCall(DMQBoxAssembleLaplacian_Private(dm, dm->mattype, A));
+    PetscCall(DMQBoxAssembleLaplacian_Private(dm, dm->mattype, &((DM_QBox *)dm->data)->opweights, A));
   PetscCall(MatSetOption(*A, MAT_SYMMETRIC, PETSC_TRUE));
   PetscCall(MatSetOption(*A, MAT_SYMMETRY_ETERNAL, PETSC_TRUE));
   PetscCall(MatSetOption(*A, MAT_SPD, PETSC_TRUE));
   PetscCall(MatSetOption(*A, MAT_SPD_ETERNAL, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The mass matrix M of the continuous space (DMCreateMassMatrix()): the operator {1, 0}, matrix-free or assembled as
+   DMCreateMatrix() is (-dm_mat_type), with Dirichlet rows the identity as the DM's other operators */
+PetscErrorCode DMCreateMassMatrix_QBox(DM dm1, DM dm2, Mat *M)
+{
+  DM_QBox        *q = (DM_QBox *)dm1->data;
+  const VPWeights w = {1.0, 0.0};
+  PetscBool       isshell;
+
+  PetscFunctionBegin;
+  PetscCheck(dm1 == dm2, PetscObjectComm((PetscObject)dm1), PETSC_ERR_SUP, "DMCreateMassMatrix() of a DMQBOX: the two DMs must be the same (the mass matrix between two spaces is not implemented)");
+  PetscCheck(!q->dg, PetscObjectComm((PetscObject)dm1), PETSC_ERR_SUP, "DMCreateMassMatrix() of a DMQBOX: the mass matrix of the discontinuous space (-dm_qbox_dg) is not implemented yet; the continuous space has it");
+  PetscCheck(!DMQBoxIsGeneral_Private(q), PetscObjectComm((PetscObject)dm1), PETSC_ERR_SUP,
+             "DMCreateMassMatrix() of a DMQBOX: a mass matrix on a mapped box or with a coefficient is not implemented yet (the Cartesian box has it): drop -dm_qbox_mapping and -dm_qbox_coefficient");
+  PetscCall(PetscStrcmp(dm1->mattype, MATSHELL, &isshell));
+  if (isshell)
+    PetscCall(DMQBoxCreateOperatorShell_Private(dm1, &w, M));
+  else
+    PetscCall(DMQBoxAssembleLaplacian_Private(dm1, dm1->mattype, &w, M));
+  PetscCall(MatSetOption(*M, MAT_SYMMETRIC, PETSC_TRUE));
+  PetscCall(MatSetOption(*M, MAT_SPD, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The lumped mass matrix (DMCreateMassMatrixLumped()): the row sums of M, node p's the product over the directions of
+   the 1D row sums (the mass matrix is a Kronecker product on the box); Dirichlet rows 1, as M's. llm: a local vector
+   (ghosts filled), lm: a global one; either may be NULL */
+PetscErrorCode DMCreateMassMatrixLumped_QBox(DM dm, Vec *llm, Vec *lm)
+{
+  DM_QBox      *q = (DM_QBox *)dm->data;
+  const VPGrid *g = &q->grid;
+  PetscInt      n1 = q->degree + 1, k = q->degree;
+  PetscReal     rs[VPATCH_MAX_N1D], *l1[3] = {NULL, NULL, NULL};
+  PetscScalar  *a;
+  Vec           gv;
+
+  PetscFunctionBegin;
+  PetscCheck(!q->dg, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "DMCreateMassMatrixLumped() of a DMQBOX: the discontinuous space (-dm_qbox_dg) is not implemented yet; the continuous space has it");
+  PetscCheck(!DMQBoxIsGeneral_Private(q), PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "DMCreateMassMatrixLumped() of a DMQBOX: a mapped box or a coefficient is not implemented yet (the Cartesian box has it)");
+  for (PetscInt i = 0; i < n1; i++) {
+    rs[i] = 0;
+    for (PetscInt j = 0; j < n1; j++) rs[i] += q->basis.M[i * n1 + j];
+  }
+  for (PetscInt d = 0; d < q->dim; d++) { /* owned nodes of direction d: the sum over the cells that hold each */
+    PetscCall(PetscCalloc1(g->xm[d], &l1[d]));
+    for (PetscInt i = 0; i < g->xm[d]; i++) {
+      PetscInt p = g->xs[d] + i;
+      if (p % k == 0) {
+        if (p > 0) l1[d][i] += g->h[d] * rs[k];
+        if (p < VPGridNodes(g, d) - 1) l1[d][i] += g->h[d] * rs[0];
+      } else
+        l1[d][i] = g->h[d] * rs[p % k];
+    }
+  }
+  PetscCall(DMCreateGlobalVector(dm, &gv));
+  PetscCall(VecGetArrayWrite(gv, &a));
+  for (PetscInt pz = g->xs[2], i = 0; pz < g->xs[2] + g->xm[2]; pz++)
+    for (PetscInt py = g->xs[1]; py < g->xs[1] + g->xm[1]; py++)
+      for (PetscInt px = g->xs[0]; px < g->xs[0] + g->xm[0]; px++, i++) {
+        PetscInt p[3] = {px, py, pz};
+        a[i]          = VPGridIsBoundary(g, p) ? 1.0 : l1[0][px - g->xs[0]] * l1[1][py - g->xs[1]] * (q->dim == 3 ? l1[2][pz - g->xs[2]] : 1.0);
+      }
+  PetscCall(VecRestoreArrayWrite(gv, &a));
+  for (PetscInt d = 0; d < 3; d++) PetscCall(PetscFree(l1[d]));
+  if (llm) {
+    PetscCall(DMCreateLocalVector(dm, llm));
+    PetscCall(DMGlobalToLocal(dm, gv, INSERT_VALUES, *llm));
+  }
+  if (lm) *lm = gv;
+  else PetscCall(VecDestroy(&gv));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -4,6 +4,13 @@
   With a map or a coefficient (src/dm/impls/qbox/qboxgeo.c) the same shell applies -div(a grad u) on the mapped cells
   with the DM's geometric factors (CPU: laplacian_cpu.c, VPMappedApply_CPU(); CUDA: cuda/mapped.cu).
 
+  The operator owns its description: the weights of mass M + stiff K (VPWeights; DMCreateMatrix() gives the DM's weights,
+  by default the Laplacian {0, 1}, DMCreateMassMatrix() the mass matrix {1, 0}), an identity shift (MatShift()) and a
+  diagonal (MatDiagonalSet()). MatScale(), MatShift(), MatAXPY() and MatCopy() of these operators of one DM combine the
+  descriptions exactly, so a time stepper's J = shift M + K is again one operator, applied by one kernel pass and solved
+  exactly by the vertex-patch smoother (MatQBoxLaplacianGetInfo_Private() is how PCVPATCH reads it). A mass term on a
+  mapped box or with a coefficient is not implemented yet and is refused where it would arise.
+
   MatMult = global-to-local, cell kernel (sum factorization) on the owned cells, local-to-global with ADD. MatResidual
   on one rank: the same kernel adds b (r = b - A x in one pass, -dm_qbox_fused_residual). Dirichlet
   nodes are eliminated: their rows are the identity and their columns are zero in the interior rows, so the operator
@@ -17,12 +24,29 @@
 typedef struct {
   DM               dm;       /* the DMQBOX (referenced); several ranks: its pool of local vectors (DMGetLocalVector()) holds the ghosted
                                 input and output, shared with the smoother and the transfers of the level */
+  VPWeights        w;        /* the operator is w.mass M + w.stiff K (+ shift I + diag(dshift)) */
+  PetscScalar      shift;    /* MatShift() */
+  Vec              dshift;   /* MatDiagonalSet() (ADD_VALUES), or NULL */
+  Vec              dwork;    /* dshift .* x, made with dshift */
   Mat              aij;      /* the same operator assembled, made on first use by MatSOR(), MatGetFactor(), MatCreateSubMatrices() */
   PetscObjectState aijstate; /* the state of the shell when aij was assembled (MatScale()/MatShift() change it) */
   PetscScalar     *work;     /* CPU kernels of the mapped operator: VPMappedWorkSize() scalars */
 } Mat_QBoxLaplacian;
 
-static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
+/* the identity shift and the diagonal added to y = A x, after the kernel */
+static PetscErrorCode MatQBoxAddShifts(Mat_QBoxLaplacian *ctx, Vec x, Vec y)
+{
+  PetscFunctionBegin;
+  if (ctx->shift != (PetscScalar)0.0) PetscCall(VecAXPY(y, ctx->shift, x));
+  if (ctx->dshift) {
+    PetscCall(VecPointwiseMult(ctx->dwork, ctx->dshift, x));
+    PetscCall(VecAXPY(y, 1.0, ctx->dwork));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = z + A x (z may be NULL) by the kernels: on a mapped box the kernel applies K, the caller scales */
+static PetscErrorCode MatQBoxApplyKernels(Mat A, Vec x, Vec z, Vec y)
 {
   Mat_QBoxLaplacian *ctx;
   DM_QBox           *q;
@@ -71,7 +95,7 @@ static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
       PetscCall(DMQBoxGetGeometry_Private(ctx->dm, NULL, &d_geo));
       PetscCall(VPMappedApply_CUDA(&q->grid, PETSC_FALSE, NULL, d_geo, xa, ya));
     } else
-      PetscCall(VPLaplacianApply_CUDA(&q->grid, (PetscBool)(q->precision == VP_PRECISION_SINGLE), q->deterministic, xa, ya));
+      PetscCall(VPLaplacianApply_CUDA(&q->grid, &ctx->w, (PetscBool)(q->precision == VP_PRECISION_SINGLE), q->deterministic, xa, ya));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogGpuFlops(general ? VPFlopsMapped(&q->grid) : VPFlopsLaplacian(&q->grid)));
   } else {
@@ -81,7 +105,7 @@ static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
       PetscCall(DMQBoxGetGeometry_Private(ctx->dm, &geo, NULL));
       PetscCall(VPMappedApply_CPU(&q->grid, &q->basis, geo, xa, ya, ctx->work));
     } else
-      PetscCall(VPLaplacianApply_CPU(&q->grid, &q->basis, xa, ya));
+      PetscCall(VPLaplacianApply_CPU(&q->grid, &q->basis, &ctx->w, xa, ya));
     PetscCall(PetscLogFlops(general ? VPFlopsMapped(&q->grid) : VPFlopsLaplacian(&q->grid)));
   }
   if (global) {
@@ -95,6 +119,26 @@ static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
+{
+  Mat_QBoxLaplacian *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &ctx));
+  if (DMQBoxIsGeneral_Private((DM_QBox *)ctx->dm->data) && ctx->w.stiff != 1.0) { /* mapped: the kernel applies K (no mass term there) */
+    Vec t = y;
+    if (z) PetscCall(DMGetGlobalVector(ctx->dm, &t));
+    PetscCall(MatQBoxApplyKernels(A, x, NULL, t));
+    PetscCall(VecScale(t, ctx->w.stiff));
+    if (z) {
+      PetscCall(VecWAXPY(y, 1.0, t, z));
+      PetscCall(DMRestoreGlobalVector(ctx->dm, &t));
+    }
+  } else PetscCall(MatQBoxApplyKernels(A, x, z, y));
+  PetscCall(MatQBoxAddShifts(ctx, x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatMult_QBoxLaplacian(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
@@ -102,23 +146,19 @@ static PetscErrorCode MatMult_QBoxLaplacian(Mat A, Vec x, Vec y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* MatResidual(): r = b - A x. On one rank with CUDA vectors, the Cartesian operator unchanged by MatScale() and the like
+/* MatResidual(): r = b - A x. On one rank with CUDA vectors, the Cartesian operator (any weights, no shift or diagonal)
    (-dm_qbox_fused_residual): the operator's kernel adds b itself (VPLaplacianResidual_CUDA()), one pass over x and b
    where MatMult() and VecAYPX() make two more over r and one more over b. Otherwise MatMult() and VecAYPX(), as PETSc. */
 static PetscErrorCode MatResidual_QBoxLaplacian(Mat A, Vec b, Vec x, Vec r)
 {
   Mat_QBoxLaplacian *ctx;
   DM_QBox           *q;
-  DM                 dm;
-  PetscScalar        scale, shift;
-  const char        *other;
   PetscBool          fused = PETSC_FALSE;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
   q = (DM_QBox *)ctx->dm->data;
-  PetscCall(MatQBoxLaplacianGetInfo_Private(A, &dm, &scale, &shift, &other));
-  if (dm && q->fusedres && !DMQBoxIsGeneral_Private(q) && scale == (PetscScalar)1.0 && shift == (PetscScalar)0.0 && !other && r != x && r != b) {
+  if (q->fusedres && !DMQBoxIsGeneral_Private(q) && ctx->shift == (PetscScalar)0.0 && !ctx->dshift && r != x && r != b) {
     PetscBool gx, gb;
     PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, x, &gx));
     PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, b, &gb));
@@ -139,7 +179,7 @@ static PetscErrorCode MatResidual_QBoxLaplacian(Mat A, Vec b, Vec x, Vec r)
     PetscCheck(PetscMemTypeDevice(mt), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MatResidual of the DMQBOX operator: b and x are CUDA vectors but r is not; use vectors of the DM");
     PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, NULL)); /* the operator kernel's constants */
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(VPLaplacianResidual_CUDA(&q->grid, (PetscBool)(q->precision == VP_PRECISION_SINGLE), q->deterministic, ba, xa, ra));
+    PetscCall(VPLaplacianResidual_CUDA(&q->grid, &ctx->w, (PetscBool)(q->precision == VP_PRECISION_SINGLE), q->deterministic, ba, xa, ra));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogGpuFlops(VPFlopsLaplacian(&q->grid) + (PetscLogDouble)A->rmap->n));
     PetscCall(VecRestoreArrayWriteAndMemType(r, &ra));
@@ -174,7 +214,7 @@ static PetscErrorCode MatGetDiagonal_QBoxLaplacian(Mat A, Vec d)
   } else if (PetscMemTypeDevice(mt)) {
     const PetscReal *d_lap;
     PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, &d_lap));
-    PetscCall(VPLaplacianDiagonal_CUDA(&q->grid, d_lap, da));
+    PetscCall(VPLaplacianDiagonal_CUDA(&q->grid, &ctx->w, d_lap, da));
     PetscCall(PetscLogGpuFlops(VPFlopsDiagonal(&q->grid)));
   } else if (DMQBoxIsGeneral_Private(q)) {
     const PetscReal *geo;
@@ -182,10 +222,13 @@ static PetscErrorCode MatGetDiagonal_QBoxLaplacian(Mat A, Vec d)
     PetscCall(VPMappedDiagonal_CPU(&q->grid, &q->basis, geo, da, ctx->work));
     PetscCall(PetscLogFlops(VPFlopsMappedDiagonal(&q->grid)));
   } else {
-    PetscCall(VPLaplacianDiagonal_CPU(&q->grid, &q->basis, da));
+    PetscCall(VPLaplacianDiagonal_CPU(&q->grid, &q->basis, &ctx->w, da));
     PetscCall(PetscLogFlops(VPFlopsDiagonal(&q->grid)));
   }
   PetscCall(DMQBoxGhostedRestore_Private(ctx->dm, &Y));
+  if (DMQBoxIsGeneral_Private(q) && ctx->w.stiff != 1.0) PetscCall(VecScale(d, ctx->w.stiff));
+  if (ctx->shift != (PetscScalar)0.0) PetscCall(VecShift(d, ctx->shift));
+  if (ctx->dshift) PetscCall(VecAXPY(d, 1.0, ctx->dshift));
   PetscCall(PetscLogEventEnd(VPATCH_LaplacianDiag, A, d, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -209,7 +252,10 @@ static PetscErrorCode MatView_QBoxLaplacian(Mat A, PetscViewer viewer)
   PetscCall(MatShellGetContext(A, &ctx));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (isascii) {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "matrix-free Q_k %s of a DMQBOX (sum factorization, Dirichlet rows identity)\n", DMQBoxIsGeneral_Private((DM_QBox *)ctx->dm->data) ? "operator -div(a grad u) on mapped cells" : "Laplacian"));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "matrix-free Q_k operator of a DMQBOX (sum factorization, Dirichlet rows (mass + stiffness) times the identity): %g M + %g K, K the %s\n", (double)ctx->w.mass, (double)ctx->w.stiff,
+                                     DMQBoxIsGeneral_Private((DM_QBox *)ctx->dm->data) ? "operator -div(a grad u) on mapped cells" : "Laplacian"));
+    if (ctx->shift != (PetscScalar)0.0) PetscCall(PetscViewerASCIIPrintf(viewer, "  plus %g I (MatShift())\n", (double)PetscRealPart(ctx->shift)));
+    if (ctx->dshift) PetscCall(PetscViewerASCIIPrintf(viewer, "  plus a diagonal (MatDiagonalSet())\n"));
     PetscCall(PetscViewerASCIIPushTab(viewer));
     PetscCall(DMView(ctx->dm, viewer));
     PetscCall(PetscViewerASCIIPopTab(viewer));
@@ -224,23 +270,26 @@ static PetscErrorCode MatDestroy_QBoxLaplacian(Mat A)
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
   PetscCall(MatDestroy(&ctx->aij));
+  PetscCall(VecDestroy(&ctx->dshift));
+  PetscCall(VecDestroy(&ctx->dwork));
   PetscCall(PetscFree(ctx->work));
   PetscCall(DMDestroy(&ctx->dm));
   PetscCall(PetscFree(ctx));
+  PetscCall(PetscObjectComposeFunction((PetscObject)A, "MatQBoxOperatorGetContext_C", NULL));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /*
-  MatQBoxLaplacianGetInfo_Private - Whether A is the matrix-free Laplacian L of a DMQBOX (on the discontinuous space: its
-  SIPG operator), and how MATSHELL has changed it
+  MatQBoxLaplacianGetInfo_Private - Whether A is a matrix-free operator of a DMQBOX (continuous: mass M + stiff K; on the
+  discontinuous space: its SIPG operator K), and its description: the one accessor PCVPATCH reads
 
   Output Parameters:
 + dm    - the DMQBOX of the operator, or NULL when A is not such an operator (the other outputs are then unset)
-. scale - A = scale L + shift I, as MATSHELL records MatScale() and MatShift()
-. shift - see scale
-- other - NULL, or the name of a further change that is neither a scale nor a shift
+. w     - A = w.mass M + w.stiff K + shift I (+ what other names)
+. shift - see w
+- other - NULL, or the name of a further change that the weights and the shift do not describe
 */
-PetscErrorCode MatQBoxLaplacianGetInfo_Private(Mat A, DM *dm, PetscScalar *scale, PetscScalar *shift, const char **other)
+PetscErrorCode MatQBoxLaplacianGetInfo_Private(Mat A, DM *dm, VPWeights *w, PetscScalar *shift, const char **other)
 {
   PetscBool          isshell;
   PetscErrorCodeFn  *mult = NULL;
@@ -248,23 +297,30 @@ PetscErrorCode MatQBoxLaplacianGetInfo_Private(Mat A, DM *dm, PetscScalar *scale
   Vec                dshift, left, right;
   Mat                axpy;
   IS                 zrows, zcols;
+  PetscScalar        scale;
 
   PetscFunctionBegin;
-  *dm    = NULL;
-  *scale = 1.0;
-  *shift = 0.0;
-  *other = NULL;
+  *dm      = NULL;
+  w->mass  = 0.0;
+  w->stiff = 1.0;
+  *shift   = 0.0;
+  *other   = NULL;
   PetscCall(MatIsShell(A, &isshell));
   if (!isshell) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatShellGetOperation(A, MATOP_MULT, &mult));
-  if (mult == (PetscErrorCodeFn *)MatMult_QBoxLaplacian) {
+  if (mult == (PetscErrorCodeFn *)MatMult_QBoxLaplacian) { /* the operator keeps its own description */
     PetscCall(MatShellGetContext(A, &ctx));
-    *dm = ctx->dm;
-  } else {
-    PetscCall(MatQBoxSIPGGetDM_Private(A, dm)); /* the discontinuous space's operator (src/mat/impls/sipg/) */
-    if (!*dm) PetscFunctionReturn(PETSC_SUCCESS);
+    *dm    = ctx->dm;
+    *w     = ctx->w;
+    *shift = ctx->shift;
+    if (ctx->dshift) *other = "a diagonal added by MatDiagonalSet()";
+    PetscFunctionReturn(PETSC_SUCCESS);
   }
-  PetscCall(MatShellGetScalingShifts(A, shift, scale, &dshift, &left, &right, &axpy, &zrows, &zcols));
+  PetscCall(MatQBoxSIPGGetDM_Private(A, dm)); /* the discontinuous space's operator (src/mat/impls/sipg/): MATSHELL records the changes */
+  if (!*dm) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatShellGetScalingShifts(A, shift, &scale, &dshift, &left, &right, &axpy, &zrows, &zcols));
+  w->stiff = PetscRealPart(scale);
+  if (PetscImaginaryPart(scale) != 0) *other = "a complex scale";
   if (dshift)
     *other = "a diagonal added by MatDiagonalSet()";
   else if (left || right)
@@ -276,27 +332,22 @@ PetscErrorCode MatQBoxLaplacianGetInfo_Private(Mat A, DM *dm, PetscScalar *scale
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The operator A (the Laplacian, scaled and shifted as MATSHELL records it) assembled as AIJ: made on first use and
-   again after A changed, for PETSc's methods that need matrix entries (MatSOR(), MatGetFactor(), PCREDUNDANT) */
+/* The operator A (its weights, shift and diagonal) assembled as AIJ: made on first use and again after A changed, for
+   PETSc's methods that need matrix entries (MatSOR(), MatGetFactor(), PCREDUNDANT) */
 static PetscErrorCode MatQBoxLaplacianGetAIJ(Mat A, const char caller[], Mat *B)
 {
   Mat_QBoxLaplacian *ctx;
-  DM                 dm;
-  PetscScalar        scale, shift;
-  const char        *other;
   PetscObjectState   state;
 
   PetscFunctionBegin;
-  PetscCall(MatQBoxLaplacianGetInfo_Private(A, &dm, &scale, &shift, &other));
-  PetscCheck(!other, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP, "%s on the matrix-free DMQBOX operator assembles it, but this operator was changed by %s, which is not reproduced: assemble it yourself (-dm_mat_type aij) instead", caller, other);
   PetscCall(MatShellGetContext(A, &ctx));
   PetscCall(PetscObjectStateGet((PetscObject)A, &state));
   if (!ctx->aij || ctx->aijstate != state) {
     PetscCall(PetscInfo(A, "%s on the matrix-free DMQBOX operator: assembling it as %s (the vertex-patch smoother, -mg_levels_pc_type vpatch, needs no assembled matrix)\n", caller, MATAIJ));
     PetscCall(MatDestroy(&ctx->aij));
-    PetscCall(DMQBoxAssembleLaplacian_Private(dm, MATAIJ, &ctx->aij));
-    if (scale != (PetscScalar)1.0) PetscCall(MatScale(ctx->aij, scale));
-    if (shift != (PetscScalar)0.0) PetscCall(MatShift(ctx->aij, shift));
+    PetscCall(DMQBoxAssembleLaplacian_Private(ctx->dm, MATAIJ, &ctx->w, &ctx->aij));
+    if (ctx->shift != (PetscScalar)0.0) PetscCall(MatShift(ctx->aij, ctx->shift));
+    if (ctx->dshift) PetscCall(MatDiagonalSet(ctx->aij, ctx->dshift, ADD_VALUES));
     ctx->aijstate = state;
   }
   *B = ctx->aij;
@@ -308,12 +359,13 @@ static PetscErrorCode MatQBoxLaplacianGetAIJ(Mat A, const char caller[], Mat *B)
 PetscErrorCode MatQBoxLaplacianGetAIJ_Private(Mat A, const char caller[], Mat *B)
 {
   DM          dm;
-  PetscScalar scale, shift;
+  VPWeights   w;
+  PetscScalar shift;
   const char *other;
 
   PetscFunctionBegin;
   *B = NULL;
-  PetscCall(MatQBoxLaplacianGetInfo_Private(A, &dm, &scale, &shift, &other));
+  PetscCall(MatQBoxLaplacianGetInfo_Private(A, &dm, &w, &shift, &other));
   if (dm && !((DM_QBox *)dm->data)->dg) PetscCall(MatQBoxLaplacianGetAIJ(A, caller, B));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -507,7 +559,166 @@ static PetscErrorCode MatProductNumeric_QBoxLaplacian_Galerkin(Mat A, Mat P, Mat
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DMQBoxCreateLaplacianShell_Private(DM dm, Mat *A)
+/* The context of X when X is a matrix-free operator of a DMQBOX's continuous space, else NULL */
+static PetscErrorCode MatQBoxOperatorContext(Mat X, Mat_QBoxLaplacian **ctx)
+{
+  PetscErrorCode (*f)(Mat, Mat_QBoxLaplacian **) = NULL;
+
+  PetscFunctionBegin;
+  *ctx = NULL;
+  PetscCall(PetscObjectQueryFunction((PetscObject)X, "MatQBoxOperatorGetContext_C", &f));
+  if (f) PetscCall((*f)(X, ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatQBoxOperatorGetContext(Mat X, Mat_QBoxLaplacian **ctx)
+{
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(X, ctx));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the operator X of a DMQBOX's continuous space on the same mesh as Y's, named in the error otherwise */
+static PetscErrorCode MatQBoxOperatorCompatible(Mat Y, Mat X, const char caller[], Mat_QBoxLaplacian **xctx)
+{
+  Mat_QBoxLaplacian *yctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(Y, &yctx));
+  PetscCall(MatQBoxOperatorContext(X, xctx));
+  PetscCheck(*xctx, PetscObjectComm((PetscObject)Y), PETSC_ERR_SUP,
+             "%s of the matrix-free DMQBOX operator with a matrix of type %s that is not a DMQBOX operator: the operator combines only with the operators of its DM (DMCreateMatrix(), DMCreateMassMatrix()); assemble both (-dm_mat_type aij) to "
+             "combine other matrices",
+             caller, ((PetscObject)X)->type_name);
+  PetscCheck((*xctx)->dm == yctx->dm, PetscObjectComm((PetscObject)Y), PETSC_ERR_ARG_INCOMP, "%s of two matrix-free DMQBOX operators of different DMs: use the operators of one DM (DMCreateMatrix(), DMCreateMassMatrix() of the same DM)", caller);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatQBoxOperatorSetDiagonal(Mat_QBoxLaplacian *ctx, Vec d, PetscScalar a)
+{
+  PetscFunctionBegin;
+  if (!d) {
+    PetscCall(VecDestroy(&ctx->dshift));
+    PetscCall(VecDestroy(&ctx->dwork));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (!ctx->dshift) {
+    PetscCall(VecDuplicate(d, &ctx->dshift));
+    PetscCall(VecDuplicate(d, &ctx->dwork));
+  }
+  PetscCall(VecAXPY(ctx->dshift, a, d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatScale_QBoxOperator(Mat Y, PetscScalar a)
+{
+  Mat_QBoxLaplacian *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(Y, &ctx));
+  PetscCheck(PetscImaginaryPart(a) == 0 && !PetscIsNanScalar(a), PetscObjectComm((PetscObject)Y), PETSC_ERR_ARG_OUTOFRANGE, "MatScale() of the matrix-free DMQBOX operator by %g: give a real number", (double)PetscRealPart(a));
+  ctx->w.mass *= PetscRealPart(a);
+  ctx->w.stiff *= PetscRealPart(a);
+  ctx->shift *= a;
+  if (ctx->dshift) PetscCall(VecScale(ctx->dshift, a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatShift_QBoxOperator(Mat Y, PetscScalar a)
+{
+  Mat_QBoxLaplacian *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(Y, &ctx));
+  ctx->shift += a;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDiagonalSet_QBoxOperator(Mat Y, Vec d, InsertMode mode)
+{
+  Mat_QBoxLaplacian *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(Y, &ctx));
+  PetscCheck(mode == ADD_VALUES, PetscObjectComm((PetscObject)Y), PETSC_ERR_SUP, "MatDiagonalSet() of the matrix-free DMQBOX operator adds to the diagonal (ADD_VALUES); to replace it, assemble the operator (-dm_mat_type aij)");
+  PetscCall(MatQBoxOperatorSetDiagonal(ctx, d, 1.0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* Y += a X for X an operator of the same DM: the descriptions add (the weights, the shift, the diagonal) */
+static PetscErrorCode MatAXPY_QBoxOperator(Mat Y, PetscScalar a, Mat X, MatStructure str)
+{
+  Mat_QBoxLaplacian *yctx, *xctx;
+
+  PetscFunctionBegin;
+  (void)str;
+  PetscCall(MatShellGetContext(Y, &yctx));
+  PetscCall(MatQBoxOperatorCompatible(Y, X, "MatAXPY()", &xctx));
+  PetscCheck(PetscImaginaryPart(a) == 0 && !PetscIsNanScalar(a), PetscObjectComm((PetscObject)Y), PETSC_ERR_ARG_OUTOFRANGE, "MatAXPY() of matrix-free DMQBOX operators with a = %g: give a real number", (double)PetscRealPart(a));
+  if (X == Y) {
+    PetscCall(MatScale_QBoxOperator(Y, 1.0 + a));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  yctx->w.mass += PetscRealPart(a) * xctx->w.mass;
+  yctx->w.stiff += PetscRealPart(a) * xctx->w.stiff;
+  yctx->shift += a * xctx->shift;
+  if (xctx->dshift) PetscCall(MatQBoxOperatorSetDiagonal(yctx, xctx->dshift, a));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatCopy(A, B): B takes A's description (MATSHELL has already given B A's operations) */
+static PetscErrorCode MatCopy_QBoxOperator(Mat A, Mat B, MatStructure str)
+{
+  Mat_QBoxLaplacian *actx, *bctx;
+
+  PetscFunctionBegin;
+  (void)str;
+  PetscCall(MatShellGetContext(A, &actx));
+  PetscCall(MatQBoxOperatorCompatible(A, B, "MatCopy()", &bctx));
+  if (bctx == actx) PetscFunctionReturn(PETSC_SUCCESS);
+  bctx->w     = actx->w;
+  bctx->shift = actx->shift;
+  PetscCall(MatQBoxOperatorSetDiagonal(bctx, NULL, 0.0));
+  if (actx->dshift) PetscCall(MatQBoxOperatorSetDiagonal(bctx, actx->dshift, 1.0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a new operator with its own description (a shared one would change with the other's MatAXPY()); the description is
+   the operator's values, so MAT_DO_NOT_COPY_VALUES gives the zero operator, as for an assembled matrix */
+static PetscErrorCode MatDuplicate_QBoxOperator(Mat A, MatDuplicateOption op, Mat *B)
+{
+  Mat_QBoxLaplacian *ctx;
+  const VPWeights    zero = {0.0, 0.0};
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &ctx));
+  PetscCall(DMQBoxCreateOperatorShell_Private(ctx->dm, op == MAT_DO_NOT_COPY_VALUES ? &zero : &ctx->w, B));
+  if (op != MAT_DO_NOT_COPY_VALUES) PetscCall(MatCopy(A, *B, SAME_NONZERO_PATTERN));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode MatDiagonalScale_QBoxOperator(Mat Y, Vec l, Vec r)
+{
+  PetscFunctionBegin;
+  (void)l;
+  (void)r;
+  SETERRQ(PetscObjectComm((PetscObject)Y), PETSC_ERR_SUP, "MatDiagonalScale() of the matrix-free DMQBOX operator is not supported: assemble the operator (-dm_mat_type aij), or scale the vectors instead");
+}
+
+static PetscErrorCode MatZeroRowsColumns_QBoxOperator(Mat Y, PetscInt n, const PetscInt rows[], PetscScalar diag, Vec x, Vec b)
+{
+  PetscFunctionBegin;
+  (void)n;
+  (void)rows;
+  (void)diag;
+  (void)x;
+  (void)b;
+  SETERRQ(PetscObjectComm((PetscObject)Y), PETSC_ERR_SUP, "MatZeroRows() or MatZeroRowsColumns() of the matrix-free DMQBOX operator is not supported: its Dirichlet rows are the box's boundary; assemble the operator (-dm_mat_type aij) for other rows");
+}
+
+/* the matrix-free operator w->mass M + w->stiff K of the DM (K: the Laplacian, or -div(a grad u) on a mapped box) */
+PetscErrorCode DMQBoxCreateOperatorShell_Private(DM dm, const VPWeights *w, Mat *A)
+
 {
   DM_QBox           *q = (DM_QBox *)dm->data;
   Mat_QBoxLaplacian *ctx;
@@ -515,8 +726,13 @@ PetscErrorCode DMQBoxCreateLaplacianShell_Private(DM dm, Mat *A)
   const PetscReal   *geo, *d_geo;
 
   PetscFunctionBegin;
+  PetscCheck(w->mass >= 0 && w->stiff >= 0 && !PetscIsInfOrNanReal(w->mass) && !PetscIsInfOrNanReal(w->stiff), PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE,
+             "DMQBOX operator mass M + stiffness K with weights %g and %g: both must be finite and >= 0", (double)w->mass, (double)w->stiff);
+  PetscCheck(w->mass == 0 || !DMQBoxIsGeneral_Private(q), PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP,
+             "DMQBOX: a mass term on a mapped box or with a coefficient is not implemented yet (the Cartesian box with a = 1 has it): drop the mapping and the coefficient, or assemble your own matrix");
   PetscCall(PetscNew(&ctx));
   ctx->dm = dm;
+  ctx->w  = *w;
   PetscCall(PetscObjectReference((PetscObject)dm));
   if (DMQBoxIsGeneral_Private(q)) { /* the geometric factors now, where the operator will run, so that a bad map or coefficient stops here */
     PetscBool cuda;
@@ -527,6 +743,17 @@ PetscErrorCode DMQBoxCreateLaplacianShell_Private(DM dm, Mat *A)
   }
   PetscCall(MatCreateShell(PetscObjectComm((PetscObject)dm), n, n, PETSC_DETERMINE, PETSC_DETERMINE, ctx, A));
   PetscCall(MatShellSetVecType(*A, dm->vectype));
+  PetscCall(MatShellSetManageScalingShifts(*A)); /* the operator keeps its own description (see the file's top) */
+  PetscCall(MatShellSetOperation(*A, MATOP_SCALE, (PetscErrorCodeFn *)MatScale_QBoxOperator));
+  PetscCall(MatShellSetOperation(*A, MATOP_SHIFT, (PetscErrorCodeFn *)MatShift_QBoxOperator));
+  PetscCall(MatShellSetOperation(*A, MATOP_AXPY, (PetscErrorCodeFn *)MatAXPY_QBoxOperator));
+  PetscCall(MatShellSetOperation(*A, MATOP_DIAGONAL_SET, (PetscErrorCodeFn *)MatDiagonalSet_QBoxOperator));
+  PetscCall(MatShellSetOperation(*A, MATOP_DIAGONAL_SCALE, (PetscErrorCodeFn *)MatDiagonalScale_QBoxOperator));
+  PetscCall(MatShellSetOperation(*A, MATOP_ZERO_ROWS, (PetscErrorCodeFn *)MatZeroRowsColumns_QBoxOperator));
+  PetscCall(MatShellSetOperation(*A, MATOP_ZERO_ROWS_COLUMNS, (PetscErrorCodeFn *)MatZeroRowsColumns_QBoxOperator));
+  PetscCall(MatShellSetOperation(*A, MATOP_COPY, (PetscErrorCodeFn *)MatCopy_QBoxOperator));
+  PetscCall(MatShellSetOperation(*A, MATOP_DUPLICATE, (PetscErrorCodeFn *)MatDuplicate_QBoxOperator));
+  PetscCall(PetscObjectComposeFunction((PetscObject)*A, "MatQBoxOperatorGetContext_C", MatQBoxOperatorGetContext));
   PetscCall(MatShellSetOperation(*A, MATOP_MULT, (PetscErrorCodeFn *)MatMult_QBoxLaplacian));
   PetscCall(MatShellSetOperation(*A, MATOP_MULT_TRANSPOSE, (PetscErrorCodeFn *)MatMult_QBoxLaplacian));
   PetscCall(MatShellSetOperation(*A, MATOP_MULT_ADD, (PetscErrorCodeFn *)MatMultAdd_QBoxLaplacian));

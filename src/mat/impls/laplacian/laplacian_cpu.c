@@ -5,8 +5,8 @@
   cell (M_h = h Mhat, K_h = Khat / h, both computed from Gauss quadrature, see basis1d.c):
     2D: A_K = M_y (x) K_x + K_y (x) M_x
     3D: A_K = M_z (x) M_y (x) K_x + M_z (x) K_y (x) M_x + K_z (x) M_y (x) M_x
-  i.e. O(k^{d+1}) work per cell. Dirichlet nodes are eliminated: their values are read as zero and
-  their rows are the identity.
+  i.e. O(k^{d+1}) work per cell. With weights (VPWeights: mass M + stiff K) the mass term rides in K_x. Dirichlet
+  nodes are eliminated: their values are read as zero and their rows are (mass + stiff) times the identity.
 */
 #include <petscvpatch/private/vpkernels.h>
 #include <petscvpatch/private/vpcontract.h>
@@ -14,15 +14,24 @@
 
 #define NMAX (VPATCH_MAX_N1D * VPATCH_MAX_N1D * VPATCH_MAX_N1D)
 
-/* 1D matrices of a cell of size h: Mh = h Mhat, Kh = Khat/h */
-static void ScaledMatrices(const VPGrid *g, const VPBasis1D *b, PetscReal Mh[3][VPATCH_MAX_N1D * VPATCH_MAX_N1D], PetscReal Kh[3][VPATCH_MAX_N1D * VPATCH_MAX_N1D])
+static const VPWeights VPLaplacianWeights = {0.0, 1.0};
+
+/* 1D matrices of a cell of size h: Mh = h Mhat, Kh = Khat/h, with the weights folded in (VPWeightsStiff1D()) */
+static void ScaledMatrices(const VPGrid *g, const VPBasis1D *b, const VPWeights *w, PetscReal Mh[3][VPATCH_MAX_N1D * VPATCH_MAX_N1D], PetscReal Kh[3][VPATCH_MAX_N1D * VPATCH_MAX_N1D])
 {
   PetscInt n = g->k + 1;
+  if (!w) w = &VPLaplacianWeights;
   for (PetscInt d = 0; d < g->dim; d++)
     for (PetscInt i = 0; i < n * n; i++) {
       Mh[d][i] = g->h[d] * b->M[i];
-      Kh[d][i] = b->K[i] / g->h[d];
+      Kh[d][i] = VPWeightsStiff1D(w, d, b->K[i] / g->h[d], Mh[d][i]);
     }
+}
+
+/* the value of the Dirichlet rows' identity */
+static inline PetscScalar DirichletScale(const VPWeights *w)
+{
+  return w ? w->mass + w->stiff : 1.0;
 }
 
 /* node coordinates p of node (i,j,l) of cell (cx,cy,cz) */
@@ -33,8 +42,8 @@ static inline void CellNode(const VPGrid *g, const PetscInt c[3], PetscInt ix, P
   p[2] = g->dim == 3 ? c[2] * g->k + iz : 0;
 }
 
-/* Owned Dirichlet rows: y = x (the local arrays hold the owned box inside the ghosted box) */
-static void BoundaryIdentity(const VPGrid *g, const PetscScalar *xl, PetscScalar *yl)
+/* Owned Dirichlet rows: y = s x, or s where xl is NULL (the local arrays hold the owned box inside the ghosted box) */
+static void BoundaryIdentity(const VPGrid *g, PetscScalar s, const PetscScalar *xl, PetscScalar *yl)
 {
   PetscInt zs = g->dim == 3 ? g->xs[2] : 0, zm = g->dim == 3 ? g->xm[2] : 1;
   for (PetscInt pz = zs; pz < zs + zm; pz++)
@@ -43,7 +52,7 @@ static void BoundaryIdentity(const VPGrid *g, const PetscScalar *xl, PetscScalar
         PetscInt p[3] = {px, py, pz};
         if (!VPGridIsBoundary(g, p)) continue;
         PetscInt idx = VPGridLocalIndex(g, p);
-        yl[idx]      = xl ? xl[idx] : 1.0;
+        yl[idx]      = xl ? s * xl[idx] : s;
       }
 }
 
@@ -69,7 +78,7 @@ static void CellScatterAdd(const VPGrid *g, const PetscInt c[3], const PetscScal
       }
 }
 
-PetscErrorCode VPLaplacianApply_CPU(const VPGrid *g, const VPBasis1D *b, const PetscScalar *xl, PetscScalar *yl)
+PetscErrorCode VPLaplacianApply_CPU(const VPGrid *g, const VPBasis1D *b, const VPWeights *w, const PetscScalar *xl, PetscScalar *yl)
 {
   PetscInt    n = g->k + 1, nz = g->dim == 3 ? n : 1, czm = g->dim == 3 ? g->cm[2] : 1;
   PetscInt    ext[3] = {n, n, nz};
@@ -77,7 +86,7 @@ PetscErrorCode VPLaplacianApply_CPU(const VPGrid *g, const VPBasis1D *b, const P
   PetscScalar u[NMAX], v[NMAX], a[NMAX], t1[NMAX], t2[NMAX], t3[NMAX];
 
   PetscFunctionBegin;
-  ScaledMatrices(g, b, Mh, Kh);
+  ScaledMatrices(g, b, w, Mh, Kh);
   for (PetscInt cz = 0; cz < czm; cz++)
     for (PetscInt cy = 0; cy < g->cm[1]; cy++)
       for (PetscInt cx = 0; cx < g->cm[0]; cx++) {
@@ -100,17 +109,17 @@ PetscErrorCode VPLaplacianApply_CPU(const VPGrid *g, const VPBasis1D *b, const P
         }
         CellScatterAdd(g, c, v, yl);
       }
-  BoundaryIdentity(g, xl, yl);
+  BoundaryIdentity(g, DirichletScale(w), xl, yl);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode VPLaplacianDiagonal_CPU(const VPGrid *g, const VPBasis1D *b, PetscScalar *dl)
+PetscErrorCode VPLaplacianDiagonal_CPU(const VPGrid *g, const VPBasis1D *b, const VPWeights *w, PetscScalar *dl)
 {
   PetscInt  n = g->k + 1, nz = g->dim == 3 ? n : 1, czm = g->dim == 3 ? g->cm[2] : 1;
   PetscReal Mh[3][VPATCH_MAX_N1D * VPATCH_MAX_N1D], Kh[3][VPATCH_MAX_N1D * VPATCH_MAX_N1D];
 
   PetscFunctionBegin;
-  ScaledMatrices(g, b, Mh, Kh);
+  ScaledMatrices(g, b, w, Mh, Kh);
   for (PetscInt cz = 0; cz < czm; cz++)
     for (PetscInt cy = 0; cy < g->cm[1]; cy++)
       for (PetscInt cx = 0; cx < g->cm[0]; cx++) {
@@ -129,17 +138,17 @@ PetscErrorCode VPLaplacianDiagonal_CPU(const VPGrid *g, const VPBasis1D *b, Pets
               if (!VPGridIsBoundary(g, p)) dl[VPGridLocalIndex(g, p)] += val;
             }
       }
-  BoundaryIdentity(g, NULL, dl);
+  BoundaryIdentity(g, DirichletScale(w), NULL, dl);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode VPLaplacianCellMatrix_CPU(const VPGrid *g, const VPBasis1D *b, PetscScalar *Ae)
+PetscErrorCode VPLaplacianCellMatrix_CPU(const VPGrid *g, const VPBasis1D *b, const VPWeights *w, PetscScalar *Ae)
 {
   PetscInt  n = g->k + 1, nz = g->dim == 3 ? n : 1, nd = n * n * nz;
   PetscReal Mh[3][VPATCH_MAX_N1D * VPATCH_MAX_N1D], Kh[3][VPATCH_MAX_N1D * VPATCH_MAX_N1D];
 
   PetscFunctionBegin;
-  ScaledMatrices(g, b, Mh, Kh);
+  ScaledMatrices(g, b, w, Mh, Kh);
   for (PetscInt iz = 0, r = 0; iz < nz; iz++)
     for (PetscInt iy = 0; iy < n; iy++)
       for (PetscInt ix = 0; ix < n; ix++, r++)
@@ -224,7 +233,7 @@ PetscErrorCode VPMappedApply_CPU(const VPGrid *g, const VPBasis1D *b, const Pets
         PetscCall(VPMappedCellApply_CPU(g->dim, b, geo + i * stride, work, work + nd, work + 2 * nd));
         CellScatterAdd(g, c, work + nd, yl);
       }
-  BoundaryIdentity(g, xl, yl);
+  BoundaryIdentity(g, 1.0, xl, yl);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -271,7 +280,7 @@ PetscErrorCode VPMappedDiagonal_CPU(const VPGrid *g, const VPBasis1D *b, const P
         }
         CellScatterAdd(g, c, d, dl);
       }
-  BoundaryIdentity(g, NULL, dl);
+  BoundaryIdentity(g, 1.0, NULL, dl);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

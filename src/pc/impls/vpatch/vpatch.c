@@ -29,7 +29,8 @@ typedef struct {
   PCVPatchType        type;       /* multiplicative (colored) or additive */
   PetscReal           damping;    /* additive: the correction is scaled by this (0: not set, 1/2^d) */
   PetscBool           kernelset;  /* -pc_vpatch_kernel or -pc_vpatch_patches_per_block given (GPU only: noted when the CPU path runs) */
-  PetscScalar         scale;      /* the preconditioning matrix is scale * (the DMQBOX Laplacian) */
+  PetscScalar         scale;      /* the preconditioning matrix is scale * (w.mass M + w.stiff K), scale = its mass + stiffness weights */
+  VPWeights           opw;        /* the operator's weights over scale (w.mass + w.stiff = 1): what the patch solves invert */
   Vec                 bs;         /* b / scale, when scale != 1 */
   PetscScalar        *work;       /* CPU path: one patch's work arrays (VPPatchWorkSize()) */
   Vec                 r;          /* Richardson: the residual, where the caller gives no work vector */
@@ -80,33 +81,35 @@ typedef struct {
   VPPatchLocal        plocal;     /* what the CPU kernel reads: pg, or pLU and ppiv */
 } PC_VPatch;
 
-/* The DMQBOX whose Laplacian L the preconditioning matrix is, and the scale s > 0 with Pmat = s L.
-   The matrix-free operator of a DMQBOX says so itself (MATSHELL records MatScale() and MatShift()); any other matrix
-   (assembled, or a user's MATSHELL on a DMQBOX) is compared with s L on a random vector. Whatever the patch solves
-   cannot represent is refused, never smoothed as if it were the Laplacian. */
-static PetscErrorCode PCVPatchGetOperator(PC pc, DM *dm, PetscScalar *scale)
+/* The DMQBOX of the preconditioning matrix and its weights: Pmat = w.mass M + w.stiff K (M the mass matrix, K the
+   Laplacian, on a mapped box -div(a grad u), on the discontinuous space the SIPG operator), both weights >= 0.
+   The matrix-free operator of a DMQBOX says so itself (it keeps its description, MatQBoxLaplacianGetInfo_Private()); any
+   other matrix (assembled, or a user's MATSHELL on a DMQBOX) is compared with w.mass M + w.stiff K on a random vector,
+   the weights fitted by least squares. Whatever the patch solves cannot represent is refused, never smoothed as if it
+   were something else. */
+static PetscErrorCode PCVPatchGetOperator(PC pc, DM *dm, VPWeights *w)
 {
   MPI_Comm    comm = PetscObjectComm((PetscObject)pc);
   Mat         A    = pc->pmat;
   DM          mdm = NULL, pdm = NULL;
-  PetscScalar s, t;
+  PetscScalar t;
   const char *other;
   PetscBool   isqbox = PETSC_FALSE;
 
   PetscFunctionBegin;
-  PetscCall(MatQBoxLaplacianGetInfo_Private(A, &mdm, &s, &t, &other));
+  PetscCall(MatQBoxLaplacianGetInfo_Private(A, &mdm, w, &t, &other));
   if (mdm) {
     PetscCheck(!other, comm, PETSC_ERR_SUP,
-               "PCVPATCH: the operator is the DMQBOX Laplacian changed by %s; the vertex-patch solves represent the Laplacian and its positive multiples (MatScale()) only: precondition that operator, or use another preconditioner (e.g. "
-               "-mg_levels_pc_type jacobi)",
+               "PCVPATCH: the operator is a DMQBOX operator changed by %s; the vertex-patch solves represent mass M + stiffness K with weights >= 0 (MatScale(), MatAXPY() of the DM's operators) only: precondition that operator, or use another "
+               "preconditioner (e.g. -mg_levels_pc_type jacobi)",
                other);
     PetscCheck(t == (PetscScalar)0.0, comm, PETSC_ERR_SUP,
-               "PCVPATCH: the operator is the DMQBOX Laplacian shifted by %g (MatShift()); the fast-diagonalization patch solves are exact for the Laplacian and its positive multiples (MatScale()) only, since the identity does not share the "
-               "eigenvectors of the 1D patch matrices: use another smoother (e.g. -mg_levels_pc_type jacobi) for a shifted operator",
+               "PCVPATCH: the operator is a DMQBOX operator shifted by %g (MatShift()); the fast-diagonalization patch solves are exact for mass M + stiffness K only, since the identity does not share the eigenvectors of the 1D patch matrices "
+               "(a reaction term is the mass matrix: MatAXPY() with DMCreateMassMatrix()'s, or DMQBoxSetOperatorWeights()); or use another smoother (e.g. -mg_levels_pc_type jacobi) for a shifted operator",
                (double)PetscRealPart(t));
-    PetscCheck(PetscRealPart(s) > 0 && PetscImaginaryPart(s) == 0, comm, PETSC_ERR_SUP, "PCVPATCH: the operator is the DMQBOX Laplacian scaled by %g (MatScale()); the vertex-patch smoother needs a positive scale", (double)PetscRealPart(s));
-    *dm    = mdm;
-    *scale = s;
+    PetscCheck(w->mass >= 0 && w->stiff >= 0 && w->mass + w->stiff > 0 && !PetscIsInfOrNanReal(w->mass + w->stiff), comm, PETSC_ERR_SUP,
+               "PCVPATCH: the operator is %g M + %g K (mass and stiffness of a DMQBOX); the vertex-patch smoother needs both weights >= 0 and not both 0 (MatScale() by a positive number)", (double)w->mass, (double)w->stiff);
+    *dm = mdm;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(PCGetDM(pc, &pdm));
@@ -118,22 +121,26 @@ static PetscErrorCode PCVPatchGetOperator(PC pc, DM *dm, PetscScalar *scale)
   PetscCheck(isqbox, comm, PETSC_ERR_ARG_WRONG, "PCVPATCH needs an operator with tensor-product structure: a matrix from DMCreateMatrix() of a %s, or a KSP with KSPSetDM() of a %s; this %s matrix has %s", DMQBOX, DMQBOX, ((PetscObject)A)->type_name,
              pdm ? "a DM of another type" : "no DM");
   {
-    Mat         L;
-    Vec         x, y, z;
+    DM_QBox    *q = (DM_QBox *)pdm->data;
+    Mat         L, M = NULL;
+    Vec         x, y, z, m;
     PetscRandom rnd;
-    PetscScalar yz, zz;
-    PetscReal   diff, nz;
-    PetscInt    m, n;
+    PetscScalar yz, zz, ym = 0, zm = 0, mm = 1;
+    PetscReal   diff, ny;
+    PetscInt    ml, nl;
+    VPWeights   stiff = {0.0, 1.0}, mass = {1.0, 0.0};
 
-    if (((DM_QBox *)pdm->data)->dg)
+    if (q->dg)
       PetscCall(DMQBoxCreateSIPGShell_Private(pdm, &L));
     else
-      PetscCall(DMQBoxCreateLaplacianShell_Private(pdm, &L));
-    PetscCall(MatGetLocalSize(A, &m, NULL));
-    PetscCall(MatGetLocalSize(L, &n, NULL));
-    PetscCheck(m == n, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVPATCH: the operator has %" PetscInt_FMT " local rows, but the Laplacian of the PC's DMQBOX has %" PetscInt_FMT ": the operator does not belong to this DM", m, n);
+      PetscCall(DMQBoxCreateOperatorShell_Private(pdm, &stiff, &L));
+    if (!q->dg && !DMQBoxIsGeneral_Private(q)) PetscCall(DMQBoxCreateOperatorShell_Private(pdm, &mass, &M)); /* the mass term: Cartesian, continuous */
+    PetscCall(MatGetLocalSize(A, &ml, NULL));
+    PetscCall(MatGetLocalSize(L, &nl, NULL));
+    PetscCheck(ml == nl, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVPATCH: the operator has %" PetscInt_FMT " local rows, but the operators of the PC's DMQBOX have %" PetscInt_FMT ": the operator does not belong to this DM", ml, nl);
     PetscCall(MatCreateVecs(L, &x, &z));
     PetscCall(VecDuplicate(z, &y));
+    PetscCall(VecDuplicate(z, &m));
     PetscCall(PetscRandomCreate(comm, &rnd));
     PetscCall(PetscRandomSetSeed(rnd, 0x5eed));
     PetscCall(PetscRandomSeed(rnd));
@@ -142,22 +149,41 @@ static PetscErrorCode PCVPatchGetOperator(PC pc, DM *dm, PetscScalar *scale)
     PetscCall(MatMult(L, x, z));
     PetscCall(VecDot(y, z, &yz));
     PetscCall(VecDot(z, z, &zz));
-    s = yz / zz;
-    PetscCall(VecNorm(z, NORM_2, &nz));
-    PetscCall(VecAXPY(y, -s, z));
+    if (M) { /* least squares: y ~ a m + s z */
+      PetscScalar det;
+      PetscCall(MatMult(M, x, m));
+      PetscCall(VecDot(y, m, &ym));
+      PetscCall(VecDot(z, m, &zm));
+      PetscCall(VecDot(m, m, &mm));
+      det      = zz * mm - zm * zm;
+      w->stiff = PetscRealPart((yz * mm - ym * zm) / det);
+      w->mass  = PetscRealPart((ym * zz - yz * zm) / det);
+    } else {
+      w->stiff = PetscRealPart(yz / zz);
+      w->mass  = 0.0;
+    }
+    PetscCall(VecNorm(y, NORM_2, &ny));
+    PetscCall(VecAXPY(y, -w->stiff, z));
+    if (M) PetscCall(VecAXPY(y, -w->mass, m));
     PetscCall(VecNorm(y, NORM_2, &diff));
     PetscCall(PetscRandomDestroy(&rnd));
     PetscCall(VecDestroy(&x));
     PetscCall(VecDestroy(&y));
     PetscCall(VecDestroy(&z));
+    PetscCall(VecDestroy(&m));
     PetscCall(MatDestroy(&L));
-    PetscCheck(PetscRealPart(s) > 0 && diff <= 1e-10 * PetscAbsScalar(s) * nz, comm, PETSC_ERR_ARG_WRONG,
-               "PCVPATCH: this %s operator is not the Laplacian of the DMQBOX up to a positive scale: on a random vector x, |A x - s L x| / |s L x| = %g with the best scale s = %g. The vertex-patch smoother solves the DMQBOX Laplacian: use its "
-               "matrix from DMCreateMatrix() (MatScale() at most), or another preconditioner",
-               ((PetscObject)A)->type_name, (double)(diff / (PetscAbsScalar(s) * nz)), (double)PetscRealPart(s));
+    PetscCall(MatDestroy(&M));
+    PetscCheck(diff <= 1e-10 * ny, comm, PETSC_ERR_ARG_WRONG,
+               "PCVPATCH: this %s operator is not %s of the DMQBOX: on a random vector x, |A x - (a M + s K) x| / |A x| = %g with the best fit a = %g, s = %g. The vertex-patch smoother solves the DMQBOX's operators: use the matrices of "
+               "DMCreateMatrix() and DMCreateMassMatrix() (MatScale(), MatAXPY()), or another preconditioner",
+               ((PetscObject)A)->type_name, M ? "mass M + stiffness K" : "its operator K up to a scale", (double)(diff / ny), (double)w->mass, (double)w->stiff);
+    PetscCheck(w->mass >= -1e-12 * w->stiff && w->stiff >= -1e-12 * w->mass && w->mass + w->stiff > 0, comm, PETSC_ERR_SUP,
+               "PCVPATCH: the operator is %g M + %g K (mass and stiffness of a DMQBOX); the vertex-patch smoother needs both weights >= 0 and not both 0", (double)w->mass, (double)w->stiff);
+    w->mass  = PetscMax(w->mass, 0.0);
+    w->stiff = PetscMax(w->stiff, 0.0);
+    if (PetscAbsReal(w->mass) <= 1e-12 * w->stiff) w->mass = 0.0; /* the fit's round-off: the Laplacian itself */
   }
-  *dm    = pdm;
-  *scale = s;
+  *dm = pdm;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -166,7 +192,7 @@ static PetscErrorCode PCVPatchGetOperator(PC pc, DM *dm, PetscScalar *scale)
    vectors to even and odd to odd: the eigenproblem is solved on the even subspace (dimension k) and on the odd one
    (k-1) apart, and S = [even eigenvectors | odd eigenvectors]. Any eigenvector order gives the same solve; this one
    lets the CUDA kernels apply S and S^T by even-odd decomposition (about half the multiply-adds, vpatch.cu) */
-static PetscErrorCode PCVPatchSetUpDirection(VPPatchOp *op, const VPBasis1D *b, PetscInt d, PetscReal h)
+static PetscErrorCode PCVPatchSetUpDirection(VPPatchOp *op, const VPBasis1D *b, const VPWeights *w, PetscInt d, PetscReal h)
 {
   PetscInt        k = b->k, n = k + 1, np = 2 * k + 1, ni = 2 * k - 1;
   PetscReal      *Mp = op->Mp[d], *Kp = op->Kp[d];
@@ -179,7 +205,7 @@ static PetscErrorCode PCVPatchSetUpDirection(VPPatchOp *op, const VPBasis1D *b, 
     for (PetscInt i = 0; i < n; i++)
       for (PetscInt j = 0; j < n; j++) {
         Mp[(c * k + i) * np + c * k + j] += h * b->M[i * n + j];
-        Kp[(c * k + i) * np + c * k + j] += b->K[i * n + j] / h;
+        Kp[(c * k + i) * np + c * k + j] += w ? VPWeightsStiff1D(w, d, b->K[i * n + j] / h, h * b->M[i * n + j]) : b->K[i * n + j] / h; /* the mass term rides in direction 0 */
       }
   /* orthonormal basis Q (columns): even e_a (a < k-1: (u_a + u_(ni-1-a)) / sqrt 2; a = k-1: the middle u_(k-1)), then
      odd o_a (a < k-1: (u_a - u_(ni-1-a)) / sqrt 2) */
@@ -549,8 +575,13 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
   PetscFunctionBegin;
   PetscCall(PCReset_VPatch(pc));
   PetscCall(PetscLogEventBegin(VPATCH_PatchSetUp, pc, 0, 0, 0));
-  PetscCall(PCVPatchGetOperator(pc, &dm, &jac->scale));
+  PetscCall(PCVPatchGetOperator(pc, &dm, &jac->opw));
+  jac->scale = jac->opw.mass + jac->opw.stiff;
+  jac->opw.mass /= PetscRealPart(jac->scale);
+  jac->opw.stiff /= PetscRealPart(jac->scale);
   q = (DM_QBox *)dm->data;
+  PetscCheck(jac->opw.mass == 0 || (!q->dg && !DMQBoxIsGeneral_Private(q)), PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+             "PCVPATCH: a mass term on the discontinuous space, a mapped box or with a coefficient is not implemented yet (the Cartesian continuous space has it)");
   for (PetscInt d = 0; d < q->dim; d++)
     PetscCheck(q->cells[d] >= 2, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP,
                "PCVPATCH needs interior vertices, i.e. at least 2 cells per direction, but this DMQBOX level has %" PetscInt_FMT " cell in direction %" PetscInt_FMT
@@ -605,7 +636,7 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
     jac->kernel = PC_VPATCH_KERNEL_GLOBAL;
   }
   /* the surrogate's local solves use the unit patch (its factors carry the geometry) */
-  for (PetscInt d = 0; d < q->dim; d++) PetscCall(PCVPatchSetUpDirection(&jac->op, &q->basis, d, jac->surrogate ? 1.0 : q->grid.h[d]));
+  for (PetscInt d = 0; d < q->dim; d++) PetscCall(PCVPatchSetUpDirection(&jac->op, &q->basis, jac->surrogate ? NULL : &jac->opw, d, jac->surrogate ? 1.0 : q->grid.h[d]));
   if (jac->local == PC_VPATCH_LOCAL_DENSE && !jac->surrogate) PetscCall(PCVPatchSetUpDense(jac));
   PetscCall(PetscMalloc1(VPPatchWorkSize(q->dim, q->degree), &jac->work));
   if (jac->surrogate) {
@@ -623,7 +654,7 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
     PetscCheck(!(jac->surrogate && jac->local == PC_VPATCH_LOCAL_CG) || jac->precision == VP_PRECISION_DOUBLE, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
                "PCVPATCH local solver cg on the GPU computes in double precision: use -pc_vpatch_precision double");
     /* the kernels take the reference matrices (h = 1) and scale them by the cell sizes (vpatch.cu) */
-    PetscCall(PCVPatchSetUpDirection(&hat, &q->basis, 0, 1.0));
+    PetscCall(PCVPatchSetUpDirection(&hat, &q->basis, NULL, 0, 1.0));
     PetscCall(VPPatchSetUp_CUDA(q->degree, q->basis.M, q->basis.K, hat.S[0], hat.lam[0]));
     if (jac->kernel == PC_VPATCH_KERNEL_SEPARATE) { /* at most prod_d (cm_d/2 + 1) patches of one color */
       size_t n = 1;
@@ -671,7 +702,7 @@ static PetscErrorCode PCVPatchBoundary(PC_VPatch *jac, Vec b, Vec x)
   PetscCall(VecGetArrayReadAndMemType(b, &ba, &mt));
   PetscCall(VecGetArrayAndMemType(x, &xa, NULL));
   if (PetscMemTypeDevice(mt))
-    PetscCall(VPOwnedBoundary_CUDA(g, ba, xa, PETSC_FALSE));
+    PetscCall(VPOwnedBoundary_CUDA(g, 1.0, ba, xa, PETSC_FALSE));
   else {
     for (PetscInt pz = g->xs[2]; pz < g->xs[2] + g->xm[2]; pz++)
       for (PetscInt py = g->xs[1]; py < g->xs[1] + g->xm[1]; py++)
@@ -719,7 +750,7 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
     PetscCall(VecGetArrayReadAndMemType(b, &ba, NULL));
     PetscCall(VecGetArrayAndMemType(x, &xw, NULL));
     PetscCall(PetscLogGpuTimeBegin());
-    for (PetscInt i = 0; i < nc; i++) PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, (PetscBool)(zero && i == 0), NULL, ba, xw, xw, jac->scratch));
+    for (PetscInt i = 0; i < nc; i++) PetscCall(VPPatchSmoothColor_CUDA(g, &jac->opw, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, (PetscBool)(zero && i == 0), NULL, ba, xw, xw, jac->scratch));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(VecRestoreArrayAndMemType(x, &xw));
     PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
@@ -743,7 +774,7 @@ static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBoo
         PetscCall(VecRestoreArrayReadAndMemType(jac->diagl, &dg));
       } else if (jac->cuda) {
         PetscCall(PetscLogGpuTimeBegin());
-        PetscCall(VPPatchSmoothColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, PETSC_FALSE, jac->d_pg, ba, xa, da, jac->scratch));
+        PetscCall(VPPatchSmoothColor_CUDA(g, &jac->opw, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, PETSC_FALSE, jac->d_pg, ba, xa, da, jac->scratch));
         PetscCall(PetscLogGpuTimeEnd());
       } else
         PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, &jac->plocal, PCVPatchColor(jac, nc, i, reverse), PETSC_FALSE, ba, NULL, da, jac->work)); /* mapped DMQBOX on the CPU */
@@ -781,7 +812,7 @@ static PetscErrorCode PCVPatchColorBox(PC_VPatch *jac, PetscMemType mt, PetscInt
   }
   if (PetscMemTypeDevice(mt)) {
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(VPPatchSmoothColor_CUDA(&g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, jac->kernel, jac->ppb, zero, NULL, ba, xa, xa, jac->scratch));
+    PetscCall(VPPatchSmoothColor_CUDA(&g, &jac->opw, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, jac->kernel, jac->ppb, zero, NULL, ba, xa, xa, jac->scratch));
     PetscCall(PetscLogGpuTimeEnd());
   } else
     PetscCall(VPPatchSmoothColor_CPU(&g, &jac->op, NULL, c, PETSC_FALSE, ba, xa, xa, jac->work));
@@ -1326,7 +1357,8 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
       PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: exact local solves (each patch's dense LU), each color's residual by MatMult\n"));
     else if (jac->local == PC_VPATCH_LOCAL_CG)
       PetscCall(PetscViewerASCIIPrintf(viewer, "Cartesian DMQBOX: local solver cg is the exact fast diagonalization here\n"));
-    if (jac->scale != (PetscScalar)1.0) PetscCall(PetscViewerASCIIPrintf(viewer, "operator: the DMQBOX operator scaled by %g\n", (double)PetscRealPart(jac->scale)));
+    if (jac->opw.mass != 0) PetscCall(PetscViewerASCIIPrintf(viewer, "operator: %g M + %g K (mass and stiffness; the patch solves are exact for both)\n", (double)(PetscRealPart(jac->scale) * jac->opw.mass), (double)(PetscRealPart(jac->scale) * jac->opw.stiff)));
+    else if (jac->scale != (PetscScalar)1.0) PetscCall(PetscViewerASCIIPrintf(viewer, "operator: the DMQBOX operator scaled by %g\n", (double)PetscRealPart(jac->scale)));
     if (!jac->cuda && jac->kernelset) PetscCall(PetscViewerASCIIPrintf(viewer, "-pc_vpatch_kernel and -pc_vpatch_patches_per_block have no effect on the CPU path\n"));
     if (jac->cuda) {
       PetscCall(PetscViewerASCIIPrintf(viewer, "%s precision arithmetic (-pc_vpatch_precision)\n", VPPrecisions[jac->precision]));

@@ -45,8 +45,8 @@ template <int K, int MAT, typename T> __device__ __forceinline__ T VPLapRow(cons
   return s;
 }
 
-/* The passes, with c_d = (prod_e h_e) / h_d^2, one thread per 1D line:
-     x pass:  B = Mhat_x u,  C = c_0 Khat_x u                      (B in place of u)
+/* The passes, with c_d = stiff (prod_e h_e) / h_d^2 and cm = mass prod_e h_e (VPWeights), one thread per 1D line:
+     x pass:  B = Mhat_x u,  C = c_0 Khat_x u + cm B               (B in place of u)
      y pass:  D = Mhat_y C + c_1 Khat_y B,  E = Mhat_y B           (in place: each thread reads its lines first)
      z pass:  A u = Mhat_z D + c_2 Khat_z E, added to y (atomics, or plain adds for one color)
    2D: the y pass gives A u = Mhat_y C + c_1 Khat_y B. Dirichlet nodes: x is read as zero there and their rows are
@@ -61,7 +61,7 @@ template <int K, typename T> struct VPLapShape {
 };
 
 /* 2D: y += A x on the cells of cset, NB cells per block, the cells' values gathered into shared memory */
-template <int K, typename T> __global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, VPCellSet cset, int ncells, bool atomic, T c0, T c1, const PetscScalar *__restrict__ bres, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+template <int K, typename T> __global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, VPCellSet cset, int ncells, bool atomic, T c0, T c1, T cm, const PetscScalar *__restrict__ bres, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
   using S               = VPLapShape<K, T>;
   constexpr int       N = S::N, R = S::R, NT = S::NT, NB = S::NB, LINES = S::LINES;
@@ -97,8 +97,9 @@ template <int K, typename T> __global__ void __launch_bounds__(512) VPLapApplyKe
     for (int j = 0; j < N; j++) v[j] = A[o + j];
 #pragma unroll
     for (int i = 0; i < N; i++) {
-      A[o + i] = VPLapRow<K, 0>(v, i);
-      C[o + i] = c0 * VPLapRow<K, 1>(v, i);
+      const T m = VPLapRow<K, 0>(v, i);
+      A[o + i]  = m;
+      C[o + i]  = c0 * VPLapRow<K, 1>(v, i) + cm * m;
     }
   }
   __syncthreads();
@@ -185,7 +186,7 @@ template <int K, int B, bool HASW, typename T, typename ST> __device__ __forcein
 template <int K, typename T> struct VPLapBoxMinBlocks { /* laplacian_tuning.cuh */
   static constexpr int value = VPTuneLapBoxMinBlocks(K, (int)sizeof(T));
 };
-template <int K, typename T> __device__ __forceinline__ void VPLapBoxBody(VPGrid g, VPBoxSet bset, bool atomic, T c0, T c1, T c2, const PetscScalar *__restrict__ bres, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+template <int K, typename T> __device__ __forceinline__ void VPLapBoxBody(VPGrid g, VPBoxSet bset, bool atomic, T c0, T c1, T c2, T cm, const PetscScalar *__restrict__ bres, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
   using S                = VPLapBoxShape<K, T>;
   constexpr int       EX = S::EX, EY = S::EY, EZ = S::EZ, R = S::R, P = S::P;
@@ -211,12 +212,12 @@ template <int K, typename T> __device__ __forceinline__ void VPLapBoxBody(VPGrid
     return ez * P + ey * R + ex;
   });
   __syncthreads();
-  for (int t = threadIdx.x; t < EY * EZ; t += blockDim.x) { /* x pass: B = Mhat_x u (into A), C = c0 Khat_x u */
+  for (int t = threadIdx.x; t < EY * EZ; t += blockDim.x) { /* x pass: B = Mhat_x u (into A), C = c0 Khat_x u + cm Mhat_x u */
     const int ey = t % EY, ez = t / EY, o = ez * P + ey * R;
     if (ey <= ny && ez <= nz)
       VPLapBoxLine<K, S::BX, false>(A, A, o, 1, info[0], c0, [&](int i, T r1, T r2) {
         A[o + i] = r1;
-        C[o + i] = r2;
+        C[o + i] = r2 + cm * r1;
       });
   }
   __syncthreads();
@@ -250,18 +251,18 @@ template <int K, typename T> __device__ __forceinline__ void VPLapBoxBody(VPGrid
   }
 }
 /* the kernel with the launch bound, or with the blocks per SM of VPLapBoxMinBlocks */
-template <int K, typename T> __global__ void __launch_bounds__(512) VPLapBoxKernel(VPGrid g, VPBoxSet bset, bool atomic, T c0, T c1, T c2, const PetscScalar *__restrict__ bres, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+template <int K, typename T> __global__ void __launch_bounds__(512) VPLapBoxKernel(VPGrid g, VPBoxSet bset, bool atomic, T c0, T c1, T c2, T cm, const PetscScalar *__restrict__ bres, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
-  VPLapBoxBody<K, T>(g, bset, atomic, c0, c1, c2, bres, x, y);
+  VPLapBoxBody<K, T>(g, bset, atomic, c0, c1, c2, cm, bres, x, y);
 }
 template <int K, typename T>
 __global__ void __launch_bounds__(VPLapBoxShape<K, T>::THREADS, VPLapBoxMinBlocks<K, T>::value)
-    VPLapBoxKernelMinB(VPGrid g, VPBoxSet bset, bool atomic, T c0, T c1, T c2, const PetscScalar *__restrict__ bres, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+    VPLapBoxKernelMinB(VPGrid g, VPBoxSet bset, bool atomic, T c0, T c1, T c2, T cm, const PetscScalar *__restrict__ bres, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
-  VPLapBoxBody<K, T>(g, bset, atomic, c0, c1, c2, bres, x, y);
+  VPLapBoxBody<K, T>(g, bset, atomic, c0, c1, c2, cm, bres, x, y);
 }
 
-template <int DIM, int K> __global__ void VPLapDiagKernel(VPGrid g, const PetscReal *__restrict__ d_mats, PetscScalar *__restrict__ y)
+template <int DIM, int K> __global__ void VPLapDiagKernel(VPGrid g, VPWeights w, const PetscReal *__restrict__ d_mats, PetscScalar *__restrict__ y)
 {
   constexpr int    N = K + 1, NZ = DIM == 3 ? N : 1, NT = N * N * NZ;
   const int        cell = blockIdx.x;
@@ -271,8 +272,8 @@ template <int DIM, int K> __global__ void VPLapDiagKernel(VPGrid g, const PetscR
     const int ix = e % N, iy = (e / N) % N, iz = e / (N * N);
     const int px = cx * K + ix, py = cy * K + iy, pz = DIM == 3 ? cz * K + iz : 0;
     if (VPDIsBoundary(g, px, py, pz)) continue;
-    PetscReal v = M1[iy * N + iy] * K0[ix * N + ix] + K1[iy * N + iy] * M0[ix * N + ix];
-    if (DIM == 3) v = M2[iz * N + iz] * v + K2[iz * N + iz] * M1[iy * N + iy] * M0[ix * N + ix];
+    PetscReal v = M1[iy * N + iy] * (w.stiff * K0[ix * N + ix] + w.mass * M0[ix * N + ix]) + w.stiff * K1[iy * N + iy] * M0[ix * N + ix];
+    if (DIM == 3) v = M2[iz * N + iz] * v + w.stiff * K2[iz * N + iz] * M1[iy * N + iy] * M0[ix * N + ix];
     atomicAdd(&y[VPDLocalIndex(g, px, py, pz)], v);
   }
 }
@@ -283,14 +284,15 @@ static inline int VPCells(const VPGrid *g)
 }
 
 template <int DIM, int K, typename T> struct VPLapApply {
-  static PetscErrorCode run(const VPGrid *g, PetscBool deterministic, const PetscScalar *bres, const PetscScalar *x, PetscScalar *y)
+  static PetscErrorCode run(const VPGrid *g, const VPWeights *w, PetscBool deterministic, const PetscScalar *bres, const PetscScalar *x, PetscScalar *y)
   {
     cudaStream_t stream;
-    PetscReal    vol = 1, c[3] = {0, 0, 0};
+    PetscReal    vol = 1, c[3] = {0, 0, 0}, cm;
     PetscFunctionBegin;
     PetscCall(VPGetStream(&stream));
     for (int d = 0; d < DIM; d++) vol *= g->h[d];
-    for (int d = 0; d < DIM; d++) c[d] = vol / (g->h[d] * g->h[d]);
+    for (int d = 0; d < DIM; d++) c[d] = w->stiff * vol / (g->h[d] * g->h[d]);
+    cm = w->mass * vol;
     if constexpr (DIM == 3) { /* boxes of cells (VPLapBoxKernel) */
       using SB        = VPLapBoxShape<K, T>;
       const int nb[3] = {((int)g->cm[0] + SB::BX - 1) / SB::BX, ((int)g->cm[1] + SB::BY - 1) / SB::BY, ((int)g->cm[2] + SB::BZ - 1) / SB::BZ};
@@ -307,9 +309,9 @@ template <int DIM, int K, typename T> struct VPLapApply {
         const int nbox = n[0] * n[1] * n[2];
         if (!nbox) continue;
         if constexpr (VPLapBoxMinBlocks<K, T>::value > 1)
-          VPLapBoxKernelMinB<K, T><<<nbox, SB::THREADS, 0, stream>>>(*g, bset, deterministic ? false : true, (T)c[0], (T)c[1], (T)c[2], bres, x, y);
+          VPLapBoxKernelMinB<K, T><<<nbox, SB::THREADS, 0, stream>>>(*g, bset, deterministic ? false : true, (T)c[0], (T)c[1], (T)c[2], (T)cm, bres, x, y);
         else
-          VPLapBoxKernel<K, T><<<nbox, SB::THREADS, 0, stream>>>(*g, bset, deterministic ? false : true, (T)c[0], (T)c[1], (T)c[2], bres, x, y);
+          VPLapBoxKernel<K, T><<<nbox, SB::THREADS, 0, stream>>>(*g, bset, deterministic ? false : true, (T)c[0], (T)c[1], (T)c[2], (T)cm, bres, x, y);
         PetscCallCUDA(cudaGetLastError());
       }
     } else
@@ -328,7 +330,7 @@ template <int DIM, int K, typename T> struct VPLapApply {
         cset.n1      = n[1];
         const int nc = n[0] * n[1] * n[2];
         if (!nc) continue;
-        VPLapApplyKernel<K, T><<<(nc + VPLapShape<K, T>::NB - 1) / VPLapShape<K, T>::NB, VPLapShape<K, T>::THREADS, 0, stream>>>(*g, cset, nc, deterministic ? false : true, (T)c[0], (T)c[1], bres, x, y);
+        VPLapApplyKernel<K, T><<<(nc + VPLapShape<K, T>::NB - 1) / VPLapShape<K, T>::NB, VPLapShape<K, T>::THREADS, 0, stream>>>(*g, cset, nc, deterministic ? false : true, (T)c[0], (T)c[1], (T)cm, bres, x, y);
         PetscCallCUDA(cudaGetLastError());
       }
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -336,14 +338,14 @@ template <int DIM, int K, typename T> struct VPLapApply {
 };
 
 template <int DIM, int K> struct VPLapDiag {
-  static PetscErrorCode run(const VPGrid *g, const PetscReal *d_mats, PetscScalar *y)
+  static PetscErrorCode run(const VPGrid *g, const VPWeights *w, const PetscReal *d_mats, PetscScalar *y)
   {
     constexpr int N = K + 1, NT = N * N * (DIM == 3 ? N : 1);
     cudaStream_t  stream;
     PetscFunctionBegin;
     PetscCall(VPGetStream(&stream));
     if (VPCells(g)) {
-      VPLapDiagKernel<DIM, K><<<VPCells(g), VPThreads(NT), 0, stream>>>(*g, d_mats, y);
+      VPLapDiagKernel<DIM, K><<<VPCells(g), VPThreads(NT), 0, stream>>>(*g, *w, d_mats, y);
       PetscCallCUDA(cudaGetLastError());
     }
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -367,33 +369,38 @@ PetscErrorCode VPLaplacianSetUp_CUDA(PetscInt k, const PetscReal *Mhat, const Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *g, PetscBool single, PetscBool deterministic, const PetscScalar *xl, PetscScalar *yl)
+static const VPWeights VPLaplacianWeights = {0.0, 1.0};
+
+PetscErrorCode VPLaplacianApply_CUDA(const VPGrid *g, const VPWeights *w, PetscBool single, PetscBool deterministic, const PetscScalar *xl, PetscScalar *yl)
 {
   PetscFunctionBegin;
   if (VPGridEmpty(g)) PetscFunctionReturn(PETSC_SUCCESS);
-  VP_DISPATCH_PRECISION(VPLapApply, single, g->dim, g->k, g, deterministic, (const PetscScalar *)NULL, xl, yl);
-  PetscCall(VPOwnedBoundary_CUDA(g, xl, yl, PETSC_TRUE));
+  if (!w) w = &VPLaplacianWeights;
+  VP_DISPATCH_PRECISION(VPLapApply, single, g->dim, g->k, g, w, deterministic, (const PetscScalar *)NULL, xl, yl);
+  PetscCall(VPOwnedBoundary_CUDA(g, w->mass + w->stiff, xl, yl, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* r = b - A x in one pass over x and b (MatResidual()), on a rank whose ghosted box is its owned box (one rank): r is
    zeroed, each box (2D: cell) adds b - (its part of A x) at the nodes it owns (those not on its upper faces; the upper
    faces of the last box are Dirichlet) and -(its part) elsewhere; the Dirichlet rows get b - x */
-PetscErrorCode VPLaplacianResidual_CUDA(const VPGrid *g, PetscBool single, PetscBool deterministic, const PetscScalar *b, const PetscScalar *x, PetscScalar *r)
+PetscErrorCode VPLaplacianResidual_CUDA(const VPGrid *g, const VPWeights *w, PetscBool single, PetscBool deterministic, const PetscScalar *b, const PetscScalar *x, PetscScalar *r)
 {
   PetscFunctionBegin;
   if (VPGridEmpty(g)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!w) w = &VPLaplacianWeights;
   PetscCall(VPZero_CUDA(r, (size_t)g->xm[0] * g->xm[1] * g->xm[2]));
-  VP_DISPATCH_PRECISION(VPLapApply, single, g->dim, g->k, g, deterministic, b, x, r);
-  PetscCall(VPOwnedBoundaryResidual_CUDA(g, b, x, r));
+  VP_DISPATCH_PRECISION(VPLapApply, single, g->dim, g->k, g, w, deterministic, b, x, r);
+  PetscCall(VPOwnedBoundaryResidual_CUDA(g, w->mass + w->stiff, b, x, r));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode VPLaplacianDiagonal_CUDA(const VPGrid *g, const PetscReal *d_mats, PetscScalar *dl)
+PetscErrorCode VPLaplacianDiagonal_CUDA(const VPGrid *g, const VPWeights *w, const PetscReal *d_mats, PetscScalar *dl)
 {
   PetscFunctionBegin;
   if (VPGridEmpty(g)) PetscFunctionReturn(PETSC_SUCCESS);
-  VP_DISPATCH(VPLapDiag, g->dim, g->k, g, d_mats, dl);
-  PetscCall(VPOwnedBoundary_CUDA(g, NULL, dl, PETSC_TRUE));
+  if (!w) w = &VPLaplacianWeights;
+  VP_DISPATCH(VPLapDiag, g->dim, g->k, g, w, d_mats, dl);
+  PetscCall(VPOwnedBoundary_CUDA(g, w->mass + w->stiff, NULL, dl, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

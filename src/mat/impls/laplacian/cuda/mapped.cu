@@ -464,7 +464,7 @@ PetscErrorCode VPMappedApply_CUDA(const VPGrid *g, PetscBool single, const VPGeo
   PetscCheck((double)g->cm[0] * g->cm[1] * g->cm[2] < 2147483647.0, PETSC_COMM_SELF, PETSC_ERR_SUP, "The CUDA mapped operator numbers the owned cells of a process in int: use more processes");
   PetscCheck(!p || g->dim == 3, PETSC_COMM_SELF, PETSC_ERR_SUP, "The factors computed on the fly are built in 3D only");
   VP_DISPATCH_PRECISION(VPMapApply, single, g->dim, g->k, g, p, d_geo, xl, yl);
-  PetscCall(VPOwnedBoundary_CUDA(g, xl, yl, PETSC_TRUE));
+  PetscCall(VPOwnedBoundary_CUDA(g, 1.0, xl, yl, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -473,7 +473,7 @@ PetscErrorCode VPMappedDiagonal_CUDA(const VPGrid *g, const PetscReal *d_geo, Pe
   PetscFunctionBegin;
   if (VPGridEmpty(g)) PetscFunctionReturn(PETSC_SUCCESS);
   VP_DISPATCH(VPMapDiag, g->dim, g->k, g, d_geo, dl);
-  PetscCall(VPOwnedBoundary_CUDA(g, NULL, dl, PETSC_TRUE));
+  PetscCall(VPOwnedBoundary_CUDA(g, 1.0, NULL, dl, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

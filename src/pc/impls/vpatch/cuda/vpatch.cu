@@ -57,8 +57,9 @@
     the two passes on a tensor, so a (half-)warp that straddles two patches in the other pass can conflict.
 
   Residual passes (3D): P = Mhat_y G, Q = Khat_y G (interior y rows); W1 = Mhat_z P, W2 = c1 Mhat_z Q + c2 Khat_z P
-  (interior z rows); r = b - (c0 Khat_x W1 + Mhat_x W2) (interior x rows). 2D: P, Q as above, then
-  r = b - (c0 Khat_x P + c1 Mhat_x Q).
+  + cm W1 (interior z rows); r = b - (c0 Khat_x W1 + Mhat_x W2) (interior x rows). 2D: P, Q as above, then
+  r = b - (c0 Khat_x P + Mhat_x (c1 Q + cm P)). With the weights of the operator (VPWeights: mass M + stiff K) the c_d
+  carry stiff and cm = mass prod_e h_e; since S^T Mhat S = I, the mass term adds cm to every eigenvalue of the solve.
 */
 #include <petscvpatch/private/vpcuda.cuh>
 #include "vpatch_tuning.cuh"
@@ -579,9 +580,9 @@ enum {
 /* pg, alo, anv: the per-vertex surrogate factors (mode global on a mapped DMQBOX, else NULL) and this rank's vertex box
    (VPPatchVertexBox()) that indexes them */
 #define VP_PATCH_ARGS_DECL                                                                                                                                                                                                                               \
-  VPGrid g, T c0, T c1, T c2, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *d, PetscScalar *__restrict__ scratch, const int nbarg, const PetscReal *__restrict__ pg, \
+  VPGrid g, T c0, T c1, T c2, T cm, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *d, PetscScalar *__restrict__ scratch, const int nbarg, const PetscReal *__restrict__ pg, \
       int alo0, int alo1, int alo2, int anv0, int anv1, int xzero
-#define VP_PATCH_ARGS g, c0, c1, c2, npatch, vlo0, vlo1, vlo2, nv0, nv1, b, x, d, scratch, nbarg, pg, alo0, alo1, alo2, anv0, anv1, xzero
+#define VP_PATCH_ARGS g, c0, c1, c2, cm, npatch, vlo0, vlo1, vlo2, nv0, nv1, b, x, d, scratch, nbarg, pg, alo0, alo1, alo2, anv0, anv1, xzero
 
 /* v = the line along DIR (0: x, 1: y) of a patch box from x, at the other two box coordinates (e0, e1) = (y, z) or
    (x, z): zero on the box's Dirichlet faces (f: VPDBoxFlags(); f < 0: no patch), and with the reduced residual (BND) an
@@ -719,7 +720,10 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
         H::template rows<0, SR>(v, [&](int i, T s) { W2[w + i * WL::template stride<2>()] = c1 * s; });
 #pragma unroll
         for (int j = 0; j < NP; j++) v[j] = X1a[o + j * PQ::template stride<2>()];
-        H::template rows<0, SR>(v, [&](int i, T s) { W1[w + i * WL::template stride<2>()] = s; });
+        H::template rows<0, SR>(v, [&](int i, T s) {
+          W1[w + i * WL::template stride<2>()] = s;
+          W2[w + i * WL::template stride<2>()] += cm * s; /* the mass term */
+        });
         H::template rows<1, SR>(v, [&](int i, T s) { W2[w + i * WL::template stride<2>()] += c2 * s; });
       });
       __syncthreads();
@@ -787,9 +791,14 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
 #pragma unroll
       for (int j = 0; j < NP; j++) w[j] = V1[v + j];
       H::template rows<1, SR>(w, [&](int i, T s) { r[i] -= a * s; });
+      if constexpr (DIM == 2) { /* Mhat_x (c1 Q + cm P): the mass term */
 #pragma unroll
-      for (int j = 0; j < NP; j++) w[j] = V2[v + j];
-      H::template rows<0, SR>(w, [&](int i, T s) { r[i] -= bb * s; });
+        for (int j = 0; j < NP; j++) w[j] = bb * V2[v + j] + cm * w[j];
+      } else {
+#pragma unroll
+        for (int j = 0; j < NP; j++) w[j] = V2[v + j];
+      }
+      H::template rows<0, SR>(w, [&](int i, T s) { r[i] -= s; });
     }
     if constexpr (MODE == VP_MODE_RESIDUAL) {
 #pragma unroll
@@ -833,7 +842,7 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
         q2                  = (T)gp[2];
       }
     }
-    const T base = q0 * lam[a0] + (DIM == 3 ? q2 * lam[a1] : (T)0);
+    const T base = cm + q0 * lam[a0] + (DIM == 3 ? q2 * lam[a1] : (T)0);
 #pragma unroll
     for (int j = 0; j < NI; j++) v[j] = Y[o + j * LI::template stride<1>()];
     H::template shat<true>(v, u);
@@ -876,7 +885,7 @@ template <int DIM, int K, int MODE, typename T, class BK> __global__ void __maxn
 }
 
 template <int DIM, int K, int MODE, typename T, class BK>
-static PetscErrorCode VPPatchLaunchBlock(const VPGrid *g, const T c[3], int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int NB, int thr, size_t shmem,
+static PetscErrorCode VPPatchLaunchBlock(const VPGrid *g, const T c[4], int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int NB, int thr, size_t shmem,
                                          cudaStream_t stream, int xzero, const PetscReal *pg)
 {
   PetscInt alo[3], anv[3];
@@ -886,25 +895,26 @@ static PetscErrorCode VPPatchLaunchBlock(const VPGrid *g, const T c[3], int npat
   if constexpr (VPPatchRegs<DIM, K, T>::value == 0) {
     PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernel<DIM, K, MODE, T, BK>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
     VPPatchKernel<DIM, K, MODE, T, BK>
-        <<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], xzero);
+        <<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], c[3], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], xzero);
   } else {
     PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernelCapped<DIM, K, MODE, T, BK>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
     VPPatchKernelCapped<DIM, K, MODE, T, BK>
-        <<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], xzero);
+        <<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], c[3], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], xzero);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 template <int DIM, int K, int MODE, typename T>
-static PetscErrorCode VPPatchLaunch(const VPGrid *g, int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int ppb, cudaStream_t stream, int xzero = 0,
+static PetscErrorCode VPPatchLaunch(const VPGrid *g, const VPWeights *w, int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int ppb, cudaStream_t stream, int xzero = 0,
                                     const PetscReal *pg = NULL)
 {
   using S            = VPPatchShape<DIM, K, T>;
   const int    NB    = ppb > 0 ? ppb : S::NB;
   const size_t shmem = S::smem(NB);
   const double hprod = g->h[0] * g->h[1] * (DIM == 3 ? g->h[2] : 1.0);
-  const T      c[3]  = {(T)(hprod / (g->h[0] * g->h[0])), (T)(hprod / (g->h[1] * g->h[1])), (T)(DIM == 3 ? hprod / (g->h[2] * g->h[2]) : 0.0)};
+  const double st    = w ? w->stiff : 1.0, ms = w ? w->mass : 0.0;
+  const T      c[4]  = {(T)(st * hprod / (g->h[0] * g->h[0])), (T)(st * hprod / (g->h[1] * g->h[1])), (T)(DIM == 3 ? st * hprod / (g->h[2] * g->h[2]) : 0.0), (T)(ms * hprod)};
   const int    thr   = S::threads(NB);
   int          dev, maxshmem;
 
@@ -924,7 +934,7 @@ static PetscErrorCode VPPatchLaunch(const VPGrid *g, int npatch, const int vlo[3
 }
 
 template <int DIM, int K, typename T> struct VPPatchSmooth {
-  static PetscErrorCode run(const VPGrid *g, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *pg, const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch)
+  static PetscErrorCode run(const VPGrid *g, const VPWeights *w, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *pg, const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch)
   {
     int          vlo[3], nv[3];
     cudaStream_t stream;
@@ -934,12 +944,12 @@ template <int DIM, int K, typename T> struct VPPatchSmooth {
     PetscCall(VPGetStream(&stream));
     const int npatch = nv[0] * nv[1] * nv[2];
     if (variant == PC_VPATCH_KERNEL_FUSED)
-      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_FUSED, T>(g, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream, (int)xzero)));
+      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_FUSED, T>(g, w, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream, (int)xzero)));
     else if (variant == PC_VPATCH_KERNEL_SEPARATE) {
-      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_RESIDUAL, T>(g, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
-      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_SCRATCH, T>(g, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
+      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_RESIDUAL, T>(g, w, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
+      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_SCRATCH, T>(g, w, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
     } else
-      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_GLOBAL, T>(g, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream, 0, pg)));
+      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_GLOBAL, T>(g, w, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream, 0, pg)));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 };
@@ -951,13 +961,14 @@ PetscBool VPPatchZeroFirst_CUDA(PetscInt dim, PetscInt k, PetscBool single)
   return (PetscBool)VPPatchSkipsZero((int)dim, (int)k, single ? 4 : 8);
 }
 
-PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *d_pg, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl,
+PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, const VPWeights *w, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *d_pg, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl,
                                        PetscScalar *scratch)
 {
   PetscFunctionBegin;
   PetscCheck(!d_pg || variant == PC_VPATCH_KERNEL_GLOBAL, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the surrogate local solves run in the kernel global only");
   PetscCheck(variant != PC_VPATCH_KERNEL_FUSED || xl == dl, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the fused kernel updates x in place (d = x)");
-  VP_DISPATCH_PRECISION(VPPatchSmooth, single, g->dim, g->k, g, color, variant, ppb, xzero, d_pg, bl, xl, dl, scratch);
+  PetscCheck(!d_pg || !w || w->mass == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the surrogate local solves take no mass term");
+  VP_DISPATCH_PRECISION(VPPatchSmooth, single, g->dim, g->k, g, w, color, variant, ppb, xzero, d_pg, bl, xl, dl, scratch);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -1,0 +1,383 @@
+static char help[] = "The operator a M + b K of DMQBOX (M the mass matrix, K the Laplacian):\n\
+-case operator: DMCreateMassMatrix(), DMCreateMassMatrixLumped() and the operator that MatCopy(), MatAXPY() and MatScale()\n\
+  form from the matrix-free K and M agree with the assembled ones, with DMQBoxSetOperatorWeights() and with each other\n\
+  (A x, diagonal, symmetry) for each degree of -degrees;\n\
+-case patch: on 2 cells per direction the mesh has one interior vertex, whose patch holds every unknown, so one\n\
+  PCVPATCH application is one patch solve: it equals a direct (LU) solve of the assembled a M + b K to 1e-12 for\n\
+  a/b from 1e-6 to 1e6 and the pure mass matrix, each degree of -degrees (CPU or, with -dm_vec_type cuda, GPU kernels);\n\
+-case <bad input>: the errors of -case negative, nan, axpy_aij, axpy_other_dm, scale_negative, mapped.\n\n";
+
+#include <petscvpatch.h>
+#include <petscksp.h>
+#include <math.h>
+#include "vptest.h"
+
+static PetscErrorCode RelDiff(Vec a, Vec b, PetscReal *rel)
+{
+  Vec       d;
+  PetscReal nd, nb;
+
+  PetscFunctionBeginUser;
+  PetscCall(VecDuplicate(a, &d));
+  PetscCall(VecWAXPY(d, -1.0, b, a));
+  PetscCall(VecNorm(d, NORM_2, &nd));
+  PetscCall(VecNorm(b, NORM_2, &nb));
+  *rel = nd / nb;
+  PetscCall(VecDestroy(&d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CreateDM(PetscInt dim, const PetscInt cells[], PetscInt k, MatType mt, VecType vt, DM *dm)
+{
+  const PetscReal lower[3] = {-0.5, 0.0, 1.0}, upper[3] = {1.5, 0.7, 1.3}; /* anisotropic cells */
+
+  PetscFunctionBeginUser;
+  PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, dim, cells, k, lower, upper, dm));
+  PetscCall(DMSetMatType(*dm, mt));
+  if (vt) PetscCall(DMSetVecType(*dm, vt));
+  PetscCall(DMSetFromOptions(*dm));
+  PetscCall(DMSetUp(*dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* J = a M + b K the way a time stepper forms it: a copy of K, then MatAXPY() with M (b = 1) or MatScale() first */
+static PetscErrorCode FormJ(Mat K, Mat M, PetscReal a, PetscReal b, Mat J)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatCopy(K, J, SAME_NONZERO_PATTERN));
+  if (b != 1.0) PetscCall(MatScale(J, b));
+  PetscCall(MatAXPY(J, a, M, SAME_NONZERO_PATTERN));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CaseOperator(PetscInt dim, const PetscInt degrees[], PetscInt ndeg, PetscRandom rnd)
+{
+  PetscInt cells[3] = {3, 2, 2};
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < ndeg; i++) {
+    PetscInt        k = degrees[i];
+    const PetscReal a = 37.5, b = 0.25;
+    DM              dms, dma, dmw;
+    Mat             Ks, Ms, Js, Ka, Ma, Ja, Jw, Jd;
+    Vec             x, z, ys, ya, ones, lm, llm;
+    PetscReal       rmult, rdiag, rw, rdup, rsym, rlump = 0;
+    PetscScalar     xJz, zJx;
+
+    PetscCall(CreateDM(dim, cells, k, MATSHELL, NULL, &dms));
+    PetscCall(CreateDM(dim, cells, k, MATAIJ, NULL, &dma));
+    PetscCall(CreateDM(dim, cells, k, MATSHELL, NULL, &dmw));
+    PetscCall(DMQBoxSetOperatorWeights(dmw, a, b));
+    PetscCall(DMCreateMatrix(dms, &Ks));
+    PetscCall(DMCreateMassMatrix(dms, dms, &Ms));
+    PetscCall(DMCreateMatrix(dms, &Js));
+    PetscCall(DMCreateMatrix(dma, &Ka));
+    PetscCall(DMCreateMassMatrix(dma, dma, &Ma));
+    PetscCall(MatDuplicate(Ka, MAT_COPY_VALUES, &Ja));
+    PetscCall(DMCreateMatrix(dmw, &Jw));
+    PetscCall(FormJ(Ks, Ms, a, b, Js));
+    PetscCall(FormJ(Ka, Ma, a, b, Ja));
+    PetscCall(MatDuplicate(Js, MAT_COPY_VALUES, &Jd));
+    PetscCall(MatAXPY(Js, 0.0, Ks, SAME_NONZERO_PATTERN)); /* Jd keeps its own description */
+    PetscCall(MatScale(Js, 2.0));
+    PetscCall(MatScale(Js, 0.5));
+    PetscCall(DMCreateGlobalVector(dms, &x));
+    PetscCall(VecDuplicate(x, &z));
+    PetscCall(VecDuplicate(x, &ys));
+    PetscCall(VecDuplicate(x, &ya));
+    PetscCall(VecSetRandom(x, rnd));
+    PetscCall(VecSetRandom(z, rnd));
+
+    PetscCall(MatMult(Js, x, ys));
+    PetscCall(MatMult(Ja, x, ya));
+    PetscCall(RelDiff(ys, ya, &rmult));
+    PetscCall(MatMult(Jw, x, ys));
+    PetscCall(RelDiff(ys, ya, &rw));
+    PetscCall(MatMult(Jd, x, ys));
+    PetscCall(RelDiff(ys, ya, &rdup));
+    PetscCall(MatGetDiagonal(Js, ys));
+    PetscCall(MatGetDiagonal(Ja, ya));
+    PetscCall(RelDiff(ys, ya, &rdiag));
+    PetscCall(MatMult(Js, z, ys));
+    PetscCall(VecDot(x, ys, &xJz));
+    PetscCall(MatMult(Js, x, ys));
+    PetscCall(VecDot(z, ys, &zJx));
+    rsym = PetscAbsScalar(xJz - zJx) / PetscAbsScalar(zJx);
+    PetscCheck(rmult < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "k=%" PetscInt_FMT ": matrix-free and assembled a M + b K differ by %g (relative)", k, (double)rmult);
+    PetscCheck(rw < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "k=%" PetscInt_FMT ": DMQBoxSetOperatorWeights()'s operator and the assembled a M + b K differ by %g", k, (double)rw);
+    PetscCheck(rdup < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "k=%" PetscInt_FMT ": MatDuplicate() of a M + b K differs by %g", k, (double)rdup);
+    PetscCheck(rdiag < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "k=%" PetscInt_FMT ": diagonals of a M + b K differ by %g (relative)", k, (double)rdiag);
+    PetscCheck(rsym < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "k=%" PetscInt_FMT ": x^T J z - z^T J x = %g (relative)", k, (double)rsym);
+
+    /* the lumped mass: at the nodes whose cells touch no Dirichlet node (4 cells per direction), the row sums of M (M
+       applied to one) */
+    {
+      const PetscScalar *l, *m;
+      PetscInt           c4[3] = {4, 4, 4}, n1 = 4 * k + 1, n2 = 4 * k + 1, nz = dim == 3 ? 4 * k + 1 : 1, deep = 0;
+      DM                 dml;
+      Mat                Ml;
+      Vec                yl;
+      PetscCall(CreateDM(dim, c4, k, MATSHELL, NULL, &dml));
+      PetscCall(DMCreateMassMatrix(dml, dml, &Ml));
+      PetscCall(DMCreateMassMatrixLumped(dml, &llm, &lm));
+      PetscCall(VecDuplicate(lm, &ones));
+      PetscCall(VecDuplicate(lm, &yl));
+      PetscCall(VecSet(ones, 1.0));
+      PetscCall(MatMult(Ml, ones, yl));
+      PetscMPIInt        size;
+      PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+      PetscCheck(size == 1, PETSC_COMM_WORLD, PETSC_ERR_SUP, "-case operator runs on one rank (it indexes the global vector)");
+      PetscCall(VecGetArrayRead(lm, &l));
+      PetscCall(VecGetArrayRead(yl, &m));
+      for (PetscInt pz = 0, i = 0; pz < nz; pz++)
+        for (PetscInt py = 0; py < n2; py++)
+          for (PetscInt px = 0; px < n1; px++, i++) {
+            PetscInt p[3] = {px, py, pz}, n[3] = {n1, n2, nz}, ok = 1;
+            for (PetscInt d = 0; d < dim; d++) ok = ok && p[d] > k && p[d] < n[d] - 1 - k; /* no Dirichlet node in its cells */
+            if (!ok) continue;
+            rlump = PetscMax(rlump, PetscAbsScalar(l[i] - m[i]) / PetscAbsScalar(m[i]));
+            deep++;
+          }
+      PetscCall(VecRestoreArrayRead(yl, &m));
+      PetscCall(VecRestoreArrayRead(lm, &l));
+      PetscCheck(deep > 0, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "no node to compare the lumped mass at");
+      PetscCall(VecDestroy(&yl));
+      PetscCall(MatDestroy(&Ml));
+      PetscCall(DMDestroy(&dml));
+    }
+    PetscCheck(rlump < 1e-13, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "k=%" PetscInt_FMT ": the lumped mass differs from the row sums of M by %g", k, (double)rlump);
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": a M + b K (MatCopy/MatAXPY/MatScale, DMQBoxSetOperatorWeights, MatDuplicate) equals the assembled one (< 1e-12), lumped mass exact\n", dim, k));
+    PetscCall(VecDestroy(&ones));
+    PetscCall(VecDestroy(&lm));
+    PetscCall(VecDestroy(&llm));
+    PetscCall(VecDestroy(&x));
+    PetscCall(VecDestroy(&z));
+    PetscCall(VecDestroy(&ys));
+    PetscCall(VecDestroy(&ya));
+    PetscCall(MatDestroy(&Ks));
+    PetscCall(MatDestroy(&Ms));
+    PetscCall(MatDestroy(&Js));
+    PetscCall(MatDestroy(&Jd));
+    PetscCall(MatDestroy(&Jw));
+    PetscCall(MatDestroy(&Ka));
+    PetscCall(MatDestroy(&Ma));
+    PetscCall(MatDestroy(&Ja));
+    PetscCall(DMDestroy(&dms));
+    PetscCall(DMDestroy(&dma));
+    PetscCall(DMDestroy(&dmw));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one patch solve (PCVPATCH on 2 cells per direction) against LU of the assembled operator */
+static PetscErrorCode CasePatch(PetscInt dim, const PetscInt degrees[], PetscInt ndeg, PetscRandom rnd)
+{
+  PetscInt        cells[3] = {2, 2, 2};
+  const PetscReal ratio[]  = {1e-6, 1e-2, 1.0, 1e2, 1e6, -1}; /* a/b; -1: the mass matrix alone (b = 0) */
+  VecType         vt;
+
+  PetscFunctionBeginUser;
+  for (PetscInt i = 0; i < ndeg; i++) {
+    PetscInt  k = degrees[i];
+    DM        dms, dma;
+    Mat       Ks, Ms, Ka, Ma, Js, Ja;
+    Vec       bv, xv, xl, ba;
+    PetscReal worst = 0;
+
+    PetscCall(CreateDM(dim, cells, k, MATSHELL, NULL, &dms));
+    PetscCall(DMGetVecType(dms, &vt));
+    PetscCall(CreateDM(dim, cells, k, MATAIJ, VECSTANDARD, &dma));
+    PetscCall(DMCreateMatrix(dms, &Ks));
+    PetscCall(DMCreateMassMatrix(dms, dms, &Ms));
+    PetscCall(DMCreateMatrix(dms, &Js));
+    PetscCall(DMCreateMatrix(dma, &Ka));
+    PetscCall(DMCreateMassMatrix(dma, dma, &Ma));
+    PetscCall(MatDuplicate(Ka, MAT_COPY_VALUES, &Ja));
+    PetscCall(DMCreateGlobalVector(dms, &bv));
+    PetscCall(VecDuplicate(bv, &xv));
+    PetscCall(DMCreateGlobalVector(dma, &ba));
+    PetscCall(VecDuplicate(ba, &xl));
+    for (size_t r = 0; r < sizeof(ratio) / sizeof(ratio[0]); r++) {
+      PetscReal a = ratio[r] < 0 ? 3.0 : ratio[r], b = ratio[r] < 0 ? 0.0 : 1.0, rel;
+      PC        vp, pc;
+      KSP       lu;
+
+      PetscCall(FormJ(Ks, Ms, a, b, Js));
+      PetscCall(FormJ(Ka, Ma, a, b, Ja));
+      PetscCall(VecSetRandom(ba, rnd));
+      PetscCall(VecCopy(ba, bv)); /* host to device where dms has CUDA vectors */
+      PetscCall(PCCreate(PETSC_COMM_WORLD, &vp));
+      PetscCall(PCSetType(vp, PCVPATCH));
+      PetscCall(PCSetOperators(vp, Js, Js));
+      PetscCall(PCSetFromOptions(vp));
+      PetscCall(PCSetUp(vp));
+      PetscCall(PCApply(vp, bv, xv));
+      PetscCall(PCDestroy(&vp));
+      PetscCall(KSPCreate(PETSC_COMM_WORLD, &lu));
+      PetscCall(KSPSetOperators(lu, Ja, Ja));
+      PetscCall(KSPSetType(lu, KSPPREONLY));
+      PetscCall(KSPGetPC(lu, &pc));
+      PetscCall(PCSetType(pc, PCLU));
+      PetscCall(KSPSolve(lu, ba, xl));
+      PetscCall(KSPDestroy(&lu));
+      PetscCall(VecCopy(xv, ba)); /* to the host */
+      PetscCall(RelDiff(ba, xl, &rel));
+      PetscCheck(rel < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ", %g M + %g K: the patch solve differs from LU by %g (relative)", dim, k, (double)a, (double)b, (double)rel);
+      worst = PetscMax(worst, rel);
+    }
+    PetscCall(PetscInfo(NULL, "%" PetscInt_FMT "D Q_%" PetscInt_FMT " (%s vectors): the patch solve of a M + b K equals LU for a/b in 1e-6..1e6 and b = 0, worst %g\n", dim, k, vt, (double)worst));
+    PetscCall(VecDestroy(&bv));
+    PetscCall(VecDestroy(&xv));
+    PetscCall(VecDestroy(&ba));
+    PetscCall(VecDestroy(&xl));
+    PetscCall(MatDestroy(&Ks));
+    PetscCall(MatDestroy(&Ms));
+    PetscCall(MatDestroy(&Js));
+    PetscCall(MatDestroy(&Ka));
+    PetscCall(MatDestroy(&Ma));
+    PetscCall(MatDestroy(&Ja));
+    PetscCall(DMDestroy(&dms));
+    PetscCall(DMDestroy(&dma));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* bad input: each case stops with the error its TEST entry expects */
+static PetscErrorCode CaseBad(const char cs[])
+{
+  PetscInt cells[3] = {4, 4, 4};
+  DM       dm, dm2;
+  Mat      K, M, A;
+  PC       pc;
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateDM(2, cells, 2, MATSHELL, NULL, &dm));
+  if (!strcmp(cs, "negative")) PetscCall(DMQBoxSetOperatorWeights(dm, -1.0, 1.0));
+  if (!strcmp(cs, "nan")) PetscCall(DMQBoxSetOperatorWeights(dm, 1.0, (PetscReal)NAN));
+  PetscCall(DMCreateMatrix(dm, &K));
+  PetscCall(DMCreateMassMatrix(dm, dm, &M));
+  if (!strcmp(cs, "axpy_aij")) {
+    PetscCall(MatConvert(M, MATAIJ, MAT_INITIAL_MATRIX, &A));
+    PetscCall(MatAXPY(K, 1.0, A, DIFFERENT_NONZERO_PATTERN));
+  }
+  if (!strcmp(cs, "axpy_other_dm")) {
+    PetscCall(CreateDM(2, cells, 2, MATSHELL, NULL, &dm2));
+    PetscCall(DMCreateMassMatrix(dm2, dm2, &A));
+    PetscCall(MatAXPY(K, 1.0, A, SAME_NONZERO_PATTERN));
+  }
+  if (!strcmp(cs, "scale_negative")) { /* -M + K: not positive */
+    PetscCall(MatAXPY(K, -1.0, M, SAME_NONZERO_PATTERN));
+    PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
+    PetscCall(PCSetType(pc, PCVPATCH));
+    PetscCall(PCSetOperators(pc, K, K));
+    PetscCall(PCSetUp(pc));
+  }
+  if (!strcmp(cs, "mapped")) {
+    DM dmm;
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 2, cells, 2, NULL, NULL, &dmm));
+    PetscCall(DMQBoxSetMappingType(dmm, DMQBOX_MAPPING_DEFORMED));
+    PetscCall(DMSetUp(dmm));
+    PetscCall(DMCreateMassMatrix(dmm, dmm, &A));
+  }
+  SETERRQ(PETSC_COMM_WORLD, PETSC_ERR_PLIB, "-case %s: no error was raised", cs);
+}
+
+int main(int argc, char **argv)
+{
+  PetscInt    dim = 2, degrees[10], ndeg;
+  char        cs[64] = "operator";
+  PetscRandom rnd;
+
+  PetscFunctionBeginUser;
+  PetscCall(PetscInitialize(&argc, &argv, NULL, help));
+  PetscCall(PetscVPatchInitializePackage());
+  PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-case", cs, sizeof(cs), NULL));
+  PetscCall(VPTestGetDegrees(dim == 2 ? 10 : 8, degrees, &ndeg));
+  PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
+  PetscCall(PetscRandomSetFromOptions(rnd));
+  if (!strcmp(cs, "operator")) PetscCall(CaseOperator(dim, degrees, ndeg, rnd));
+  else if (!strcmp(cs, "patch")) PetscCall(CasePatch(dim, degrees, ndeg, rnd));
+  else PetscCall(CaseBad(cs));
+  PetscCall(PetscRandomDestroy(&rnd));
+  PetscCall(PetscFinalize());
+  return 0;
+}
+
+/*TEST
+
+  test:
+    suffix: operator_2d
+    args: -case operator -dim 2 -degrees 1,2,3,5,10
+    output_file: none
+
+  test:
+    suffix: operator_3d
+    args: -case operator -dim 3 -degrees 1,2,4,8
+    output_file: none
+
+  test:
+    suffix: patch_2d
+    args: -case patch -dim 2 -degrees 1,2,3,4,5,6,7,8,9,10
+    output_file: none
+
+  test:
+    suffix: patch_3d
+    args: -case patch -dim 3 -degrees 1,2,3,4,5,6,7,8
+    output_file: none
+
+  test:
+    suffix: patch_2d_cuda
+    requires: cuda
+    args: -case patch -dim 2 -degrees 1,2,3,4,5,6,7,8,9,10 -dm_vec_type cuda
+    output_file: none
+
+  test:
+    suffix: patch_3d_cuda
+    requires: cuda
+    args: -case patch -dim 3 -degrees 1,2,3,4,5,6,7,8 -dm_vec_type cuda
+    output_file: none
+
+  test:
+    suffix: patch_3d_cuda_separate
+    requires: cuda
+    args: -case patch -dim 3 -degrees 2,3,7 -dm_vec_type cuda -pc_vpatch_kernel separate
+    output_file: none
+
+  test:
+    suffix: patch_3d_cuda_global
+    requires: cuda
+    args: -case patch -dim 3 -degrees 2,3,7 -dm_vec_type cuda -pc_vpatch_kernel global
+    output_file: none
+
+  test:
+    suffix: bad_negative
+    args: -case negative
+    expect_error: must be finite, >= 0 and not both 0
+
+  test:
+    suffix: bad_nan
+    args: -case nan
+    expect_error: must be finite, >= 0 and not both 0
+
+  test:
+    suffix: bad_axpy_aij
+    args: -case axpy_aij
+    expect_error: MatAXPY() of the matrix-free DMQBOX operator with a matrix of type seqaij
+
+  test:
+    suffix: bad_axpy_other_dm
+    args: -case axpy_other_dm
+    expect_error: MatAXPY() of two matrix-free DMQBOX operators of different DMs
+
+  test:
+    suffix: bad_scale_negative
+    args: -case scale_negative
+    expect_error: needs both weights >= 0
+
+  test:
+    suffix: bad_mapped
+    args: -case mapped
+    expect_error: a mass matrix on a mapped box or with a coefficient is not implemented yet
+
+TEST*/
