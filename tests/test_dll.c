@@ -161,12 +161,12 @@ int main(int argc, char **argv)
   test:
     suffix: shifted
     args: -dll_append ${LIBDIR}/libpetscvpatch.so -dmtype qbox -dm_qbox_dim 3 -dm_qbox_cells 16 -dm_qbox_degree 3 -options_file share/vpatch-mg.options -op_shift 1000
-    expect_error: PCVPATCH: the operator is the DMQBOX Laplacian shifted by 1000
+    expect_error: PCVPATCH: the operator is a DMQBOX operator shifted by 1000
 
   test:
     suffix: shifted_assembled
     args: -dll_append ${LIBDIR}/libpetscvpatch.so -dmtype qbox -dm_qbox_dim 2 -dm_qbox_cells 8 -dm_qbox_degree 2 -dm_mat_type aij -options_file share/vpatch-mg.options -op_shift 1000
-    expect_error: is not the Laplacian of the DMQBOX up to a positive scale
+    expect_error: is not mass M + stiffness K of the DMQBOX
 
   test:
     suffix: shifted_chebyshev

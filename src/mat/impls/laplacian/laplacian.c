@@ -252,8 +252,11 @@ static PetscErrorCode MatView_QBoxLaplacian(Mat A, PetscViewer viewer)
   PetscCall(MatShellGetContext(A, &ctx));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (isascii) {
-    PetscCall(PetscViewerASCIIPrintf(viewer, "matrix-free Q_k operator of a DMQBOX (sum factorization, Dirichlet rows (mass + stiffness) times the identity): %g M + %g K, K the %s\n", (double)ctx->w.mass, (double)ctx->w.stiff,
-                                     DMQBoxIsGeneral_Private((DM_QBox *)ctx->dm->data) ? "operator -div(a grad u) on mapped cells" : "Laplacian"));
+    const char *K = DMQBoxIsGeneral_Private((DM_QBox *)ctx->dm->data) ? "operator -div(a grad u) on mapped cells" : "Laplacian";
+    if (ctx->w.mass == 0 && ctx->w.stiff == 1) PetscCall(PetscViewerASCIIPrintf(viewer, "matrix-free Q_k %s of a DMQBOX (sum factorization, Dirichlet rows identity)\n", K));
+    else
+      PetscCall(PetscViewerASCIIPrintf(viewer, "matrix-free Q_k operator %g M + %g K of a DMQBOX, M the mass matrix, K the %s (sum factorization, Dirichlet rows (%g + %g) times the identity)\n", (double)ctx->w.mass, (double)ctx->w.stiff, K,
+                                       (double)ctx->w.mass, (double)ctx->w.stiff));
     if (ctx->shift != (PetscScalar)0.0) PetscCall(PetscViewerASCIIPrintf(viewer, "  plus %g I (MatShift())\n", (double)PetscRealPart(ctx->shift)));
     if (ctx->dshift) PetscCall(PetscViewerASCIIPrintf(viewer, "  plus a diagonal (MatDiagonalSet())\n"));
     PetscCall(PetscViewerASCIIPushTab(viewer));

@@ -129,6 +129,7 @@ static PetscErrorCode PCVPatchGetOperator(PC pc, DM *dm, VPWeights *w)
     PetscReal   diff, ny;
     PetscInt    ml, nl;
     VPWeights   stiff = {0.0, 1.0}, mass = {1.0, 0.0};
+    PetscBool   hasmass;
 
     if (q->dg)
       PetscCall(DMQBoxCreateSIPGShell_Private(pdm, &L));
@@ -172,11 +173,12 @@ static PetscErrorCode PCVPatchGetOperator(PC pc, DM *dm, VPWeights *w)
     PetscCall(VecDestroy(&z));
     PetscCall(VecDestroy(&m));
     PetscCall(MatDestroy(&L));
+    hasmass = (PetscBool)!!M;
     PetscCall(MatDestroy(&M));
     PetscCheck(diff <= 1e-10 * ny, comm, PETSC_ERR_ARG_WRONG,
                "PCVPATCH: this %s operator is not %s of the DMQBOX: on a random vector x, |A x - (a M + s K) x| / |A x| = %g with the best fit a = %g, s = %g. The vertex-patch smoother solves the DMQBOX's operators: use the matrices of "
                "DMCreateMatrix() and DMCreateMassMatrix() (MatScale(), MatAXPY()), or another preconditioner",
-               ((PetscObject)A)->type_name, M ? "mass M + stiffness K" : "its operator K up to a scale", (double)(diff / ny), (double)w->mass, (double)w->stiff);
+               ((PetscObject)A)->type_name, hasmass ? "mass M + stiffness K" : "its operator K up to a scale", (double)(diff / ny), (double)w->mass, (double)w->stiff);
     PetscCheck(w->mass >= -1e-12 * w->stiff && w->stiff >= -1e-12 * w->mass && w->mass + w->stiff > 0, comm, PETSC_ERR_SUP,
                "PCVPATCH: the operator is %g M + %g K (mass and stiffness of a DMQBOX); the vertex-patch smoother needs both weights >= 0 and not both 0", (double)w->mass, (double)w->stiff);
     w->mass  = PetscMax(w->mass, 0.0);
