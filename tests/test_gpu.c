@@ -225,10 +225,12 @@ int main(int argc, char **argv)
     PetscCall(MatMultAdd(Ag, xg, zg, yg));
     PetscCall(Compare(yg, yc, "MatMultAdd", dim, k));
     /* the residual z - A x: on one rank the GPU computes it in the operator's kernel (-dm_qbox_fused_residual), the CPU
-       by MatMult and VecAYPX; then of 2 A (MATSHELL's MatScale(), which the fused kernel must leave to MatMult) */
+       by MatMult and VecAYPX; the same for 2 A + 7 M (MatScale(), MatAXPY() with the mass matrix: the operator's weights,
+       which the kernels take), while A + 3 I (MatShift(), which the kernels do not take) goes through MatMult and VecAYPX */
     {
       PetscLogDouble n0, n1, n2;
       PetscMPIInt    size;
+      Mat            Mc, Mg;
       PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
       PetscCall(MatResidual(Ac, zc, xc, yc));
       PetscCall(AYPXCount(&n0));
@@ -238,17 +240,43 @@ int main(int argc, char **argv)
       /* one rank: the kernel's residual, no VecAYPX; several: MatMult and VecAYPX */
       PetscCheck(n1 - n0 == (size == 1 ? 0 : 1), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": MatResidual of the GPU operator on %d rank(s) ran VecAYPX %d times, expected %d", dim, k, size, (int)(n1 - n0),
                  size == 1 ? 0 : 1);
+      PetscCall(DMCreateMassMatrix(dc, dc, &Mc));
+      PetscCall(DMCreateMassMatrix(dg, dg, &Mg));
       PetscCall(MatScale(Ac, 2.0));
       PetscCall(MatScale(Ag, 2.0));
+      PetscCall(MatAXPY(Ac, 7.0, Mc, SAME_NONZERO_PATTERN));
+      PetscCall(MatAXPY(Ag, 7.0, Mg, SAME_NONZERO_PATTERN));
+      PetscCall(MatMult(Ac, xc, yc));
+      PetscCall(MatMult(Ag, xg, yg));
+      PetscCall(Compare(yg, yc, "MatMult of 2 A + 7 M", dim, k));
       PetscCall(MatResidual(Ac, zc, xc, yc));
       PetscCall(AYPXCount(&n1));
       PetscCall(MatResidual(Ag, zg, xg, yg));
       PetscCall(AYPXCount(&n2));
-      PetscCall(Compare(yg, yc, "MatResidual of 2 A", dim, k));
-      PetscCheck(n2 - n1 == 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": MatResidual of the scaled GPU operator ran VecAYPX %d times, expected once (MatMult and VecAYPX)", dim, k, (int)(n2 - n1));
+      PetscCall(Compare(yg, yc, "MatResidual of 2 A + 7 M", dim, k));
+      PetscCheck(n2 - n1 == (size == 1 ? 0 : 1), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": MatResidual of 2 A + 7 M on the GPU ran VecAYPX %d times, expected %d", dim, k, (int)(n2 - n1), size == 1 ? 0 : 1);
+      if (!single) { /* the diagonal is computed in double at any precision */
+        PetscCall(MatGetDiagonal(Ac, yc));
+        PetscCall(MatGetDiagonal(Ag, yg));
+        PetscCall(Compare(yg, yc, "MatGetDiagonal of 2 A + 7 M", dim, k));
+      }
+      PetscCall(MatAXPY(Ac, -7.0, Mc, SAME_NONZERO_PATTERN));
+      PetscCall(MatAXPY(Ag, -7.0, Mg, SAME_NONZERO_PATTERN));
+      PetscCall(MatScale(Ac, 0.5));
+      PetscCall(MatScale(Ag, 0.5));
+      PetscCall(MatDestroy(&Mc));
+      PetscCall(MatDestroy(&Mg));
+      PetscCall(MatShift(Ac, 3.0));
+      PetscCall(MatShift(Ag, 3.0));
+      PetscCall(MatResidual(Ac, zc, xc, yc));
+      PetscCall(AYPXCount(&n1));
+      PetscCall(MatResidual(Ag, zg, xg, yg));
+      PetscCall(AYPXCount(&n2));
+      PetscCall(Compare(yg, yc, "MatResidual of A + 3 I", dim, k));
+      PetscCheck(n2 - n1 == 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ": MatResidual of the shifted GPU operator ran VecAYPX %d times, expected once (MatMult and VecAYPX)", dim, k, (int)(n2 - n1));
+      PetscCall(MatShift(Ac, -3.0));
+      PetscCall(MatShift(Ag, -3.0));
     }
-    PetscCall(MatScale(Ac, 0.5));
-    PetscCall(MatScale(Ag, 0.5));
     if (!single) { /* the diagonal is computed in double at any precision */
       PetscCall(MatGetDiagonal(Ac, yc));
       PetscCall(MatGetDiagonal(Ag, yg));
