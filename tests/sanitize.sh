@@ -1,6 +1,6 @@
 #!/bin/bash
 # compute-sanitizer memcheck, racecheck and synccheck over small runs of every GPU kernel (tests/test_gpu: operator,
-# transfer, each smoother variant and sweep; double and single precision), tests/test_vecops and tests/test_mapped (the
+# transfer, each smoother variant and sweep; double and single precision; tests/test_mass: the patch kernels with a mass term), tests/test_vecops and tests/test_mapped (the
 # operator on mapped cells), tests/test_auxamggpu (the auxiliary-grid AMG); memcheck of tests/test_ghosted and
 # tests/test_gather on two ranks (mpiexec, from the repository root). On a machine with an NVIDIA GPU:
 #   bash tests/sanitize.sh BUILD_DIR      (BUILD_DIR: build/<PETSC_ARCH>)
@@ -28,6 +28,9 @@ for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
     check "$tool" "$B/tests/test_gpu" $args
   done
   check "$tool" "$B/tests/test_vecops" # VecMDot and VecAYPX kernels
+  for args in "-dim 2 -degrees 1,4" "-dim 3 -degrees 2,3,7" "-dim 3 -degrees 3 -pc_vpatch_kernel separate" "-dim 3 -degrees 3 -pc_vpatch_kernel global"; do
+    check "$tool" "$B/tests/test_mass" -case patch -dm_vec_type cuda $args # the patch kernels with a mass term
+  done
   check "$tool" "$B/tests/test_mapped" -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 # the mapped operator, diagonal, surrogate sweep
   check "$tool" "$B/tests/test_mapped" -gpu -dm_qbox_dim 2 -dm_qbox_degree 5 -dm_qbox_mapping deformed
   # PCAUXAMG's kernels (racecheck on ours only: cuSPARSE's csrmv, PETSc's MatMult, reports hazards of its own)

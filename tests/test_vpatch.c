@@ -154,8 +154,9 @@ int main(int argc, char **argv)
                  (double)nrm);
     }
 
-    { /* the operator scaled by 3 (MatScale()): the sweep solves with it, so its PCApply is the unscaled one's / 3;
-         and on the CPU path the view says that the GPU kernel option has no effect */
+    { /* the operator scaled by 3 (MatScale()): the sweep solves with it, so its PCApply is the unscaled one's / 3 (up to
+         round-off: the weight 3 enters the patch matrices, whose condition grows with k, so 1e-12, not bitwise; a wrong
+         scale would differ by O(1)); and on the CPU path the view says that the GPU kernel option has no effect */
       Mat         A3;
       PC          pc3;
       PetscViewer sv;
@@ -175,7 +176,7 @@ int main(int argc, char **argv)
       PetscCall(VecScale(y2, 3.0));
       PetscCall(VecAXPY(y2, -1.0, y1));
       PetscCall(VecNorm(y2, NORM_2, &r3));
-      PetscCheck(r3 <= 1e-13 * nrm, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT ": PCVPATCH of 3 A is not that of A / 3: relative difference %g", k, (double)(r3 / nrm));
+      PetscCheck(r3 <= 1e-12 * nrm, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "Q_%" PetscInt_FMT ": PCVPATCH of 3 A is not that of A / 3: relative difference %g", k, (double)(r3 / nrm));
       if (size == 1) { /* the view, through a file */
         char   name[PETSC_MAX_PATH_LEN];
         FILE  *fp;

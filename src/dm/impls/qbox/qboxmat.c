@@ -1,8 +1,9 @@
 /*
   The operators a DMQBOX owns, as DMDA owns fdda.c and dainterp.c: DMCreateMatrix() (the matrix-free operator mass M +
   stiffness K with the DM's weights, src/mat/impls/laplacian/, or the same operator assembled here), DMCreateMassMatrix()
-  and DMCreateMassMatrixLumped(), the KSP compute-operators callback that DMSetUp() installs, and DMCreateInterpolation()
-  (the matrix-free transfer, src/mat/impls/transfer/).
+  and DMCreateMassMatrixLumped(), the KSP compute-operators callback that DMSetUp() installs, DMCreateInterpolation()
+  (the matrix-free transfer, src/mat/impls/transfer/), and the device copies of the discontinuous space's 1D tables that
+  its operator and transfer read.
 */
 #include <petscvpatch/private/qboximpl.h>
 
@@ -110,17 +111,41 @@ PetscErrorCode DMCreateMatrix_QBox(DM dm, Mat *A)
   PetscCall(PetscStrcmp(dm->mattype, MATSHELL, &isshell));
   if (((DM_QBox *)dm->data)->dg) {
     if (isshell)
-      PetscCall(DMQBoxCreateSIPGShell_Private(dm, A));
+      PetscCall(MatCreateQBoxSIPG_Private(dm, A));
     else
-      PetscCall(DMQBoxAssembleSIPG_Private(dm, dm->mattype, A));
+      PetscCall(MatAssembleQBoxSIPG_Private(dm, dm->mattype, A));
   } else if (isshell)
-    PetscCall(DMQBoxCreateOperatorShell_Private(dm, &((DM_QBox *)dm->data)->opweights, A));
+    PetscCall(MatCreateQBoxOperator_Private(dm, &((DM_QBox *)dm->data)->opweights, A));
   else
     PetscCall(DMQBoxAssembleLaplacian_Private(dm, dm->mattype, &((DM_QBox *)dm->data)->opweights, A));
   PetscCall(MatSetOption(*A, MAT_SYMMETRIC, PETSC_TRUE));
   PetscCall(MatSetOption(*A, MAT_SYMMETRY_ETERNAL, PETSC_TRUE));
   PetscCall(MatSetOption(*A, MAT_SPD, PETSC_TRUE));
   PetscCall(MatSetOption(*A, MAT_SPD_ETERNAL, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the device copies of the DG tables (made on first use, freed with the DM): the dim VPDG1D of the directions (plain
+   structs of reals and PetscInts, copied as they are) and the 2 (k+1)^2 embedding blocks of the children (row f, column c) */
+PetscErrorCode DMQBoxGetDeviceDG_Private(DM dm, const VPDG1D **d_dg, const PetscReal **d_embed)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  PetscCheck(q->dg, PetscObjectComm((PetscObject)dm), PETSC_ERR_PLIB, "DMQBOX: DG tables of a continuous space");
+  if (!q->d_dg) {
+    const PetscInt N = q->degree + 1;
+    PetscReal      E[2 * VPATCH_MAX_N1D * VPATCH_MAX_N1D];
+
+    PetscCheck(sizeof(VPDG1D) % sizeof(PetscReal) == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "VPDG1D is not a whole number of reals");
+    PetscCall(VPDeviceCopy_Private((const PetscReal *)q->dg1d, (size_t)q->dim * (sizeof(VPDG1D) / sizeof(PetscReal)), &q->d_dg));
+    for (PetscInt ch = 0; ch < 2; ch++)
+      for (PetscInt f = 0; f < N; f++)
+        for (PetscInt c = 0; c < N; c++) E[(ch * N + f) * N + c] = q->basis.P[(ch * q->degree + f) * N + c];
+    PetscCall(VPDeviceCopy_Private(E, (size_t)(2 * N * N), &q->d_dgembed));
+  }
+  if (d_dg) *d_dg = (const VPDG1D *)q->d_dg;
+  if (d_embed) *d_embed = q->d_dgembed;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -139,7 +164,7 @@ PetscErrorCode DMCreateMassMatrix_QBox(DM dm1, DM dm2, Mat *M)
              "DMCreateMassMatrix() of a DMQBOX: a mass matrix on a mapped box or with a coefficient is not implemented yet (the Cartesian box has it): drop -dm_qbox_mapping and -dm_qbox_coefficient");
   PetscCall(PetscStrcmp(dm1->mattype, MATSHELL, &isshell));
   if (isshell)
-    PetscCall(DMQBoxCreateOperatorShell_Private(dm1, &w, M));
+    PetscCall(MatCreateQBoxOperator_Private(dm1, &w, M));
   else
     PetscCall(DMQBoxAssembleLaplacian_Private(dm1, dm1->mattype, &w, M));
   PetscCall(MatSetOption(*M, MAT_SYMMETRIC, PETSC_TRUE));
@@ -215,7 +240,7 @@ PetscErrorCode DMCreateInterpolation_QBox(DM dmc, DM dmf, Mat *P, Vec *rscale)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)dmf, DMQBOX, &isqbox));
   PetscCheck(isqbox, PetscObjectComm((PetscObject)dmc), PETSC_ERR_ARG_WRONG, "DMCreateInterpolation() from a DMQBOX needs a fine DM of type %s, not %s", DMQBOX, ((PetscObject)dmf)->type_name);
-  PetscCall(DMQBoxCreateTransfer_Private(dmc, dmf, PETSC_TRUE, P)); /* continuous or discontinuous */
+  PetscCall(MatCreateQBoxTransfer_Private(dmc, dmf, PETSC_TRUE, P)); /* continuous or discontinuous */
   if (rscale) *rscale = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -248,7 +273,7 @@ PetscErrorCode DMQBoxInterpolate(DM dmc, Vec xc, DM dmf, Vec xf)
   PetscFunctionBegin;
   PetscCall(DMQBoxCheck_Private(dmc, "DMQBoxInterpolate"));
   PetscCall(DMQBoxCheck_Private(dmf, "DMQBoxInterpolate"));
-  PetscCall(DMQBoxCreateTransfer_Private(dmc, dmf, PETSC_FALSE, &P));
+  PetscCall(MatCreateQBoxTransfer_Private(dmc, dmf, PETSC_FALSE, &P));
   PetscCall(MatMult(P, xc, xf));
   PetscCall(MatDestroy(&P));
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -695,7 +695,7 @@ static PetscErrorCode MatDuplicate_QBoxOperator(Mat A, MatDuplicateOption op, Ma
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
-  PetscCall(DMQBoxCreateOperatorShell_Private(ctx->dm, op == MAT_DO_NOT_COPY_VALUES ? &zero : &ctx->w, B));
+  PetscCall(MatCreateQBoxOperator_Private(ctx->dm, op == MAT_DO_NOT_COPY_VALUES ? &zero : &ctx->w, B));
   if (op != MAT_DO_NOT_COPY_VALUES) PetscCall(MatCopy(A, *B, SAME_NONZERO_PATTERN));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -720,7 +720,7 @@ static PetscErrorCode MatZeroRowsColumns_QBoxOperator(Mat Y, PetscInt n, const P
 }
 
 /* the matrix-free operator w->mass M + w->stiff K of the DM (K: the Laplacian, or -div(a grad u) on a mapped box) */
-PetscErrorCode DMQBoxCreateOperatorShell_Private(DM dm, const VPWeights *w, Mat *A)
+PetscErrorCode MatCreateQBoxOperator_Private(DM dm, const VPWeights *w, Mat *A)
 
 {
   DM_QBox           *q = (DM_QBox *)dm->data;

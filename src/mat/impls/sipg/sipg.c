@@ -7,30 +7,6 @@
 */
 #include <petscvpatch/private/qboximpl.h>
 
-/* the device copies of the DG tables (made on first use, freed with the DM): the dim VPDG1D of the directions (plain
-   structs of reals and PetscInts, copied as they are) and the 2 (k+1)^2 embedding blocks of the children (row f, column c) */
-PetscErrorCode DMQBoxGetDeviceDG_Private(DM dm, const VPDG1D **d_dg, const PetscReal **d_embed)
-{
-  DM_QBox *q = (DM_QBox *)dm->data;
-
-  PetscFunctionBegin;
-  PetscCheck(q->dg, PetscObjectComm((PetscObject)dm), PETSC_ERR_PLIB, "DMQBOX: DG tables of a continuous space");
-  if (!q->d_dg) {
-    const PetscInt N = q->degree + 1;
-    PetscReal      E[2 * VPATCH_MAX_N1D * VPATCH_MAX_N1D];
-
-    PetscCheck(sizeof(VPDG1D) % sizeof(PetscReal) == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "VPDG1D is not a whole number of reals");
-    PetscCall(VPDeviceCopy_Private((const PetscReal *)q->dg1d, (size_t)q->dim * (sizeof(VPDG1D) / sizeof(PetscReal)), &q->d_dg));
-    for (PetscInt ch = 0; ch < 2; ch++)
-      for (PetscInt f = 0; f < N; f++)
-        for (PetscInt c = 0; c < N; c++) E[(ch * N + f) * N + c] = q->basis.P[(ch * q->degree + f) * N + c];
-    PetscCall(VPDeviceCopy_Private(E, (size_t)(2 * N * N), &q->d_dgembed));
-  }
-  if (d_dg) *d_dg = (const VPDG1D *)q->d_dg;
-  if (d_embed) *d_embed = q->d_dgembed;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode MatMult_SIPG(Mat A, Vec x, Vec y)
 {
   DM                 dm;
@@ -127,7 +103,7 @@ static PetscErrorCode MatGetDiagonal_SIPG(Mat A, Vec d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the DM of A when A is the SIPG operator of a discontinuous DMQBOX (DMQBoxCreateSIPGShell_Private()), else NULL */
+/* the DM of A when A is the SIPG operator of a discontinuous DMQBOX (MatCreateQBoxSIPG_Private()), else NULL */
 PetscErrorCode MatQBoxSIPGGetDM_Private(Mat A, DM *dm)
 {
   PetscBool         isshell;
@@ -142,7 +118,7 @@ PetscErrorCode MatQBoxSIPGGetDM_Private(Mat A, DM *dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode DMQBoxCreateSIPGShell_Private(DM dm, Mat *A)
+PetscErrorCode MatCreateQBoxSIPG_Private(DM dm, Mat *A)
 {
   DM_QBox *q = (DM_QBox *)dm->data;
   PetscInt n = q->grid.xm[0] * q->grid.xm[1] * q->grid.xm[2];
@@ -209,7 +185,7 @@ static inline PetscInt SIPGGlobalIndex(const SIPGNumbering *nb, const PetscInt P
 /* The SIPG operator assembled (-dm_mat_type aij and the like, for checks and direct solvers), on any number of ranks:
    row by row from the 1D blocks, direction by direction (the blocks of the cell and its two neighbours along e, the
    cell mass along the others), at global node positions; a neighbour cell's columns numbered by its owner's box */
-PetscErrorCode DMQBoxAssembleSIPG_Private(DM dm, MatType type, Mat *A)
+PetscErrorCode MatAssembleQBoxSIPG_Private(DM dm, MatType type, Mat *A)
 {
   DM_QBox       *q = (DM_QBox *)dm->data;
   const VPGrid  *g = &q->grid;

@@ -223,7 +223,7 @@ static PetscErrorCode MatDestroy_QBoxTransfer(Mat P)
 }
 
 /* Check that dmf is the uniform refinement of dmc (and with partition, on the same partition) */
-static PetscErrorCode DMQBoxCheckRefinement(DM dmc, DM dmf, PetscBool partition)
+static PetscErrorCode MatQBoxTransferCheckRefinement(DM dmc, DM dmf, PetscBool partition)
 {
   DM_QBox *qc = (DM_QBox *)dmc->data, *qf = (DM_QBox *)dmf->data;
 
@@ -251,7 +251,7 @@ static PetscBool DMQBoxAligned(const DM_QBox *qc, const DM_QBox *qf)
   return PETSC_TRUE;
 }
 
-PetscErrorCode DMQBoxCreateTransfer_Private(DM dmc, DM dmf, PetscBool homogeneous, Mat *P)
+PetscErrorCode MatCreateQBoxTransfer_Private(DM dmc, DM dmf, PetscBool homogeneous, Mat *P)
 {
   Mat_QBoxTransfer *ctx;
   DM_QBox          *qc = (DM_QBox *)dmc->data, *qf = (DM_QBox *)dmf->data;
@@ -264,12 +264,12 @@ PetscErrorCode DMQBoxCreateTransfer_Private(DM dmc, DM dmf, PetscBool homogeneou
   ctx->homogeneous = homogeneous;
   PetscCall(PetscObjectReference((PetscObject)dmc));
   PetscCall(PetscObjectReference((PetscObject)dmf));
-  PetscCall(DMQBoxCheckRefinement(dmc, dmf, PETSC_FALSE));
+  PetscCall(MatQBoxTransferCheckRefinement(dmc, dmf, PETSC_FALSE));
   if (DMQBoxAligned(qc, qf))
-    PetscCall(DMQBoxCheckRefinement(dmc, dmf, PETSC_TRUE));
+    PetscCall(MatQBoxTransferCheckRefinement(dmc, dmf, PETSC_TRUE));
   else { /* a coarse level on other processes (gathered, DMCoarsen()): the fine level on its partition, and the move */
     PetscCall(DMRefine(dmc, PetscObjectComm((PetscObject)dmc), &ctx->dmfa));
-    PetscCall(DMQBoxCheckRefinement(dmc, ctx->dmfa, PETSC_TRUE));
+    PetscCall(MatQBoxTransferCheckRefinement(dmc, ctx->dmfa, PETSC_TRUE));
     PetscCall(DMQBoxCreateMove_Private(ctx->dmfa, dmf, &ctx->move));
     PetscCall(DMCreateGlobalVector(ctx->dmfa, &ctx->t));
   }

@@ -1,6 +1,9 @@
 /*
   PCVPATCH: the multiplicative colored vertex-patch smoother with exact local solves by fast
   diagonalization, for the operators of a DMQBOX (host glue; the kernel is vpatch_cpu.c).
+  This file holds what every variant shares: the operator's description (PCVPatchGetOperator()), the common set-up
+  and the choice of the variant (Cartesian, mapped, DG: include/petscvpatch/private/pcvpatchimpl.h), PCApply,
+  PCApplyRichardson, options, view and the setters.
 
   Provides PCApply (zero initial guess), PCApplyTranspose (reversed colors), PCApplyRichardson
   (in-place sweeps from the current iterate, what a KSPRICHARDSON level smoother of PCMG uses, with
@@ -10,10 +13,8 @@
   ghost values are updated between colors, so the sweep is exactly multiplicative on any number of
   ranks and the iterates do not depend on the partition.
 */
-#include <petscvpatch/private/qboximpl.h>
-#include <petsc/private/pcimpl.h>
+#include <petscvpatch/private/pcvpatchimpl.h>
 #include <petscsf.h>
-#include <lapacke.h>
 
 const char *const PCVPatchSweeps[]       = {"forward", "backward", "symmetric", "PCVPatchSweep", "PC_VPATCH_SWEEP_", NULL};
 const char *const PCVPatchTypes[]        = {"multiplicative", "additive", "PCVPatchType", "PC_VPATCH_", NULL};
@@ -23,63 +24,6 @@ const char *const PCVPatchLocalSolvers[] = {"fdm", "dense", "cg", "PCVPatchLocal
 const char *const PCVPatchRanksTypes[]   = {"exact", "relaxed", "PCVPatchRanks", "PC_VPATCH_RANKS_", NULL};
 const char *const PCVPatchSurrogates[]   = {"pointmax", "cellmax", "mean", "PCVPatchSurrogate", "PC_VPATCH_SURROGATE_", NULL};
 const char *const PCVPatchCorrections[]  = {"none", "mixed", "all", "PCVPatchCorrection", "PC_VPATCH_CORRECTION_", NULL};
-
-typedef struct {
-  PCVPatchSweep       sweep;      /* color order of one smoothing step */
-  PCVPatchType        type;       /* multiplicative (colored) or additive */
-  PetscReal           damping;    /* additive: the correction is scaled by this (0: not set, 1/2^d) */
-  PetscBool           kernelset;  /* -pc_vpatch_kernel or -pc_vpatch_patches_per_block given (GPU only: noted when the CPU path runs) */
-  PetscScalar         scale;      /* the preconditioning matrix is scale * (w.mass M + w.stiff K), scale = its mass + stiffness weights */
-  VPWeights           opw;        /* the operator's weights over scale (w.mass + w.stiff = 1): what the patch solves invert */
-  Vec                 bs;         /* b / scale, when scale != 1 */
-  PetscScalar        *work;       /* CPU path: one patch's work arrays (VPPatchWorkSize()) */
-  Vec                 r;          /* Richardson: the residual, where the caller gives no work vector */
-  PetscBool           rcheck;     /* Richardson with its > 1: the true residual after each sweep (-pc_vpatch_richardson_check) */
-  PetscBool           rinfo;      /* PetscInfo() has said once that the check runs */
-  PCVPatchCorrection  correction; /* Richardson from a nonzero iterate: in place, or the sweeps on the correction of b - A x */
-  Vec                 dcorr;      /* that correction */
-  PetscInt            order[8];   /* the colors of a forward pass in turn (-pc_vpatch_colors; backward: reversed) */
-  PetscInt            norder;     /* entries set in order (0: the colors 0, 1, ..., 2^d - 1) */
-  PCVPatchLocalSolver local;      /* fast diagonalization, stored dense LU, or (mapped) CG steps on the true patch operator */
-  DM                  dm;         /* the DMQBOX of the operator (referenced) */
-  VPPatchOp           op;         /* 1D patch matrices, eigenvectors and eigenvalues */
-  PetscScalar        *LU;         /* dense LU of the patch matrix (local solver dense) */
-  int                *piv;        /* its pivots */
-  Vec                 bl;         /* ghosted right-hand side, from the DM's pool during an apply (PCVPatchGetLocal()) */
-  Vec                 xl;         /* ghosted iterate, likewise */
-  Vec                 dl;         /* ghosted correction of one color (additive, kernel global), likewise */
-  Vec                 w;          /* global work vector (additive Richardson) */
-  PCVPatchKernel      kernel;     /* GPU kernel variant */
-  PetscInt            ppb;        /* GPU: patches per thread block (0: the default for the degree) */
-  VPPrecision         precision;  /* GPU arithmetic of the patch kernels */
-  Mat                 A;          /* the level operator (the PC's Pmat, not referenced): residuals of kernel global */
-  PetscBool           cuda;       /* the DM's vectors live on the GPU: the CUDA kernels run */
-  PetscReal          *scratch;    /* device buffer of the patch residuals of one color (kernel separate) */
-  PetscBool           overlap;    /* several ranks: the exchange of a color travels while the inner patches are solved */
-  PCVPatchRanks       ranks;      /* several ranks: exact (one exchange per group of colors, one rank's iterates) or relaxed (none inside the sweep) */
-  VPDGPatch1D         dgp[3];     /* discontinuous DMQBOX: the 2-cell pencils of the DG vertex patches per direction */
-  Mat                 Adg;        /* discontinuous DMQBOX: the SIPG operator of the DM (each color's residual) */
-  PetscReal          *d_dgQ[3];   /* discontinuous DMQBOX, GPU: the device copies of dgp's eigenvectors and eigenvalues */
-  PetscReal          *d_dglam[3];
-  PetscBool           dgfused;    /* discontinuous DMQBOX, GPU, one rank: each color's residual computed in the patch kernel */
-  PetscBool           dglines;    /* discontinuous DMQBOX, GPU, 3D: one thread per 1D line of a patch (else one per unknown) */
-  PetscReal          *dgref;      /* discontinuous DMQBOX, GPU, 3D: the interior patches' 1D data at h = 1 (VPDGPatchColor_CUDA()) */
-  PetscBool           surrogate;  /* a mapped DMQBOX (or one with a coefficient): inexact local solves of a separable surrogate, residuals by MatMult */
-  PCVPatchSurrogate   surtype;    /* how the surrogate is scaled (-pc_vpatch_surrogate) */
-  PetscBool           surtypeset; /* -pc_vpatch_surrogate given (else the local solver cg takes mean) */
-  PetscInt            localits;   /* local solver cg: CG steps per patch solve */
-  PetscReal          *pgeo;       /* local solver cg with a layer of cells below this rank's: the factors of both (VPPatchLocal); else the DM's own are read */
-  PetscScalar        *pdiag;      /* local solver cg, CPU: the operator's diagonal, ghosted local */
-  Vec                 diagl;      /* local solver cg, GPU: the same in a ghosted CUDA vector */
-  PetscReal          *d_pgeo;     /* local solver cg, GPU, with a layer of cells below this rank's: pgeo on the device */
-  const PetscReal    *d_cggeo;    /* local solver cg, GPU: the factors the kernel reads (d_pgeo, or the DM's own) */
-  VPPatchCGTables     cgt;        /* local solver cg, GPU: the kernel's tables */
-  PetscReal          *pg;         /* surrogate: per vertex of this rank (VPPatchVertexBox()) the factors g_0, g_1, g_2 of its patch */
-  PetscReal          *d_pg;       /* their device copy */
-  PetscScalar        *pLU;        /* local solver dense on a mapped DMQBOX: per vertex its patch's LU ((2k-1)^d square) */
-  int                *ppiv;       /* its pivots */
-  VPPatchLocal        plocal;     /* what the CPU kernel reads: pg, or pLU and ppiv */
-} PC_VPatch;
 
 /* The DMQBOX of the preconditioning matrix and its weights: Pmat = w.mass M + w.stiff K (M the mass matrix, K the
    Laplacian, on a mapped box -div(a grad u), on the discontinuous space the SIPG operator), both weights >= 0.
@@ -132,10 +76,10 @@ static PetscErrorCode PCVPatchGetOperator(PC pc, DM *dm, VPWeights *w)
     PetscBool   hasmass;
 
     if (q->dg)
-      PetscCall(DMQBoxCreateSIPGShell_Private(pdm, &L));
+      PetscCall(MatCreateQBoxSIPG_Private(pdm, &L));
     else
-      PetscCall(DMQBoxCreateOperatorShell_Private(pdm, &stiff, &L));
-    if (!q->dg && !DMQBoxIsGeneral_Private(q)) PetscCall(DMQBoxCreateOperatorShell_Private(pdm, &mass, &M)); /* the mass term: Cartesian, continuous */
+      PetscCall(MatCreateQBoxOperator_Private(pdm, &stiff, &L));
+    if (!q->dg && !DMQBoxIsGeneral_Private(q)) PetscCall(MatCreateQBoxOperator_Private(pdm, &mass, &M)); /* the mass term: Cartesian, continuous */
     PetscCall(MatGetLocalSize(A, &ml, NULL));
     PetscCall(MatGetLocalSize(L, &nl, NULL));
     PetscCheck(ml == nl, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVPATCH: the operator has %" PetscInt_FMT " local rows, but the operators of the PC's DMQBOX have %" PetscInt_FMT ": the operator does not belong to this DM", ml, nl);
@@ -189,93 +133,6 @@ static PetscErrorCode PCVPatchGetOperator(PC pc, DM *dm, VPWeights *w)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* 1D patch matrices of two cells of size h, and the generalized eigenproblem of the interior block.
-   The interior block is symmetric under the reflection i -> ni-1-i (the Gauss-Lobatto nodes are), so it maps even
-   vectors to even and odd to odd: the eigenproblem is solved on the even subspace (dimension k) and on the odd one
-   (k-1) apart, and S = [even eigenvectors | odd eigenvectors]. Any eigenvector order gives the same solve; this one
-   lets the CUDA kernels apply S and S^T by even-odd decomposition (about half the multiply-adds, vpatch.cu) */
-static PetscErrorCode PCVPatchSetUpDirection(VPPatchOp *op, const VPBasis1D *b, const VPWeights *w, PetscInt d, PetscReal h)
-{
-  PetscInt        k = b->k, n = k + 1, np = 2 * k + 1, ni = 2 * k - 1;
-  PetscReal      *Mp = op->Mp[d], *Kp = op->Kp[d];
-  PetscReal       Ms[VPATCH_MAX_NI * VPATCH_MAX_NI], Ks[VPATCH_MAX_NI * VPATCH_MAX_NI], Q[VPATCH_MAX_NI * VPATCH_MAX_NI];
-  const PetscReal r2 = PetscSqrtReal(0.5);
-
-  PetscFunctionBegin;
-  for (PetscInt i = 0; i < np * np; i++) Mp[i] = Kp[i] = 0.0;
-  for (PetscInt c = 0; c < 2; c++)
-    for (PetscInt i = 0; i < n; i++)
-      for (PetscInt j = 0; j < n; j++) {
-        Mp[(c * k + i) * np + c * k + j] += h * b->M[i * n + j];
-        Kp[(c * k + i) * np + c * k + j] += w ? VPWeightsStiff1D(w, d, b->K[i * n + j] / h, h * b->M[i * n + j]) : b->K[i * n + j] / h; /* the mass term rides in direction 0 */
-      }
-  /* orthonormal basis Q (columns): even e_a (a < k-1: (u_a + u_(ni-1-a)) / sqrt 2; a = k-1: the middle u_(k-1)), then
-     odd o_a (a < k-1: (u_a - u_(ni-1-a)) / sqrt 2) */
-  for (PetscInt i = 0; i < ni * ni; i++) Q[i] = 0.0;
-  for (PetscInt a = 0; a < k - 1; a++) {
-    Q[a * ni + a] = Q[(ni - 1 - a) * ni + a] = r2;
-    Q[a * ni + k + a]                        = r2;
-    Q[(ni - 1 - a) * ni + k + a]             = -r2;
-  }
-  Q[(k - 1) * ni + k - 1] = 1.0;
-  for (PetscInt par = 0; par < 2; par++) {
-    const PetscInt m = par ? k - 1 : k, o = par ? k : 0; /* columns o..o+m-1 of this parity */
-    lapack_int     info;
-
-    if (!m) continue;
-    for (PetscInt a = 0; a < m; a++) /* Ks, Ms = Q_p^T (Kp, Mp on the interior) Q_p */
-      for (PetscInt c = 0; c < m; c++) {
-        PetscReal sm = 0, sk = 0;
-        for (PetscInt i = 0; i < ni; i++)
-          for (PetscInt j = 0; j < ni; j++) {
-            const PetscReal w = Q[i * ni + o + a] * Q[j * ni + o + c];
-            sm += w * Mp[(i + 1) * np + j + 1];
-            sk += w * Kp[(i + 1) * np + j + 1];
-          }
-        Ms[a * m + c] = sm;
-        Ks[a * m + c] = sk;
-      }
-    info = LAPACKE_dsygv(LAPACK_ROW_MAJOR, 1, 'V', 'U', (lapack_int)m, Ks, (lapack_int)m, Ms, (lapack_int)m, op->lam[d] + o);
-    PetscCheck(info == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACKE_dsygv failed for the 1D patch eigenproblem (degree %" PetscInt_FMT ", h %g, %s part): info %d", k, (double)h, par ? "odd" : "even", (int)info);
-    for (PetscInt i = 0; i < ni; i++) /* eigenvectors in the columns, S^T M S = I */
-      for (PetscInt j = 0; j < m; j++) {
-        PetscReal s = 0;
-        for (PetscInt a = 0; a < m; a++) s += Q[i * ni + o + a] * Ks[a * m + j];
-        op->S[d][i * ni + o + j] = s;
-      }
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* dense (2k-1)^d patch matrix by Kronecker products, LU-factored (local solver dense) */
-static PetscErrorCode PCVPatchSetUpDense(PC_VPatch *jac)
-{
-  PetscInt   dim = jac->op.dim, ni = 2 * jac->op.k - 1, np = 2 * jac->op.k + 1, niz = dim == 3 ? ni : 1, nt = ni * ni * niz;
-  lapack_int info;
-
-  PetscFunctionBegin;
-  PetscCall(PetscMalloc2(nt * nt, &jac->LU, nt, &jac->piv));
-  for (PetscInt iz = 0, r = 0; iz < niz; iz++)
-    for (PetscInt iy = 0; iy < ni; iy++)
-      for (PetscInt ix = 0; ix < ni; ix++, r++)
-        for (PetscInt jz = 0, s = 0; jz < niz; jz++)
-          for (PetscInt jy = 0; jy < ni; jy++)
-            for (PetscInt jx = 0; jx < ni; jx++, s++) {
-#define M1(d, i, j) jac->op.Mp[d][((i) + 1) * np + (j) + 1]
-#define K1(d, i, j) jac->op.Kp[d][((i) + 1) * np + (j) + 1]
-              PetscReal v = M1(1, iy, jy) * K1(0, ix, jx) + K1(1, iy, jy) * M1(0, ix, jx);
-              if (dim == 3) v = M1(2, iz, jz) * v + K1(2, iz, jz) * M1(1, iy, jy) * M1(0, ix, jx);
-              jac->LU[r * nt + s] = v;
-#undef M1
-#undef K1
-            }
-  info = LAPACKE_dgetrf(LAPACK_ROW_MAJOR, (lapack_int)nt, (lapack_int)nt, jac->LU, (lapack_int)nt, jac->piv);
-  PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK getrf of the dense patch matrix failed: %d", (int)info);
-  jac->op.LU  = jac->LU;
-  jac->op.piv = jac->piv;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode PCReset_VPatch(PC pc)
 {
   PC_VPatch *jac = (PC_VPatch *)pc->data;
@@ -310,264 +167,6 @@ static PetscErrorCode PCReset_VPatch(PC pc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* node r (lexicographic among the cell's (k+1)^d) of a cell whose first node sits at off[] in its patch: its index among
-   the patch's (2k-1)^d interior nodes, or -1 on the patch's boundary */
-static inline PetscInt PatchInterior(PetscInt dim, PetscInt k, const PetscInt off[3], PetscInt r, PetscInt n1)
-{
-  PetscInt p[3] = {off[0] + r % n1, off[1] + (r / n1) % n1, dim == 3 ? off[2] + r / (n1 * n1) : 1}, ni = 2 * k - 1;
-  for (PetscInt d = 0; d < dim; d++)
-    if (p[d] < 1 || p[d] > ni) return -1;
-  return (p[0] - 1) + ni * ((p[1] - 1) + (dim == 3 ? ni * (p[2] - 1) : 0));
-}
-
-/* the factors G of cell c of this rank's cells or the layer below them: a pointer into the DM's (owned cells), or
-   computed into G (work: the scratch of DMQBoxCellFactors_Private()) */
-static PetscErrorCode PCVPatchCellFactors(PC_VPatch *jac, const PetscReal *geo, const PetscInt c[3], PetscReal *G, PetscReal *work, const PetscReal **Gc)
-{
-  const VPGrid *g     = &((DM_QBox *)jac->dm->data)->grid;
-  PetscBool     owned = PETSC_TRUE;
-  char          msg[1024];
-
-  PetscFunctionBegin;
-  for (PetscInt d = 0; d < g->dim; d++)
-    if (c[d] < g->cs[d]) owned = PETSC_FALSE;
-  if (owned)
-    *Gc = geo + (((c[2] - g->cs[2]) * g->cm[1] + c[1] - g->cs[1]) * g->cm[0] + c[0] - g->cs[0]) * VPGeometryComponents(g->dim) * VPGridCellNodes(g);
-  else {
-    PetscCall(DMQBoxCellFactors_Private(jac->dm, c, G, work, msg, sizeof(msg)));
-    PetscCheck(!msg[0], PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s", msg); /* the owner found it too, in DMCreateMatrix() */
-    *Gc = G;
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/*
-  The separable surrogate of each patch of a mapped DMQBOX (or one with a coefficient): the patch operator is replaced by
-  sum_d g_d Khat_d (x) Mhat_(others) on the unit reference patch, whose inverse is fast diagonalization with the unit
-  patch's eigenvectors and the eigenvalues sum_d g_d lamhat_d. g_d comes from the diagonal entry a det(J) (J^-1 J^-T)_dd
-  over the patch's 2^d cells (-pc_vpatch_surrogate): its largest value at a quadrature point (pointmax), the largest of its
-  integrals over a cell (cellmax), or the mean of those integrals (mean; on Cartesian cells with a constant coefficient,
-  vol / h_d^2 a: the exact patch solve). The off-diagonal entries of G and the variation inside the patch are left out;
-  the residual is the true one. The sweep converges when the surrogate is not much smaller than the patch matrix
-  (2 Atilde_v > A_v): the largest point value assures that where the coefficient varies inside a cell (coarse levels),
-  at the price of a slower sweep where it varies strongly (bench/RESULTS.md, session 12).
-  Cells owned by another process (the layer below this rank's cells) get their factors computed here.
-*/
-static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
-{
-  DM_QBox         *q  = (DM_QBox *)jac->dm->data;
-  const VPGrid    *g  = &q->grid;
-  const VPBasis1D *b  = &q->basis;
-  PetscInt         nd = VPGridCellNodes(g), ncomp = VPGeometryComponents(g->dim), dim = g->dim, n1 = g->k + 1, vlo[3], nv[3], nvert;
-  const PetscReal *geo;
-  PetscReal       *G, *work;
-  PetscScalar     *Ae;
-  PetscInt         nt = (2 * g->k - 1) * (2 * g->k - 1) * (g->dim == 3 ? 2 * g->k - 1 : 1), clo[3], cn[3], ncb = 1;
-  PetscReal       *cgv;                 /* per cell of the box [clo, clo + cn) (this rank's cells and the layer below): the three values */
-  PetscBool        below = PETSC_FALSE; /* the box has a layer of cells below this rank's */
-
-  PetscFunctionBegin;
-  PetscCall(DMQBoxGetGeometry_Private(jac->dm, &geo, NULL));
-  VPPatchVertexBox(g, vlo, nv);
-  for (PetscInt d = 0; d < 3; d++) {
-    clo[d] = d < dim ? PetscMax(g->cs[d] - 1, 0) : 0;
-    cn[d]  = d < dim ? g->cs[d] + g->cm[d] - clo[d] : 1;
-    ncb *= cn[d];
-    if (clo[d] < g->cs[d]) below = PETSC_TRUE;
-  }
-  nvert = nv[0] * nv[1] * nv[2];
-  PetscCall(PetscCalloc1(3 * PetscMax(nvert, 1), &jac->pg));
-  PetscCall(PetscMalloc3(ncomp * nd, &G, PetscMax(2 * dim + dim * dim + 2, dim * nd) * nd, &work, jac->local == PC_VPATCH_LOCAL_DENSE ? nd * nd : 1, &Ae));
-  if (jac->local == PC_VPATCH_LOCAL_DENSE) PetscCall(PetscMalloc2(nt * nt * PetscMax(nvert, 1), &jac->pLU, nt * PetscMax(nvert, 1), &jac->ppiv));
-  if (jac->local == PC_VPATCH_LOCAL_CG && below) { /* local solver cg: the factors of the layer below too, in one box */
-    PetscCall(PetscMalloc1(ncb * ncomp * nd, &jac->pgeo));
-    for (PetscInt cz = 0, ic = 0; cz < cn[2]; cz++)
-      for (PetscInt cy = 0; cy < cn[1]; cy++)
-        for (PetscInt cx = 0; cx < cn[0]; cx++, ic++) {
-          PetscInt         c[3] = {clo[0] + cx, clo[1] + cy, clo[2] + cz};
-          const PetscReal *Gc;
-          PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
-          PetscCall(PetscArraycpy(jac->pgeo + ic * ncomp * nd, Gc, ncomp * nd));
-        }
-  }
-  /* each cell's values once (a cell is in 2^d patches): the largest point value or the integral of G_dd */
-  PetscCall(PetscMalloc1(3 * ncb, &cgv));
-  for (PetscInt cz = 0, ic = 0; cz < cn[2]; cz++)
-    for (PetscInt cy = 0; cy < cn[1]; cy++)
-      for (PetscInt cx = 0; cx < cn[0]; cx++, ic++) {
-        PetscInt         c[3] = {clo[0] + cx, clo[1] + cy, clo[2] + cz};
-        const PetscReal *Gc   = jac->pgeo ? jac->pgeo + ic * ncomp * nd : NULL;
-        if (!Gc) PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
-        for (PetscInt d = 0; d < 3; d++) {
-          PetscReal gd = 0;
-          if (d < dim && jac->surtype == PC_VPATCH_SURROGATE_POINTMAX) /* the entry itself: the factor over the point's weight */
-            for (PetscInt qp = 0; qp < nd; qp++) gd = PetscMax(gd, Gc[d * nd + qp] / (b->qwts[qp % n1] * b->qwts[(qp / n1) % n1] * (dim == 3 ? b->qwts[qp / (n1 * n1)] : 1.0)));
-          else if (d < dim) /* its integral over the cell */
-            for (PetscInt qp = 0; qp < nd; qp++) gd += Gc[d * nd + qp];
-          cgv[3 * ic + d] = gd;
-        }
-      }
-  for (PetscInt vz = 0, iv = 0; vz < nv[2]; vz++)
-    for (PetscInt vy = 0; vy < nv[1]; vy++)
-      for (PetscInt vx = 0; vx < nv[0]; vx++, iv++) {
-        PetscInt v[3] = {vlo[0] + vx, vlo[1] + vy, vlo[2] + vz};
-        if (jac->pLU) PetscCall(PetscArrayzero(jac->pLU + nt * nt * iv, nt * nt));
-        for (PetscInt cc = 0; cc < (1 << dim); cc++) {
-          PetscInt c[3] = {0, 0, 0}, ic;
-          for (PetscInt d = 0; d < dim; d++) c[d] = v[d] - 1 + ((cc >> d) & 1);
-          ic = ((c[2] - clo[2]) * cn[1] + c[1] - clo[1]) * cn[0] + c[0] - clo[0];
-          if (jac->pLU) { /* the exact patch matrix: this cell's matrix on the patch's interior nodes */
-            PetscInt         n1d = n1 * n1 * (dim == 3 ? n1 : 1), off[3] = {0, 0, 0};
-            const PetscReal *Gc;
-            PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
-            PetscCall(VPMappedCellMatrix_CPU(dim, b, Gc, Ae, work));
-            for (PetscInt d = 0; d < dim; d++) off[d] = ((cc >> d) & 1) * g->k; /* the cell's first node in the patch */
-            for (PetscInt r = 0; r < n1d; r++) {
-              PetscInt pr = PatchInterior(dim, g->k, off, r, n1);
-              if (pr < 0) continue;
-              for (PetscInt t = 0; t < n1d; t++) {
-                PetscInt pt = PatchInterior(dim, g->k, off, t, n1);
-                if (pt >= 0) jac->pLU[nt * nt * iv + pr * nt + pt] += Ae[r * n1d + t];
-              }
-            }
-          }
-          for (PetscInt d = 0; d < dim; d++) {
-            if (jac->surtype == PC_VPATCH_SURROGATE_MEAN)
-              jac->pg[3 * iv + d] += cgv[3 * ic + d] / (1 << dim);
-            else
-              jac->pg[3 * iv + d] = PetscMax(jac->pg[3 * iv + d], cgv[3 * ic + d]);
-          }
-        }
-        if (jac->pLU) {
-          lapack_int info = LAPACKE_dgetrf(LAPACK_ROW_MAJOR, (lapack_int)nt, (lapack_int)nt, jac->pLU + nt * nt * iv, (lapack_int)nt, jac->ppiv + nt * iv);
-          PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK getrf of the patch matrix of vertex (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") failed: %d", v[0], v[1], v[2], (int)info);
-        }
-      }
-  if (jac->local == PC_VPATCH_LOCAL_CG) { /* the factors of the cells the patches touch (pgeo, or the DM's own), and the diagonal */
-    Vec dg, dl;
-    for (PetscInt d = 0; d < 3; d++) {
-      jac->plocal.gclo[d] = below ? clo[d] : g->cs[d];
-      jac->plocal.gcm[d]  = below ? cn[d] : g->cm[d];
-    }
-    PetscCall(DMGetGlobalVector(jac->dm, &dg));
-    PetscCall(DMGetLocalVector(jac->dm, &dl));
-    PetscCall(MatGetDiagonal(jac->A, dg));
-    if (jac->scale != (PetscScalar)1.0) PetscCall(VecScale(dg, 1.0 / jac->scale));
-    PetscCall(DMGlobalToLocal(jac->dm, dg, INSERT_VALUES, dl));
-    if (jac->cuda) { /* kept: the kernel reads its device array */
-      PetscCall(VecDuplicate(dl, &jac->diagl));
-      PetscCall(VecCopy(dl, jac->diagl));
-    } else {
-      const PetscScalar *a;
-      PetscInt           nl;
-      PetscCall(VecGetLocalSize(dl, &nl));
-      PetscCall(PetscMalloc1(nl, &jac->pdiag));
-      PetscCall(VecGetArrayRead(dl, &a));
-      PetscCall(PetscArraycpy(jac->pdiag, a, nl));
-      PetscCall(VecRestoreArrayRead(dl, &a));
-    }
-    PetscCall(DMRestoreLocalVector(jac->dm, &dl));
-#if defined(PETSC_HAVE_CUDA)
-    if (jac->cuda) { /* the kernel's tables; its factors: the DM's own, or with a layer of cells below, pgeo */
-      VPPatchCGTables *t  = &jac->cgt;
-      PetscInt         ni = 2 * g->k - 1, np = 2 * g->k + 1, alo[3], anv[3];
-      PetscCall(PetscMemzero(t, sizeof(*t)));
-      t->k   = (int)g->k;
-      t->its = (int)jac->localits;
-      VPPatchVertexBox(g, alo, anv);
-      for (PetscInt d = 0; d < 3; d++) {
-        t->gclo[d] = (int)jac->plocal.gclo[d];
-        t->gcm[d]  = (int)jac->plocal.gcm[d];
-        t->alo[d]  = (int)alo[d];
-        t->anv[d]  = (int)anv[d];
-      }
-      for (PetscInt i = 0; i < ni; i++) {
-        t->lam[i] = jac->op.lam[0][i];
-        t->Kd[i]  = jac->op.Kp[0][(i + 1) * np + i + 1];
-        t->Md[i]  = jac->op.Mp[0][(i + 1) * np + i + 1];
-        for (PetscInt j = 0; j < ni; j++) t->S[i * ni + j] = jac->op.S[0][i * ni + j];
-      }
-      for (PetscInt qq = 0; qq < n1; qq++)
-        for (PetscInt i = 0; i < n1; i++) {
-          t->cS[qq * VPATCH_MAX_N1D + i] = b->S[qq * n1 + i];
-          t->cD[qq * VPATCH_MAX_N1D + i] = b->D[qq * n1 + i];
-        }
-      if (below) {
-        PetscCall(VPDeviceCopy_Private(jac->pgeo, (size_t)(ncb * ncomp * nd), &jac->d_pgeo));
-        jac->d_cggeo = jac->d_pgeo;
-      } else
-        PetscCall(DMQBoxGetGeometry_Private(jac->dm, NULL, &jac->d_cggeo));
-    }
-#endif
-    PetscCall(DMRestoreGlobalVector(jac->dm, &dg));
-    jac->plocal.its   = jac->localits;
-    jac->plocal.basis = b;
-    jac->plocal.geo   = below ? jac->pgeo : geo;
-    jac->plocal.diag  = jac->pdiag;
-  }
-  PetscCall(PetscFree(cgv));
-  PetscCall(PetscFree3(G, work, Ae));
-  jac->plocal.g   = jac->pLU ? NULL : jac->pg;
-  jac->plocal.LU  = jac->pLU;
-  jac->plocal.piv = jac->ppiv;
-  if (jac->cuda) PetscCall(VPDeviceCopy_Private(jac->pg, (size_t)3 * (size_t)PetscMax(nvert, 1), &jac->d_pg));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The interior patches' 1D data at h = 1 (the patch of vertex 2 of a 1D mesh of four cells: interior cells on both
-   sides and beyond), for the GPU lines kernel's constant tables (vpatch_dg.cu, VPDGRef): the patch rows of L against
-   the four cells, the pencil's eigenvectors Q (rows: the patch's nodes, columns: the modes) and eigenvalues, the cell
-   mass. The patch is symmetric under the reflection of its two cells, i -> 2N - 1 - i, so every mode is even or odd
-   under it; the columns go in that order (N even, then N odd, eigenvalues alike), so that the kernel applies Q and Q^T
-   by halves (half the multiply-adds). Where the modes do not split that way (an eigenvalue shared by an even and an odd
-   mode), *ref stays NULL and the kernel reads every patch's own data. */
-static PetscErrorCode PCVPatchDGReference(const DM_QBox *q, PetscReal **ref)
-{
-  const PetscInt N = q->degree + 1, P2 = 2 * N;
-  VPDG1D         dg;
-  VPDGPatch1D    p;
-  PetscReal     *t, *Q, *lam, qmax = 0;
-  PetscInt       order[2 * (VPATCH_MAX_DEGREE_3D + 1)], ne = 0, no = 0;
-  PetscBool      split = PETSC_TRUE;
-
-  PetscFunctionBegin;
-  PetscCall(PetscFree(*ref));
-  PetscCall(VPDG1DSetUp(&q->basis, 4, 1.0, q->dgpenalty, &dg));
-  PetscCall(VPDGPatch1DSetUp(&dg, &p));
-  Q   = p.Q + P2 * P2; /* vertex 2 */
-  lam = p.lam + P2;
-  for (PetscInt i = 0; i < P2 * P2; i++) qmax = PetscMax(qmax, PetscAbsReal(Q[i]));
-  for (PetscInt c = 0; c < P2 && split; c++) { /* even modes first, then odd */
-    PetscReal de = 0, dd = 0;
-    for (PetscInt i = 0; i < P2; i++) {
-      de = PetscMax(de, PetscAbsReal(Q[(P2 - 1 - i) * P2 + c] - Q[i * P2 + c]));
-      dd = PetscMax(dd, PetscAbsReal(Q[(P2 - 1 - i) * P2 + c] + Q[i * P2 + c]));
-    }
-    if (de <= 1e-10 * qmax && ne < N)
-      order[ne++] = c;
-    else if (dd <= 1e-10 * qmax && no < N)
-      order[N + no++] = c;
-    else
-      split = PETSC_FALSE;
-  }
-  if (split) {
-    PetscCall(PetscMalloc1(P2 * 4 * N + P2 * P2 + P2 + N * N, ref));
-    t = *ref;
-    for (PetscInt r = 0; r < P2; r++)
-      for (PetscInt c = 0; c < 4 * N; c++) {
-        const PetscInt o = c / N - 1 - r / N;
-        *t++             = (o >= -1 && o <= 1) ? VPDGBlockEntry(&dg, 1 + r / N, o, r % N, c % N) : 0;
-      }
-    for (PetscInt i = 0; i < P2; i++)
-      for (PetscInt c = 0; c < P2; c++) *t++ = Q[i * P2 + order[c]];
-    for (PetscInt c = 0; c < P2; c++) *t++ = lam[order[c]];
-    for (PetscInt i = 0; i < N * N; i++) *t++ = dg.M[i];
-  } else
-    PetscCall(PetscInfo(NULL, "DG Q_%" PetscInt_FMT ": the interior patch's modes are not all even or odd; every patch reads its own data\n", q->degree));
-  PetscCall(VPDGPatch1DDestroy(&p));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode PCSetUp_VPatch(PC pc)
 {
   PC_VPatch *jac = (PC_VPatch *)pc->data;
@@ -578,12 +177,15 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
   PetscCall(PCReset_VPatch(pc));
   PetscCall(PetscLogEventBegin(VPATCH_PatchSetUp, pc, 0, 0, 0));
   PetscCall(PCVPatchGetOperator(pc, &dm, &jac->opw));
-  jac->scale = jac->opw.mass + jac->opw.stiff;
-  jac->opw.mass /= PetscRealPart(jac->scale);
-  jac->opw.stiff /= PetscRealPart(jac->scale);
-  q = (DM_QBox *)dm->data;
-  PetscCheck(jac->opw.mass == 0 || (!q->dg && !DMQBoxIsGeneral_Private(q)), PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+  q            = (DM_QBox *)dm->data;
+  jac->variant = q->dg ? &PCVPatchVariantDG : DMQBoxIsGeneral_Private(q) ? &PCVPatchVariantMapped : &PCVPatchVariantCartesian;
+  PetscCheck(jac->opw.mass == 0 || jac->variant->weights, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
              "PCVPATCH: a mass term on the discontinuous space, a mapped box or with a coefficient is not implemented yet (the Cartesian continuous space has it)");
+  if (!jac->variant->weights) { /* these kernels take K alone: they smooth K x = b / scale */
+    jac->scale     = jac->opw.stiff;
+    jac->opw.stiff = 1.0;
+  } else jac->scale = 1.0; /* the weights go into the kernels: no copy of b / scale */
+  jac->dscale = jac->opw.mass + jac->opw.stiff;
   for (PetscInt d = 0; d < q->dim; d++)
     PetscCheck(q->cells[d] >= 2, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP,
                "PCVPATCH needs interior vertices, i.e. at least 2 cells per direction, but this DMQBOX level has %" PetscInt_FMT " cell in direction %" PetscInt_FMT
@@ -595,85 +197,17 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
   PetscCall(DMQBoxIsCUDA_Private(dm, &jac->cuda));
   PetscCheck(!jac->norder || jac->norder == (PetscInt)1 << q->dim, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP, "PCVPATCH -pc_vpatch_colors: %" PetscInt_FMT " colors given, but a %" PetscInt_FMT "D DMQBOX has %d: give each of 0..%d once",
              jac->norder, q->dim, 1 << q->dim, (1 << q->dim) - 1);
-  if (q->dg) { /* the DG vertex patches: all DoFs of the 2^d cells around an interior vertex, exact by fast diagonalization */
-    MPI_Comm comm = PetscObjectComm((PetscObject)pc);
-    PetscCheck(!jac->norder, comm, PETSC_ERR_SUP, "PCVPATCH -pc_vpatch_colors applies to the continuous space of DMQBOX; the DG vertex patches keep the colors 0, 1, ..., 2^d - 1");
-    PetscCheck(jac->local == PC_VPATCH_LOCAL_FDM, comm, PETSC_ERR_SUP, "PCVPATCH on the discontinuous space of DMQBOX has the fdm local solver (exact) so far, not %s", PCVPatchLocalSolvers[jac->local]);
-    PetscCheck(jac->cuda || jac->precision == VP_PRECISION_DOUBLE, comm, PETSC_ERR_SUP, "PCVPATCH -pc_vpatch_precision single runs on the GPU only: use -dm_vec_type cuda, or double precision");
-    PetscCheck(!jac->cuda || jac->kernel != PC_VPATCH_KERNEL_SEPARATE, comm, PETSC_ERR_SUP,
-               "PCVPATCH on the discontinuous space of DMQBOX has the GPU kernels fused (each patch computes its residual; one rank) and global (each color's residual by MatMult), not separate: use -pc_vpatch_kernel fused or global");
-    PetscCheck(!jac->cuda || q->samelayout || !jac->kernelset || jac->kernel != PC_VPATCH_KERNEL_FUSED || jac->type == PC_VPATCH_ADDITIVE, comm, PETSC_ERR_SUP,
-               "PCVPATCH on the discontinuous space of DMQBOX: -pc_vpatch_kernel fused computes each patch's residual from a ghost layer of two cells, which runs on one rank; on several ranks use -pc_vpatch_kernel global (the default there)");
-    jac->dgfused = (PetscBool)(jac->cuda && q->samelayout && jac->kernel == PC_VPATCH_KERNEL_FUSED && jac->type == PC_VPATCH_MULTIPLICATIVE);
-    if (jac->damping <= 0) jac->damping = q->dim == 3 ? 0.125 : 0.25; /* additive: every DoF of an inner cell lies in 2^d patches */
-    for (PetscInt d = 0; d < q->dim; d++) {
-      PetscCall(VPDGPatch1DSetUp(&q->dg1d[d], &jac->dgp[d]));
-      if (jac->cuda) {
-        const PetscInt P2 = 2 * (q->degree + 1);
-        PetscCall(VPDeviceCopy_Private(jac->dgp[d].Q, (size_t)(q->cells[d] - 1) * P2 * P2, &jac->d_dgQ[d]));
-        PetscCall(VPDeviceCopy_Private(jac->dgp[d].lam, (size_t)(q->cells[d] - 1) * P2, &jac->d_dglam[d]));
-      }
-    }
-    if (jac->cuda && q->dim == 3 && q->degree <= VPATCH_MAX_DEGREE_3D) PetscCall(PCVPatchDGReference(q, &jac->dgref));
-    PetscCall(DMQBoxCreateSIPGShell_Private(dm, &jac->Adg));
-    PetscCall(DMCreateGlobalVector(dm, &jac->r));
-    PetscCall(VecDuplicate(jac->r, &jac->w));
-    if (jac->scale != (PetscScalar)1.0) PetscCall(DMCreateGlobalVector(dm, &jac->bs));
-    PetscCall(PetscLogEventEnd(VPATCH_PatchSetUp, pc, 0, 0, 0));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  jac->op.dim = q->dim;
-  jac->op.k   = q->degree;
-  if (jac->damping <= 0) jac->damping = q->dim == 3 ? 0.125 : 0.25;
+  jac->surrogate = PETSC_FALSE;
+  if (jac->damping <= 0) jac->damping = q->dim == 3 ? 0.125 : 0.25; /* additive: every DoF of an inner cell lies in 2^d patches */
   if (jac->scale != (PetscScalar)1.0) PetscCall(DMCreateGlobalVector(dm, &jac->bs));
-  jac->surrogate = DMQBoxIsGeneral_Private(q);
-  if (jac->surrogate) {
-    PetscCheck(jac->local != PC_VPATCH_LOCAL_DENSE || !jac->cuda, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
-               "PCVPATCH on a mapped DMQBOX (or one with a coefficient): -pc_vpatch_local_solver dense (each patch's exact matrix, LU-factored, for verification) runs on the CPU only: use -dm_vec_type standard, or the default fdm (the separable "
-               "surrogate)");
-    if (jac->local == PC_VPATCH_LOCAL_CG && !jac->surtypeset) jac->surtype = PC_VPATCH_SURROGATE_MEAN; /* scaled by the diagonal, the mean is the better base (bench/RESULTS.md, session 12) */
-    PetscCheck(!jac->cuda || !jac->kernelset || jac->kernel == PC_VPATCH_KERNEL_GLOBAL, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
-               "PCVPATCH on a mapped DMQBOX (or one with a coefficient) takes each color's residual from the operator (MatMult): -pc_vpatch_kernel %s computes it for the Cartesian Laplacian; use -pc_vpatch_kernel global (the default here)",
-               PCVPatchKernels[jac->kernel]);
-    jac->kernel = PC_VPATCH_KERNEL_GLOBAL;
-  }
-  /* the surrogate's local solves use the unit patch (its factors carry the geometry) */
-  for (PetscInt d = 0; d < q->dim; d++) PetscCall(PCVPatchSetUpDirection(&jac->op, &q->basis, jac->surrogate ? NULL : &jac->opw, d, jac->surrogate ? 1.0 : q->grid.h[d]));
-  if (jac->local == PC_VPATCH_LOCAL_DENSE && !jac->surrogate) PetscCall(PCVPatchSetUpDense(jac));
-  PetscCall(PetscMalloc1(VPPatchWorkSize(q->dim, q->degree), &jac->work));
-  if (jac->surrogate) {
-    PetscCall(PCVPatchSetUpSurrogate(jac));
-    if (jac->type == PC_VPATCH_MULTIPLICATIVE && !jac->cuda) PetscCall(DMCreateGlobalVector(dm, &jac->w)); /* the residual of each color */
-  }
-  if (!jac->cuda && jac->kernelset) PetscCall(PetscInfo(pc, "-pc_vpatch_kernel and -pc_vpatch_patches_per_block choose GPU kernels; the CPU path runs here and ignores them\n"));
-  PetscCheck(jac->cuda || jac->precision == VP_PRECISION_DOUBLE, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCVPATCH -pc_vpatch_precision single runs on the GPU only: use -dm_vec_type cuda, or double precision");
-  if (jac->cuda) {
-    PetscInt  ni = 2 * q->degree - 1, dim = q->dim;
-    VPPatchOp hat;
-
-    PetscCheck(jac->type == PC_VPATCH_MULTIPLICATIVE && jac->local != PC_VPATCH_LOCAL_DENSE, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
-               "PCVPATCH on CUDA vectors runs -pc_vpatch_type multiplicative with -pc_vpatch_local_solver fdm or cg; the %s %s variant runs on the CPU only (-dm_vec_type standard)", PCVPatchTypes[jac->type], PCVPatchLocalSolvers[jac->local]);
-    PetscCheck(!(jac->surrogate && jac->local == PC_VPATCH_LOCAL_CG) || jac->precision == VP_PRECISION_DOUBLE, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
-               "PCVPATCH local solver cg on the GPU computes in double precision: use -pc_vpatch_precision double");
-    /* the kernels take the reference matrices (h = 1) and scale them by the cell sizes (vpatch.cu) */
-    PetscCall(PCVPatchSetUpDirection(&hat, &q->basis, NULL, 0, 1.0));
-    PetscCall(VPPatchSetUp_CUDA(q->degree, q->basis.M, q->basis.K, hat.S[0], hat.lam[0]));
-    if (jac->kernel == PC_VPATCH_KERNEL_SEPARATE) { /* at most prod_d (cm_d/2 + 1) patches of one color */
-      size_t n = 1;
-      for (PetscInt d = 0; d < dim; d++) n *= (size_t)(q->grid.cm[d] / 2 + 1) * (size_t)ni;
-      PetscCall(VPDeviceAlloc_Private(n, &jac->scratch));
-    }
-    if (jac->kernel == PC_VPATCH_KERNEL_GLOBAL) PetscCall(DMCreateGlobalVector(dm, &jac->w));
-  }
-  if (!q->samelayout && jac->type == PC_VPATCH_MULTIPLICATIVE && !jac->surrogate && !(jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL) && jac->ranks == PC_VPATCH_RANKS_EXACT)
-    for (PetscInt c = 0; c < (1 << q->dim); c++) PetscCall(DMQBoxColorExchangeSetUp_Private(dm, c)); /* several ranks: the exchange of each color (PCVPatchStepLocal()) */
+  PetscCall(jac->variant->setup(pc));
   PetscCall(PetscLogEventEnd(VPATCH_PatchSetUp, pc, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 /* the ghosted work vectors of an apply, from the DM's pool of local vectors (shared with the level's operator and
    transfers, so that a level holds two or three ghosted vectors, not one set per object) */
-static PetscErrorCode PCVPatchGetLocal(PC_VPatch *jac, PetscBool x, PetscBool d)
+PetscErrorCode PCVPatchGetLocal_Private(PC_VPatch *jac, PetscBool x, PetscBool d)
 {
   PetscFunctionBegin;
   PetscCall(DMGetLocalVector(jac->dm, &jac->bl));
@@ -682,7 +216,7 @@ static PetscErrorCode PCVPatchGetLocal(PC_VPatch *jac, PetscBool x, PetscBool d)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode PCVPatchRestoreLocal(PC_VPatch *jac)
+PetscErrorCode PCVPatchRestoreLocal_Private(PC_VPatch *jac)
 {
   PetscFunctionBegin;
   PetscCall(DMRestoreLocalVector(jac->dm, &jac->bl));
@@ -691,8 +225,8 @@ static PetscErrorCode PCVPatchRestoreLocal(PC_VPatch *jac)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* owned Dirichlet rows are solved exactly: x_B = b_B */
-static PetscErrorCode PCVPatchBoundary(PC_VPatch *jac, Vec b, Vec x)
+/* owned Dirichlet rows are solved exactly: x_B = b_B / dscale */
+PetscErrorCode PCVPatchBoundary_Private(PC_VPatch *jac, Vec b, Vec x)
 {
   const VPGrid      *g = &((DM_QBox *)jac->dm->data)->grid;
   const PetscScalar *ba;
@@ -704,13 +238,13 @@ static PetscErrorCode PCVPatchBoundary(PC_VPatch *jac, Vec b, Vec x)
   PetscCall(VecGetArrayReadAndMemType(b, &ba, &mt));
   PetscCall(VecGetArrayAndMemType(x, &xa, NULL));
   if (PetscMemTypeDevice(mt))
-    PetscCall(VPOwnedBoundary_CUDA(g, 1.0, ba, xa, PETSC_FALSE));
+    PetscCall(VPOwnedBoundary_CUDA(g, 1.0 / jac->dscale, ba, xa, PETSC_FALSE));
   else {
     for (PetscInt pz = g->xs[2]; pz < g->xs[2] + g->xm[2]; pz++)
       for (PetscInt py = g->xs[1]; py < g->xs[1] + g->xm[1]; py++)
         for (PetscInt px = g->xs[0]; px < g->xs[0] + g->xm[0]; px++, i++) {
           PetscInt p[3] = {px, py, pz};
-          if (VPGridIsBoundary(g, p)) xa[i] = ba[i];
+          if (VPGridIsBoundary(g, p)) xa[i] = ba[i] / jac->dscale;
         }
   }
   PetscCall(VecRestoreArrayAndMemType(x, &xa));
@@ -720,356 +254,19 @@ static PetscErrorCode PCVPatchBoundary(PC_VPatch *jac, Vec b, Vec x)
 
 /* the flops of one pass over the colors by the GPU kernels; zero: from x = 0, where the first color's fused kernels
    skip the residual (VPPatchZeroFirst_CUDA(); about 1/2^d of the patches) */
-static PetscLogDouble VPFlopsPatchesGPU(PC_VPatch *jac, const VPGrid *g, PetscBool zero)
+PetscLogDouble PCVPatchFlopsGPU_Private(PC_VPatch *jac, const VPGrid *g, PetscBool zero)
 {
   PetscBool skip = (PetscBool)(zero && jac->kernel == PC_VPATCH_KERNEL_FUSED && VPPatchZeroFirst_CUDA(g->dim, g->k, (PetscBool)(jac->precision == VP_PRECISION_SINGLE)));
   return VPFlopsPatches(g) * (VPFlopsPatchGPU(g->dim, g->k) - (skip ? VPFlopsPatchGPUResidual(g->dim, g->k) / (1 << g->dim) : 0));
 }
 
-/* the color at position i of a pass: the order of -pc_vpatch_colors (default 0, 1, ..., nc - 1), reversed backward */
-static inline PetscInt PCVPatchColor(const PC_VPatch *jac, PetscInt nc, PetscInt i, PetscBool reverse)
-{
-  const PetscInt j = reverse ? nc - 1 - i : i;
-  return jac->norder ? jac->order[j] : j;
-}
-
-/* one pass over the colors on the device, x <- x + sum of patch corrections, where PCVPatchStepLocal() does not: on the
-   global arrays of one rank, or with the kernel global (the residual of the whole level by MatMult before each color) */
-static PetscErrorCode PCVPatchSweepColors(PC_VPatch *jac, Vec b, Vec x, PetscBool reverse, PetscBool global, PetscBool zero)
-{
-  const VPGrid      *g  = &((DM_QBox *)jac->dm->data)->grid;
-  PetscInt           nc = g->dim == 3 ? 8 : 4;
-  const PetscScalar *ba, *xa;
-  PetscScalar       *da;
-
-  PetscFunctionBegin;
-  if (global) {
-    /* one rank: the local box is the global vector. The kernels read b and x and add the corrections into x in
-       place: patches of one color share no interior node, and a patch reads only its own nodes, so no patch of the
-       color reads a value that another one writes. This skips the ghost updates of every color. */
-    PetscScalar *xw;
-
-    PetscCall(VecGetArrayReadAndMemType(b, &ba, NULL));
-    PetscCall(VecGetArrayAndMemType(x, &xw, NULL));
-    PetscCall(PetscLogGpuTimeBegin());
-    for (PetscInt i = 0; i < nc; i++) PetscCall(VPPatchSmoothColor_CUDA(g, &jac->opw, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, (PetscBool)(zero && i == 0), NULL, ba, xw, xw, jac->scratch));
-    PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(VecRestoreArrayAndMemType(x, &xw));
-    PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
-  } else {
-    PetscCall(PCVPatchGetLocal(jac, PETSC_TRUE, PETSC_TRUE));
-    for (PetscInt i = 0; i < nc; i++) {      /* kernel global: the residual of the whole level, ghosted, then the solves */
-      PetscCall(MatMult(jac->A, x, jac->w)); /* scale L x */
-      if (jac->scale != (PetscScalar)1.0) PetscCall(VecScale(jac->w, 1.0 / jac->scale));
-      PetscCall(VecAYPX(jac->w, -1.0, b));
-      PetscCall(DMGlobalToLocal(jac->dm, jac->w, INSERT_VALUES, jac->bl));
-      PetscCall(VecSet(jac->dl, 0.0));
-      PetscCall(VecGetArrayReadAndMemType(jac->bl, &ba, NULL));
-      PetscCall(VecGetArrayReadAndMemType(jac->xl, &xa, NULL));
-      PetscCall(VecGetArrayAndMemType(jac->dl, &da, NULL));
-      if (jac->cuda && jac->local == PC_VPATCH_LOCAL_CG && jac->surrogate) {
-        const PetscScalar *dg;
-        PetscCall(VecGetArrayReadAndMemType(jac->diagl, &dg, NULL));
-        PetscCall(PetscLogGpuTimeBegin());
-        PetscCall(VPPatchCGColor_CUDA(g, &jac->cgt, PCVPatchColor(jac, nc, i, reverse), jac->d_pg, jac->d_cggeo, dg, ba, da));
-        PetscCall(PetscLogGpuTimeEnd());
-        PetscCall(VecRestoreArrayReadAndMemType(jac->diagl, &dg));
-      } else if (jac->cuda) {
-        PetscCall(PetscLogGpuTimeBegin());
-        PetscCall(VPPatchSmoothColor_CUDA(g, &jac->opw, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, PETSC_FALSE, jac->d_pg, ba, xa, da, jac->scratch));
-        PetscCall(PetscLogGpuTimeEnd());
-      } else
-        PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, &jac->plocal, PCVPatchColor(jac, nc, i, reverse), PETSC_FALSE, ba, NULL, da, jac->work)); /* mapped DMQBOX on the CPU */
-      PetscCall(VecRestoreArrayAndMemType(jac->dl, &da));
-      PetscCall(VecRestoreArrayReadAndMemType(jac->xl, &xa));
-      PetscCall(VecRestoreArrayReadAndMemType(jac->bl, &ba));
-      PetscCall(DMLocalToGlobal(jac->dm, jac->dl, ADD_VALUES, x));
-    }
-    PetscCall(PCVPatchRestoreLocal(jac));
-  }
-  if (jac->surrogate && jac->local == PC_VPATCH_LOCAL_CG) {
-    if (jac->cuda)
-      PetscCall(PetscLogGpuFlops(VPFlopsPatches(g) * VPFlopsPatchCG(g->dim, g->k, jac->localits)));
-    else
-      PetscCall(PetscLogFlops(VPFlopsPatches(g) * VPFlopsPatchCG(g->dim, g->k, jac->localits)));
-  } else if (jac->cuda)
-    PetscCall(PetscLogGpuFlops(VPFlopsPatchesGPU(jac, g, zero)));
-  else
-    PetscCall(PetscLogFlops(VPFlopsPatches(g) * VPFlopsPatchCPU(g->dim, g->k)));
-  PetscCall(PCVPatchBoundary(jac, b, x));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The patches of one color on the vertices of the sub-box [lo, hi) (cell indices, the patch's vertex is its cells'
-   lower corner) of this rank's, in place in xl */
-static PetscErrorCode PCVPatchColorBox(PC_VPatch *jac, PetscMemType mt, PetscInt c, PetscBool zero, const PetscInt lo[3], const PetscInt hi[3], const PetscScalar *ba, PetscScalar *xa)
-{
-  VPGrid g = ((DM_QBox *)jac->dm->data)->grid;
-
-  PetscFunctionBegin;
-  for (PetscInt d = 0; d < 3; d++) {
-    if (hi[d] <= lo[d]) PetscFunctionReturn(PETSC_SUCCESS);
-    g.cs[d] = lo[d];
-    g.cm[d] = hi[d] - lo[d];
-  }
-  if (PetscMemTypeDevice(mt)) {
-    PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(VPPatchSmoothColor_CUDA(&g, &jac->opw, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, jac->kernel, jac->ppb, zero, NULL, ba, xa, xa, jac->scratch));
-    PetscCall(PetscLogGpuTimeEnd());
-  } else
-    PetscCall(VPPatchSmoothColor_CPU(&g, &jac->op, NULL, c, PETSC_FALSE, ba, xa, xa, jac->work));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* The step in the ghosted local vector (several ranks, or the CPU path; not the kernel global): b and x are brought
-   into the local boxes once, each color's patches are solved in place in xl, and one exchange after each group of
-   colors (its packed values and a star forest, DMQBoxColorExchangeBegin_Private()) brings the values that the other
-   ranks' patches changed into every local box that holds them, owned or ghost. A group is a run of consecutive colors
-   of the pass that agree along every direction the process grid cuts (DMQBoxColorGroupBits_Private(): no patch of one
-   of them reads what another rank's patch of another changed), so slabs along the slowest direction exchange twice
-   per pass, not 2^dim times. The iterates are those of one rank. Relaxed (-pc_vpatch_ranks relaxed): no exchange
-   inside a pass; the local-to-global copy keeps each rank's own nodes. */
-static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool fwd, PetscBool bwd, PetscBool zero)
-{
-  const VPGrid      *g  = &((DM_QBox *)jac->dm->data)->grid;
-  PetscInt           nc = g->dim == 3 ? 8 : 4, gb = DMQBoxColorGroupBits_Private(jac->dm);
-  const PetscScalar *ba;
-  PetscScalar       *xa;
-  PetscMemType       mt, xmt;
-  PetscInt           all[2][3], in[2][3];
-  DMQBoxGhosted      B, X;
-
-  PetscFunctionBegin;
-  for (PetscInt d = 0; d < 3; d++) {
-    /* the patches of vertices cs, cs + 1 change nodes that the rank below holds, that of cs + cm - 1 nodes of the rank
-       above (ownership on multiples of k, ghost width k): the inner box [in[0], in[1]) changes none */
-    all[0][d] = g->cs[d];
-    all[1][d] = g->cs[d] + g->cm[d];
-    in[0][d]  = PetscMin(g->cs[d] + (d < g->dim && g->cs[d] > 0 ? 2 : 0), all[1][d]);
-    in[1][d]  = PetscMax(all[1][d] - (d < g->dim && all[1][d] < g->N[d] ? 1 : 0), in[0][d]);
-  }
-  PetscCall(DMQBoxGhostedGet_Private(jac->dm, b, DMQBOX_GHOSTED_IN, PETSC_FALSE, &B));
-  PetscCall(DMQBoxGhostedGet_Private(jac->dm, x, DMQBOX_GHOSTED_INOUT, PETSC_FALSE, &X));
-  ba  = B.a;
-  mt  = B.mt;
-  xa  = X.a;
-  xmt = X.mt;
-  for (PetscInt pass = 0; pass < 2; pass++) {
-    PetscBool pz = (PetscBool)(zero && (pass == 0 || !fwd)); /* x = 0 at the start of this pass */
-
-    if (!(pass ? bwd : fwd)) continue;
-    if (jac->ranks == PC_VPATCH_RANKS_RELAXED && pass == 1 && fwd) { /* the owners' values of the forward pass, everywhere */
-      PetscCall(DMQBoxGhostedUpdate_Private(jac->dm, &X));
-      xa  = X.a;
-      xmt = X.mt;
-    }
-    for (PetscInt i = 0; i < nc; i++) {
-      PetscInt  c = PCVPatchColor(jac, nc, i, (PetscBool)pass), next = i < nc - 1 ? PCVPatchColor(jac, nc, i + 1, (PetscBool)pass) : -1;
-      PetscBool z0   = (PetscBool)(pz && i == 0);                          /* x = 0 before the step's first color */
-      PetscBool last = (PetscBool)(next < 0 || (next >> gb) != (c >> gb)); /* the last color of its group in this pass */
-
-      if (jac->ranks == PC_VPATCH_RANKS_RELAXED || !last) { /* no exchange: relaxed, or inside a group */
-        PetscCall(PCVPatchColorBox(jac, mt, c, z0, all[0], all[1], ba, xa));
-        continue;
-      }
-      if (jac->overlap) { /* the patches whose values other ranks hold, the group's exchange, the others while it travels */
-        for (PetscInt d = 0; d < g->dim; d++)
-          for (PetscInt side = 0; side < 2; side++) { /* slabs of direction d: inner range before d, all after */
-            PetscInt lo[3], hi[3];
-            for (PetscInt e = 0; e < 3; e++) {
-              lo[e] = e < d ? in[0][e] : g->cs[e];
-              hi[e] = e < d ? in[1][e] : g->cs[e] + g->cm[e];
-            }
-            if (side == 0)
-              hi[d] = in[0][d];
-            else
-              lo[d] = in[1][d];
-            PetscCall(PCVPatchColorBox(jac, mt, c, z0, lo, hi, ba, xa));
-          }
-        PetscCall(DMQBoxColorExchangeBegin_Private(jac->dm, c, xmt, xa));
-        PetscCall(PCVPatchColorBox(jac, mt, c, z0, in[0], in[1], ba, xa));
-      } else {
-        PetscCall(PCVPatchColorBox(jac, mt, c, z0, all[0], all[1], ba, xa));
-        PetscCall(DMQBoxColorExchangeBegin_Private(jac->dm, c, xmt, xa));
-      }
-      PetscCall(DMQBoxColorExchangeEnd_Private(jac->dm, c, xmt, xa));
-    }
-    if (PetscMemTypeDevice(mt))
-      PetscCall(PetscLogGpuFlops(VPFlopsPatchesGPU(jac, g, pz)));
-    else
-      PetscCall(PetscLogFlops(VPFlopsPatches(g) * VPFlopsPatchCPU(g->dim, g->k)));
-  }
-  PetscCall(DMQBoxGhostedRestore_Private(jac->dm, &X));
-  PetscCall(DMQBoxGhostedRestore_Private(jac->dm, &B));
-  PetscCall(PCVPatchBoundary(jac, b, x));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the device tables of the DG patch kernel */
-static PetscErrorCode PCVPatchDGDevice(PC_VPatch *jac, const VPDG1D **d_dg, VPDGPatchDevice *pd)
-{
-  PetscFunctionBegin;
-  PetscCall(DMQBoxGetDeviceDG_Private(jac->dm, d_dg, NULL));
-  for (PetscInt d = 0; d < 3; d++) {
-    pd->Q[d]   = jac->d_dgQ[d];
-    pd->lam[d] = jac->d_dglam[d];
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the discontinuous space, GPU, one rank: per color one kernel computes every patch's residual b - A x and writes x +
-   its correction into the other of x and w (x is read by neighbouring patches of the color, so it cannot change in
-   place); the colors alternate between the two, and an even number of them ends in x */
-static PetscErrorCode PCVPatchStepDGFused(PC_VPatch *jac, Vec b, Vec x, PetscBool reverse)
-{
-  const VPGrid      *g  = &((DM_QBox *)jac->dm->data)->grid;
-  const PetscInt     nc = 1 << g->dim;
-  const VPDG1D      *d_dg;
-  VPDGPatchDevice    pd;
-  const PetscScalar *ba, *sa;
-  PetscScalar       *da;
-  PetscMemType       mb, ms;
-
-  PetscFunctionBegin;
-  PetscCall(PCVPatchDGDevice(jac, &d_dg, &pd));
-  for (PetscInt i = 0; i < nc; i++) {
-    const PetscInt c   = PCVPatchColor(jac, nc, i, reverse);
-    Vec            src = i % 2 ? jac->w : x, dst = i % 2 ? x : jac->w;
-    PetscCall(VecGetArrayReadAndMemType(b, &ba, &mb));
-    PetscCall(VecGetArrayReadAndMemType(src, &sa, &ms));
-    PetscCall(VecGetArrayWriteAndMemType(dst, &da, NULL));
-    PetscCheck(PetscMemTypeDevice(mb) && PetscMemTypeDevice(ms), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "PCVPATCH DG fused kernel: the vectors are not on the GPU (use the DM's CUDA vectors)");
-    PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(VPDGPatchColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), jac->dglines, jac->dgref, d_dg, &pd, c, ba, sa, da));
-    PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(PetscLogGpuFlops(VPDGColorPatches(g, c) * VPDGFlopsPatch(g->dim, g->k, PETSC_TRUE)));
-    PetscCall(VecRestoreArrayWriteAndMemType(dst, &da));
-    PetscCall(VecRestoreArrayReadAndMemType(src, &sa));
-    PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
-  }
-  PetscCheck(nc % 2 == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "an odd number of colors would end in the work vector");
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the discontinuous space: y = sum over the colors c0 .. c0 + n - 1 and their patches of R_v^T A_v^{-1} R_v r (the
-   patches of one color are disjoint; VPDGPatchColor_CPU()). On several ranks the residual comes in with its ghost
-   cells and the corrections, ghost cells included, are added out */
-static PetscErrorCode PCVPatchDGColors(PC_VPatch *jac, Vec r, PetscInt c0, PetscInt n, Vec y)
-{
-  const VPGrid      *g    = &((DM_QBox *)jac->dm->data)->grid;
-  const PetscBool    same = ((DM_QBox *)jac->dm->data)->samelayout;
-  const PetscScalar *ra;
-  PetscScalar       *wa;
-  Vec                rl = r, wl = y;
-  PetscMemType       mt;
-
-  PetscFunctionBegin;
-  if (!same) {
-    PetscCall(DMGetLocalVector(jac->dm, &rl));
-    PetscCall(DMGetLocalVector(jac->dm, &wl));
-    PetscCall(DMGlobalToLocal(jac->dm, r, INSERT_VALUES, rl));
-  }
-  PetscCall(VecSet(wl, 0.0));
-  PetscCall(VecGetArrayReadAndMemType(rl, &ra, &mt));
-  PetscCall(VecGetArrayAndMemType(wl, &wa, NULL));
-  if (PetscMemTypeDevice(mt)) {
-    const VPDG1D   *d_dg;
-    VPDGPatchDevice pd;
-    PetscCall(PCVPatchDGDevice(jac, &d_dg, &pd));
-    PetscCall(PetscLogGpuTimeBegin());
-    for (PetscInt c = c0; c < c0 + n; c++) {
-      PetscCall(VPDGPatchColor_CUDA(g, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), jac->dglines, jac->dgref, d_dg, &pd, c, ra, NULL, wa));
-      PetscCall(PetscLogGpuFlops(VPDGColorPatches(g, c) * VPDGFlopsPatch(g->dim, g->k, PETSC_FALSE)));
-    }
-    PetscCall(PetscLogGpuTimeEnd());
-  } else {
-    for (PetscInt c = c0; c < c0 + n; c++) {
-      PetscCall(VPDGPatchColor_CPU(g, jac->dgp, c, ra, wa));
-      PetscCall(PetscLogFlops(VPDGColorPatches(g, c) * VPDGFlopsPatch(g->dim, g->k, PETSC_FALSE)));
-    }
-  }
-  PetscCall(VecRestoreArrayAndMemType(wl, &wa));
-  PetscCall(VecRestoreArrayReadAndMemType(rl, &ra));
-  if (!same) {
-    PetscCall(VecSet(y, 0.0));
-    PetscCall(DMLocalToGlobal(jac->dm, wl, ADD_VALUES, y));
-    PetscCall(DMRestoreLocalVector(jac->dm, &rl));
-    PetscCall(DMRestoreLocalVector(jac->dm, &wl));
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the discontinuous space, multiplicative: per color the residual by the SIPG operator, then the color's patches solved
-   exactly (the global variant; GPU on one rank: the fused kernel, PCVPatchStepDGFused()); the iterates are those of one
-   rank on any number of ranks */
-static PetscErrorCode PCVPatchStepDG(PC_VPatch *jac, Vec b, Vec x, PetscBool fwd, PetscBool bwd)
-{
-  const PetscInt nc = 1 << ((DM_QBox *)jac->dm->data)->grid.dim;
-
-  PetscFunctionBegin;
-  for (PetscInt pass = 0; pass < 2; pass++) {
-    if (!(pass ? bwd : fwd)) continue;
-    if (jac->dgfused) {
-      PetscCall(PCVPatchStepDGFused(jac, b, x, (PetscBool)pass));
-      continue;
-    }
-    for (PetscInt i = 0; i < nc; i++) {
-      PetscCall(MatMult(jac->Adg, x, jac->r));
-      PetscCall(VecAYPX(jac->r, -1.0, b));
-      PetscCall(PCVPatchDGColors(jac, jac->r, pass ? nc - 1 - i : i, 1, jac->w));
-      PetscCall(VecAXPY(x, 1.0, jac->w));
-    }
-  }
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* the discontinuous space, additive: y = damping * sum over all colors and their patches of R_v^T A_v^{-1} R_v r, divided
-   by the operator's scale (no Dirichlet rows: Nitsche) */
-static PetscErrorCode PCVPatchAdditiveDG(PC_VPatch *jac, Vec r, Vec y)
-{
-  PetscFunctionBegin;
-  PetscCall(PCVPatchDGColors(jac, r, 0, 1 << ((DM_QBox *)jac->dm->data)->grid.dim, y));
-  PetscCall(VecScale(y, jac->damping / jac->scale));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* additive: y = damping * sum_v R_v^T A_v^{-1} R_v r (boundary rows: y = r), divided by the operator's scale */
-static PetscErrorCode PCVPatchAdditive(PC_VPatch *jac, Vec r, Vec y)
-{
-  const VPGrid      *g = &((DM_QBox *)jac->dm->data)->grid;
-  const PetscScalar *ra;
-  PetscScalar       *da;
-
-  PetscFunctionBegin;
-  if (((DM_QBox *)jac->dm->data)->dg) {
-    PetscCall(PCVPatchAdditiveDG(jac, r, y));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  PetscCall(PCVPatchGetLocal(jac, PETSC_FALSE, PETSC_TRUE));
-  PetscCall(DMGlobalToLocal(jac->dm, r, INSERT_VALUES, jac->bl));
-  PetscCall(VecSet(jac->dl, 0.0));
-  PetscCall(VecGetArrayRead(jac->bl, &ra));
-  PetscCall(VecGetArray(jac->dl, &da));
-  PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, jac->surrogate ? &jac->plocal : NULL, -1, PETSC_TRUE, ra, NULL, da, jac->work));
-  PetscCall(PetscLogFlops(VPFlopsPatches(g) * VPFlopsPatchCPU(g->dim, g->k)));
-  PetscCall(VecRestoreArray(jac->dl, &da));
-  PetscCall(VecRestoreArrayRead(jac->bl, &ra));
-  PetscCall(VecSet(y, 0.0));
-  PetscCall(DMLocalToGlobal(jac->dm, jac->dl, ADD_VALUES, y));
-  PetscCall(PCVPatchRestoreLocal(jac));
-  PetscCall(VecScale(y, jac->damping));
-  PetscCall(PCVPatchBoundary(jac, r, y));
-  if (jac->scale != (PetscScalar)1.0) PetscCall(VecScale(y, 1.0 / jac->scale));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* one smoothing step in place from the current x. The sweeps solve with the Laplacian L: for the operator scale L they
-   smooth L x = b / scale, which has the same iterates */
+/* one smoothing step in place from the current x. The sweeps solve with opw.mass M + opw.stiff K: for the operator scale
+   times that they smooth with b / scale, which has the same iterates */
 static PetscErrorCode PCVPatchStep(PC pc, Vec b, Vec x, PetscBool transpose, PetscBool zero)
 {
   PC_VPatch    *jac = (PC_VPatch *)pc->data;
   PCVPatchSweep s   = jac->sweep;
-  PetscBool     fwd, bwd, global = PETSC_FALSE;
+  PetscBool     fwd, bwd;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(VPATCH_PatchSmooth, pc, b, x, 0));
@@ -1081,18 +278,7 @@ static PetscErrorCode PCVPatchStep(PC pc, Vec b, Vec x, PetscBool transpose, Pet
   if (transpose && s != PC_VPATCH_SWEEP_SYMMETRIC) s = s == PC_VPATCH_SWEEP_FORWARD ? PC_VPATCH_SWEEP_BACKWARD : PC_VPATCH_SWEEP_FORWARD;
   fwd = (PetscBool)(s == PC_VPATCH_SWEEP_FORWARD || s == PC_VPATCH_SWEEP_SYMMETRIC);
   bwd = (PetscBool)(s == PC_VPATCH_SWEEP_BACKWARD || s == PC_VPATCH_SWEEP_SYMMETRIC);
-  if (((DM_QBox *)jac->dm->data)->dg) {
-    PetscCall(PCVPatchStepDG(jac, b, x, fwd, bwd));
-    PetscCall(PetscLogEventEnd(VPATCH_PatchSmooth, pc, b, x, 0));
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
-  if (jac->kernel != PC_VPATCH_KERNEL_GLOBAL && !jac->surrogate) PetscCall(DMQBoxUseGlobalArrays_Private(jac->dm, b, &global));
-  if (!global && !jac->surrogate && !(jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL))
-    PetscCall(PCVPatchStepLocal(jac, b, x, fwd, bwd, zero));
-  else {
-    if (fwd) PetscCall(PCVPatchSweepColors(jac, b, x, PETSC_FALSE, global, zero));
-    if (bwd) PetscCall(PCVPatchSweepColors(jac, b, x, PETSC_TRUE, global, (PetscBool)(zero && !fwd)));
-  }
+  PetscCall(jac->variant->step(jac, b, x, fwd, bwd, zero));
   PetscCall(PetscLogEventEnd(VPATCH_PatchSmooth, pc, b, x, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1104,7 +290,7 @@ static PetscErrorCode PCApply_VPatch_Private(PC pc, Vec b, Vec y, PetscBool tran
   PetscFunctionBegin;
   if (jac->type == PC_VPATCH_ADDITIVE) {
     PetscCall(PetscLogEventBegin(VPATCH_PatchSmooth, pc, b, y, 0));
-    PetscCall(PCVPatchAdditive(jac, b, y));
+    PetscCall(jac->variant->additive(jac, b, y));
     PetscCall(PetscLogEventEnd(VPATCH_PatchSmooth, pc, b, y, 0));
   } else {
     PetscCall(VecSet(y, 0.0));
@@ -1190,7 +376,7 @@ static PetscErrorCode PCApplyRichardson_VPatch(PC pc, Vec b, Vec y, Vec w, Petsc
         PetscCall(MatMult(pc->mat, y, w));
         PetscCall(VecAYPX(w, -1.0, b));
       }
-      PetscCall(PCVPatchAdditive(jac, w, jac->w));
+      PetscCall(jac->variant->additive(jac, w, jac->w));
       PetscCall(VecAXPY(y, 1.0, jac->w));
     } else if (corr) { /* on the correction of b - A y from d = 0: without the check all its sweeps on one residual, with it one per sweep (the check's) */
       const PetscBool fresh = (PetscBool)(check || i == 0);
@@ -1359,8 +545,8 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
       PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: exact local solves (each patch's dense LU), each color's residual by MatMult\n"));
     else if (jac->local == PC_VPATCH_LOCAL_CG)
       PetscCall(PetscViewerASCIIPrintf(viewer, "Cartesian DMQBOX: local solver cg is the exact fast diagonalization here\n"));
-    if (jac->opw.mass != 0) PetscCall(PetscViewerASCIIPrintf(viewer, "operator: %g M + %g K (mass and stiffness; the patch solves are exact for both)\n", (double)(PetscRealPart(jac->scale) * jac->opw.mass), (double)(PetscRealPart(jac->scale) * jac->opw.stiff)));
-    else if (jac->scale != (PetscScalar)1.0) PetscCall(PetscViewerASCIIPrintf(viewer, "operator: the DMQBOX operator scaled by %g\n", (double)PetscRealPart(jac->scale)));
+    if (jac->opw.mass != 0) PetscCall(PetscViewerASCIIPrintf(viewer, "operator: %g M + %g K (mass and stiffness; the patch solves are exact for both)\n", (double)jac->opw.mass, (double)jac->opw.stiff));
+    else if (PetscRealPart(jac->scale) * jac->opw.stiff != 1.0) PetscCall(PetscViewerASCIIPrintf(viewer, "operator: the DMQBOX operator scaled by %g\n", (double)(PetscRealPart(jac->scale) * jac->opw.stiff)));
     if (!jac->cuda && jac->kernelset) PetscCall(PetscViewerASCIIPrintf(viewer, "-pc_vpatch_kernel and -pc_vpatch_patches_per_block have no effect on the CPU path\n"));
     if (jac->cuda) {
       PetscCall(PetscViewerASCIIPrintf(viewer, "%s precision arithmetic (-pc_vpatch_precision)\n", VPPrecisions[jac->precision]));

@@ -1,0 +1,244 @@
+/*
+  PCVPATCH's mapped variant (host glue; the kernels are vpatch_cpu.c, cuda/vpatch.cu and cuda/vpatch_cg.cu): a DMQBOX
+  with a map of the box or a coefficient. The patch matrix is no Kronecker sum: each patch solves a separable surrogate
+  (its per-direction factors from the cells' geometric factors) by fast diagonalization, or takes CG steps on its true
+  operator preconditioned by it (-pc_vpatch_local_solver cg), or its exact dense LU (dense, CPU, for verification); each
+  color's residual comes from the operator (MatMult), so the sweep converges with the inexact solves.
+*/
+#include <petscvpatch/private/pcvpatchimpl.h>
+#include <lapacke.h>
+
+/* node r (lexicographic among the cell's (k+1)^d) of a cell whose first node sits at off[] in its patch: its index among
+   the patch's (2k-1)^d interior nodes, or -1 on the patch's boundary */
+static inline PetscInt PatchInterior(PetscInt dim, PetscInt k, const PetscInt off[3], PetscInt r, PetscInt n1)
+{
+  PetscInt p[3] = {off[0] + r % n1, off[1] + (r / n1) % n1, dim == 3 ? off[2] + r / (n1 * n1) : 1}, ni = 2 * k - 1;
+  for (PetscInt d = 0; d < dim; d++)
+    if (p[d] < 1 || p[d] > ni) return -1;
+  return (p[0] - 1) + ni * ((p[1] - 1) + (dim == 3 ? ni * (p[2] - 1) : 0));
+}
+
+/* the factors G of cell c of this rank's cells or the layer below them: a pointer into the DM's (owned cells), or
+   computed into G (work: the scratch of DMQBoxCellFactors_Private()) */
+static PetscErrorCode PCVPatchCellFactors(PC_VPatch *jac, const PetscReal *geo, const PetscInt c[3], PetscReal *G, PetscReal *work, const PetscReal **Gc)
+{
+  const VPGrid *g     = &((DM_QBox *)jac->dm->data)->grid;
+  PetscBool     owned = PETSC_TRUE;
+  char          msg[1024];
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < g->dim; d++)
+    if (c[d] < g->cs[d]) owned = PETSC_FALSE;
+  if (owned)
+    *Gc = geo + (((c[2] - g->cs[2]) * g->cm[1] + c[1] - g->cs[1]) * g->cm[0] + c[0] - g->cs[0]) * VPGeometryComponents(g->dim) * VPGridCellNodes(g);
+  else {
+    PetscCall(DMQBoxCellFactors_Private(jac->dm, c, G, work, msg, sizeof(msg)));
+    PetscCheck(!msg[0], PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s", msg); /* the owner found it too, in DMCreateMatrix() */
+    *Gc = G;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*
+  The separable surrogate of each patch of a mapped DMQBOX (or one with a coefficient): the patch operator is replaced by
+  sum_d g_d Khat_d (x) Mhat_(others) on the unit reference patch, whose inverse is fast diagonalization with the unit
+  patch's eigenvectors and the eigenvalues sum_d g_d lamhat_d. g_d comes from the diagonal entry a det(J) (J^-1 J^-T)_dd
+  over the patch's 2^d cells (-pc_vpatch_surrogate): its largest value at a quadrature point (pointmax), the largest of its
+  integrals over a cell (cellmax), or the mean of those integrals (mean; on Cartesian cells with a constant coefficient,
+  vol / h_d^2 a: the exact patch solve). The off-diagonal entries of G and the variation inside the patch are left out;
+  the residual is the true one. The sweep converges when the surrogate is not much smaller than the patch matrix
+  (2 Atilde_v > A_v): the largest point value assures that where the coefficient varies inside a cell (coarse levels),
+  at the price of a slower sweep where it varies strongly (bench/RESULTS.md, session 12).
+  Cells owned by another process (the layer below this rank's cells) get their factors computed here.
+*/
+static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
+{
+  DM_QBox         *q  = (DM_QBox *)jac->dm->data;
+  const VPGrid    *g  = &q->grid;
+  const VPBasis1D *b  = &q->basis;
+  PetscInt         nd = VPGridCellNodes(g), ncomp = VPGeometryComponents(g->dim), dim = g->dim, n1 = g->k + 1, vlo[3], nv[3], nvert;
+  const PetscReal *geo;
+  PetscReal       *G, *work;
+  PetscScalar     *Ae;
+  PetscInt         nt = (2 * g->k - 1) * (2 * g->k - 1) * (g->dim == 3 ? 2 * g->k - 1 : 1), clo[3], cn[3], ncb = 1;
+  PetscReal       *cgv;                 /* per cell of the box [clo, clo + cn) (this rank's cells and the layer below): the three values */
+  PetscBool        below = PETSC_FALSE; /* the box has a layer of cells below this rank's */
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxGetGeometry_Private(jac->dm, &geo, NULL));
+  VPPatchVertexBox(g, vlo, nv);
+  for (PetscInt d = 0; d < 3; d++) {
+    clo[d] = d < dim ? PetscMax(g->cs[d] - 1, 0) : 0;
+    cn[d]  = d < dim ? g->cs[d] + g->cm[d] - clo[d] : 1;
+    ncb *= cn[d];
+    if (clo[d] < g->cs[d]) below = PETSC_TRUE;
+  }
+  nvert = nv[0] * nv[1] * nv[2];
+  PetscCall(PetscCalloc1(3 * PetscMax(nvert, 1), &jac->pg));
+  PetscCall(PetscMalloc3(ncomp * nd, &G, PetscMax(2 * dim + dim * dim + 2, dim * nd) * nd, &work, jac->local == PC_VPATCH_LOCAL_DENSE ? nd * nd : 1, &Ae));
+  if (jac->local == PC_VPATCH_LOCAL_DENSE) PetscCall(PetscMalloc2(nt * nt * PetscMax(nvert, 1), &jac->pLU, nt * PetscMax(nvert, 1), &jac->ppiv));
+  if (jac->local == PC_VPATCH_LOCAL_CG && below) { /* local solver cg: the factors of the layer below too, in one box */
+    PetscCall(PetscMalloc1(ncb * ncomp * nd, &jac->pgeo));
+    for (PetscInt cz = 0, ic = 0; cz < cn[2]; cz++)
+      for (PetscInt cy = 0; cy < cn[1]; cy++)
+        for (PetscInt cx = 0; cx < cn[0]; cx++, ic++) {
+          PetscInt         c[3] = {clo[0] + cx, clo[1] + cy, clo[2] + cz};
+          const PetscReal *Gc;
+          PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
+          PetscCall(PetscArraycpy(jac->pgeo + ic * ncomp * nd, Gc, ncomp * nd));
+        }
+  }
+  /* each cell's values once (a cell is in 2^d patches): the largest point value or the integral of G_dd */
+  PetscCall(PetscMalloc1(3 * ncb, &cgv));
+  for (PetscInt cz = 0, ic = 0; cz < cn[2]; cz++)
+    for (PetscInt cy = 0; cy < cn[1]; cy++)
+      for (PetscInt cx = 0; cx < cn[0]; cx++, ic++) {
+        PetscInt         c[3] = {clo[0] + cx, clo[1] + cy, clo[2] + cz};
+        const PetscReal *Gc   = jac->pgeo ? jac->pgeo + ic * ncomp * nd : NULL;
+        if (!Gc) PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
+        for (PetscInt d = 0; d < 3; d++) {
+          PetscReal gd = 0;
+          if (d < dim && jac->surtype == PC_VPATCH_SURROGATE_POINTMAX) /* the entry itself: the factor over the point's weight */
+            for (PetscInt qp = 0; qp < nd; qp++) gd = PetscMax(gd, Gc[d * nd + qp] / (b->qwts[qp % n1] * b->qwts[(qp / n1) % n1] * (dim == 3 ? b->qwts[qp / (n1 * n1)] : 1.0)));
+          else if (d < dim) /* its integral over the cell */
+            for (PetscInt qp = 0; qp < nd; qp++) gd += Gc[d * nd + qp];
+          cgv[3 * ic + d] = gd;
+        }
+      }
+  for (PetscInt vz = 0, iv = 0; vz < nv[2]; vz++)
+    for (PetscInt vy = 0; vy < nv[1]; vy++)
+      for (PetscInt vx = 0; vx < nv[0]; vx++, iv++) {
+        PetscInt v[3] = {vlo[0] + vx, vlo[1] + vy, vlo[2] + vz};
+        if (jac->pLU) PetscCall(PetscArrayzero(jac->pLU + nt * nt * iv, nt * nt));
+        for (PetscInt cc = 0; cc < (1 << dim); cc++) {
+          PetscInt c[3] = {0, 0, 0}, ic;
+          for (PetscInt d = 0; d < dim; d++) c[d] = v[d] - 1 + ((cc >> d) & 1);
+          ic = ((c[2] - clo[2]) * cn[1] + c[1] - clo[1]) * cn[0] + c[0] - clo[0];
+          if (jac->pLU) { /* the exact patch matrix: this cell's matrix on the patch's interior nodes */
+            PetscInt         n1d = n1 * n1 * (dim == 3 ? n1 : 1), off[3] = {0, 0, 0};
+            const PetscReal *Gc;
+            PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
+            PetscCall(VPMappedCellMatrix_CPU(dim, b, Gc, Ae, work));
+            for (PetscInt d = 0; d < dim; d++) off[d] = ((cc >> d) & 1) * g->k; /* the cell's first node in the patch */
+            for (PetscInt r = 0; r < n1d; r++) {
+              PetscInt pr = PatchInterior(dim, g->k, off, r, n1);
+              if (pr < 0) continue;
+              for (PetscInt t = 0; t < n1d; t++) {
+                PetscInt pt = PatchInterior(dim, g->k, off, t, n1);
+                if (pt >= 0) jac->pLU[nt * nt * iv + pr * nt + pt] += Ae[r * n1d + t];
+              }
+            }
+          }
+          for (PetscInt d = 0; d < dim; d++) {
+            if (jac->surtype == PC_VPATCH_SURROGATE_MEAN)
+              jac->pg[3 * iv + d] += cgv[3 * ic + d] / (1 << dim);
+            else
+              jac->pg[3 * iv + d] = PetscMax(jac->pg[3 * iv + d], cgv[3 * ic + d]);
+          }
+        }
+        if (jac->pLU) {
+          lapack_int info = LAPACKE_dgetrf(LAPACK_ROW_MAJOR, (lapack_int)nt, (lapack_int)nt, jac->pLU + nt * nt * iv, (lapack_int)nt, jac->ppiv + nt * iv);
+          PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK getrf of the patch matrix of vertex (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") failed: %d", v[0], v[1], v[2], (int)info);
+        }
+      }
+  if (jac->local == PC_VPATCH_LOCAL_CG) { /* the factors of the cells the patches touch (pgeo, or the DM's own), and the diagonal */
+    Vec dg, dl;
+    for (PetscInt d = 0; d < 3; d++) {
+      jac->plocal.gclo[d] = below ? clo[d] : g->cs[d];
+      jac->plocal.gcm[d]  = below ? cn[d] : g->cm[d];
+    }
+    PetscCall(DMGetGlobalVector(jac->dm, &dg));
+    PetscCall(DMGetLocalVector(jac->dm, &dl));
+    PetscCall(MatGetDiagonal(jac->A, dg));
+    if (jac->scale != (PetscScalar)1.0) PetscCall(VecScale(dg, 1.0 / jac->scale));
+    PetscCall(DMGlobalToLocal(jac->dm, dg, INSERT_VALUES, dl));
+    if (jac->cuda) { /* kept: the kernel reads its device array */
+      PetscCall(VecDuplicate(dl, &jac->diagl));
+      PetscCall(VecCopy(dl, jac->diagl));
+    } else {
+      const PetscScalar *a;
+      PetscInt           nl;
+      PetscCall(VecGetLocalSize(dl, &nl));
+      PetscCall(PetscMalloc1(nl, &jac->pdiag));
+      PetscCall(VecGetArrayRead(dl, &a));
+      PetscCall(PetscArraycpy(jac->pdiag, a, nl));
+      PetscCall(VecRestoreArrayRead(dl, &a));
+    }
+    PetscCall(DMRestoreLocalVector(jac->dm, &dl));
+#if defined(PETSC_HAVE_CUDA)
+    if (jac->cuda) { /* the kernel's tables; its factors: the DM's own, or with a layer of cells below, pgeo */
+      VPPatchCGTables *t  = &jac->cgt;
+      PetscInt         ni = 2 * g->k - 1, np = 2 * g->k + 1, alo[3], anv[3];
+      PetscCall(PetscMemzero(t, sizeof(*t)));
+      t->k   = (int)g->k;
+      t->its = (int)jac->localits;
+      VPPatchVertexBox(g, alo, anv);
+      for (PetscInt d = 0; d < 3; d++) {
+        t->gclo[d] = (int)jac->plocal.gclo[d];
+        t->gcm[d]  = (int)jac->plocal.gcm[d];
+        t->alo[d]  = (int)alo[d];
+        t->anv[d]  = (int)anv[d];
+      }
+      for (PetscInt i = 0; i < ni; i++) {
+        t->lam[i] = jac->op.lam[0][i];
+        t->Kd[i]  = jac->op.Kp[0][(i + 1) * np + i + 1];
+        t->Md[i]  = jac->op.Mp[0][(i + 1) * np + i + 1];
+        for (PetscInt j = 0; j < ni; j++) t->S[i * ni + j] = jac->op.S[0][i * ni + j];
+      }
+      for (PetscInt qq = 0; qq < n1; qq++)
+        for (PetscInt i = 0; i < n1; i++) {
+          t->cS[qq * VPATCH_MAX_N1D + i] = b->S[qq * n1 + i];
+          t->cD[qq * VPATCH_MAX_N1D + i] = b->D[qq * n1 + i];
+        }
+      if (below) {
+        PetscCall(VPDeviceCopy_Private(jac->pgeo, (size_t)(ncb * ncomp * nd), &jac->d_pgeo));
+        jac->d_cggeo = jac->d_pgeo;
+      } else
+        PetscCall(DMQBoxGetGeometry_Private(jac->dm, NULL, &jac->d_cggeo));
+    }
+#endif
+    PetscCall(DMRestoreGlobalVector(jac->dm, &dg));
+    jac->plocal.its   = jac->localits;
+    jac->plocal.basis = b;
+    jac->plocal.geo   = below ? jac->pgeo : geo;
+    jac->plocal.diag  = jac->pdiag;
+  }
+  PetscCall(PetscFree(cgv));
+  PetscCall(PetscFree3(G, work, Ae));
+  jac->plocal.g   = jac->pLU ? NULL : jac->pg;
+  jac->plocal.LU  = jac->pLU;
+  jac->plocal.piv = jac->ppiv;
+  if (jac->cuda) PetscCall(VPDeviceCopy_Private(jac->pg, (size_t)3 * (size_t)PetscMax(nvert, 1), &jac->d_pg));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode PCVPatchSetUp_Mapped(PC pc)
+{
+  PC_VPatch *jac = (PC_VPatch *)pc->data;
+
+  PetscFunctionBegin;
+  PetscCheck(jac->local != PC_VPATCH_LOCAL_DENSE || !jac->cuda, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+             "PCVPATCH on a mapped DMQBOX (or one with a coefficient): -pc_vpatch_local_solver dense (each patch's exact matrix, LU-factored, for verification) runs on the CPU only: use -dm_vec_type standard, or the default fdm (the separable "
+             "surrogate)");
+  if (jac->local == PC_VPATCH_LOCAL_CG && !jac->surtypeset) jac->surtype = PC_VPATCH_SURROGATE_MEAN; /* scaled by the diagonal, the mean is the better base (bench/RESULTS.md) */
+  PetscCheck(!jac->cuda || !jac->kernelset || jac->kernel == PC_VPATCH_KERNEL_GLOBAL, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+             "PCVPATCH on a mapped DMQBOX (or one with a coefficient) takes each color's residual from the operator (MatMult): -pc_vpatch_kernel %s computes it for the Cartesian Laplacian; use -pc_vpatch_kernel global (the default here)",
+             PCVPatchKernels[jac->kernel]);
+  jac->kernel    = PC_VPATCH_KERNEL_GLOBAL;
+  jac->surrogate = PETSC_TRUE;
+  PetscCall(PCVPatchSetUpContinuous_Private(pc));
+  PetscCall(PCVPatchSetUpSurrogate(jac));
+  if (jac->type == PC_VPATCH_MULTIPLICATIVE && !jac->cuda) PetscCall(DMCreateGlobalVector(jac->dm, &jac->w)); /* the residual of each color */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one step: each color's residual by MatMult, then the patches' inexact solves */
+static PetscErrorCode PCVPatchStep_Mapped(PC_VPatch *jac, Vec b, Vec x, PetscBool fwd, PetscBool bwd, PetscBool zero)
+{
+  PetscFunctionBegin;
+  if (fwd) PetscCall(PCVPatchSweepColors_Private(jac, b, x, PETSC_FALSE, PETSC_FALSE, zero));
+  if (bwd) PetscCall(PCVPatchSweepColors_Private(jac, b, x, PETSC_TRUE, PETSC_FALSE, (PetscBool)(zero && !fwd)));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+const PCVPatchVariant PCVPatchVariantMapped = {"mapped", PETSC_FALSE, PCVPatchSetUp_Mapped, PCVPatchStep_Mapped, PCVPatchAdditiveContinuous_Private};
