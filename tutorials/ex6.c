@@ -437,6 +437,17 @@ int main(int argc, char **argv)
     args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 2 -dm_qbox_cells 8 -ts_type beuler -dm_mat_type aijcusparse -dm_vec_type cuda -check -print_steps 0
     output_file: ex6_3d_beuler_aij_np2
 
+  # a deformed box (the mass term on mapped cells, the surrogate patch solves with it)
+  test:
+    suffix: 2d_bdf_deformed
+    args: -options_file share/vpatch-mg.options -ksp_type fgmres -dm_qbox_degree 3 -dm_qbox_cells 16 -dm_qbox_mapping deformed -ts_type bdf -check -print_steps 0
+
+  test:
+    suffix: 2d_bdf_deformed_cuda
+    requires: cuda
+    args: -options_file share/vpatch-mg.options -ksp_type fgmres -dm_qbox_degree 3 -dm_qbox_cells 16 -dm_qbox_mapping deformed -ts_type bdf -check -print_steps 0 -dm_vec_type cuda
+    output_file: ex6_2d_bdf_deformed
+
   test:
     suffix: 2d_steps
     args: -options_file share/vpatch-mg.options -dm_qbox_degree 2 -dm_qbox_cells 8 -ts_max_steps 3 -ts_type bdf

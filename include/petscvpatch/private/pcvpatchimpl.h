@@ -16,6 +16,7 @@ typedef struct _PC_VPatch PC_VPatch;
 /* one variant of PCVPATCH */
 typedef struct {
   const char *name;
+  PetscBool   mass;                                                             /* it honours a mass term (else refused at set-up) */
   PetscBool   weights;                                                          /* its kernels take the operator's weights (mass M + stiffness K); else K alone, the
                                                                                    sweep smoothing with b over K's weight */
   PetscErrorCode (*setup)(PC);                                                  /* after the common set-up (PCSetUp_VPatch()) */
@@ -80,6 +81,8 @@ struct _PC_VPatch {
   VPPatchCGTables     cgt;        /* local solver cg, GPU: the kernel's tables */
   PetscReal          *pg;         /* surrogate: per vertex of this rank (VPPatchVertexBox()) the factors g_0, g_1, g_2 of its patch */
   PetscReal          *d_pg;       /* their device copy */
+  PetscReal          *pm;         /* surrogate with a mass term: per vertex the mass weight times the mean of its cells' volumes */
+  PetscReal          *d_pm;       /* its device copy */
   PetscScalar        *pLU;        /* local solver dense on a mapped DMQBOX: per vertex its patch's LU ((2k-1)^d square) */
   int                *ppiv;       /* its pivots */
   VPPatchLocal        plocal;     /* what the CPU kernel reads: pg, or pLU and ppiv */

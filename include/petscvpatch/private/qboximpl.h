@@ -96,6 +96,8 @@ typedef struct {
                                       [cell][component][point], components 00 11 (22) 01 (02 12); NULL until first use (VPGeometryComponents()) */
   PetscReal            *d_geo;     /* its device copy, or NULL */
   float                *d_geof;    /* single precision (-dm_qbox_precision single): the device copy in float, read by the operator kernel */
+  PetscReal            *mgeo;      /* per owned cell and Gauss point w det(J), the mass matrix's factor [cell][point]; NULL until a mass term needs it */
+  PetscReal            *d_mgeo;    /* its device copy, or NULL */
 } DM_QBox;
 
 /* the operator is not the Cartesian Laplacian: a mapped box or a coefficient */
@@ -207,6 +209,8 @@ PETSC_INTERN PetscErrorCode DMQBoxSetFromOptions_Geometry(DM, PetscOptionItems);
 PETSC_INTERN PetscErrorCode DMQBoxViewGeometry_Private(DM, PetscViewer);
 PETSC_INTERN PetscErrorCode DMQBoxCellGeometry_Private(DM, const PetscInt[3], PetscInt, const PetscReal *, const PetscReal *, PetscReal *, PetscReal *, PetscReal *);
 PETSC_INTERN PetscErrorCode DMQBoxCellFactors_Private(DM, const PetscInt[3], PetscReal *, PetscReal *, char[], size_t);
+PETSC_INTERN PetscErrorCode DMQBoxCellMassFactors_Private(DM, const PetscInt[3], PetscReal *, PetscReal *);
+PETSC_INTERN PetscErrorCode DMQBoxGetMassGeometry_Private(DM, const PetscReal **, const PetscReal **);
 PETSC_INTERN PetscErrorCode VPDeviceCopy_Private(const PetscReal *, size_t, PetscReal **);
 PETSC_INTERN PetscErrorCode VPDeviceFree_Private(PetscReal **);
 PETSC_INTERN PetscErrorCode VPDeviceToHost_Private(const PetscReal *, size_t, PetscReal *);

@@ -43,6 +43,12 @@ static inline PetscLogDouble VPFlopsMapped(const VPGrid *g)
 {
   return VPFlopsCells(g) * VPFlopsMappedCell(g->dim, g->k);
 }
+/* the mass matrix on mapped cells per cell: d + d contractions of 2 N^(d+1), and the product by w det J per point */
+static inline PetscLogDouble VPFlopsMappedMass(const VPGrid *g)
+{
+  PetscLogDouble n = (PetscLogDouble)(g->k + 1), nd = g->dim == 2 ? n * n : n * n * n;
+  return VPFlopsCells(g) * (2.0 * g->dim * 2 * nd * n + nd);
+}
 /* the diagonal on mapped cells: per component of G, d contractions of 2 N^(d+1) */
 static inline PetscLogDouble VPFlopsMappedDiagonal(const VPGrid *g)
 {

@@ -82,6 +82,15 @@ static inline PetscInt VPMappedWorkSize(PetscInt dim, PetscInt k)
 }
 PETSC_INTERN PetscErrorCode VPMappedApply_CPU(const VPGrid *, const VPBasis1D *, const PetscReal *geo, const PetscScalar *xl, PetscScalar *yl, PetscScalar *work);
 PETSC_INTERN PetscErrorCode VPMappedDiagonal_CPU(const VPGrid *, const VPBasis1D *, const PetscReal *geo, PetscScalar *dl, PetscScalar *work);
+/* the mass matrix on mapped cells, with m = w det(J) per owned cell and Gauss point (mgeo: [cell][point]); Dirichlet
+   nodes as in VPLaplacianApply_CPU() */
+PETSC_INTERN PetscErrorCode VPMappedMassApply_CPU(const VPGrid *, const VPBasis1D *, const PetscReal *mgeo, const PetscScalar *xl, PetscScalar *yl);
+PETSC_INTERN PetscErrorCode VPMappedMassDiagonal_CPU(const VPGrid *, const VPBasis1D *, const PetscReal *mgeo, PetscScalar *dl);
+PETSC_INTERN PetscErrorCode VPMappedCellMassRowSums_CPU(PetscInt dim, const VPBasis1D *, const PetscReal *m, PetscScalar *v);
+PETSC_INTERN PetscErrorCode VPMappedCellMassMatrix_CPU(PetscInt dim, const VPBasis1D *, const PetscReal *m, PetscScalar *Ae);
+/* CUDA: the same apply and diagonal (double arithmetic), d_mgeo the device copy of mgeo */
+PETSC_INTERN PetscErrorCode VPMappedMassApply_CUDA(const VPGrid *, const VPBasis1D *, const PetscReal *d_mgeo, const PetscScalar *xl, PetscScalar *yl);
+PETSC_INTERN PetscErrorCode VPMappedMassDiagonal_CUDA(const VPGrid *, const VPBasis1D *, const PetscReal *d_mgeo, PetscScalar *dl);
 /* one cell: v = A_K u with the cell's factors G (component m of point q at G[m n^d + q]); work: 6 n^d scalars */
 PETSC_INTERN PetscErrorCode VPMappedCellApply_CPU(PetscInt dim, const VPBasis1D *, const PetscReal *G, const PetscScalar *u, PetscScalar *v, PetscScalar *work);
 /* one cell's dense matrix (row-major, n^d square); work: dim n^(2d) reals */
@@ -174,6 +183,7 @@ typedef struct {
    diagonal (diag, ghosted local), Dt the surrogate's (sum_d g_d of products of 1D unit-patch diagonals) */
 typedef struct {
   const PetscReal   *g;
+  const PetscReal   *m; /* NULL, or per vertex the surrogate's mass term (added to every eigenvalue) */
   const PetscScalar *LU;
   const int         *piv;
   PetscInt           its;
@@ -286,5 +296,6 @@ PETSC_INTERN PetscErrorCode VPPatchCGColor_CUDA(const VPGrid *, const VPPatchCGT
 /* whether the fused kernel of (dim, k, precision) skips the gather and the residual of a color from x = 0 (xzero) */
 PETSC_INTERN PetscBool      VPPatchZeroFirst_CUDA(PetscInt dim, PetscInt k, PetscBool single);
 /* w: the weights of the patch operator (NULL: the Laplacian); the surrogate (d_pg) and DG patches take none */
-PETSC_INTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, const VPWeights *w, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *d_pg, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl,
+/* d_pm: NULL, or (with d_pg) per vertex the surrogate's mass term, added to every eigenvalue of its patch */
+PETSC_INTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, const VPWeights *w, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *d_pg, const PetscReal *d_pm, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl,
                                                     PetscScalar *scratch);

@@ -379,6 +379,63 @@ PetscErrorCode DMQBoxCellFactors_Private(DM dm, const PetscInt c[3], PetscReal *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*
+  DMQBoxCellMassFactors_Private - m = w det(J) at the k+1 Gauss points per direction of one cell (m[q]): the mass matrix
+  on the mapped cell is sum_q m_q phi(x_q) phi(x_q)^T. work: (2 d + d^2 + 2) (k+1)^d reals. The map was checked with the
+  stiffness factors (DMQBoxCellFactors_Private()), which every mapped operator computes first.
+*/
+PetscErrorCode DMQBoxCellMassFactors_Private(DM dm, const PetscInt c[3], PetscReal *m, PetscReal *work)
+{
+  DM_QBox         *q   = (DM_QBox *)dm->data;
+  const VPBasis1D *b   = &q->basis;
+  PetscInt         dim = q->dim, n = q->degree + 1, nd = dim == 3 ? n * n * n : n * n;
+  PetscReal       *x = work, *J = work + dim * nd, *w = work + (dim + dim * dim) * nd;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxCellGeometry_Private(dm, c, n, b->S, b->D, x, J, w));
+  for (PetscInt qz = 0, qi = 0; qz < (dim == 3 ? n : 1); qz++)
+    for (PetscInt qy = 0; qy < n; qy++)
+      for (PetscInt qx = 0; qx < n; qx++, qi++) {
+        PetscReal Jq[9], adj[6];
+        for (PetscInt i = 0; i < dim * dim; i++) Jq[i] = J[i * nd + qi];
+        m[qi] = b->qwts[qx] * b->qwts[qy] * (dim == 3 ? b->qwts[qz] : 1.0) * VPGeoDetAdj((int)dim, Jq, adj);
+      }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* The mass factors of every owned cell (DMQBoxCellMassFactors_Private(), [cell][point] as the stiffness factors), made on
+   the host on first use by a mass term on a mapped box, and on the GPU when d_mgeo is asked for (a copy) */
+PetscErrorCode DMQBoxGetMassGeometry_Private(DM dm, const PetscReal **mgeo, const PetscReal **d_mgeo)
+{
+  DM_QBox  *q  = (DM_QBox *)dm->data;
+  VPGrid   *g  = &q->grid;
+  PetscInt  nd = VPGridCellNodes(g), ncells = g->cm[0] * g->cm[1] * g->cm[2];
+
+  PetscFunctionBegin;
+  PetscCheck(DMQBoxIsGeneral_Private(q), PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX: mass factors of a Cartesian mesh with a = 1 are not stored");
+  if (!q->mgeo) {
+    PetscReal *work;
+    PetscCall(PetscLogEventBegin(VPATCH_Geometry, dm, 0, 0, 0));
+    PetscCall(PetscMalloc1(PetscMax(ncells * nd, 1), &q->mgeo));
+    PetscCall(PetscMalloc1((2 * g->dim + g->dim * g->dim + 2) * nd, &work));
+    for (PetscInt cz = 0, i = 0; cz < g->cm[2]; cz++)
+      for (PetscInt cy = 0; cy < g->cm[1]; cy++)
+        for (PetscInt cx = 0; cx < g->cm[0]; cx++, i++) {
+          PetscInt c[3] = {g->cs[0] + cx, g->cs[1] + cy, g->cs[2] + cz};
+          PetscCall(DMQBoxCellMassFactors_Private(dm, c, q->mgeo + i * nd, work));
+        }
+    PetscCall(PetscFree(work));
+    PetscCall(PetscLogFlops((PetscLogDouble)ncells * nd * (2.0 * g->dim * (g->dim + 1) * (g->k + 1) + 20)));
+    PetscCall(PetscLogEventEnd(VPATCH_Geometry, dm, 0, 0, 0));
+  }
+  if (mgeo) *mgeo = q->mgeo;
+  if (d_mgeo) {
+    if (!q->d_mgeo) PetscCall(VPDeviceCopy_Private(q->mgeo, (size_t)ncells * (size_t)nd, &q->d_mgeo));
+    *d_mgeo = q->d_mgeo;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* a bad cell on one process (msg not empty there) stops every process, with the cell named by the process that owns it */
 static PetscErrorCode DMQBoxGeometryCheck(DM dm, const char msg[])
 {
@@ -530,6 +587,8 @@ PetscErrorCode DMQBoxDestroyGeometry_Private(DM dm)
   PetscFunctionBegin;
   PetscCall(PetscFree(q->geo));
   PetscCall(VPDeviceFree_Private(&q->d_geo));
+  PetscCall(PetscFree(q->mgeo));
+  PetscCall(VPDeviceFree_Private(&q->d_mgeo));
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(VPMappedFloatFree_CUDA(&q->d_geof));
 #endif

@@ -26,15 +26,13 @@ PetscErrorCode DMQBoxAssembleLaplacian_Private(DM dm, MatType type, const VPWeig
   const VPGrid          *g = &q->grid;
   PetscInt               n = g->xm[0] * g->xm[1] * g->xm[2], k = q->degree, n1 = k + 1, nz1 = q->dim == 3 ? n1 : 1, ne = n1 * n1 * nz1;
   PetscInt              *dnnz, *onnz, *idx, r = 0;
-  PetscScalar           *Ae;
+  PetscScalar           *Ae, *Me = NULL;
   PetscReal             *work    = NULL;
-  const PetscReal       *geo     = NULL;
+  const PetscReal       *geo = NULL, *mgeo = NULL;
   PetscBool              general = DMQBoxIsGeneral_Private(q);
   ISLocalToGlobalMapping ltog;
 
   PetscFunctionBegin;
-  PetscCheck(w->mass == 0 || !general, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP,
-             "DMQBOX: a mass term on a mapped box or with a coefficient is not implemented yet (the Cartesian box with a = 1 has it): drop the mapping and the coefficient, or assemble your own matrix");
   PetscCall(PetscLogEventBegin(VPATCH_LaplacianAssemble, dm, 0, 0, 0));
   PetscCall(MatCreate(PetscObjectComm((PetscObject)dm), A));
   PetscCall(MatSetSizes(*A, n, n, PETSC_DETERMINE, PETSC_DETERMINE));
@@ -68,6 +66,10 @@ PetscErrorCode DMQBoxAssembleLaplacian_Private(DM dm, MatType type, const VPWeig
   if (general) { /* a matrix per cell */
     PetscCall(DMQBoxGetGeometry_Private(dm, &geo, NULL));
     PetscCall(PetscMalloc1(q->dim * ne * ne, &work));
+    if (w->mass != 0) {
+      PetscCall(DMQBoxGetMassGeometry_Private(dm, &mgeo, NULL));
+      PetscCall(PetscMalloc1(ne * ne, &Me));
+    }
   } else
     PetscCall(VPLaplacianCellMatrix_CPU(g, &q->basis, w, Ae));
   for (PetscInt cz = g->cs[2], i = 0; cz < g->cs[2] + g->cm[2]; cz++)
@@ -77,6 +79,10 @@ PetscErrorCode DMQBoxAssembleLaplacian_Private(DM dm, MatType type, const VPWeig
         if (general) {
           PetscCall(VPMappedCellMatrix_CPU(q->dim, &q->basis, geo + i * VPGeometryComponents(q->dim) * ne, Ae, work));
           for (PetscInt e = 0; e < ne * ne; e++) Ae[e] *= w->stiff;
+          if (Me) {
+            PetscCall(VPMappedCellMassMatrix_CPU(q->dim, &q->basis, mgeo + i * ne, Me));
+            for (PetscInt e = 0; e < ne * ne; e++) Ae[e] += w->mass * Me[e];
+          }
         }
         for (PetscInt iz = 0; iz < nz1; iz++)
           for (PetscInt iy = 0; iy < n1; iy++)
@@ -88,6 +94,7 @@ PetscErrorCode DMQBoxAssembleLaplacian_Private(DM dm, MatType type, const VPWeig
       }
   PetscCall(PetscFree2(Ae, idx));
   PetscCall(PetscFree(work));
+  PetscCall(PetscFree(Me));
   for (PetscInt pz = g->xs[2]; pz < g->xs[2] + g->xm[2]; pz++)
     for (PetscInt py = g->xs[1]; py < g->xs[1] + g->xm[1]; py++)
       for (PetscInt px = g->xs[0]; px < g->xs[0] + g->xm[0]; px++) {
@@ -160,8 +167,6 @@ PetscErrorCode DMCreateMassMatrix_QBox(DM dm1, DM dm2, Mat *M)
   PetscFunctionBegin;
   PetscCheck(dm1 == dm2, PetscObjectComm((PetscObject)dm1), PETSC_ERR_SUP, "DMCreateMassMatrix() of a DMQBOX: the two DMs must be the same (the mass matrix between two spaces is not implemented)");
   PetscCheck(!q->dg, PetscObjectComm((PetscObject)dm1), PETSC_ERR_SUP, "DMCreateMassMatrix() of a DMQBOX: the mass matrix of the discontinuous space (-dm_qbox_dg) is not implemented yet; the continuous space has it");
-  PetscCheck(!DMQBoxIsGeneral_Private(q), PetscObjectComm((PetscObject)dm1), PETSC_ERR_SUP,
-             "DMCreateMassMatrix() of a DMQBOX: a mass matrix on a mapped box or with a coefficient is not implemented yet (the Cartesian box has it): drop -dm_qbox_mapping and -dm_qbox_coefficient");
   PetscCall(PetscStrcmp(dm1->mattype, MATSHELL, &isshell));
   if (isshell)
     PetscCall(MatCreateQBoxOperator_Private(dm1, &w, M));
@@ -186,7 +191,46 @@ PetscErrorCode DMCreateMassMatrixLumped_QBox(DM dm, Vec *llm, Vec *lm)
 
   PetscFunctionBegin;
   PetscCheck(!q->dg, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "DMCreateMassMatrixLumped() of a DMQBOX: the discontinuous space (-dm_qbox_dg) is not implemented yet; the continuous space has it");
-  PetscCheck(!DMQBoxIsGeneral_Private(q), PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "DMCreateMassMatrixLumped() of a DMQBOX: a mapped box or a coefficient is not implemented yet (the Cartesian box has it)");
+  if (DMQBoxIsGeneral_Private(q)) { /* a mapped box: the row sums cell by cell (int phi_i over each mapped cell), summed over the ranks */
+    const PetscReal *mgeo;
+    PetscInt         nd = VPGridCellNodes(g);
+    PetscScalar      v[VPATCH_MAX_N1D * VPATCH_MAX_N1D * VPATCH_MAX_N1D];
+    Vec              ll;
+
+    PetscCall(DMQBoxGetMassGeometry_Private(dm, &mgeo, NULL));
+    PetscCall(DMCreateGlobalVector(dm, &gv));
+    PetscCall(DMGetLocalVector(dm, &ll));
+    PetscCall(VecZeroEntries(ll));
+    PetscCall(VecGetArray(ll, &a)); /* a host loop (the set-up of a lumped mass) */
+    for (PetscInt cz = 0, i = 0; cz < (q->dim == 3 ? g->cm[2] : 1); cz++)
+      for (PetscInt cy = 0; cy < g->cm[1]; cy++)
+        for (PetscInt cx = 0; cx < g->cm[0]; cx++, i++) {
+          PetscCall(VPMappedCellMassRowSums_CPU(q->dim, &q->basis, mgeo + i * nd, v));
+          for (PetscInt e = 0; e < nd; e++) {
+            PetscInt p[3] = {(g->cs[0] + cx) * k + e % n1, (g->cs[1] + cy) * k + (e / n1) % n1, q->dim == 3 ? (g->cs[2] + cz) * k + e / (n1 * n1) : 0};
+            a[VPGridLocalIndex(g, p)] += v[e];
+          }
+        }
+    PetscCall(VecRestoreArray(ll, &a));
+    PetscCall(VecZeroEntries(gv));
+    PetscCall(DMLocalToGlobal(dm, ll, ADD_VALUES, gv));
+    PetscCall(DMRestoreLocalVector(dm, &ll));
+    PetscCall(VecGetArray(gv, &a));
+    for (PetscInt pz = g->xs[2], i = 0; pz < g->xs[2] + g->xm[2]; pz++)
+      for (PetscInt py = g->xs[1]; py < g->xs[1] + g->xm[1]; py++)
+        for (PetscInt px = g->xs[0]; px < g->xs[0] + g->xm[0]; px++, i++) {
+          PetscInt p[3] = {px, py, pz};
+          if (VPGridIsBoundary(g, p)) a[i] = 1.0; /* as M's Dirichlet rows */
+        }
+    PetscCall(VecRestoreArray(gv, &a));
+    if (llm) {
+      PetscCall(DMCreateLocalVector(dm, llm));
+      PetscCall(DMGlobalToLocal(dm, gv, INSERT_VALUES, *llm));
+    }
+    if (lm) *lm = gv;
+    else PetscCall(VecDestroy(&gv));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   for (PetscInt i = 0; i < n1; i++) {
     rs[i] = 0;
     for (PetscInt j = 0; j < n1; j++) rs[i] += q->basis.M[i * n1 + j];

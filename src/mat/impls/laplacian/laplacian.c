@@ -8,8 +8,9 @@
   by default the Laplacian {0, 1}, DMCreateMassMatrix() the mass matrix {1, 0}), an identity shift (MatShift()) and a
   diagonal (MatDiagonalSet()). MatScale(), MatShift(), MatAXPY() and MatCopy() of these operators of one DM combine the
   descriptions exactly, so a time stepper's J = shift M + K is again one operator, applied by one kernel pass and solved
-  exactly by the vertex-patch smoother (MatQBoxLaplacianGetInfo_Private() is how PCVPATCH reads it). A mass term on a
-  mapped box or with a coefficient is not implemented yet and is refused where it would arise.
+  exactly by the vertex-patch smoother (MatQBoxLaplacianGetInfo_Private() is how PCVPATCH reads it). On a mapped box the
+  mass term is a second kernel pass (the factors w det J of qboxgeo.c), the Cartesian box's rides in the operator's own
+  kernel.
 
   MatMult = global-to-local, cell kernel (sum factorization) on the owned cells, local-to-global with ADD. MatResidual
   on one rank: the same kernel adds b (r = b - A x in one pass, -dm_qbox_fused_residual). Dirichlet
@@ -119,17 +120,53 @@ static PetscErrorCode MatQBoxApplyKernels(Mat A, Vec x, Vec z, Vec y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* y = M x on a mapped box (the mass kernels: y holds M x alone, Dirichlet rows the identity) */
+static PetscErrorCode MatQBoxApplyMappedMass(Mat_QBoxLaplacian *ctx, Vec x, Vec y)
+{
+  DM_QBox         *q = (DM_QBox *)ctx->dm->data;
+  const PetscReal *mgeo, *d_mgeo;
+  DMQBoxGhosted    X, Y;
+
+  PetscFunctionBegin;
+  PetscCall(PetscLogEventBegin(VPATCH_LaplacianMult, NULL, x, y, 0));
+  PetscCall(DMQBoxGhostedGet_Private(ctx->dm, x, DMQBOX_GHOSTED_IN, PETSC_FALSE, &X));
+  PetscCall(DMQBoxGhostedGet_Private(ctx->dm, y, DMQBOX_GHOSTED_OUT_SUM, PETSC_FALSE, &Y));
+  PetscCheck(X.mt == Y.mt, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MatMult of the DMQBOX operator: x and y live in different memory (host and device); use vectors of the DM");
+  if (PetscMemTypeDevice(X.mt)) {
+    PetscCall(DMQBoxGetMassGeometry_Private(ctx->dm, NULL, &d_mgeo));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(VPMappedMassApply_CUDA(&q->grid, &q->basis, d_mgeo, X.a, Y.a));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(PetscLogGpuFlops(VPFlopsMappedMass(&q->grid)));
+  } else {
+    PetscCall(DMQBoxGetMassGeometry_Private(ctx->dm, &mgeo, NULL));
+    PetscCall(VPMappedMassApply_CPU(&q->grid, &q->basis, mgeo, X.a, Y.a));
+    PetscCall(PetscLogFlops(VPFlopsMappedMass(&q->grid)));
+  }
+  PetscCall(DMQBoxGhostedRestore_Private(ctx->dm, &Y));
+  PetscCall(DMQBoxGhostedRestore_Private(ctx->dm, &X));
+  PetscCall(PetscLogEventEnd(VPATCH_LaplacianMult, NULL, x, y, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
 {
   Mat_QBoxLaplacian *ctx;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
-  if (DMQBoxIsGeneral_Private((DM_QBox *)ctx->dm->data) && ctx->w.stiff != 1.0) { /* mapped: the kernel applies K (no mass term there) */
+  if (DMQBoxIsGeneral_Private((DM_QBox *)ctx->dm->data) && (ctx->w.stiff != 1.0 || ctx->w.mass != 0)) { /* mapped: the kernels apply K and M apart */
     Vec t = y;
     if (z) PetscCall(DMGetGlobalVector(ctx->dm, &t));
     PetscCall(MatQBoxApplyKernels(A, x, NULL, t));
     PetscCall(VecScale(t, ctx->w.stiff));
+    if (ctx->w.mass != 0) {
+      Vec m;
+      PetscCall(DMGetGlobalVector(ctx->dm, &m));
+      PetscCall(MatQBoxApplyMappedMass(ctx, x, m));
+      PetscCall(VecAXPY(t, ctx->w.mass, m));
+      PetscCall(DMRestoreGlobalVector(ctx->dm, &m));
+    }
     if (z) {
       PetscCall(VecWAXPY(y, 1.0, t, z));
       PetscCall(DMRestoreGlobalVector(ctx->dm, &t));
@@ -227,6 +264,23 @@ static PetscErrorCode MatGetDiagonal_QBoxLaplacian(Mat A, Vec d)
   }
   PetscCall(DMQBoxGhostedRestore_Private(ctx->dm, &Y));
   if (DMQBoxIsGeneral_Private(q) && ctx->w.stiff != 1.0) PetscCall(VecScale(d, ctx->w.stiff));
+  if (DMQBoxIsGeneral_Private(q) && ctx->w.mass != 0) { /* the mass matrix's diagonal apart */
+    Vec t;
+    PetscCall(DMGetGlobalVector(ctx->dm, &t));
+    PetscCall(DMQBoxGhostedGet_Private(ctx->dm, t, DMQBOX_GHOSTED_OUT_SUM, PETSC_FALSE, &Y));
+    if (PetscMemTypeDevice(Y.mt)) {
+      const PetscReal *d_mgeo;
+      PetscCall(DMQBoxGetMassGeometry_Private(ctx->dm, NULL, &d_mgeo));
+      PetscCall(VPMappedMassDiagonal_CUDA(&q->grid, &q->basis, d_mgeo, Y.a));
+    } else {
+      const PetscReal *mgeo;
+      PetscCall(DMQBoxGetMassGeometry_Private(ctx->dm, &mgeo, NULL));
+      PetscCall(VPMappedMassDiagonal_CPU(&q->grid, &q->basis, mgeo, Y.a));
+    }
+    PetscCall(DMQBoxGhostedRestore_Private(ctx->dm, &Y));
+    PetscCall(VecAXPY(d, ctx->w.mass, t));
+    PetscCall(DMRestoreGlobalVector(ctx->dm, &t));
+  }
   if (ctx->shift != (PetscScalar)0.0) PetscCall(VecShift(d, ctx->shift));
   if (ctx->dshift) PetscCall(VecAXPY(d, 1.0, ctx->dshift));
   PetscCall(PetscLogEventEnd(VPATCH_LaplacianDiag, A, d, 0, 0));
@@ -731,8 +785,6 @@ PetscErrorCode MatCreateQBoxOperator_Private(DM dm, const VPWeights *w, Mat *A)
   PetscFunctionBegin;
   PetscCheck(w->mass >= 0 && w->stiff >= 0 && !PetscIsInfOrNanReal(w->mass) && !PetscIsInfOrNanReal(w->stiff), PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE,
              "DMQBOX operator mass M + stiffness K with weights %g and %g: both must be finite and >= 0", (double)w->mass, (double)w->stiff);
-  PetscCheck(w->mass == 0 || !DMQBoxIsGeneral_Private(q), PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP,
-             "DMQBOX: a mass term on a mapped box or with a coefficient is not implemented yet (the Cartesian box with a = 1 has it): drop the mapping and the coefficient, or assemble your own matrix");
   PetscCall(PetscNew(&ctx));
   ctx->dm = dm;
   ctx->w  = *w;

@@ -320,3 +320,101 @@ PetscErrorCode VPMappedCellMatrix_CPU(PetscInt dim, const VPBasis1D *b, const Pe
     }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+/*
+  The mass matrix on mapped cells: per cell, with m_q = w_q det(J_q) at the Gauss points (mgeo: [cell][point]),
+    v = (S_z (x) S_y (x) S_x)^T diag(m) (S_z (x) S_y (x) S_x) u,     S[q][i] = phi_i(x_q)
+  Dirichlet nodes as in VPLaplacianApply_CPU() (read as zero, rows the identity).
+*/
+static void MassCell(PetscInt dim, const VPBasis1D *b, const PetscReal *m, const PetscScalar *u, PetscScalar *v, PetscScalar *t1, PetscScalar *t2)
+{
+  PetscInt n = b->k + 1, nd = dim == 3 ? n * n * n : n * n, ext[3] = {n, n, dim == 3 ? n : 1};
+
+  VPContract(ext, 0, n, b->S, PETSC_FALSE, u, t1);
+  VPContract(ext, 1, n, b->S, PETSC_FALSE, t1, t2);
+  if (dim == 3) VPContract(ext, 2, n, b->S, PETSC_FALSE, t2, t1);
+  else PetscArraycpy(t1, t2, nd);
+  for (PetscInt q = 0; q < nd; q++) t1[q] *= m[q];
+  if (dim == 3) VPContract(ext, 2, n, b->S, PETSC_TRUE, t1, t2);
+  else PetscArraycpy(t2, t1, nd);
+  VPContract(ext, 1, n, b->S, PETSC_TRUE, t2, t1);
+  VPContract(ext, 0, n, b->S, PETSC_TRUE, t1, v);
+}
+
+PetscErrorCode VPMappedMassApply_CPU(const VPGrid *g, const VPBasis1D *b, const PetscReal *mgeo, const PetscScalar *xl, PetscScalar *yl)
+{
+  PetscInt    nd = VPGridCellNodes(g), czm = g->dim == 3 ? g->cm[2] : 1;
+  PetscScalar u[NMAX], v[NMAX], t1[NMAX], t2[NMAX];
+
+  PetscFunctionBegin;
+  for (PetscInt cz = 0, i = 0; cz < czm; cz++)
+    for (PetscInt cy = 0; cy < g->cm[1]; cy++)
+      for (PetscInt cx = 0; cx < g->cm[0]; cx++, i++) {
+        PetscInt c[3] = {g->cs[0] + cx, g->cs[1] + cy, g->dim == 3 ? g->cs[2] + cz : 0};
+        CellGather(g, c, xl, u);
+        MassCell(g->dim, b, mgeo + i * nd, u, v, t1, t2);
+        CellScatterAdd(g, c, v, yl);
+      }
+  BoundaryIdentity(g, 1.0, xl, yl);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* its diagonal: per cell (S^2)^T (x) ... applied to m, S^2 the entrywise square (owned boundary rows: 1) */
+PetscErrorCode VPMappedMassDiagonal_CPU(const VPGrid *g, const VPBasis1D *b, const PetscReal *mgeo, PetscScalar *dl)
+{
+  PetscInt    n = g->k + 1, nd = VPGridCellNodes(g), czm = g->dim == 3 ? g->cm[2] : 1, ext[3] = {n, n, g->dim == 3 ? n : 1};
+  PetscReal   S2[VPATCH_MAX_N1D * VPATCH_MAX_N1D];
+  PetscScalar t1[NMAX], t2[NMAX];
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < n * n; i++) S2[i] = b->S[i] * b->S[i];
+  for (PetscInt cz = 0, i = 0; cz < czm; cz++)
+    for (PetscInt cy = 0; cy < g->cm[1]; cy++)
+      for (PetscInt cx = 0; cx < g->cm[0]; cx++, i++) {
+        PetscInt c[3] = {g->cs[0] + cx, g->cs[1] + cy, g->dim == 3 ? g->cs[2] + cz : 0};
+        for (PetscInt q = 0; q < nd; q++) t1[q] = mgeo[i * nd + q];
+        if (g->dim == 3) VPContract(ext, 2, n, S2, PETSC_TRUE, t1, t2);
+        else PetscArraycpy(t2, t1, nd);
+        VPContract(ext, 1, n, S2, PETSC_TRUE, t2, t1);
+        VPContract(ext, 0, n, S2, PETSC_TRUE, t1, t2);
+        CellScatterAdd(g, c, t2, dl);
+      }
+  BoundaryIdentity(g, 1.0, NULL, dl);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the row sums of one cell's mass matrix, int phi_i over the mapped cell (every node, Dirichlet ones too) */
+PetscErrorCode VPMappedCellMassRowSums_CPU(PetscInt dim, const VPBasis1D *b, const PetscReal *m, PetscScalar *v)
+{
+  PetscInt    n = b->k + 1, nd = dim == 3 ? n * n * n : n * n, ext[3] = {n, n, dim == 3 ? n : 1};
+  PetscScalar t1[NMAX], t2[NMAX];
+
+  PetscFunctionBegin;
+  for (PetscInt q = 0; q < nd; q++) t1[q] = m[q];
+  if (dim == 3) VPContract(ext, 2, n, b->S, PETSC_TRUE, t1, t2);
+  else PetscArraycpy(t2, t1, nd);
+  VPContract(ext, 1, n, b->S, PETSC_TRUE, t2, t1);
+  VPContract(ext, 0, n, b->S, PETSC_TRUE, t1, v);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one cell's dense mass matrix, Ae[i nd + j] = sum_q m_q phi_i(x_q) phi_j(x_q) (for assembly and the dense patch solves) */
+PetscErrorCode VPMappedCellMassMatrix_CPU(PetscInt dim, const VPBasis1D *b, const PetscReal *m, PetscScalar *Ae)
+{
+  PetscInt n = b->k + 1, nz = dim == 3 ? n : 1, nd = n * n * nz;
+
+  PetscFunctionBegin;
+  for (PetscInt i = 0; i < nd; i++)
+    for (PetscInt j = 0; j < nd; j++) {
+      PetscScalar s = 0;
+      for (PetscInt qz = 0, q = 0; qz < nz; qz++)
+        for (PetscInt qy = 0; qy < n; qy++)
+          for (PetscInt qx = 0; qx < n; qx++, q++) {
+            PetscReal pi = b->S[qx * n + i % n] * b->S[qy * n + (i / n) % n] * (dim == 3 ? b->S[qz * n + i / (n * n)] : 1.0);
+            PetscReal pj = b->S[qx * n + j % n] * b->S[qy * n + (j / n) % n] * (dim == 3 ? b->S[qz * n + j / (n * n)] : 1.0);
+            s += m[q] * pi * pj;
+          }
+      Ae[i * nd + j] = s;
+    }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}

@@ -79,7 +79,7 @@ static PetscErrorCode PCVPatchGetOperator(PC pc, DM *dm, VPWeights *w)
       PetscCall(MatCreateQBoxSIPG_Private(pdm, &L));
     else
       PetscCall(MatCreateQBoxOperator_Private(pdm, &stiff, &L));
-    if (!q->dg && !DMQBoxIsGeneral_Private(q)) PetscCall(MatCreateQBoxOperator_Private(pdm, &mass, &M)); /* the mass term: Cartesian, continuous */
+    if (!q->dg) PetscCall(MatCreateQBoxOperator_Private(pdm, &mass, &M)); /* the mass term: the continuous space */
     PetscCall(MatGetLocalSize(A, &ml, NULL));
     PetscCall(MatGetLocalSize(L, &nl, NULL));
     PetscCheck(ml == nl, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ, "PCVPATCH: the operator has %" PetscInt_FMT " local rows, but the operators of the PC's DMQBOX have %" PetscInt_FMT ": the operator does not belong to this DM", ml, nl);
@@ -161,6 +161,8 @@ static PetscErrorCode PCReset_VPatch(PC pc)
   jac->d_cggeo = NULL;
   PetscCall(PetscMemzero(&jac->plocal, sizeof(jac->plocal)));
   PetscCall(VPDeviceFree_Private(&jac->d_pg));
+  PetscCall(PetscFree(jac->pm));
+  PetscCall(VPDeviceFree_Private(&jac->d_pm));
   jac->op.LU  = NULL;
   jac->op.piv = NULL;
   PetscCall(DMDestroy(&jac->dm));
@@ -179,11 +181,11 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
   PetscCall(PCVPatchGetOperator(pc, &dm, &jac->opw));
   q            = (DM_QBox *)dm->data;
   jac->variant = q->dg ? &PCVPatchVariantDG : DMQBoxIsGeneral_Private(q) ? &PCVPatchVariantMapped : &PCVPatchVariantCartesian;
-  PetscCheck(jac->opw.mass == 0 || jac->variant->weights, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
-             "PCVPATCH: a mass term on the discontinuous space, a mapped box or with a coefficient is not implemented yet (the Cartesian continuous space has it)");
-  if (!jac->variant->weights) { /* these kernels take K alone: they smooth K x = b / scale */
-    jac->scale     = jac->opw.stiff;
-    jac->opw.stiff = 1.0;
+  PetscCheck(jac->opw.mass == 0 || jac->variant->mass, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCVPATCH: a mass term on the discontinuous space is not implemented yet (the continuous space has it)");
+  if (!jac->variant->weights) { /* these kernels take the operator over its weights' sum: they smooth with b / scale */
+    jac->scale = jac->opw.mass + jac->opw.stiff;
+    jac->opw.mass /= PetscRealPart(jac->scale);
+    jac->opw.stiff /= PetscRealPart(jac->scale);
   } else jac->scale = 1.0; /* the weights go into the kernels: no copy of b / scale */
   jac->dscale = jac->opw.mass + jac->opw.stiff;
   for (PetscInt d = 0; d < q->dim; d++)
@@ -545,7 +547,7 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
       PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: exact local solves (each patch's dense LU), each color's residual by MatMult\n"));
     else if (jac->local == PC_VPATCH_LOCAL_CG)
       PetscCall(PetscViewerASCIIPrintf(viewer, "Cartesian DMQBOX: local solver cg is the exact fast diagonalization here\n"));
-    if (jac->opw.mass != 0) PetscCall(PetscViewerASCIIPrintf(viewer, "operator: %g M + %g K (mass and stiffness; the patch solves are exact for both)\n", (double)jac->opw.mass, (double)jac->opw.stiff));
+    if (jac->opw.mass != 0) PetscCall(PetscViewerASCIIPrintf(viewer, "operator: %g M + %g K (mass and stiffness)\n", (double)(PetscRealPart(jac->scale) * jac->opw.mass), (double)(PetscRealPart(jac->scale) * jac->opw.stiff)));
     else if (PetscRealPart(jac->scale) * jac->opw.stiff != 1.0) PetscCall(PetscViewerASCIIPrintf(viewer, "operator: the DMQBOX operator scaled by %g\n", (double)(PetscRealPart(jac->scale) * jac->opw.stiff)));
     if (!jac->cuda && jac->kernelset) PetscCall(PetscViewerASCIIPrintf(viewer, "-pc_vpatch_kernel and -pc_vpatch_patches_per_block have no effect on the CPU path\n"));
     if (jac->cuda) {

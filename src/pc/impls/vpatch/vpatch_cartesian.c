@@ -115,7 +115,7 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
     PetscCall(VecGetArrayReadAndMemType(b, &ba, NULL));
     PetscCall(VecGetArrayAndMemType(x, &xw, NULL));
     PetscCall(PetscLogGpuTimeBegin());
-    for (PetscInt i = 0; i < nc; i++) PetscCall(VPPatchSmoothColor_CUDA(g, &jac->opw, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, (PetscBool)(zero && i == 0), NULL, ba, xw, xw, jac->scratch));
+    for (PetscInt i = 0; i < nc; i++) PetscCall(VPPatchSmoothColor_CUDA(g, &jac->opw, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, (PetscBool)(zero && i == 0), NULL, NULL, ba, xw, xw, jac->scratch));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(VecRestoreArrayAndMemType(x, &xw));
     PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
@@ -139,7 +139,8 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
         PetscCall(VecRestoreArrayReadAndMemType(jac->diagl, &dg));
       } else if (jac->cuda) {
         PetscCall(PetscLogGpuTimeBegin());
-        PetscCall(VPPatchSmoothColor_CUDA(g, &jac->opw, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, PETSC_FALSE, jac->d_pg, ba, xa, da, jac->scratch));
+        PetscCall(VPPatchSmoothColor_CUDA(g, jac->surrogate ? NULL : &jac->opw, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, PETSC_FALSE, jac->d_pg, jac->d_pm, ba, xa, da,
+                                          jac->scratch)); /* the surrogate carries its weights per patch */
         PetscCall(PetscLogGpuTimeEnd());
       } else
         PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, &jac->plocal, PCVPatchColor(jac, nc, i, reverse), PETSC_FALSE, ba, NULL, da, jac->work)); /* mapped DMQBOX on the CPU */
@@ -177,7 +178,7 @@ static PetscErrorCode PCVPatchColorBox(PC_VPatch *jac, PetscMemType mt, PetscInt
   }
   if (PetscMemTypeDevice(mt)) {
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(VPPatchSmoothColor_CUDA(&g, &jac->opw, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, jac->kernel, jac->ppb, zero, NULL, ba, xa, xa, jac->scratch));
+    PetscCall(VPPatchSmoothColor_CUDA(&g, &jac->opw, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, jac->kernel, jac->ppb, zero, NULL, NULL, ba, xa, xa, jac->scratch));
     PetscCall(PetscLogGpuTimeEnd());
   } else
     PetscCall(VPPatchSmoothColor_CPU(&g, &jac->op, NULL, c, PETSC_FALSE, ba, xa, xa, jac->work));
@@ -351,4 +352,4 @@ static PetscErrorCode PCVPatchStep_Cartesian(PC_VPatch *jac, Vec b, Vec x, Petsc
 }
 
 /* the Cartesian box (constant coefficient): exact local solves of mass M + stiffness K by fast diagonalization */
-const PCVPatchVariant PCVPatchVariantCartesian = {"Cartesian", PETSC_TRUE, PCVPatchSetUpContinuous_Private, PCVPatchStep_Cartesian, PCVPatchAdditiveContinuous_Private};
+const PCVPatchVariant PCVPatchVariantCartesian = {"Cartesian", PETSC_TRUE, PETSC_TRUE, PCVPatchSetUpContinuous_Private, PCVPatchStep_Cartesian, PCVPatchAdditiveContinuous_Private};

@@ -34,8 +34,8 @@ static void PatchApply(const VPPatchOp *op, PetscInt np, const PetscScalar *x, P
 }
 
 /* u = A_v^{-1} r on the (2k-1)^d interior, by fast diagonalization (or the dense LU); gv: NULL, or the surrogate's
-   per-direction factors (the eigenvalue of mode (i, j, l) is sum_d gv[d] lam_d) */
-static PetscErrorCode PatchSolve(const VPPatchOp *op, const PetscReal *gv, const PetscScalar *LU, const int *piv, PetscInt ni, PetscScalar *r, PetscScalar *u, PetscScalar *t)
+   per-direction factors and mv its mass term (the eigenvalue of mode (i, j, l) is mv + sum_d gv[d] lam_d) */
+static PetscErrorCode PatchSolve(const VPPatchOp *op, const PetscReal *gv, PetscReal mv, const PetscScalar *LU, const int *piv, PetscInt ni, PetscScalar *r, PetscScalar *u, PetscScalar *t)
 {
   const PetscReal g0 = gv ? gv[0] : 1.0, g1 = gv ? gv[1] : 1.0, g2 = gv ? gv[2] : 1.0;
 
@@ -53,7 +53,7 @@ static PetscErrorCode PatchSolve(const VPPatchOp *op, const PetscReal *gv, const
   if (op->dim == 2) {
     VPContract(ext, 1, ni, op->S[1], PETSC_TRUE, t, u);
     for (PetscInt j = 0; j < ni; j++)
-      for (PetscInt i = 0; i < ni; i++) u[j * ni + i] /= g0 * op->lam[0][i] + g1 * op->lam[1][j];
+      for (PetscInt i = 0; i < ni; i++) u[j * ni + i] /= mv + g0 * op->lam[0][i] + g1 * op->lam[1][j];
     VPContract(ext, 1, ni, op->S[1], PETSC_FALSE, u, t);
     VPContract(ext, 0, ni, op->S[0], PETSC_FALSE, t, u);
   } else {
@@ -61,7 +61,7 @@ static PetscErrorCode PatchSolve(const VPPatchOp *op, const PetscReal *gv, const
     VPContract(ext, 2, ni, op->S[2], PETSC_TRUE, u, t);
     for (PetscInt l = 0; l < ni; l++)
       for (PetscInt j = 0; j < ni; j++)
-        for (PetscInt i = 0; i < ni; i++) t[(l * ni + j) * ni + i] /= g0 * op->lam[0][i] + g1 * op->lam[1][j] + g2 * op->lam[2][l];
+        for (PetscInt i = 0; i < ni; i++) t[(l * ni + j) * ni + i] /= mv + g0 * op->lam[0][i] + g1 * op->lam[1][j] + g2 * op->lam[2][l];
     VPContract(ext, 2, ni, op->S[2], PETSC_FALSE, t, u);
     VPContract(ext, 1, ni, op->S[1], PETSC_FALSE, u, t);
     VPContract(ext, 0, ni, op->S[0], PETSC_FALSE, t, u);
@@ -127,7 +127,7 @@ static PetscErrorCode PatchCG(const VPGrid *g, const VPPatchOp *op, const VPPatc
   for (PetscInt it = 0; it < pl->its; it++) {
     PetscScalar pw = 0;
     for (PetscInt e = 0; e < nt; e++) tmp[e] = sc[e] * rr[e];
-    PetscCall(PatchSolve(op, gv, NULL, NULL, ni, tmp, z, t));
+    PetscCall(PatchSolve(op, gv, 0.0, NULL, NULL, ni, tmp, z, t));
     rz = 0;
     for (PetscInt e = 0; e < nt; e++) {
       z[e] *= sc[e];
@@ -187,7 +187,7 @@ PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *g, const VPPatchOp *op, cons
           PetscInt vv[3] = {vx, vy, vz};
           PetscCall(PatchCG(g, op, pl, pl->g + 3 * iv, vv, r, u, t1, work + 8 * npt));
         } else
-          PetscCall(PatchSolve(op, pl && pl->g ? pl->g + 3 * iv : NULL, pl && pl->LU ? pl->LU + nt * nt * iv : NULL, pl && pl->piv ? pl->piv + nt * iv : NULL, ni, r, u, t1));
+          PetscCall(PatchSolve(op, pl && pl->g ? pl->g + 3 * iv : NULL, pl && pl->m ? pl->m[iv] : 0.0, pl && pl->LU ? pl->LU + nt * nt * iv : NULL, pl && pl->piv ? pl->piv + nt * iv : NULL, ni, r, u, t1));
         e = 0;
         for (PetscInt iz = 0; iz < niz; iz++)
           for (PetscInt iy = 0; iy < ni; iy++)

@@ -229,4 +229,4 @@ static PetscErrorCode PCVPatchStep_DG(PC_VPatch *jac, Vec b, Vec x, PetscBool fw
 }
 
 /* the discontinuous space (SIPG): exact local solves of the DG vertex patches */
-const PCVPatchVariant PCVPatchVariantDG = {"DG", PETSC_FALSE, PCVPatchSetUp_DG, PCVPatchStep_DG, PCVPatchAdditiveDG};
+const PCVPatchVariant PCVPatchVariantDG = {"DG", PETSC_FALSE, PETSC_FALSE, PCVPatchSetUp_DG, PCVPatchStep_DG, PCVPatchAdditiveDG};

@@ -58,7 +58,7 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
   const VPBasis1D *b  = &q->basis;
   PetscInt         nd = VPGridCellNodes(g), ncomp = VPGeometryComponents(g->dim), dim = g->dim, n1 = g->k + 1, vlo[3], nv[3], nvert;
   const PetscReal *geo;
-  PetscReal       *G, *work;
+  PetscReal       *G, *work, *mq;
   PetscScalar     *Ae;
   PetscInt         nt = (2 * g->k - 1) * (2 * g->k - 1) * (g->dim == 3 ? 2 * g->k - 1 : 1), clo[3], cn[3], ncb = 1;
   PetscReal       *cgv;                 /* per cell of the box [clo, clo + cn) (this rank's cells and the layer below): the three values */
@@ -75,7 +75,9 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
   }
   nvert = nv[0] * nv[1] * nv[2];
   PetscCall(PetscCalloc1(3 * PetscMax(nvert, 1), &jac->pg));
-  PetscCall(PetscMalloc3(ncomp * nd, &G, PetscMax(2 * dim + dim * dim + 2, dim * nd) * nd, &work, jac->local == PC_VPATCH_LOCAL_DENSE ? nd * nd : 1, &Ae));
+  if (jac->opw.mass != 0) PetscCall(PetscCalloc1(PetscMax(nvert, 1), &jac->pm));
+  PetscCall(PetscMalloc3(ncomp * nd, &G, PetscMax(2 * dim + dim * dim + 2, dim * nd) * nd, &work, jac->local == PC_VPATCH_LOCAL_DENSE ? 2 * nd * nd : 1, &Ae));
+  PetscCall(PetscMalloc1(nd, &mq));
   if (jac->local == PC_VPATCH_LOCAL_DENSE) PetscCall(PetscMalloc2(nt * nt * PetscMax(nvert, 1), &jac->pLU, nt * PetscMax(nvert, 1), &jac->ppiv));
   if (jac->local == PC_VPATCH_LOCAL_CG && below) { /* local solver cg: the factors of the layer below too, in one box */
     PetscCall(PetscMalloc1(ncb * ncomp * nd, &jac->pgeo));
@@ -89,7 +91,7 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
         }
   }
   /* each cell's values once (a cell is in 2^d patches): the largest point value or the integral of G_dd */
-  PetscCall(PetscMalloc1(3 * ncb, &cgv));
+  PetscCall(PetscMalloc1(4 * ncb, &cgv));
   for (PetscInt cz = 0, ic = 0; cz < cn[2]; cz++)
     for (PetscInt cy = 0; cy < cn[1]; cy++)
       for (PetscInt cx = 0; cx < cn[0]; cx++, ic++) {
@@ -102,7 +104,12 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
             for (PetscInt qp = 0; qp < nd; qp++) gd = PetscMax(gd, Gc[d * nd + qp] / (b->qwts[qp % n1] * b->qwts[(qp / n1) % n1] * (dim == 3 ? b->qwts[qp / (n1 * n1)] : 1.0)));
           else if (d < dim) /* its integral over the cell */
             for (PetscInt qp = 0; qp < nd; qp++) gd += Gc[d * nd + qp];
-          cgv[3 * ic + d] = gd;
+          cgv[4 * ic + d] = gd;
+        }
+        cgv[4 * ic + 3] = 0; /* the mass term: the cell's volume, the integral of w det J (the unit cell's is 1) */
+        if (jac->pm) {
+          PetscCall(DMQBoxCellMassFactors_Private(jac->dm, c, mq, work));
+          for (PetscInt qp = 0; qp < nd; qp++) cgv[4 * ic + 3] += mq[qp];
         }
       }
   for (PetscInt vz = 0, iv = 0; vz < nv[2]; vz++)
@@ -119,6 +126,11 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
             const PetscReal *Gc;
             PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
             PetscCall(VPMappedCellMatrix_CPU(dim, b, Gc, Ae, work));
+            if (jac->opw.mass != 0 || jac->opw.stiff != 1) { /* the operator's weights (over their sum) */
+              PetscCall(DMQBoxCellMassFactors_Private(jac->dm, c, mq, work));
+              PetscCall(VPMappedCellMassMatrix_CPU(dim, b, mq, Ae + nd * nd));
+              for (PetscInt e = 0; e < nd * nd; e++) Ae[e] = jac->opw.stiff * Ae[e] + jac->opw.mass * Ae[nd * nd + e];
+            }
             for (PetscInt d = 0; d < dim; d++) off[d] = ((cc >> d) & 1) * g->k; /* the cell's first node in the patch */
             for (PetscInt r = 0; r < n1d; r++) {
               PetscInt pr = PatchInterior(dim, g->k, off, r, n1);
@@ -131,10 +143,11 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
           }
           for (PetscInt d = 0; d < dim; d++) {
             if (jac->surtype == PC_VPATCH_SURROGATE_MEAN)
-              jac->pg[3 * iv + d] += cgv[3 * ic + d] / (1 << dim);
+              jac->pg[3 * iv + d] += cgv[4 * ic + d] / (1 << dim);
             else
-              jac->pg[3 * iv + d] = PetscMax(jac->pg[3 * iv + d], cgv[3 * ic + d]);
+              jac->pg[3 * iv + d] = PetscMax(jac->pg[3 * iv + d], cgv[4 * ic + d]);
           }
+          if (jac->pm) jac->pm[iv] += jac->opw.mass * cgv[4 * ic + 3] / (1 << dim);
         }
         if (jac->pLU) {
           lapack_int info = LAPACKE_dgetrf(LAPACK_ROW_MAJOR, (lapack_int)nt, (lapack_int)nt, jac->pLU + nt * nt * iv, (lapack_int)nt, jac->ppiv + nt * iv);
@@ -205,10 +218,14 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
   }
   PetscCall(PetscFree(cgv));
   PetscCall(PetscFree3(G, work, Ae));
+  PetscCall(PetscFree(mq));
+  for (PetscInt i = 0; i < 3 * nvert; i++) jac->pg[i] *= jac->opw.stiff; /* the operator's weights over their sum */
   jac->plocal.g   = jac->pLU ? NULL : jac->pg;
+  jac->plocal.m   = jac->pLU ? NULL : jac->pm;
   jac->plocal.LU  = jac->pLU;
   jac->plocal.piv = jac->ppiv;
   if (jac->cuda) PetscCall(VPDeviceCopy_Private(jac->pg, (size_t)3 * (size_t)PetscMax(nvert, 1), &jac->d_pg));
+  if (jac->cuda && jac->pm) PetscCall(VPDeviceCopy_Private(jac->pm, (size_t)PetscMax(nvert, 1), &jac->d_pm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -224,6 +241,8 @@ static PetscErrorCode PCVPatchSetUp_Mapped(PC pc)
   PetscCheck(!jac->cuda || !jac->kernelset || jac->kernel == PC_VPATCH_KERNEL_GLOBAL, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
              "PCVPATCH on a mapped DMQBOX (or one with a coefficient) takes each color's residual from the operator (MatMult): -pc_vpatch_kernel %s computes it for the Cartesian Laplacian; use -pc_vpatch_kernel global (the default here)",
              PCVPatchKernels[jac->kernel]);
+  PetscCheck(jac->opw.mass == 0 || jac->local != PC_VPATCH_LOCAL_CG, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+             "PCVPATCH on a mapped DMQBOX: -pc_vpatch_local_solver cg iterates on the patches' stiffness only, not yet with a mass term: use -pc_vpatch_local_solver fdm (the default: the surrogate takes the mass term) or dense (CPU)");
   jac->kernel    = PC_VPATCH_KERNEL_GLOBAL;
   jac->surrogate = PETSC_TRUE;
   PetscCall(PCVPatchSetUpContinuous_Private(pc));
@@ -241,4 +260,4 @@ static PetscErrorCode PCVPatchStep_Mapped(PC_VPatch *jac, Vec b, Vec x, PetscBoo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-const PCVPatchVariant PCVPatchVariantMapped = {"mapped", PETSC_FALSE, PCVPatchSetUp_Mapped, PCVPatchStep_Mapped, PCVPatchAdditiveContinuous_Private};
+const PCVPatchVariant PCVPatchVariantMapped = {"mapped", PETSC_TRUE, PETSC_FALSE, PCVPatchSetUp_Mapped, PCVPatchStep_Mapped, PCVPatchAdditiveContinuous_Private};

@@ -580,9 +580,9 @@ enum {
 /* pg, alo, anv: the per-vertex surrogate factors (mode global on a mapped DMQBOX, else NULL) and this rank's vertex box
    (VPPatchVertexBox()) that indexes them */
 #define VP_PATCH_ARGS_DECL                                                                                                                                                                                                                               \
-  VPGrid g, T c0, T c1, T c2, T cm, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *d, PetscScalar *__restrict__ scratch, const int nbarg, const PetscReal *__restrict__ pg, \
+  VPGrid g, T c0, T c1, T c2, T cm, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *d, PetscScalar *__restrict__ scratch, const int nbarg, const PetscReal *__restrict__ pg, const PetscReal *__restrict__ pm, \
       int alo0, int alo1, int alo2, int anv0, int anv1, int xzero
-#define VP_PATCH_ARGS g, c0, c1, c2, cm, npatch, vlo0, vlo1, vlo2, nv0, nv1, b, x, d, scratch, nbarg, pg, alo0, alo1, alo2, anv0, anv1, xzero
+#define VP_PATCH_ARGS g, c0, c1, c2, cm, npatch, vlo0, vlo1, vlo2, nv0, nv1, b, x, d, scratch, nbarg, pg, pm, alo0, alo1, alo2, anv0, anv1, xzero
 
 /* v = the line along DIR (0: x, 1: y) of a patch box from x, at the other two box coordinates (e0, e1) = (y, z) or
    (x, z): zero on the box's Dirichlet faces (f: VPDBoxFlags(); f < 0: no patch), and with the reduced residual (BND) an
@@ -830,19 +830,21 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
     using LI = typename std::conditional<DIM == 3, U2, R1>::type;
     T         v[NI], u[NI];
     const int o = LI::template line<1>(q, a0, a1), w = U3::template line<1>(q, a0, a1);
-    T         q0 = c0, q1 = c1, q2 = c2;
-    if (MODE == VP_MODE_SOLVE_GLOBAL && pg) { /* the patch's own surrogate factors */
+    T         q0 = c0, q1 = c1, q2 = c2, qm = cm;
+    if (MODE == VP_MODE_SOLVE_GLOBAL && pg) { /* the patch's own surrogate factors (and mass term) */
       const int p = blockIdx.x * NB + q;
       if (p < npatch) {
         int vx, vy, vz;
         VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
-        const PetscReal *gp = pg + 3 * (size_t)(((vz - alo2) * anv1 + (vy - alo1)) * anv0 + (vx - alo0));
+        const size_t     iv = (size_t)(((vz - alo2) * anv1 + (vy - alo1)) * anv0 + (vx - alo0));
+        const PetscReal *gp = pg + 3 * iv;
         q0                  = (T)gp[0];
         q1                  = (T)gp[1];
         q2                  = (T)gp[2];
+        if (pm) qm = (T)pm[iv];
       }
     }
-    const T base = cm + q0 * lam[a0] + (DIM == 3 ? q2 * lam[a1] : (T)0);
+    const T base = qm + q0 * lam[a0] + (DIM == 3 ? q2 * lam[a1] : (T)0);
 #pragma unroll
     for (int j = 0; j < NI; j++) v[j] = Y[o + j * LI::template stride<1>()];
     H::template shat<true>(v, u);
@@ -886,7 +888,7 @@ template <int DIM, int K, int MODE, typename T, class BK> __global__ void __maxn
 
 template <int DIM, int K, int MODE, typename T, class BK>
 static PetscErrorCode VPPatchLaunchBlock(const VPGrid *g, const T c[4], int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int NB, int thr, size_t shmem,
-                                         cudaStream_t stream, int xzero, const PetscReal *pg)
+                                         cudaStream_t stream, int xzero, const PetscReal *pg, const PetscReal *pm)
 {
   PetscInt alo[3], anv[3];
 
@@ -895,11 +897,11 @@ static PetscErrorCode VPPatchLaunchBlock(const VPGrid *g, const T c[4], int npat
   if constexpr (VPPatchRegs<DIM, K, T>::value == 0) {
     PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernel<DIM, K, MODE, T, BK>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
     VPPatchKernel<DIM, K, MODE, T, BK>
-        <<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], c[3], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], xzero);
+        <<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], c[3], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, pm, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], xzero);
   } else {
     PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernelCapped<DIM, K, MODE, T, BK>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
     VPPatchKernelCapped<DIM, K, MODE, T, BK>
-        <<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], c[3], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], xzero);
+        <<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], c[3], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, pm, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], xzero);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -907,7 +909,7 @@ static PetscErrorCode VPPatchLaunchBlock(const VPGrid *g, const T c[4], int npat
 
 template <int DIM, int K, int MODE, typename T>
 static PetscErrorCode VPPatchLaunch(const VPGrid *g, const VPWeights *w, int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int ppb, cudaStream_t stream, int xzero = 0,
-                                    const PetscReal *pg = NULL)
+                                    const PetscReal *pg = NULL, const PetscReal *pm = NULL)
 {
   using S            = VPPatchShape<DIM, K, T>;
   const int    NB    = ppb > 0 ? ppb : S::NB;
@@ -925,16 +927,16 @@ static PetscErrorCode VPPatchLaunch(const VPGrid *g, const VPWeights *w, int npa
   constexpr int UNR = VPTunePatchStaticBlock(DIM, K, (int)sizeof(T)); /* vpatch_tuning.cuh */
   if constexpr (UNR > 0) {
     if (NB == S::NB) {
-      PetscCall((VPPatchLaunchBlock<DIM, K, MODE, T, VPBlock<S::NB, S::THREADS, UNR>>(g, c, npatch, vlo, nv, b, x, d, scratch, NB, thr, shmem, stream, xzero, pg)));
+      PetscCall((VPPatchLaunchBlock<DIM, K, MODE, T, VPBlock<S::NB, S::THREADS, UNR>>(g, c, npatch, vlo, nv, b, x, d, scratch, NB, thr, shmem, stream, xzero, pg, pm)));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
-  PetscCall((VPPatchLaunchBlock<DIM, K, MODE, T, VPBlock<0, 0>>(g, c, npatch, vlo, nv, b, x, d, scratch, NB, thr, shmem, stream, xzero, pg)));
+  PetscCall((VPPatchLaunchBlock<DIM, K, MODE, T, VPBlock<0, 0>>(g, c, npatch, vlo, nv, b, x, d, scratch, NB, thr, shmem, stream, xzero, pg, pm)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 template <int DIM, int K, typename T> struct VPPatchSmooth {
-  static PetscErrorCode run(const VPGrid *g, const VPWeights *w, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *pg, const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch)
+  static PetscErrorCode run(const VPGrid *g, const VPWeights *w, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *pg, const PetscReal *pm, const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch)
   {
     int          vlo[3], nv[3];
     cudaStream_t stream;
@@ -949,7 +951,7 @@ template <int DIM, int K, typename T> struct VPPatchSmooth {
       PetscCall((VPPatchLaunch<DIM, K, VP_MODE_RESIDUAL, T>(g, w, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
       PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_SCRATCH, T>(g, w, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
     } else
-      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_GLOBAL, T>(g, w, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream, 0, pg)));
+      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_GLOBAL, T>(g, w, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream, 0, pg, pm)));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 };
@@ -961,14 +963,15 @@ PetscBool VPPatchZeroFirst_CUDA(PetscInt dim, PetscInt k, PetscBool single)
   return (PetscBool)VPPatchSkipsZero((int)dim, (int)k, single ? 4 : 8);
 }
 
-PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, const VPWeights *w, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *d_pg, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl,
+PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, const VPWeights *w, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *d_pg, const PetscReal *d_pm, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl,
                                        PetscScalar *scratch)
 {
   PetscFunctionBegin;
   PetscCheck(!d_pg || variant == PC_VPATCH_KERNEL_GLOBAL, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the surrogate local solves run in the kernel global only");
   PetscCheck(variant != PC_VPATCH_KERNEL_FUSED || xl == dl, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the fused kernel updates x in place (d = x)");
-  PetscCheck(!d_pg || !w || w->mass == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the surrogate local solves take no mass term");
-  VP_DISPATCH_PRECISION(VPPatchSmooth, single, g->dim, g->k, g, w, color, variant, ppb, xzero, d_pg, bl, xl, dl, scratch);
+  PetscCheck(!d_pg || !w || w->mass == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the surrogate local solves take their mass term per patch (d_pm), not as a weight");
+  PetscCheck(!d_pm || d_pg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a per-patch mass term goes with the surrogate's factors");
+  VP_DISPATCH_PRECISION(VPPatchSmooth, single, g->dim, g->k, g, w, color, variant, ppb, xzero, d_pg, d_pm, bl, xl, dl, scratch);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
