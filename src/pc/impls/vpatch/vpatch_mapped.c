@@ -39,6 +39,27 @@ static PetscErrorCode PCVPatchCellFactors(PC_VPatch *jac, const PetscReal *geo, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the mass factors w det J of cell c (DMQBoxCellMassFactors_Private()): the DM's own for a cell of this rank (computed
+   once for the operator), else computed into m */
+static PetscErrorCode PCVPatchCellMassFactors(PC_VPatch *jac, const PetscInt c[3], PetscReal *m, PetscReal *work, const PetscReal **mc)
+{
+  const VPGrid    *g     = &((DM_QBox *)jac->dm->data)->grid;
+  PetscBool        owned = PETSC_TRUE;
+  const PetscReal *mgeo;
+
+  PetscFunctionBegin;
+  for (PetscInt d = 0; d < g->dim; d++)
+    if (c[d] < g->cs[d]) owned = PETSC_FALSE;
+  if (owned) {
+    PetscCall(DMQBoxGetMassGeometry_Private(jac->dm, &mgeo, NULL));
+    *mc = mgeo + (((c[2] - g->cs[2]) * g->cm[1] + c[1] - g->cs[1]) * g->cm[0] + c[0] - g->cs[0]) * VPGridCellNodes(g);
+  } else {
+    PetscCall(DMQBoxCellMassFactors_Private(jac->dm, c, m, work));
+    *mc = m;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
   The separable surrogate of each patch of a mapped DMQBOX (or one with a coefficient): the patch operator is replaced by
   sum_d g_d Khat_d (x) Mhat_(others) on the unit reference patch, whose inverse is fast diagonalization with the unit
@@ -108,8 +129,9 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
         }
         cgv[4 * ic + 3] = 0; /* the mass term: the cell's volume, the integral of w det J (the unit cell's is 1) */
         if (jac->pm) {
-          PetscCall(DMQBoxCellMassFactors_Private(jac->dm, c, mq, work));
-          for (PetscInt qp = 0; qp < nd; qp++) cgv[4 * ic + 3] += mq[qp];
+          const PetscReal *mc;
+          PetscCall(PCVPatchCellMassFactors(jac, c, mq, work, &mc));
+          for (PetscInt qp = 0; qp < nd; qp++) cgv[4 * ic + 3] += mc[qp];
         }
       }
   for (PetscInt vz = 0, iv = 0; vz < nv[2]; vz++)
@@ -127,8 +149,9 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
             PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
             PetscCall(VPMappedCellMatrix_CPU(dim, b, Gc, Ae, work));
             if (jac->opw.mass != 0 || jac->opw.stiff != 1) { /* the operator's weights (over their sum) */
-              PetscCall(DMQBoxCellMassFactors_Private(jac->dm, c, mq, work));
-              PetscCall(VPMappedCellMassMatrix_CPU(dim, b, mq, Ae + nd * nd));
+              const PetscReal *mc;
+              PetscCall(PCVPatchCellMassFactors(jac, c, mq, work, &mc));
+              PetscCall(VPMappedCellMassMatrix_CPU(dim, b, mc, Ae + nd * nd));
               for (PetscInt e = 0; e < nd * nd; e++) Ae[e] = jac->opw.stiff * Ae[e] + jac->opw.mass * Ae[nd * nd + e];
             }
             for (PetscInt d = 0; d < dim; d++) off[d] = ((cc >> d) & 1) * g->k; /* the cell's first node in the patch */
