@@ -96,8 +96,9 @@ PETSC_INTERN PetscErrorCode VPMappedCellApply_CPU(PetscInt dim, const VPBasis1D 
 /* one cell's dense matrix (row-major, n^d square); work: dim n^(2d) reals */
 PETSC_INTERN PetscErrorCode VPMappedCellMatrix_CPU(PetscInt dim, const VPBasis1D *, const PetscReal *G, PetscScalar *Ae, PetscReal *work);
 /* The geometric factors of a built-in map and coefficient (qboxgeo.c's MapShell, MapDeformed, CoefficientOscillatory)
-   on the GPU, into d_geo (the layout above); badcell: -1, or the smallest owned-cell index (lexicographic) whose map or
-   coefficient is not valid there (its factors are not all written) */
+   on the GPU, into d_geo (the layout above; NULL: not written) and d_mgeo (NULL, or the mass matrix's factors w det J,
+   [cell][point]); badcell: -1, or the smallest owned-cell index (lexicographic) whose map or coefficient is not valid
+   there (its factors are not all written) */
 typedef struct {
   DMQBoxMappingType     maptype; /* none, shell or deformed */
   DMQBoxCoefficientType coeftype;
@@ -106,7 +107,7 @@ typedef struct {
   PetscReal             S[VPATCH_MAX_N1D * VPATCH_MAX_N1D], D[VPATCH_MAX_N1D * VPATCH_MAX_N1D]; /* VPBasis1D's */
   PetscReal             w[VPATCH_MAX_N1D];                                                      /* Gauss weights */
 } VPGeometryParams;
-PETSC_INTERN PetscErrorCode VPGeometryBuiltin_CUDA(const VPGrid *, const VPGeometryParams *, PetscReal *d_geo, PetscInt *badcell);
+PETSC_INTERN PetscErrorCode VPGeometryBuiltin_CUDA(const VPGrid *, const VPGeometryParams *, PetscReal *d_geo, PetscReal *d_mgeo, PetscInt *badcell);
 /* CUDA: the 1D basis values S and derivatives D at the Gauss points ((k+1)^2 each) of degree k; d_geo the device copy of geo */
 PETSC_INTERN PetscErrorCode VPMappedSetUp_CUDA(PetscInt k, const PetscReal *S, const PetscReal *D);
 /* d_geo: the factors in double, or in float when single (VPMappedToFloat_CUDA()): single-precision kernels read half the bytes;

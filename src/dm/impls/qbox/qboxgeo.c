@@ -404,16 +404,39 @@ PetscErrorCode DMQBoxCellMassFactors_Private(DM dm, const PetscInt c[3], PetscRe
 }
 
 /* The mass factors of every owned cell (DMQBoxCellMassFactors_Private(), [cell][point] as the stiffness factors), made on
-   the host on first use by a mass term on a mapped box, and on the GPU when d_mgeo is asked for (a copy) */
+   first use by a mass term on a mapped box: with CUDA vectors and a built-in map by the GPU (the host copy, where asked,
+   a download), else on the host (the device copy, where asked, an upload) */
 PetscErrorCode DMQBoxGetMassGeometry_Private(DM dm, const PetscReal **mgeo, const PetscReal **d_mgeo)
 {
   DM_QBox  *q  = (DM_QBox *)dm->data;
   VPGrid   *g  = &q->grid;
   PetscInt  nd = VPGridCellNodes(g), ncells = g->cm[0] * g->cm[1] * g->cm[2];
+  PetscBool cuda;
 
   PetscFunctionBegin;
   PetscCheck(DMQBoxIsGeneral_Private(q), PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX: mass factors of a Cartesian mesh with a = 1 are not stored");
-  if (!q->mgeo) {
+  PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
+#if defined(PETSC_HAVE_CUDA)
+  if (cuda && !q->d_mgeo && !q->mgeo && q->maptype != DMQBOX_MAPPING_USER && q->coeftype != DMQBOX_COEFFICIENT_USER) {
+    VPGeometryParams p;
+    PetscInt         bad;
+    PetscCall(PetscLogEventBegin(VPATCH_Geometry, dm, 0, 0, 0));
+    PetscCall(DMQBoxGeometryParams_Private(dm, &p));
+    PetscCall(VPDeviceAlloc_Private((size_t)PetscMax(ncells * nd, 1), &q->d_mgeo));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(VPGeometryBuiltin_CUDA(g, &p, NULL, q->d_mgeo, &bad));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCheck(bad < 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX: the mass factors of an owned cell are not valid, though its stiffness factors were");
+    PetscCall(PetscLogEventEnd(VPATCH_Geometry, dm, 0, 0, 0));
+  }
+  if (mgeo && q->d_mgeo && !q->mgeo) {
+    PetscCall(PetscMalloc1(PetscMax(ncells * nd, 1), &q->mgeo));
+    PetscCall(VPDeviceToHost_Private(q->d_mgeo, (size_t)ncells * (size_t)nd, q->mgeo));
+  }
+#else
+  (void)cuda;
+#endif
+  if (!q->mgeo && (mgeo || !q->d_mgeo)) {
     PetscReal *work;
     PetscCall(PetscLogEventBegin(VPATCH_Geometry, dm, 0, 0, 0));
     PetscCall(PetscMalloc1(PetscMax(ncells * nd, 1), &q->mgeo));
@@ -496,7 +519,7 @@ static PetscErrorCode DMQBoxGeometryDevice(DM dm, PetscInt size)
   PetscCall(DMQBoxGeometryParams_Private(dm, &p));
   PetscCall(VPDeviceAlloc_Private((size_t)size, &q->d_geo));
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(VPGeometryBuiltin_CUDA(g, &p, q->d_geo, &bad));
+  PetscCall(VPGeometryBuiltin_CUDA(g, &p, q->d_geo, NULL, &bad));
   PetscCall(PetscLogGpuTimeEnd());
   if (bad >= 0) {
     PetscInt   nd = VPGridCellNodes(g), c[3] = {g->cs[0] + bad % g->cm[0], g->cs[1] + (bad / g->cm[0]) % g->cm[1], g->cs[2] + bad / (g->cm[0] * g->cm[1])};

@@ -2,14 +2,14 @@
   The geometric factors of a DMQBOX with a built-in map and coefficient, computed on the GPU (the host version and the
   formulas: qboxgeo.c). One thread block per owned cell: the threads map the cell's nodes (shared memory), then each
   computes, at its Gauss point, J by sum over the nodes, det J, adj(J^T J), the point and the coefficient, and writes
-  G = w a adj(J^T J) / det J in the layout of vpkernels.h. A cell with det J <= 0 or a not positive and finite is not
-  written; the smallest such cell index is returned (the host names it).
+  G = w a adj(J^T J) / det J in the layout of vpkernels.h, and where asked the mass matrix's factor w det J. A cell with
+  det J <= 0 or a not positive and finite is not written; the smallest such cell index is returned (the host names it).
 */
 #include <petscvpatch/private/vpgeomap.cuh>
 
-template <int DIM, int K> __device__ void VPGeoPoint(const VPGeometryParams &, const double (*)[DIM == 3 ? (K + 1) * (K + 1) * (K + 1) : (K + 1) * (K + 1)], int, int, PetscReal *__restrict__, unsigned long long *);
+template <int DIM, int K> __device__ void VPGeoPoint(const VPGeometryParams &, const double (*)[DIM == 3 ? (K + 1) * (K + 1) * (K + 1) : (K + 1) * (K + 1)], int, int, PetscReal *__restrict__, PetscReal *__restrict__, unsigned long long *);
 
-template <int DIM, int K> __global__ void VPGeoKernel(VPGrid g, VPGeometryParams p, PetscReal *__restrict__ geo, unsigned long long *bad)
+template <int DIM, int K> __global__ void VPGeoKernel(VPGrid g, VPGeometryParams p, PetscReal *__restrict__ geo, PetscReal *__restrict__ mgeo, unsigned long long *bad)
 {
   constexpr int     N = K + 1, ND = DIM == 3 ? N * N * N : N * N;
   __shared__ double xn[DIM][ND];
@@ -23,11 +23,13 @@ template <int DIM, int K> __global__ void VPGeoKernel(VPGrid g, VPGeometryParams
     for (int a = 0; a < DIM; a++) xn[a][t] = x[a];
   }
   __syncthreads();
-  for (int t = threadIdx.x; t < ND; t += blockDim.x) VPGeoPoint<DIM, K>(p, xn, t, cell, geo, bad);
+  for (int t = threadIdx.x; t < ND; t += blockDim.x) VPGeoPoint<DIM, K>(p, xn, t, cell, geo, mgeo, bad);
 }
 
-/* at Gauss point t of the cell (nodes mapped in xn): J, the point, the coefficient, G */
-template <int DIM, int K> __device__ void VPGeoPoint(const VPGeometryParams &p, const double (*xn)[DIM == 3 ? (K + 1) * (K + 1) * (K + 1) : (K + 1) * (K + 1)], int t, int cell, PetscReal *__restrict__ geo, unsigned long long *bad)
+/* at Gauss point t of the cell (nodes mapped in xn): J, the point, the coefficient, G (geo not NULL) and w det J (mgeo
+   not NULL) */
+template <int DIM, int K> __device__ void VPGeoPoint(const VPGeometryParams &p, const double (*xn)[DIM == 3 ? (K + 1) * (K + 1) * (K + 1) : (K + 1) * (K + 1)], int t, int cell, PetscReal *__restrict__ geo, PetscReal *__restrict__ mgeo,
+                                                     unsigned long long *bad)
 {
   constexpr int N = K + 1, ND = DIM == 3 ? N * N * N : N * N, NC = DIM == 3 ? 6 : 3;
   const int     it[3] = {t % N, (t / N) % N, DIM == 3 ? t / (N * N) : 0};
@@ -59,12 +61,14 @@ template <int DIM, int K> __device__ void VPGeoPoint(const VPGeometryParams &p, 
   }
   double w = 1;
   for (int e = 0; e < DIM; e++) w *= p.w[it[e]];
+  if (mgeo) mgeo[(size_t)cell * ND + t] = w * det;
+  if (!geo) return;
   PetscReal *G = geo + (size_t)cell * NC * ND + t;
   for (int m = 0; m < NC; m++) G[(size_t)m * ND] = w * a * adj[m] / det;
 }
 
 template <int DIM, int K> struct VPGeoRun {
-  static PetscErrorCode run(const VPGrid *g, const VPGeometryParams *p, PetscReal *geo, unsigned long long *bad)
+  static PetscErrorCode run(const VPGrid *g, const VPGeometryParams *p, PetscReal *geo, PetscReal *mgeo, unsigned long long *bad)
   {
     constexpr int N = K + 1, ND = DIM == 3 ? N * N * N : N * N;
     const int     ncells = (int)(g->cm[0] * g->cm[1] * g->cm[2]);
@@ -72,14 +76,14 @@ template <int DIM, int K> struct VPGeoRun {
     PetscFunctionBegin;
     PetscCall(VPGetStream(&stream));
     if (ncells) {
-      VPGeoKernel<DIM, K><<<ncells, VPThreads(ND < 256 ? ND : 256), 0, stream>>>(*g, *p, geo, bad);
+      VPGeoKernel<DIM, K><<<ncells, VPThreads(ND < 256 ? ND : 256), 0, stream>>>(*g, *p, geo, mgeo, bad);
       PetscCallCUDA(cudaGetLastError());
     }
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 };
 
-PetscErrorCode VPGeometryBuiltin_CUDA(const VPGrid *g, const VPGeometryParams *p, PetscReal *d_geo, PetscInt *badcell)
+PetscErrorCode VPGeometryBuiltin_CUDA(const VPGrid *g, const VPGeometryParams *p, PetscReal *d_geo, PetscReal *d_mgeo, PetscInt *badcell)
 {
   unsigned long long *d_bad, h_bad = ~0ULL;
   cudaStream_t        stream;
@@ -89,7 +93,7 @@ PetscErrorCode VPGeometryBuiltin_CUDA(const VPGrid *g, const VPGeometryParams *p
   PetscCall(VPGetStream(&stream));
   PetscCallCUDA(cudaMallocAsync((void **)&d_bad, sizeof(*d_bad), stream));
   PetscCallCUDA(cudaMemcpyAsync(d_bad, &h_bad, sizeof(h_bad), cudaMemcpyHostToDevice, stream));
-  VP_DISPATCH(VPGeoRun, g->dim, g->k, g, p, d_geo, d_bad);
+  VP_DISPATCH(VPGeoRun, g->dim, g->k, g, p, d_geo, d_mgeo, d_bad);
   PetscCallCUDA(cudaMemcpyAsync(&h_bad, d_bad, sizeof(h_bad), cudaMemcpyDeviceToHost, stream));
   PetscCallCUDA(cudaFreeAsync(d_bad, stream));
   PetscCallCUDA(cudaStreamSynchronize(stream));
