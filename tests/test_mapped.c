@@ -43,22 +43,6 @@ static PetscErrorCode CreateDM(PetscBool cuda, PetscBool single, DM *dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* |a - b| / |b| */
-static PetscErrorCode RelDiff(Vec a, Vec b, PetscReal *rel)
-{
-  Vec       d;
-  PetscReal nd, nb;
-
-  PetscFunctionBeginUser;
-  PetscCall(VecDuplicate(b, &d));
-  PetscCall(VecWAXPY(d, -1.0, b, a));
-  PetscCall(VecNorm(d, NORM_2, &nd));
-  PetscCall(VecNorm(b, NORM_2, &nb));
-  *rel = nd / nb;
-  PetscCall(VecDestroy(&d));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* y = A x and the diagonal of the matrix of dm's type, for the same random x (host vectors out) */
 static PetscErrorCode Apply(DM dm, MatType type, Vec xh, Vec yh, Vec dh)
 {
@@ -129,8 +113,8 @@ int main(int argc, char **argv)
   /* matrix-free against assembled */
   PetscCall(Apply(dm, MATSHELL, x, y, d));
   PetscCall(Apply(dm, MATAIJ, x, z, e));
-  PetscCall(RelDiff(y, z, &rel));
-  PetscCall(RelDiff(d, e, &rel2));
+  PetscCall(VPTestRelDiff(y, z, &rel));
+  PetscCall(VPTestRelDiff(d, e, &rel2));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "matrix-free vs assembled: MatMult %s, diagonal %s\n", rel < 1e-12 ? "equal to 1e-12" : "DIFFERENT", rel2 < 1e-12 ? "equal to 1e-12" : "DIFFERENT"));
   PetscCheck(rel < 1e-12 && rel2 < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "mapped operator: matrix-free and assembled differ: MatMult %g, diagonal %g", (double)rel, (double)rel2);
 
@@ -182,8 +166,8 @@ int main(int argc, char **argv)
         PetscCall(VecDestroy(&bnd));
         PetscCall(VecDestroy(&bx));
       }
-      PetscCall(RelDiff(yg, yc, &rel));
-      PetscCall(RelDiff(dgv, dcv, &rel2));
+      PetscCall(VPTestRelDiff(yg, yc, &rel));
+      PetscCall(VPTestRelDiff(dgv, dcv, &rel2));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "general path with a = 2.5 on the box vs 2.5 x Cartesian: MatMult %s, diagonal %s\n", rel < 1e-12 ? "equal to 1e-12" : "DIFFERENT", rel2 < 1e-12 ? "equal to 1e-12" : "DIFFERENT"));
       PetscCheck(rel < 1e-12 && rel2 < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "general path on a box: MatMult %g, diagonal %g off", (double)rel, (double)rel2);
       { /* PCVPATCH: the surrogate sweep of the general path is the exact sweep of the Laplacian divided by c (Dirichlet rows: y = x) */
@@ -194,7 +178,7 @@ int main(int argc, char **argv)
         PetscCall(Sweep(dc, NULL, xg, yc));
         PetscCall(VecPointwiseMult(dcv, bnd, yc));
         PetscCall(VecAXPBY(yc, 1.0 - 1.0 / c, 1.0 / c, dcv));
-        PetscCall(RelDiff(yg, yc, &rel));
+        PetscCall(VPTestRelDiff(yg, yc, &rel));
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCVPATCH on the general path with a = 2.5 vs the Cartesian sweep / 2.5: %s\n", rel < 1e-12 ? "equal to 1e-12" : "DIFFERENT"));
         PetscCheck(rel < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "surrogate sweep on a box: %g off", (double)rel);
         PetscCall(VecDestroy(&bnd));
@@ -226,7 +210,7 @@ int main(int argc, char **argv)
         PetscCheck(ny > 0 && !PetscIsInfOrNanReal(ny), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "PCVPATCH on the mapped operator gave |y| = %g", (double)ny);
       } else {
         PetscCall(VecCopy(yd, z));
-        PetscCall(RelDiff(z, ys, &rel));
+        PetscCall(VPTestRelDiff(z, ys, &rel));
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCVPATCH surrogate sweep, CUDA vs CPU: %s\n", rel < 1e-12 ? "equal to 1e-12" : "DIFFERENT"));
         PetscCheck(rel < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "PCVPATCH surrogate sweep, CUDA vs CPU: %g", (double)rel);
       }
@@ -248,7 +232,7 @@ int main(int argc, char **argv)
     PetscCall(PetscOptionsSetValue(NULL, "-chk_lu_pc_vpatch_local_solver", "dense"));
     PetscCall(Sweep(dm2, "chk_cg_", x, ycg));
     PetscCall(Sweep(dm2, "chk_lu_", x, yd));
-    PetscCall(RelDiff(ycg, yd, &rel));
+    PetscCall(VPTestRelDiff(ycg, yd, &rel));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCVPATCH local solver cg (60 steps) vs dense LU: %s\n", rel < 1e-9 ? "equal to 1e-9" : "DIFFERENT"));
     PetscCheck(rel < 1e-9, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "PCVPATCH local solver cg with 60 steps vs the dense LU: %g off", (double)rel);
     if (gpu) { /* the CUDA kernel of local solver cg (2 steps) against the CPU one */
@@ -262,7 +246,7 @@ int main(int argc, char **argv)
       PetscCall(VecCopy(x, xg));
       PetscCall(Sweep(dmg, "chk_cg2_", xg, yg));
       PetscCall(VecCopy(yg, yd));
-      PetscCall(RelDiff(yd, ycg, &rel));
+      PetscCall(VPTestRelDiff(yd, ycg, &rel));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCVPATCH local solver cg, CUDA vs CPU: %s\n", rel < 1e-12 ? "equal to 1e-12" : "DIFFERENT"));
       PetscCheck(rel < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "PCVPATCH local solver cg, CUDA vs CPU: %g off", (double)rel);
       PetscCall(VecDestroy(&xg));
@@ -279,8 +263,8 @@ int main(int argc, char **argv)
     for (PetscInt single = 0; single < 2; single++) {
       PetscCall(CreateDM(PETSC_TRUE, (PetscBool)single, &dm2));
       PetscCall(Apply(dm2, MATSHELL, x, z, e));
-      PetscCall(RelDiff(z, y, &rel));
-      PetscCall(RelDiff(e, d, &rel2));
+      PetscCall(VPTestRelDiff(z, y, &rel));
+      PetscCall(VPTestRelDiff(e, d, &rel2));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "CUDA %s vs CPU: MatMult %s, diagonal %s\n", single ? "single" : "double", rel < (single ? 1e-5 : 1e-12) ? "equal" : "DIFFERENT", rel2 < 1e-12 ? "equal" : "DIFFERENT"));
       PetscCheck(rel < (single ? 1e-5 : 1e-12) && rel2 < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "CUDA %s mapped operator vs CPU: MatMult %g, diagonal %g", single ? "single" : "double", (double)rel, (double)rel2);
       PetscCall(DMDestroy(&dm2));

@@ -14,21 +14,6 @@ identity: the separable surrogate is then the patch matrix).\n\n";
 #include <math.h>
 #include "vptest.h"
 
-static PetscErrorCode RelDiff(Vec a, Vec b, PetscReal *rel)
-{
-  Vec       d;
-  PetscReal nd, nb;
-
-  PetscFunctionBeginUser;
-  PetscCall(VecDuplicate(a, &d));
-  PetscCall(VecWAXPY(d, -1.0, b, a));
-  PetscCall(VecNorm(d, NORM_2, &nd));
-  PetscCall(VecNorm(b, NORM_2, &nb));
-  *rel = nd / nb;
-  PetscCall(VecDestroy(&d));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 static PetscErrorCode CreateDM(PetscInt dim, const PetscInt cells[], PetscInt k, MatType mt, VecType vt, DM *dm)
 {
   const PetscReal lower[3] = {-0.5, 0.0, 1.0}, upper[3] = {1.5, 0.7, 1.3}; /* anisotropic cells */
@@ -39,6 +24,41 @@ static PetscErrorCode CreateDM(PetscInt dim, const PetscInt cells[], PetscInt k,
   if (vt) PetscCall(DMSetVecType(*dm, vt));
   PetscCall(DMSetFromOptions(*dm));
   PetscCall(DMSetUp(*dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the stiffness and mass matrices of a matrix-free DM (dms) and of an assembled one (dma, host vectors), and J, a third
+   operator of each to form a M + b K in */
+typedef struct {
+  DM  dms, dma;
+  Mat Ks, Ms, Js, Ka, Ma, Ja;
+} Operators;
+
+static PetscErrorCode OperatorsCreate(PetscInt dim, const PetscInt cells[], PetscInt k, Operators *o)
+{
+  PetscFunctionBeginUser;
+  PetscCall(CreateDM(dim, cells, k, MATSHELL, NULL, &o->dms));
+  PetscCall(CreateDM(dim, cells, k, MATAIJ, VECSTANDARD, &o->dma));
+  PetscCall(DMCreateMatrix(o->dms, &o->Ks));
+  PetscCall(DMCreateMassMatrix(o->dms, o->dms, &o->Ms));
+  PetscCall(DMCreateMatrix(o->dms, &o->Js));
+  PetscCall(DMCreateMatrix(o->dma, &o->Ka));
+  PetscCall(DMCreateMassMatrix(o->dma, o->dma, &o->Ma));
+  PetscCall(MatDuplicate(o->Ka, MAT_COPY_VALUES, &o->Ja));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode OperatorsDestroy(Operators *o)
+{
+  PetscFunctionBeginUser;
+  PetscCall(MatDestroy(&o->Ks));
+  PetscCall(MatDestroy(&o->Ms));
+  PetscCall(MatDestroy(&o->Js));
+  PetscCall(MatDestroy(&o->Ka));
+  PetscCall(MatDestroy(&o->Ma));
+  PetscCall(MatDestroy(&o->Ja));
+  PetscCall(DMDestroy(&o->dms));
+  PetscCall(DMDestroy(&o->dma));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -60,49 +80,43 @@ static PetscErrorCode CaseOperator(PetscInt dim, const PetscInt degrees[], Petsc
   for (PetscInt i = 0; i < ndeg; i++) {
     PetscInt        k = degrees[i];
     const PetscReal a = 37.5, b = 0.25;
-    DM              dms, dma, dmw;
-    Mat             Ks, Ms, Js, Ka, Ma, Ja, Jw, Jd;
+    Operators       o;
+    DM              dmw;
+    Mat             Jw, Jd;
     Vec             x, z, ys, ya, ones, lm, llm;
     PetscReal       rmult, rdiag, rw, rdup, rsym, rlump = 0;
     PetscScalar     xJz, zJx;
 
-    PetscCall(CreateDM(dim, cells, k, MATSHELL, NULL, &dms));
-    PetscCall(CreateDM(dim, cells, k, MATAIJ, NULL, &dma));
+    PetscCall(OperatorsCreate(dim, cells, k, &o));
     PetscCall(CreateDM(dim, cells, k, MATSHELL, NULL, &dmw));
     PetscCall(DMQBoxSetOperatorWeights(dmw, a, b));
-    PetscCall(DMCreateMatrix(dms, &Ks));
-    PetscCall(DMCreateMassMatrix(dms, dms, &Ms));
-    PetscCall(DMCreateMatrix(dms, &Js));
-    PetscCall(DMCreateMatrix(dma, &Ka));
-    PetscCall(DMCreateMassMatrix(dma, dma, &Ma));
-    PetscCall(MatDuplicate(Ka, MAT_COPY_VALUES, &Ja));
     PetscCall(DMCreateMatrix(dmw, &Jw));
-    PetscCall(FormJ(Ks, Ms, a, b, Js));
-    PetscCall(FormJ(Ka, Ma, a, b, Ja));
-    PetscCall(MatDuplicate(Js, MAT_COPY_VALUES, &Jd));
-    PetscCall(MatAXPY(Js, 0.0, Ks, SAME_NONZERO_PATTERN)); /* Jd keeps its own description */
-    PetscCall(MatScale(Js, 2.0));
-    PetscCall(MatScale(Js, 0.5));
-    PetscCall(DMCreateGlobalVector(dms, &x));
+    PetscCall(FormJ(o.Ks, o.Ms, a, b, o.Js));
+    PetscCall(FormJ(o.Ka, o.Ma, a, b, o.Ja));
+    PetscCall(MatDuplicate(o.Js, MAT_COPY_VALUES, &Jd));
+    PetscCall(MatAXPY(o.Js, 0.0, o.Ks, SAME_NONZERO_PATTERN)); /* Jd keeps its own description */
+    PetscCall(MatScale(o.Js, 2.0));
+    PetscCall(MatScale(o.Js, 0.5));
+    PetscCall(DMCreateGlobalVector(o.dms, &x));
     PetscCall(VecDuplicate(x, &z));
     PetscCall(VecDuplicate(x, &ys));
     PetscCall(VecDuplicate(x, &ya));
     PetscCall(VecSetRandom(x, rnd));
     PetscCall(VecSetRandom(z, rnd));
 
-    PetscCall(MatMult(Js, x, ys));
-    PetscCall(MatMult(Ja, x, ya));
-    PetscCall(RelDiff(ys, ya, &rmult));
+    PetscCall(MatMult(o.Js, x, ys));
+    PetscCall(MatMult(o.Ja, x, ya));
+    PetscCall(VPTestRelDiff(ys, ya, &rmult));
     PetscCall(MatMult(Jw, x, ys));
-    PetscCall(RelDiff(ys, ya, &rw));
+    PetscCall(VPTestRelDiff(ys, ya, &rw));
     PetscCall(MatMult(Jd, x, ys));
-    PetscCall(RelDiff(ys, ya, &rdup));
-    PetscCall(MatGetDiagonal(Js, ys));
-    PetscCall(MatGetDiagonal(Ja, ya));
-    PetscCall(RelDiff(ys, ya, &rdiag));
-    PetscCall(MatMult(Js, z, ys));
+    PetscCall(VPTestRelDiff(ys, ya, &rdup));
+    PetscCall(MatGetDiagonal(o.Js, ys));
+    PetscCall(MatGetDiagonal(o.Ja, ya));
+    PetscCall(VPTestRelDiff(ys, ya, &rdiag));
+    PetscCall(MatMult(o.Js, z, ys));
     PetscCall(VecDot(x, ys, &xJz));
-    PetscCall(MatMult(Js, x, ys));
+    PetscCall(MatMult(o.Js, x, ys));
     PetscCall(VecDot(z, ys, &zJx));
     rsym = PetscAbsScalar(xJz - zJx) / PetscAbsScalar(zJx);
     PetscCheck(rmult < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "k=%" PetscInt_FMT ": matrix-free and assembled a M + b K differ by %g (relative)", k, (double)rmult);
@@ -156,16 +170,9 @@ static PetscErrorCode CaseOperator(PetscInt dim, const PetscInt degrees[], Petsc
     PetscCall(VecDestroy(&z));
     PetscCall(VecDestroy(&ys));
     PetscCall(VecDestroy(&ya));
-    PetscCall(MatDestroy(&Ks));
-    PetscCall(MatDestroy(&Ms));
-    PetscCall(MatDestroy(&Js));
     PetscCall(MatDestroy(&Jd));
     PetscCall(MatDestroy(&Jw));
-    PetscCall(MatDestroy(&Ka));
-    PetscCall(MatDestroy(&Ma));
-    PetscCall(MatDestroy(&Ja));
-    PetscCall(DMDestroy(&dms));
-    PetscCall(DMDestroy(&dma));
+    PetscCall(OperatorsDestroy(&o));
     PetscCall(DMDestroy(&dmw));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -181,49 +188,41 @@ static PetscErrorCode CasePatch(PetscInt dim, const PetscInt degrees[], PetscInt
   PetscFunctionBeginUser;
   for (PetscInt i = 0; i < ndeg; i++) {
     PetscInt  k = degrees[i];
-    DM        dms, dma;
-    Mat       Ks, Ms, Ka, Ma, Js, Ja;
+    Operators o;
     Vec       bv, xv, xl, ba;
     PetscReal worst = 0;
 
-    PetscCall(CreateDM(dim, cells, k, MATSHELL, NULL, &dms));
-    PetscCall(DMGetVecType(dms, &vt));
-    PetscCall(CreateDM(dim, cells, k, MATAIJ, VECSTANDARD, &dma));
-    PetscCall(DMCreateMatrix(dms, &Ks));
-    PetscCall(DMCreateMassMatrix(dms, dms, &Ms));
-    PetscCall(DMCreateMatrix(dms, &Js));
-    PetscCall(DMCreateMatrix(dma, &Ka));
-    PetscCall(DMCreateMassMatrix(dma, dma, &Ma));
-    PetscCall(MatDuplicate(Ka, MAT_COPY_VALUES, &Ja));
-    PetscCall(DMCreateGlobalVector(dms, &bv));
+    PetscCall(OperatorsCreate(dim, cells, k, &o));
+    PetscCall(DMGetVecType(o.dms, &vt));
+    PetscCall(DMCreateGlobalVector(o.dms, &bv));
     PetscCall(VecDuplicate(bv, &xv));
-    PetscCall(DMCreateGlobalVector(dma, &ba));
+    PetscCall(DMCreateGlobalVector(o.dma, &ba));
     PetscCall(VecDuplicate(ba, &xl));
     for (size_t r = 0; r < sizeof(ratio) / sizeof(ratio[0]); r++) {
       PetscReal a = ratio[r] < 0 ? 3.0 : ratio[r], b = ratio[r] < 0 ? 0.0 : 1.0, rel;
       PC        vp, pc;
       KSP       lu;
 
-      PetscCall(FormJ(Ks, Ms, a, b, Js));
-      PetscCall(FormJ(Ka, Ma, a, b, Ja));
+      PetscCall(FormJ(o.Ks, o.Ms, a, b, o.Js));
+      PetscCall(FormJ(o.Ka, o.Ma, a, b, o.Ja));
       PetscCall(VecSetRandom(ba, rnd));
-      PetscCall(VecCopy(ba, bv)); /* host to device where dms has CUDA vectors */
+      PetscCall(VecCopy(ba, bv)); /* host to device where o.dms has CUDA vectors */
       PetscCall(PCCreate(PETSC_COMM_WORLD, &vp));
       PetscCall(PCSetType(vp, PCVPATCH));
-      PetscCall(PCSetOperators(vp, Js, Js));
+      PetscCall(PCSetOperators(vp, o.Js, o.Js));
       PetscCall(PCSetFromOptions(vp));
       PetscCall(PCSetUp(vp));
       PetscCall(PCApply(vp, bv, xv));
       PetscCall(PCDestroy(&vp));
       PetscCall(KSPCreate(PETSC_COMM_WORLD, &lu));
-      PetscCall(KSPSetOperators(lu, Ja, Ja));
+      PetscCall(KSPSetOperators(lu, o.Ja, o.Ja));
       PetscCall(KSPSetType(lu, KSPPREONLY));
       PetscCall(KSPGetPC(lu, &pc));
       PetscCall(PCSetType(pc, PCLU));
       PetscCall(KSPSolve(lu, ba, xl));
       PetscCall(KSPDestroy(&lu));
       PetscCall(VecCopy(xv, ba)); /* to the host */
-      PetscCall(RelDiff(ba, xl, &rel));
+      PetscCall(VPTestRelDiff(ba, xl, &rel));
       PetscCheck(rel < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT "D Q_%" PetscInt_FMT ", %g M + %g K: the patch solve differs from LU by %g (relative)", dim, k, (double)a, (double)b, (double)rel);
       worst = PetscMax(worst, rel);
     }
@@ -232,14 +231,7 @@ static PetscErrorCode CasePatch(PetscInt dim, const PetscInt degrees[], PetscInt
     PetscCall(VecDestroy(&xv));
     PetscCall(VecDestroy(&ba));
     PetscCall(VecDestroy(&xl));
-    PetscCall(MatDestroy(&Ks));
-    PetscCall(MatDestroy(&Ms));
-    PetscCall(MatDestroy(&Js));
-    PetscCall(MatDestroy(&Ka));
-    PetscCall(MatDestroy(&Ma));
-    PetscCall(MatDestroy(&Ja));
-    PetscCall(DMDestroy(&dms));
-    PetscCall(DMDestroy(&dma));
+    PetscCall(OperatorsDestroy(&o));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

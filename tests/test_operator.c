@@ -4,21 +4,6 @@ A x on random x, the diagonal, symmetry, and MatMultAdd, for each degree given b
 #include <petscvpatch.h>
 #include "vptest.h"
 
-static PetscErrorCode RelDiff(Vec a, Vec b, PetscReal *rel)
-{
-  Vec       d;
-  PetscReal nd, nb;
-
-  PetscFunctionBeginUser;
-  PetscCall(VecDuplicate(a, &d));
-  PetscCall(VecWAXPY(d, -1.0, b, a));
-  PetscCall(VecNorm(d, NORM_2, &nd));
-  PetscCall(VecNorm(b, NORM_2, &nb));
-  *rel = nd / nb;
-  PetscCall(VecDestroy(&d));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 int main(int argc, char **argv)
 {
   PetscInt    dim = 2, degrees[10], ndeg, cells[3] = {3, 2, 2}, ncells = 3;
@@ -58,10 +43,10 @@ int main(int argc, char **argv)
 
     PetscCall(MatMult(As, x, ys));
     PetscCall(MatMult(Aa, x, ya));
-    PetscCall(RelDiff(ys, ya, &rmult));
+    PetscCall(VPTestRelDiff(ys, ya, &rmult));
     PetscCall(MatGetDiagonal(As, ys));
     PetscCall(MatGetDiagonal(Aa, ya));
-    PetscCall(RelDiff(ys, ya, &rdiag));
+    PetscCall(VPTestRelDiff(ys, ya, &rdiag));
     PetscCall(MatMult(As, z, ys));
     PetscCall(VecDot(x, ys, &xAz));
     PetscCall(MatMult(As, x, ys));
@@ -69,7 +54,7 @@ int main(int argc, char **argv)
     rsym = PetscAbsScalar(xAz - zAx) / PetscAbsScalar(zAx);
     PetscCall(MatMultAdd(As, x, z, w));
     PetscCall(VecAXPY(ys, 1.0, z));
-    PetscCall(RelDiff(w, ys, &radd));
+    PetscCall(VPTestRelDiff(w, ys, &radd));
     PetscCheck(rmult < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "k=%" PetscInt_FMT ": matrix-free and assembled A x differ by %g (relative)", k, (double)rmult);
     PetscCheck(rdiag < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "k=%" PetscInt_FMT ": diagonals differ by %g (relative)", k, (double)rdiag);
     PetscCheck(rsym < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "k=%" PetscInt_FMT ": x^T A z - z^T A x = %g (relative)", k, (double)rsym);

@@ -20,6 +20,23 @@ static inline PetscErrorCode VPTestGetDegrees(PetscInt ndefault, PetscInt degree
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* ||a - b|| / ||b|| for vectors of one type and layout */
+static inline PetscErrorCode VPTestRelDiff(Vec a, Vec b, PetscReal *rel)
+{
+  Vec       d;
+  PetscReal nd, nb;
+
+  PetscFunctionBeginUser;
+  *rel = PETSC_MAX_REAL; /* until computed */
+  PetscCall(VecDuplicate(a, &d));
+  PetscCall(VecWAXPY(d, -1.0, b, a));
+  PetscCall(VecNorm(d, NORM_2, &nd));
+  PetscCall(VecNorm(b, NORM_2, &nb));
+  *rel = nd / nb;
+  PetscCall(VecDestroy(&d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* u = prod_d sin(pi x_d) (zero on the boundary of the unit square/cube) and its gradient */
 static inline PetscErrorCode VPTestExactSin(PetscInt dim, const PetscReal x[], PetscScalar *u, PetscScalar du[], void *ctx)
 {

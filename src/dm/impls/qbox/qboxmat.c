@@ -177,6 +177,30 @@ PetscErrorCode DMCreateMassMatrix_QBox(DM dm1, DM dm2, Mat *M)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the lumped mass gv's Dirichlet rows set to 1 (as M's), handed out as the global (lm) and local (llm) vectors asked for */
+static PetscErrorCode DMQBoxLumpedFinish(DM dm, Vec gv, Vec *llm, Vec *lm)
+{
+  const VPGrid *g = &((DM_QBox *)dm->data)->grid;
+  PetscScalar  *a;
+
+  PetscFunctionBegin;
+  PetscCall(VecGetArray(gv, &a));
+  for (PetscInt pz = g->xs[2], i = 0; pz < g->xs[2] + g->xm[2]; pz++)
+    for (PetscInt py = g->xs[1]; py < g->xs[1] + g->xm[1]; py++)
+      for (PetscInt px = g->xs[0]; px < g->xs[0] + g->xm[0]; px++, i++) {
+        PetscInt p[3] = {px, py, pz};
+        if (VPGridIsBoundary(g, p)) a[i] = 1.0;
+      }
+  PetscCall(VecRestoreArray(gv, &a));
+  if (llm) {
+    PetscCall(DMCreateLocalVector(dm, llm));
+    PetscCall(DMGlobalToLocal(dm, gv, INSERT_VALUES, *llm));
+  }
+  if (lm) *lm = gv;
+  else PetscCall(VecDestroy(&gv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* The lumped mass matrix (DMCreateMassMatrixLumped()): the row sums of M, node p's the product over the directions of
    the 1D row sums (the mass matrix is a Kronecker product on the box); Dirichlet rows 1, as M's. llm: a local vector
    (ghosts filled), lm: a global one; either may be NULL */
@@ -215,20 +239,7 @@ PetscErrorCode DMCreateMassMatrixLumped_QBox(DM dm, Vec *llm, Vec *lm)
     PetscCall(VecZeroEntries(gv));
     PetscCall(DMLocalToGlobal(dm, ll, ADD_VALUES, gv));
     PetscCall(DMRestoreLocalVector(dm, &ll));
-    PetscCall(VecGetArray(gv, &a));
-    for (PetscInt pz = g->xs[2], i = 0; pz < g->xs[2] + g->xm[2]; pz++)
-      for (PetscInt py = g->xs[1]; py < g->xs[1] + g->xm[1]; py++)
-        for (PetscInt px = g->xs[0]; px < g->xs[0] + g->xm[0]; px++, i++) {
-          PetscInt p[3] = {px, py, pz};
-          if (VPGridIsBoundary(g, p)) a[i] = 1.0; /* as M's Dirichlet rows */
-        }
-    PetscCall(VecRestoreArray(gv, &a));
-    if (llm) {
-      PetscCall(DMCreateLocalVector(dm, llm));
-      PetscCall(DMGlobalToLocal(dm, gv, INSERT_VALUES, *llm));
-    }
-    if (lm) *lm = gv;
-    else PetscCall(VecDestroy(&gv));
+    PetscCall(DMQBoxLumpedFinish(dm, gv, llm, lm));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   for (PetscInt i = 0; i < n1; i++) {
@@ -251,17 +262,11 @@ PetscErrorCode DMCreateMassMatrixLumped_QBox(DM dm, Vec *llm, Vec *lm)
   for (PetscInt pz = g->xs[2], i = 0; pz < g->xs[2] + g->xm[2]; pz++)
     for (PetscInt py = g->xs[1]; py < g->xs[1] + g->xm[1]; py++)
       for (PetscInt px = g->xs[0]; px < g->xs[0] + g->xm[0]; px++, i++) {
-        PetscInt p[3] = {px, py, pz};
-        a[i]          = VPGridIsBoundary(g, p) ? 1.0 : l1[0][px - g->xs[0]] * l1[1][py - g->xs[1]] * (q->dim == 3 ? l1[2][pz - g->xs[2]] : 1.0);
+        a[i] = l1[0][px - g->xs[0]] * l1[1][py - g->xs[1]] * (q->dim == 3 ? l1[2][pz - g->xs[2]] : 1.0);
       }
   PetscCall(VecRestoreArrayWrite(gv, &a));
   for (PetscInt d = 0; d < 3; d++) PetscCall(PetscFree(l1[d]));
-  if (llm) {
-    PetscCall(DMCreateLocalVector(dm, llm));
-    PetscCall(DMGlobalToLocal(dm, gv, INSERT_VALUES, *llm));
-  }
-  if (lm) *lm = gv;
-  else PetscCall(VecDestroy(&gv));
+  PetscCall(DMQBoxLumpedFinish(dm, gv, llm, lm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
