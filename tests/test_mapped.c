@@ -5,6 +5,7 @@ Cartesian fast path, and PCVPATCH's surrogate sweep there against the exact Cart
 against the CPU ones (double 1e-12, single 1e-5), the operator and PCVPATCH's sweep.\n\n";
 
 #include <petscvpatch.h>
+#include "vptest.h"
 
 static PetscErrorCode Constant(PetscInt dim, const PetscReal x[], PetscReal *a, void *ctx)
 {
