@@ -124,6 +124,19 @@ static PetscErrorCode CaseOperator(PetscInt dim, const PetscInt degrees[], Petsc
     PetscCheck(rdup < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "k=%" PetscInt_FMT ": MatDuplicate() of a M + b K differs by %g", k, (double)rdup);
     PetscCheck(rdiag < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "k=%" PetscInt_FMT ": diagonals of a M + b K differ by %g (relative)", k, (double)rdiag);
     PetscCheck(rsym < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "k=%" PetscInt_FMT ": x^T J z - z^T J x = %g (relative)", k, (double)rsym);
+    /* a diagonal and a shift added (MatDiagonalSet(), MatShift()): the shell applies them after its kernel, as AIJ */
+    PetscCall(VecCopy(z, ya));
+    PetscCall(MatDiagonalSet(o.Js, z, ADD_VALUES));
+    PetscCall(MatDiagonalSet(o.Ja, ya, ADD_VALUES));
+    PetscCall(MatShift(o.Js, 3.0));
+    PetscCall(MatShift(o.Ja, 3.0));
+    PetscCall(MatMult(o.Js, x, ys));
+    PetscCall(MatMult(o.Ja, x, ya));
+    PetscCall(VPTestRelDiff(ys, ya, &rmult));
+    PetscCall(MatGetDiagonal(o.Js, ys));
+    PetscCall(MatGetDiagonal(o.Ja, ya));
+    PetscCall(VPTestRelDiff(ys, ya, &rdiag));
+    PetscCheck(rmult < 1e-12 && rdiag < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "k=%" PetscInt_FMT ": a M + b K + diag(z) + 3 I differs from the assembled one by %g (A x), %g (diagonal)", k, (double)rmult, (double)rdiag);
 
     /* the lumped mass: at the nodes whose cells touch no Dirichlet node (4 cells per direction), the row sums of M (M
        applied to one) */

@@ -662,6 +662,7 @@ static PetscErrorCode MatQBoxOperatorSetDiagonal(Mat_QBoxLaplacian *ctx, Vec d, 
   if (!ctx->dshift) {
     PetscCall(VecDuplicate(d, &ctx->dshift));
     PetscCall(VecDuplicate(d, &ctx->dwork));
+    PetscCall(VecZeroEntries(ctx->dshift));
   }
   PetscCall(VecAXPY(ctx->dshift, a, d));
   PetscFunctionReturn(PETSC_SUCCESS);
