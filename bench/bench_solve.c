@@ -184,8 +184,8 @@ int main(int argc, char **argv)
                                 "{\"commit\": \"%s\", \"gpu\": \"%s\", \"ranks\": %d, \"gpus\": %" PetscInt_FMT ", \"d\": %" PetscInt_FMT ", \"k\": %" PetscInt_FMT ", \"cells\": %" PetscInt_FMT ", \"box\": \"%s\", \"level\": %" PetscInt_FMT
                                 ", \"dof\": %" PetscInt_FMT ", \"solver\": \"%s\", \"ksp\": \"%s\", \"precision\": \"%s\", \"rhs\": \"%s\", \"mass\": %.6e, \"iterations\": %" PetscInt_FMT
                                 ", \"dm_s\": %.6e, \"assemble_s\": %.6e, \"setup_s\": %.6e, \"solve_s\": %.6e, \"rel_residual\": %.3e, \"l2_error\": %s, \"device_mem_gb\": %.2f, \"repeats\": %" PetscInt_FMT ", \"status\": \"ok\"}\n",
-                                commit, gpu, size, gpus, dim, k, n, boxs, level, res.dofs, cfg->name, res.ksptype, cfg->mgprec == VP_PRECISION_SINGLE ? "mixed" : "double", ones ? "ones" : "sin", (double)res.mass, res.its, (double)res.dm, (double)res.assemble,
-                                (double)res.setup, (double)res.solve, (double)res.rrel, l2, (double)res.devmem, repeats));
+                                commit, gpu, size, gpus, dim, k, n, boxs, level, res.dofs, cfg->name, res.ksptype, cfg->mgprec == VP_PRECISION_SINGLE ? "mixed" : "double", ones ? "ones" : "sin", (double)res.mass, res.its, (double)res.dm,
+                                (double)res.assemble, (double)res.setup, (double)res.solve, (double)res.rrel, l2, (double)res.devmem, repeats));
         }
       }
     }

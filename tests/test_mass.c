@@ -153,7 +153,7 @@ static PetscErrorCode CaseOperator(PetscInt dim, const PetscInt degrees[], Petsc
       PetscCall(VecDuplicate(lm, &yl));
       PetscCall(VecSet(ones, 1.0));
       PetscCall(MatMult(Ml, ones, yl));
-      PetscMPIInt        size;
+      PetscMPIInt size;
       PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
       PetscCheck(size == 1, PETSC_COMM_WORLD, PETSC_ERR_SUP, "-case operator runs on one rank (it indexes the global vector)");
       PetscCall(VecGetArrayRead(lm, &l));
@@ -291,7 +291,7 @@ static PetscErrorCode CaseBad(const char cs[])
 
 int main(int argc, char **argv)
 {
-  PetscInt    dim = 2, degrees[10], ndeg;
+  PetscInt    dim    = 2, degrees[10], ndeg;
   char        cs[64] = "operator";
   PetscRandom rnd;
 
@@ -303,9 +303,12 @@ int main(int argc, char **argv)
   PetscCall(VPTestGetDegrees(dim == 2 ? 10 : 8, degrees, &ndeg));
   PetscCall(PetscRandomCreate(PETSC_COMM_WORLD, &rnd));
   PetscCall(PetscRandomSetFromOptions(rnd));
-  if (!strcmp(cs, "operator")) PetscCall(CaseOperator(dim, degrees, ndeg, rnd));
-  else if (!strcmp(cs, "patch")) PetscCall(CasePatch(dim, degrees, ndeg, rnd));
-  else PetscCall(CaseBad(cs));
+  if (!strcmp(cs, "operator"))
+    PetscCall(CaseOperator(dim, degrees, ndeg, rnd));
+  else if (!strcmp(cs, "patch"))
+    PetscCall(CasePatch(dim, degrees, ndeg, rnd));
+  else
+    PetscCall(CaseBad(cs));
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(PetscFinalize());
   return 0;

@@ -27,13 +27,13 @@ typedef struct {
   Mat       K[MAXLEVELS], M[MAXLEVELS];
   Vec       F0[MAXLEVELS]; /* int (d pi^2 - 1) S phi_i, S = prod sin(pi x_i): the load at t = 0 */
   PetscInt  n;
-  PetscInt  steps;   /* steps taken */
-  PetscInt  maxits;  /* the most linear iterations of a step */
-  PetscInt  totits;  /* all linear iterations */
+  PetscInt  steps;  /* steps taken */
+  PetscInt  maxits; /* the most linear iterations of a step */
+  PetscInt  totits; /* all linear iterations */
   PetscReal steptime, prevtime, firsttime;
-  PetscBool interp;  /* the load of the interpolated source, by the mass matrix (on the device with CUDA vectors) */
-  PetscBool print;   /* a line per step */
-  PetscBool timing;  /* with its time */
+  PetscBool interp; /* the load of the interpolated source, by the mass matrix (on the device with CUDA vectors) */
+  PetscBool print;  /* a line per step */
+  PetscBool timing; /* with its time */
 } AppCtx;
 
 static PetscErrorCode Exact(PetscInt dim, const PetscReal x[], PetscScalar *u, PetscScalar du[], void *ctx)
@@ -93,7 +93,8 @@ static PetscErrorCode GetMatrices(AppCtx *user, DM dm, Mat *K, Mat *M, Vec *F0)
       PetscCall(MatMult(user->M[i], f, user->F0[i]));
       PetscCall(VecScale(user->F0[i], dm_dim(dm) * PETSC_PI * PETSC_PI - 1.0));
       PetscCall(VecDestroy(&f));
-    } else PetscCall(DMQBoxComputeRHS(dm, Source0, NULL, NULL, user->F0[i]));
+    } else
+      PetscCall(DMQBoxComputeRHS(dm, Source0, NULL, NULL, user->F0[i]));
     user->dm[i] = dm;
     user->n++;
   }
@@ -176,8 +177,10 @@ static PetscErrorCode PostStep(TS ts)
   user->totits += lits;
   user->steptime += now - user->prevtime;
   if (user->steps == 1) user->firsttime = now - user->prevtime;
-  if (user->print && user->timing) PetscCall(PetscPrintf(PetscObjectComm((PetscObject)ts), "step %" PetscInt_FMT ": t = %.4f, linear iterations %" PetscInt_FMT ", time %.4f s\n", step, (double)t, lits, (double)(now - user->prevtime)));
-  else if (user->print) PetscCall(PetscPrintf(PetscObjectComm((PetscObject)ts), "step %" PetscInt_FMT ": t = %.4f, linear iterations %" PetscInt_FMT "\n", step, (double)t, lits));
+  if (user->print && user->timing)
+    PetscCall(PetscPrintf(PetscObjectComm((PetscObject)ts), "step %" PetscInt_FMT ": t = %.4f, linear iterations %" PetscInt_FMT ", time %.4f s\n", step, (double)t, lits, (double)(now - user->prevtime)));
+  else if (user->print)
+    PetscCall(PetscPrintf(PetscObjectComm((PetscObject)ts), "step %" PetscInt_FMT ": t = %.4f, linear iterations %" PetscInt_FMT "\n", step, (double)t, lits));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -211,10 +214,10 @@ static PetscErrorCode CreateTS(DM dm, AppCtx *user, const char prefix[], TS *ts)
 /* runs ts from u(0) = S; failed: a step did not converge */
 static PetscErrorCode Run(TS ts, DM dm, Vec u, PetscBool *failed)
 {
-  PetscReal          t0 = 0;
-  TSConvergedReason  reason;
+  PetscReal           t0 = 0;
+  TSConvergedReason   reason;
   SNESConvergedReason sreason;
-  SNES               snes;
+  SNES                snes;
 
   PetscFunctionBeginUser;
   PetscCall(DMQBoxProjectFunction(dm, Exact, &t0, u));
@@ -343,12 +346,12 @@ int main(int argc, char **argv)
   }
   if (lapits && !failed) { /* the Laplacian alone, with the linear solver of the steps (its options, no prefix), on a DM of its own (TS
                               has given dm's KSP callbacks to its SNES) */
-    DM        dml;
-    KSP       kl;
-    Vec       b, x;
-    PetscInt  its;
-    PetscReal      tzero = 0, nx;
-    PetscLogDouble ts0, t0, t1;
+    DM                 dml;
+    KSP                kl;
+    Vec                b, x;
+    PetscInt           its;
+    PetscReal          tzero = 0, nx;
+    PetscLogDouble     ts0, t0, t1;
     KSPConvergedReason r;
 
     PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, dim, cells, k, NULL, NULL, &dml));
@@ -361,8 +364,10 @@ int main(int argc, char **argv)
     PetscCall(KSPSetDMActive(kl, KSP_DMACTIVE_RHS, PETSC_FALSE));
     PetscCall(VecDuplicate(u, &b));
     PetscCall(VecDuplicate(u, &x));
-    if (user.interp) PetscCall(VecSet(b, 1.0));
-    else PetscCall(DMQBoxComputeRHS(dml, Source0, NULL, &tzero, b));
+    if (user.interp)
+      PetscCall(VecSet(b, 1.0));
+    else
+      PetscCall(DMQBoxComputeRHS(dml, Source0, NULL, &tzero, b));
     PetscCall(PetscTime(&ts0));
     PetscCall(KSPSetUp(kl));
     PetscCall(PetscTime(&t0));

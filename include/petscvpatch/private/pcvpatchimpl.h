@@ -16,76 +16,76 @@ typedef struct _PC_VPatch PC_VPatch;
 /* one variant of PCVPATCH */
 typedef struct {
   const char *name;
-  PetscBool   mass;                                                             /* it honours a mass term (else refused at set-up) */
-  PetscBool   weights;                                                          /* its kernels take the operator's weights (mass M + stiffness K); else K alone, the
+  PetscBool   mass;                                                                                /* it honours a mass term (else refused at set-up) */
+  PetscBool   weights;                                                                             /* its kernels take the operator's weights (mass M + stiffness K); else K alone, the
                                                                                    sweep smoothing with b over K's weight */
-  PetscErrorCode (*setup)(PC);                                                  /* after the common set-up (PCSetUp_VPatch()) */
+  PetscErrorCode (*setup)(PC);                                                                     /* after the common set-up (PCSetUp_VPatch()) */
   PetscErrorCode (*step)(PC_VPatch *, Vec b, Vec x, PetscBool fwd, PetscBool bwd, PetscBool zero); /* one multiplicative step in place (zero: x = 0 on entry) */
-  PetscErrorCode (*additive)(PC_VPatch *, Vec r, Vec y);                        /* the additive type: y = B r */
+  PetscErrorCode (*additive)(PC_VPatch *, Vec r, Vec y);                                           /* the additive type: y = B r */
 } PCVPatchVariant;
 
 PETSC_INTERN const PCVPatchVariant PCVPatchVariantCartesian, PCVPatchVariantMapped, PCVPatchVariantDG;
 
 struct _PC_VPatch {
-  const PCVPatchVariant *variant; /* chosen at set-up: Cartesian, mapped or DG */
-  PCVPatchSweep       sweep;      /* color order of one smoothing step */
-  PCVPatchType        type;       /* multiplicative (colored) or additive */
-  PetscReal           damping;    /* additive: the correction is scaled by this (0: not set, 1/2^d) */
-  PetscBool           kernelset;  /* -pc_vpatch_kernel or -pc_vpatch_patches_per_block given (GPU only: noted when the CPU path runs) */
-  PetscScalar         scale;      /* the preconditioning matrix is scale * (opw.mass M + opw.stiff K) */
-  VPWeights           opw;        /* what the patch solves invert: the Cartesian continuous space's kernels take the operator's own weights
+  const PCVPatchVariant *variant;    /* chosen at set-up: Cartesian, mapped or DG */
+  PCVPatchSweep          sweep;      /* color order of one smoothing step */
+  PCVPatchType           type;       /* multiplicative (colored) or additive */
+  PetscReal              damping;    /* additive: the correction is scaled by this (0: not set, 1/2^d) */
+  PetscBool              kernelset;  /* -pc_vpatch_kernel or -pc_vpatch_patches_per_block given (GPU only: noted when the CPU path runs) */
+  PetscScalar            scale;      /* the preconditioning matrix is scale * (opw.mass M + opw.stiff K) */
+  VPWeights              opw;        /* what the patch solves invert: the Cartesian continuous space's kernels take the operator's own weights
                                      (scale 1); the other variants the operator K over its weight (scale: the weight, opw = {0, 1}) */
-  PetscReal           dscale;     /* the Dirichlet rows of opw.mass M + opw.stiff K: (opw.mass + opw.stiff) I */
-  Vec                 bs;         /* b / scale, when scale != 1 */
-  PetscScalar        *work;       /* CPU path: one patch's work arrays (VPPatchWorkSize()) */
-  Vec                 r;          /* Richardson: the residual, where the caller gives no work vector */
-  PetscBool           rcheck;     /* Richardson with its > 1: the true residual after each sweep (-pc_vpatch_richardson_check) */
-  PetscBool           rinfo;      /* PetscInfo() has said once that the check runs */
-  PCVPatchCorrection  correction; /* Richardson from a nonzero iterate: in place, or the sweeps on the correction of b - A x */
-  Vec                 dcorr;      /* that correction */
-  PetscInt            order[8];   /* the colors of a forward pass in turn (-pc_vpatch_colors; backward: reversed) */
-  PetscInt            norder;     /* entries set in order (0: the colors 0, 1, ..., 2^d - 1) */
-  PCVPatchLocalSolver local;      /* fast diagonalization, stored dense LU, or (mapped) CG steps on the true patch operator */
-  DM                  dm;         /* the DMQBOX of the operator (referenced) */
-  VPPatchOp           op;         /* 1D patch matrices, eigenvectors and eigenvalues */
-  PetscScalar        *LU;         /* dense LU of the patch matrix (local solver dense) */
-  int                *piv;        /* its pivots */
-  Vec                 bl;         /* ghosted right-hand side, from the DM's pool during an apply (PCVPatchGetLocal()) */
-  Vec                 xl;         /* ghosted iterate, likewise */
-  Vec                 dl;         /* ghosted correction of one color (additive, kernel global), likewise */
-  Vec                 w;          /* global work vector (additive Richardson) */
-  PCVPatchKernel      kernel;     /* GPU kernel variant */
-  PetscInt            ppb;        /* GPU: patches per thread block (0: the default for the degree) */
-  VPPrecision         precision;  /* GPU arithmetic of the patch kernels */
-  Mat                 A;          /* the level operator (the PC's Pmat, not referenced): residuals of kernel global */
-  PetscBool           cuda;       /* the DM's vectors live on the GPU: the CUDA kernels run */
-  PetscReal          *scratch;    /* device buffer of the patch residuals of one color (kernel separate) */
-  PetscBool           overlap;    /* several ranks: the exchange of a color travels while the inner patches are solved */
-  PCVPatchRanks       ranks;      /* several ranks: exact (one exchange per group of colors, one rank's iterates) or relaxed (none inside the sweep) */
-  VPDGPatch1D         dgp[3];     /* discontinuous DMQBOX: the 2-cell pencils of the DG vertex patches per direction */
-  Mat                 Adg;        /* discontinuous DMQBOX: the SIPG operator of the DM (each color's residual) */
-  PetscReal          *d_dgQ[3];   /* discontinuous DMQBOX, GPU: the device copies of dgp's eigenvectors and eigenvalues */
-  PetscReal          *d_dglam[3];
-  PetscBool           dgfused;    /* discontinuous DMQBOX, GPU, one rank: each color's residual computed in the patch kernel */
-  PetscBool           dglines;    /* discontinuous DMQBOX, GPU, 3D: one thread per 1D line of a patch (else one per unknown) */
-  PetscReal          *dgref;      /* discontinuous DMQBOX, GPU, 3D: the interior patches' 1D data at h = 1 (VPDGPatchColor_CUDA()) */
-  PetscBool           surrogate;  /* a mapped DMQBOX (or one with a coefficient): inexact local solves of a separable surrogate, residuals by MatMult */
-  PCVPatchSurrogate   surtype;    /* how the surrogate is scaled (-pc_vpatch_surrogate) */
-  PetscBool           surtypeset; /* -pc_vpatch_surrogate given (else the local solver cg takes mean) */
-  PetscInt            localits;   /* local solver cg: CG steps per patch solve */
-  PetscReal          *pgeo;       /* local solver cg with a layer of cells below this rank's: the factors of both (VPPatchLocal); else the DM's own are read */
-  PetscScalar        *pdiag;      /* local solver cg, CPU: the operator's diagonal, ghosted local */
-  Vec                 diagl;      /* local solver cg, GPU: the same in a ghosted CUDA vector */
-  PetscReal          *d_pgeo;     /* local solver cg, GPU, with a layer of cells below this rank's: pgeo on the device */
-  const PetscReal    *d_cggeo;    /* local solver cg, GPU: the factors the kernel reads (d_pgeo, or the DM's own) */
-  VPPatchCGTables     cgt;        /* local solver cg, GPU: the kernel's tables */
-  PetscReal          *pg;         /* surrogate: per vertex of this rank (VPPatchVertexBox()) the factors g_0, g_1, g_2 of its patch */
-  PetscReal          *d_pg;       /* their device copy */
-  PetscReal          *pm;         /* surrogate with a mass term: per vertex the mass weight times the mean of its cells' volumes */
-  PetscReal          *d_pm;       /* its device copy */
-  PetscScalar        *pLU;        /* local solver dense on a mapped DMQBOX: per vertex its patch's LU ((2k-1)^d square) */
-  int                *ppiv;       /* its pivots */
-  VPPatchLocal        plocal;     /* what the CPU kernel reads: pg, or pLU and ppiv */
+  PetscReal              dscale;     /* the Dirichlet rows of opw.mass M + opw.stiff K: (opw.mass + opw.stiff) I */
+  Vec                    bs;         /* b / scale, when scale != 1 */
+  PetscScalar           *work;       /* CPU path: one patch's work arrays (VPPatchWorkSize()) */
+  Vec                    r;          /* Richardson: the residual, where the caller gives no work vector */
+  PetscBool              rcheck;     /* Richardson with its > 1: the true residual after each sweep (-pc_vpatch_richardson_check) */
+  PetscBool              rinfo;      /* PetscInfo() has said once that the check runs */
+  PCVPatchCorrection     correction; /* Richardson from a nonzero iterate: in place, or the sweeps on the correction of b - A x */
+  Vec                    dcorr;      /* that correction */
+  PetscInt               order[8];   /* the colors of a forward pass in turn (-pc_vpatch_colors; backward: reversed) */
+  PetscInt               norder;     /* entries set in order (0: the colors 0, 1, ..., 2^d - 1) */
+  PCVPatchLocalSolver    local;      /* fast diagonalization, stored dense LU, or (mapped) CG steps on the true patch operator */
+  DM                     dm;         /* the DMQBOX of the operator (referenced) */
+  VPPatchOp              op;         /* 1D patch matrices, eigenvectors and eigenvalues */
+  PetscScalar           *LU;         /* dense LU of the patch matrix (local solver dense) */
+  int                   *piv;        /* its pivots */
+  Vec                    bl;         /* ghosted right-hand side, from the DM's pool during an apply (PCVPatchGetLocal()) */
+  Vec                    xl;         /* ghosted iterate, likewise */
+  Vec                    dl;         /* ghosted correction of one color (additive, kernel global), likewise */
+  Vec                    w;          /* global work vector (additive Richardson) */
+  PCVPatchKernel         kernel;     /* GPU kernel variant */
+  PetscInt               ppb;        /* GPU: patches per thread block (0: the default for the degree) */
+  VPPrecision            precision;  /* GPU arithmetic of the patch kernels */
+  Mat                    A;          /* the level operator (the PC's Pmat, not referenced): residuals of kernel global */
+  PetscBool              cuda;       /* the DM's vectors live on the GPU: the CUDA kernels run */
+  PetscReal             *scratch;    /* device buffer of the patch residuals of one color (kernel separate) */
+  PetscBool              overlap;    /* several ranks: the exchange of a color travels while the inner patches are solved */
+  PCVPatchRanks          ranks;      /* several ranks: exact (one exchange per group of colors, one rank's iterates) or relaxed (none inside the sweep) */
+  VPDGPatch1D            dgp[3];     /* discontinuous DMQBOX: the 2-cell pencils of the DG vertex patches per direction */
+  Mat                    Adg;        /* discontinuous DMQBOX: the SIPG operator of the DM (each color's residual) */
+  PetscReal             *d_dgQ[3];   /* discontinuous DMQBOX, GPU: the device copies of dgp's eigenvectors and eigenvalues */
+  PetscReal             *d_dglam[3];
+  PetscBool              dgfused;    /* discontinuous DMQBOX, GPU, one rank: each color's residual computed in the patch kernel */
+  PetscBool              dglines;    /* discontinuous DMQBOX, GPU, 3D: one thread per 1D line of a patch (else one per unknown) */
+  PetscReal             *dgref;      /* discontinuous DMQBOX, GPU, 3D: the interior patches' 1D data at h = 1 (VPDGPatchColor_CUDA()) */
+  PetscBool              surrogate;  /* a mapped DMQBOX (or one with a coefficient): inexact local solves of a separable surrogate, residuals by MatMult */
+  PCVPatchSurrogate      surtype;    /* how the surrogate is scaled (-pc_vpatch_surrogate) */
+  PetscBool              surtypeset; /* -pc_vpatch_surrogate given (else the local solver cg takes mean) */
+  PetscInt               localits;   /* local solver cg: CG steps per patch solve */
+  PetscReal             *pgeo;       /* local solver cg with a layer of cells below this rank's: the factors of both (VPPatchLocal); else the DM's own are read */
+  PetscScalar           *pdiag;      /* local solver cg, CPU: the operator's diagonal, ghosted local */
+  Vec                    diagl;      /* local solver cg, GPU: the same in a ghosted CUDA vector */
+  PetscReal             *d_pgeo;     /* local solver cg, GPU, with a layer of cells below this rank's: pgeo on the device */
+  const PetscReal       *d_cggeo;    /* local solver cg, GPU: the factors the kernel reads (d_pgeo, or the DM's own) */
+  VPPatchCGTables        cgt;        /* local solver cg, GPU: the kernel's tables */
+  PetscReal             *pg;         /* surrogate: per vertex of this rank (VPPatchVertexBox()) the factors g_0, g_1, g_2 of its patch */
+  PetscReal             *d_pg;       /* their device copy */
+  PetscReal             *pm;         /* surrogate with a mass term: per vertex the mass weight times the mean of its cells' volumes */
+  PetscReal             *d_pm;       /* its device copy */
+  PetscScalar           *pLU;        /* local solver dense on a mapped DMQBOX: per vertex its patch's LU ((2k-1)^d square) */
+  int                   *ppiv;       /* its pivots */
+  VPPatchLocal           plocal;     /* what the CPU kernel reads: pg, or pLU and ppiv */
 };
 
 /* shared by the variants (vpatch.c) */

@@ -295,8 +295,8 @@ typedef struct {
    (ghosted local operator diagonal): device arrays */
 PETSC_INTERN PetscErrorCode VPPatchCGColor_CUDA(const VPGrid *, const VPPatchCGTables *, PetscInt color, const PetscReal *d_pg, const PetscReal *d_geo, const PetscScalar *diag, const PetscScalar *bl, PetscScalar *dl);
 /* whether the fused kernel of (dim, k, precision) skips the gather and the residual of a color from x = 0 (xzero) */
-PETSC_INTERN PetscBool      VPPatchZeroFirst_CUDA(PetscInt dim, PetscInt k, PetscBool single);
+PETSC_INTERN PetscBool VPPatchZeroFirst_CUDA(PetscInt dim, PetscInt k, PetscBool single);
 /* w: the weights of the patch operator (NULL: the Laplacian); the surrogate (d_pg) and DG patches take none */
 /* d_pm: NULL, or (with d_pg) per vertex the surrogate's mass term, added to every eigenvalue of its patch */
-PETSC_INTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, const VPWeights *w, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *d_pg, const PetscReal *d_pm, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl,
-                                                    PetscScalar *scratch);
+PETSC_INTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, const VPWeights *w, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *d_pg, const PetscReal *d_pm, const PetscScalar *bl,
+                                                    const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch);

@@ -1029,22 +1029,22 @@ PetscErrorCode DMCreate_QBox(DM dm)
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&q));
-  dm->data       = q;
-  q->dim         = 2;
-  q->degree      = 1;
-  q->storecoords = PETSC_FALSE; /* see -dm_qbox_coordinates */
-  q->vecmdot     = PETSC_TRUE;  /* see -dm_qbox_vec_mdot */
-  q->vecaypx     = PETSC_TRUE;  /* see -dm_qbox_vec_aypx */
-  q->fusedres    = PETSC_TRUE;  /* see -dm_qbox_fused_residual */
-  q->ghostedvecs = PETSC_TRUE;  /* see -dm_qbox_ghosted_vectors */
-  q->gather      = PETSC_TRUE;  /* see -dm_qbox_gather */
-  q->gathercells = -1;          /* see -dm_qbox_gather_cells: 2^21 / k^dim */
-  q->dgpenalty   = 2.0;         /* see -dm_qbox_dg_penalty */
-  q->radii[0]    = 0.5;         /* see -dm_qbox_shell_radii */
-  q->radii[1]    = 1.0;
-  q->amplitude   = 0.1; /* see -dm_qbox_deform_amplitude */
-  q->contrast    = 1e6; /* see -dm_qbox_coefficient_contrast */
-  q->chunk       = MPI_DATATYPE_NULL;
+  dm->data           = q;
+  q->dim             = 2;
+  q->degree          = 1;
+  q->storecoords     = PETSC_FALSE; /* see -dm_qbox_coordinates */
+  q->vecmdot         = PETSC_TRUE;  /* see -dm_qbox_vec_mdot */
+  q->vecaypx         = PETSC_TRUE;  /* see -dm_qbox_vec_aypx */
+  q->fusedres        = PETSC_TRUE;  /* see -dm_qbox_fused_residual */
+  q->ghostedvecs     = PETSC_TRUE;  /* see -dm_qbox_ghosted_vectors */
+  q->gather          = PETSC_TRUE;  /* see -dm_qbox_gather */
+  q->gathercells     = -1;          /* see -dm_qbox_gather_cells: 2^21 / k^dim */
+  q->dgpenalty       = 2.0;         /* see -dm_qbox_dg_penalty */
+  q->radii[0]        = 0.5;         /* see -dm_qbox_shell_radii */
+  q->radii[1]        = 1.0;
+  q->amplitude       = 0.1; /* see -dm_qbox_deform_amplitude */
+  q->contrast        = 1e6; /* see -dm_qbox_coefficient_contrast */
+  q->chunk           = MPI_DATATYPE_NULL;
   q->opweights.mass  = 0.0; /* see -dm_qbox_operator_mass: DMCreateMatrix() gives the Laplacian */
   q->opweights.stiff = 1.0;
   for (PetscInt d = 0; d < 3; d++) {

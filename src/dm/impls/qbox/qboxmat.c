@@ -27,7 +27,7 @@ PetscErrorCode DMQBoxAssembleLaplacian_Private(DM dm, MatType type, const VPWeig
   PetscInt               n = g->xm[0] * g->xm[1] * g->xm[2], k = q->degree, n1 = k + 1, nz1 = q->dim == 3 ? n1 : 1, ne = n1 * n1 * nz1;
   PetscInt              *dnnz, *onnz, *idx, r = 0;
   PetscScalar           *Ae, *Me = NULL;
-  PetscReal             *work    = NULL;
+  PetscReal             *work = NULL;
   const PetscReal       *geo = NULL, *mgeo = NULL;
   PetscBool              general = DMQBoxIsGeneral_Private(q);
   ISLocalToGlobalMapping ltog;
@@ -196,8 +196,10 @@ static PetscErrorCode DMQBoxLumpedFinish(DM dm, Vec gv, Vec *llm, Vec *lm)
     PetscCall(DMCreateLocalVector(dm, llm));
     PetscCall(DMGlobalToLocal(dm, gv, INSERT_VALUES, *llm));
   }
-  if (lm) *lm = gv;
-  else PetscCall(VecDestroy(&gv));
+  if (lm)
+    *lm = gv;
+  else
+    PetscCall(VecDestroy(&gv));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -206,9 +208,9 @@ static PetscErrorCode DMQBoxLumpedFinish(DM dm, Vec gv, Vec *llm, Vec *lm)
    (ghosts filled), lm: a global one; either may be NULL */
 PetscErrorCode DMCreateMassMatrixLumped_QBox(DM dm, Vec *llm, Vec *lm)
 {
-  DM_QBox      *q = (DM_QBox *)dm->data;
-  const VPGrid *g = &q->grid;
-  PetscInt      n1 = q->degree + 1, k = q->degree;
+  DM_QBox      *q  = (DM_QBox *)dm->data;
+  const VPGrid *g  = &q->grid;
+  PetscInt      n1 = q->degree + 1, k      = q->degree;
   PetscReal     rs[VPATCH_MAX_N1D], *l1[3] = {NULL, NULL, NULL};
   PetscScalar  *a;
   Vec           gv;

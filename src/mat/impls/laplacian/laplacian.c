@@ -171,7 +171,8 @@ static PetscErrorCode MatMultAdd_QBoxLaplacian(Mat A, Vec x, Vec z, Vec y)
       PetscCall(VecWAXPY(y, 1.0, t, z));
       PetscCall(DMRestoreGlobalVector(ctx->dm, &t));
     }
-  } else PetscCall(MatQBoxApplyKernels(A, x, z, y));
+  } else
+    PetscCall(MatQBoxApplyKernels(A, x, z, y));
   PetscCall(MatQBoxAddShifts(ctx, x, y));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -307,7 +308,8 @@ static PetscErrorCode MatView_QBoxLaplacian(Mat A, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   if (isascii) {
     const char *K = DMQBoxIsGeneral_Private((DM_QBox *)ctx->dm->data) ? "operator -div(a grad u) on mapped cells" : "Laplacian";
-    if (ctx->w.mass == 0 && ctx->w.stiff == 1) PetscCall(PetscViewerASCIIPrintf(viewer, "matrix-free Q_k %s of a DMQBOX (sum factorization, Dirichlet rows identity)\n", K));
+    if (ctx->w.mass == 0 && ctx->w.stiff == 1)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "matrix-free Q_k %s of a DMQBOX (sum factorization, Dirichlet rows identity)\n", K));
     else
       PetscCall(PetscViewerASCIIPrintf(viewer, "matrix-free Q_k operator %g M + %g K of a DMQBOX, M the mass matrix, K the %s (sum factorization, Dirichlet rows (%g + %g) times the identity)\n", (double)ctx->w.mass, (double)ctx->w.stiff, K,
                                        (double)ctx->w.mass, (double)ctx->w.stiff));
@@ -771,7 +773,8 @@ static PetscErrorCode MatZeroRowsColumns_QBoxOperator(Mat Y, PetscInt n, const P
   (void)diag;
   (void)x;
   (void)b;
-  SETERRQ(PetscObjectComm((PetscObject)Y), PETSC_ERR_SUP, "MatZeroRows() or MatZeroRowsColumns() of the matrix-free DMQBOX operator is not supported: its Dirichlet rows are the box's boundary; assemble the operator (-dm_mat_type aij) for other rows");
+  SETERRQ(PetscObjectComm((PetscObject)Y), PETSC_ERR_SUP,
+          "MatZeroRows() or MatZeroRowsColumns() of the matrix-free DMQBOX operator is not supported: its Dirichlet rows are the box's boundary; assemble the operator (-dm_mat_type aij) for other rows");
 }
 
 /* the matrix-free operator w->mass M + w->stiff K of the DM (K: the Laplacian, or -div(a grad u) on a mapped box) */

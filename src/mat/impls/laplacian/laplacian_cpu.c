@@ -332,11 +332,15 @@ static void MassCell(PetscInt dim, const VPBasis1D *b, const PetscReal *m, const
 
   VPContract(ext, 0, n, b->S, PETSC_FALSE, u, t1);
   VPContract(ext, 1, n, b->S, PETSC_FALSE, t1, t2);
-  if (dim == 3) VPContract(ext, 2, n, b->S, PETSC_FALSE, t2, t1);
-  else PetscArraycpy(t1, t2, nd);
+  if (dim == 3)
+    VPContract(ext, 2, n, b->S, PETSC_FALSE, t2, t1);
+  else
+    PetscArraycpy(t1, t2, nd);
   for (PetscInt q = 0; q < nd; q++) t1[q] *= m[q];
-  if (dim == 3) VPContract(ext, 2, n, b->S, PETSC_TRUE, t1, t2);
-  else PetscArraycpy(t2, t1, nd);
+  if (dim == 3)
+    VPContract(ext, 2, n, b->S, PETSC_TRUE, t1, t2);
+  else
+    PetscArraycpy(t2, t1, nd);
   VPContract(ext, 1, n, b->S, PETSC_TRUE, t2, t1);
   VPContract(ext, 0, n, b->S, PETSC_TRUE, t1, v);
 }
@@ -373,8 +377,10 @@ PetscErrorCode VPMappedMassDiagonal_CPU(const VPGrid *g, const VPBasis1D *b, con
       for (PetscInt cx = 0; cx < g->cm[0]; cx++, i++) {
         PetscInt c[3] = {g->cs[0] + cx, g->cs[1] + cy, g->dim == 3 ? g->cs[2] + cz : 0};
         for (PetscInt q = 0; q < nd; q++) t1[q] = mgeo[i * nd + q];
-        if (g->dim == 3) VPContract(ext, 2, n, S2, PETSC_TRUE, t1, t2);
-        else PetscArraycpy(t2, t1, nd);
+        if (g->dim == 3)
+          VPContract(ext, 2, n, S2, PETSC_TRUE, t1, t2);
+        else
+          PetscArraycpy(t2, t1, nd);
         VPContract(ext, 1, n, S2, PETSC_TRUE, t2, t1);
         VPContract(ext, 0, n, S2, PETSC_TRUE, t1, t2);
         CellScatterAdd(g, c, t2, dl);
@@ -391,8 +397,10 @@ PetscErrorCode VPMappedCellMassRowSums_CPU(PetscInt dim, const VPBasis1D *b, con
 
   PetscFunctionBegin;
   for (PetscInt q = 0; q < nd; q++) t1[q] = m[q];
-  if (dim == 3) VPContract(ext, 2, n, b->S, PETSC_TRUE, t1, t2);
-  else PetscArraycpy(t2, t1, nd);
+  if (dim == 3)
+    VPContract(ext, 2, n, b->S, PETSC_TRUE, t1, t2);
+  else
+    PetscArraycpy(t2, t1, nd);
   VPContract(ext, 1, n, b->S, PETSC_TRUE, t2, t1);
   VPContract(ext, 0, n, b->S, PETSC_TRUE, t1, v);
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -117,7 +117,7 @@ static PetscErrorCode PCVPatchGetOperator(PC pc, DM *dm, VPWeights *w)
     PetscCall(VecDestroy(&z));
     PetscCall(VecDestroy(&m));
     PetscCall(MatDestroy(&L));
-    hasmass = (PetscBool)!!M;
+    hasmass = (PetscBool) !!M;
     PetscCall(MatDestroy(&M));
     PetscCheck(diff <= 1e-10 * ny, comm, PETSC_ERR_ARG_WRONG,
                "PCVPATCH: this %s operator is not %s of the DMQBOX: on a random vector x, |A x - (a M + s K) x| / |A x| = %g with the best fit a = %g, s = %g. The vertex-patch smoother solves the DMQBOX's operators: use the matrices of "
@@ -186,7 +186,8 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
     jac->scale = jac->opw.mass + jac->opw.stiff;
     jac->opw.mass /= PetscRealPart(jac->scale);
     jac->opw.stiff /= PetscRealPart(jac->scale);
-  } else jac->scale = 1.0; /* the weights go into the kernels: no copy of b / scale */
+  } else
+    jac->scale = 1.0; /* the weights go into the kernels: no copy of b / scale */
   jac->dscale = jac->opw.mass + jac->opw.stiff;
   for (PetscInt d = 0; d < q->dim; d++)
     PetscCheck(q->cells[d] >= 2, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP,
@@ -547,8 +548,10 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
       PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: exact local solves (each patch's dense LU), each color's residual by MatMult\n"));
     else if (jac->local == PC_VPATCH_LOCAL_CG)
       PetscCall(PetscViewerASCIIPrintf(viewer, "Cartesian DMQBOX: local solver cg is the exact fast diagonalization here\n"));
-    if (jac->opw.mass != 0) PetscCall(PetscViewerASCIIPrintf(viewer, "operator: %g M + %g K (mass and stiffness)\n", (double)(PetscRealPart(jac->scale) * jac->opw.mass), (double)(PetscRealPart(jac->scale) * jac->opw.stiff)));
-    else if (PetscRealPart(jac->scale) * jac->opw.stiff != 1.0) PetscCall(PetscViewerASCIIPrintf(viewer, "operator: the DMQBOX operator scaled by %g\n", (double)(PetscRealPart(jac->scale) * jac->opw.stiff)));
+    if (jac->opw.mass != 0)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "operator: %g M + %g K (mass and stiffness)\n", (double)(PetscRealPart(jac->scale) * jac->opw.mass), (double)(PetscRealPart(jac->scale) * jac->opw.stiff)));
+    else if (PetscRealPart(jac->scale) * jac->opw.stiff != 1.0)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "operator: the DMQBOX operator scaled by %g\n", (double)(PetscRealPart(jac->scale) * jac->opw.stiff)));
     if (!jac->cuda && jac->kernelset) PetscCall(PetscViewerASCIIPrintf(viewer, "-pc_vpatch_kernel and -pc_vpatch_patches_per_block have no effect on the CPU path\n"));
     if (jac->cuda) {
       PetscCall(PetscViewerASCIIPrintf(viewer, "%s precision arithmetic (-pc_vpatch_precision)\n", VPPrecisions[jac->precision]));

@@ -115,7 +115,8 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
     PetscCall(VecGetArrayReadAndMemType(b, &ba, NULL));
     PetscCall(VecGetArrayAndMemType(x, &xw, NULL));
     PetscCall(PetscLogGpuTimeBegin());
-    for (PetscInt i = 0; i < nc; i++) PetscCall(VPPatchSmoothColor_CUDA(g, &jac->opw, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, (PetscBool)(zero && i == 0), NULL, NULL, ba, xw, xw, jac->scratch));
+    for (PetscInt i = 0; i < nc; i++)
+      PetscCall(VPPatchSmoothColor_CUDA(g, &jac->opw, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, (PetscBool)(zero && i == 0), NULL, NULL, ba, xw, xw, jac->scratch));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(VecRestoreArrayAndMemType(x, &xw));
     PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
@@ -343,7 +344,8 @@ static PetscErrorCode PCVPatchStep_Cartesian(PC_VPatch *jac, Vec b, Vec x, Petsc
 
   PetscFunctionBegin;
   if (jac->kernel != PC_VPATCH_KERNEL_GLOBAL) PetscCall(DMQBoxUseGlobalArrays_Private(jac->dm, b, &global));
-  if (!global && !(jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL)) PetscCall(PCVPatchStepLocal(jac, b, x, fwd, bwd, zero));
+  if (!global && !(jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL))
+    PetscCall(PCVPatchStepLocal(jac, b, x, fwd, bwd, zero));
   else {
     if (fwd) PetscCall(PCVPatchSweepColors_Private(jac, b, x, PETSC_FALSE, global, zero));
     if (bwd) PetscCall(PCVPatchSweepColors_Private(jac, b, x, PETSC_TRUE, global, (PetscBool)(zero && !fwd)));

@@ -190,9 +190,9 @@ static PetscErrorCode PCVPatchAdditiveDG(PC_VPatch *jac, Vec r, Vec y)
 
 static PetscErrorCode PCVPatchSetUp_DG(PC pc)
 {
-  PC_VPatch *jac = (PC_VPatch *)pc->data;
-  DM         dm  = jac->dm;
-  DM_QBox   *q   = (DM_QBox *)dm->data;
+  PC_VPatch *jac  = (PC_VPatch *)pc->data;
+  DM         dm   = jac->dm;
+  DM_QBox   *q    = (DM_QBox *)dm->data;
   MPI_Comm   comm = PetscObjectComm((PetscObject)pc);
 
   PetscFunctionBegin;

@@ -28,8 +28,8 @@ template <int DIM, int K> __global__ void VPGeoKernel(VPGrid g, VPGeometryParams
 
 /* at Gauss point t of the cell (nodes mapped in xn): J, the point, the coefficient, G (geo not NULL) and w det J (mgeo
    not NULL) */
-template <int DIM, int K> __device__ void VPGeoPoint(const VPGeometryParams &p, const double (*xn)[DIM == 3 ? (K + 1) * (K + 1) * (K + 1) : (K + 1) * (K + 1)], int t, int cell, PetscReal *__restrict__ geo, PetscReal *__restrict__ mgeo,
-                                                     unsigned long long *bad)
+template <int DIM, int K>
+__device__ void VPGeoPoint(const VPGeometryParams &p, const double (*xn)[DIM == 3 ? (K + 1) * (K + 1) * (K + 1) : (K + 1) * (K + 1)], int t, int cell, PetscReal *__restrict__ geo, PetscReal *__restrict__ mgeo, unsigned long long *bad)
 {
   constexpr int N = K + 1, ND = DIM == 3 ? N * N * N : N * N, NC = DIM == 3 ? 6 : 3;
   const int     it[3] = {t % N, (t / N) % N, DIM == 3 ? t / (N * N) : 0};

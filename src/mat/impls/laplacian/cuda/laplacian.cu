@@ -61,7 +61,8 @@ template <int K, typename T> struct VPLapShape {
 };
 
 /* 2D: y += A x on the cells of cset, NB cells per block, the cells' values gathered into shared memory */
-template <int K, typename T> __global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, VPCellSet cset, int ncells, bool atomic, T c0, T c1, T cm, const PetscScalar *__restrict__ bres, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+template <int K, typename T>
+__global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, VPCellSet cset, int ncells, bool atomic, T c0, T c1, T cm, const PetscScalar *__restrict__ bres, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
   using S               = VPLapShape<K, T>;
   constexpr int       N = S::N, R = S::R, NT = S::NT, NB = S::NB, LINES = S::LINES;

@@ -515,10 +515,10 @@ typedef struct {
 __global__ void VPMappedMassKernel(VPGrid g, VPMassTables t, int diag, const PetscReal *__restrict__ m, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
   extern __shared__ PetscReal vp_mass_smem[];
-  const int  n = t.k + 1, nz = g.dim == 3 ? n : 1, nd = n * n * nz, cell = blockIdx.x;
-  PetscReal *A = vp_mass_smem, *B = A + nd, *S = B + nd;
-  const int  cx = (int)(g.cs[0] + cell % g.cm[0]), cy = (int)(g.cs[1] + (cell / g.cm[0]) % g.cm[1]), cz = g.dim == 3 ? (int)(g.cs[2] + cell / (g.cm[0] * g.cm[1])) : 0;
-  const PetscReal *mc = m + (size_t)cell * nd;
+  const int                   n = t.k + 1, nz = g.dim == 3 ? n : 1, nd = n * n * nz, cell = blockIdx.x;
+  PetscReal                  *A = vp_mass_smem, *B = A + nd, *S = B + nd;
+  const int                   cx = (int)(g.cs[0] + cell % g.cm[0]), cy = (int)(g.cs[1] + (cell / g.cm[0]) % g.cm[1]), cz = g.dim == 3 ? (int)(g.cs[2] + cell / (g.cm[0] * g.cm[1])) : 0;
+  const PetscReal            *mc = m + (size_t)cell * nd;
 
   for (int e = threadIdx.x; e < n * n; e += blockDim.x) S[e] = diag ? t.S[e] * t.S[e] : t.S[e];
   if (diag) {
@@ -527,45 +527,47 @@ __global__ void VPMappedMassKernel(VPGrid g, VPMassTables t, int diag, const Pet
   } else {
     for (int e = threadIdx.x; e < nd; e += blockDim.x) {
       const int px = cx * t.k + e % n, py = cy * t.k + (e / n) % n, pz = g.dim == 3 ? cz * t.k + e / (n * n) : 0;
-      A[e]         = VPDIsBoundary(g, px, py, pz) ? 0.0 : (PetscReal)x[VPDLocalIndex(g, px, py, pz)];
+      A[e] = VPDIsBoundary(g, px, py, pz) ? 0.0 : (PetscReal)x[VPDLocalIndex(g, px, py, pz)];
     }
     __syncthreads();
     for (int e = threadIdx.x; e < nd; e += blockDim.x) { /* x pass: B = S_x A */
       const int qx = e % n, r = e / n;
-      PetscReal s  = 0;
+      PetscReal s = 0;
       for (int i = 0; i < n; i++) s += S[qx * n + i] * A[r * n + i];
       B[e] = s;
     }
     __syncthreads();
     for (int e = threadIdx.x; e < nd; e += blockDim.x) { /* y pass: A = S_y B */
       const int qx = e % n, qy = (e / n) % n, l = e / (n * n);
-      PetscReal s  = 0;
+      PetscReal s = 0;
       for (int j = 0; j < n; j++) s += S[qy * n + j] * B[(l * n + j) * n + qx];
       A[e] = s;
     }
     __syncthreads();
     for (int e = threadIdx.x; e < nd; e += blockDim.x) { /* z pass (3D): B = S_z A, times m */
       const int qx = e % n, qy = (e / n) % n, qz = e / (n * n);
-      PetscReal s  = 0;
+      PetscReal s = 0;
       if (g.dim == 3)
         for (int l = 0; l < n; l++) s += S[qz * n + l] * A[(l * n + qy) * n + qx];
-      else s = A[e];
+      else
+        s = A[e];
       B[e] = s * mc[e];
     }
     __syncthreads();
   }
   for (int e = threadIdx.x; e < nd; e += blockDim.x) { /* back: A = S_z^T B (3D) */
     const int qx = e % n, qy = (e / n) % n, l = e / (n * n);
-    PetscReal s  = 0;
+    PetscReal s = 0;
     if (g.dim == 3)
       for (int qz = 0; qz < n; qz++) s += S[qz * n + l] * B[(qz * n + qy) * n + qx];
-    else s = B[e];
+    else
+      s = B[e];
     A[e] = s;
   }
   __syncthreads();
   for (int e = threadIdx.x; e < nd; e += blockDim.x) { /* B = S_y^T A */
     const int qx = e % n, j = (e / n) % n, l = e / (n * n);
-    PetscReal s  = 0;
+    PetscReal s = 0;
     for (int qy = 0; qy < n; qy++) s += S[qy * n + j] * A[(l * n + qy) * n + qx];
     B[e] = s;
   }

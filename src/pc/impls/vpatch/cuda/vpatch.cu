@@ -579,9 +579,9 @@ enum {
 
 /* pg, alo, anv: the per-vertex surrogate factors (mode global on a mapped DMQBOX, else NULL) and this rank's vertex box
    (VPPatchVertexBox()) that indexes them */
-#define VP_PATCH_ARGS_DECL                                                                                                                                                                                                                               \
-  VPGrid g, T c0, T c1, T c2, T cm, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *d, PetscScalar *__restrict__ scratch, const int nbarg, const PetscReal *__restrict__ pg, const PetscReal *__restrict__ pm, \
-      int alo0, int alo1, int alo2, int anv0, int anv1, int xzero
+#define VP_PATCH_ARGS_DECL                                                                                                                                                                                                   \
+  VPGrid g, T c0, T c1, T c2, T cm, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *d, PetscScalar *__restrict__ scratch, const int nbarg, \
+      const PetscReal *__restrict__ pg, const PetscReal *__restrict__ pm, int alo0, int alo1, int alo2, int anv0, int anv1, int xzero
 #define VP_PATCH_ARGS g, c0, c1, c2, cm, npatch, vlo0, vlo1, vlo2, nv0, nv1, b, x, d, scratch, nbarg, pg, pm, alo0, alo1, alo2, anv0, anv1, xzero
 
 /* v = the line along DIR (0: x, 1: y) of a patch box from x, at the other two box coordinates (e0, e1) = (y, z) or
@@ -915,9 +915,9 @@ static PetscErrorCode VPPatchLaunch(const VPGrid *g, const VPWeights *w, int npa
   const int    NB    = ppb > 0 ? ppb : S::NB;
   const size_t shmem = S::smem(NB);
   const double hprod = g->h[0] * g->h[1] * (DIM == 3 ? g->h[2] : 1.0);
-  const double st    = w ? w->stiff : 1.0, ms = w ? w->mass : 0.0;
-  const T      c[4]  = {(T)(st * hprod / (g->h[0] * g->h[0])), (T)(st * hprod / (g->h[1] * g->h[1])), (T)(DIM == 3 ? st * hprod / (g->h[2] * g->h[2]) : 0.0), (T)(ms * hprod)};
-  const int    thr   = S::threads(NB);
+  const double st = w ? w->stiff : 1.0, ms = w ? w->mass : 0.0;
+  const T      c[4] = {(T)(st * hprod / (g->h[0] * g->h[0])), (T)(st * hprod / (g->h[1] * g->h[1])), (T)(DIM == 3 ? st * hprod / (g->h[2] * g->h[2]) : 0.0), (T)(ms * hprod)};
+  const int    thr  = S::threads(NB);
   int          dev, maxshmem;
 
   PetscFunctionBegin;
@@ -936,7 +936,8 @@ static PetscErrorCode VPPatchLaunch(const VPGrid *g, const VPWeights *w, int npa
 }
 
 template <int DIM, int K, typename T> struct VPPatchSmooth {
-  static PetscErrorCode run(const VPGrid *g, const VPWeights *w, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *pg, const PetscReal *pm, const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch)
+  static PetscErrorCode run(const VPGrid *g, const VPWeights *w, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *pg, const PetscReal *pm, const PetscScalar *b, const PetscScalar *x, PetscScalar *d,
+                            PetscScalar *scratch)
   {
     int          vlo[3], nv[3];
     cudaStream_t stream;
@@ -963,8 +964,8 @@ PetscBool VPPatchZeroFirst_CUDA(PetscInt dim, PetscInt k, PetscBool single)
   return (PetscBool)VPPatchSkipsZero((int)dim, (int)k, single ? 4 : 8);
 }
 
-PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, const VPWeights *w, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *d_pg, const PetscReal *d_pm, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl,
-                                       PetscScalar *scratch)
+PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, const VPWeights *w, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *d_pg, const PetscReal *d_pm, const PetscScalar *bl,
+                                       const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch)
 {
   PetscFunctionBegin;
   PetscCheck(!d_pg || variant == PC_VPATCH_KERNEL_GLOBAL, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the surrogate local solves run in the kernel global only");
