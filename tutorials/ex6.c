@@ -453,6 +453,12 @@ int main(int argc, char **argv)
     args: -options_file share/vpatch-mg.options -ksp_type fgmres -dm_qbox_degree 3 -dm_qbox_cells 16 -dm_qbox_mapping deformed -ts_type bdf -check -print_steps 0 -dm_vec_type cuda
     output_file: ex6_2d_bdf_deformed
 
+  # a linear solve that does not converge stops the run with TS's message and a nonzero exit
+  test:
+    suffix: not_converged
+    args: -options_file share/vpatch-mg.options -dm_qbox_cells 8 -ksp_max_it 1 -print_steps 0
+    expect_error: TSStep has failed due to DIVERGED_NONLINEAR_SOLVE
+
   test:
     suffix: 2d_steps
     args: -options_file share/vpatch-mg.options -dm_qbox_degree 2 -dm_qbox_cells 8 -ts_max_steps 3 -ts_type bdf
