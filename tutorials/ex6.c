@@ -3,8 +3,8 @@ DMQBOX and PETSc's time steppers (TS): M u' + K u = F(t), each implicit step sol
 Exact solution u = exp(-t) prod_i sin(pi x_i). The Jacobian is formed as PETSc programs do for any DM: a copy of the\n\
 DM's stiffness matrix plus shift times its mass matrix (MatCopy(), MatAXPY()), on every level of PCMG (TS calls the\n\
 Jacobian on the coarse levels' DMs), matrix-free or assembled (-dm_mat_type aij).\n\
-Prints the steps, the linear iterations and the time of each step, and the L2 error at the final time; exits with\n\
-status 1 when a step did not converge. Options: -ts_type beuler|bdf|..., -ts_dt, -ts_max_steps, -ts_max_time; the\n\
+Prints the steps, the linear iterations and the time of each step, and the L2 error at the final time; a step that\n\
+does not converge stops the run with a nonzero exit (TS's error). Options: -ts_type beuler|bdf|..., -ts_dt, -ts_max_steps, -ts_max_time; the\n\
 vertex-patch multigrid: -options_file share/vpatch-mg.options.\n\
   -timing              the time of each step (synchronized with the device) and per step on average\n\
   -vtk <file>          VTK output of the last step\n\
