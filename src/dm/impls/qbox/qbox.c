@@ -242,7 +242,7 @@ PetscErrorCode DMQBoxSetPrecision(DM dm, VPPrecision precision, VPPrecision mgpr
   and `MatAXPY()` of `DMCreateMatrix()`'s and `DMCreateMassMatrix()`'s matrices equals the one this function sets with
   (s, 1), and `PCVPATCH` solves either exactly. With `KSPSetOperators()` and `PCMG` on the `DM`'s hierarchy, set the same
   weights here so that the coarse levels carry them (a compute-operators callback, as `TS` uses, forms each level's
-  operator itself). A mass term on a mapped box or with a coefficient is not implemented yet.
+  operator itself). On a mapped box the mass matrix is that of the mapped cells; the discontinuous space has no mass term.
 
 .seealso: `DMQBOX`, `DMCreateMatrix()`, `DMCreateMassMatrix()`, `PCVPATCH`
 @*/

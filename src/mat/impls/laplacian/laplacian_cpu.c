@@ -326,6 +326,19 @@ PetscErrorCode VPMappedCellMatrix_CPU(PetscInt dim, const VPBasis1D *b, const Pe
     v = (S_z (x) S_y (x) S_x)^T diag(m) (S_z (x) S_y (x) S_x) u,     S[q][i] = phi_i(x_q)
   Dirichlet nodes as in VPLaplacianApply_CPU() (read as zero, rows the identity).
 */
+/* v = (A_z (x) A_y (x) A_x)^T w for the n x n matrix A (the points to the nodes); w is overwritten */
+static void PointsToNodes(PetscInt dim, PetscInt n, const PetscReal *A, PetscScalar *w, PetscScalar *v, PetscScalar *t)
+{
+  PetscInt nd = dim == 3 ? n * n * n : n * n, ext[3] = {n, n, dim == 3 ? n : 1};
+
+  if (dim == 3)
+    VPContract(ext, 2, n, A, PETSC_TRUE, w, t);
+  else
+    PetscArraycpy(t, w, nd);
+  VPContract(ext, 1, n, A, PETSC_TRUE, t, w);
+  VPContract(ext, 0, n, A, PETSC_TRUE, w, v);
+}
+
 static void MassCell(PetscInt dim, const VPBasis1D *b, const PetscReal *m, const PetscScalar *u, PetscScalar *v, PetscScalar *t1, PetscScalar *t2)
 {
   PetscInt n = b->k + 1, nd = dim == 3 ? n * n * n : n * n, ext[3] = {n, n, dim == 3 ? n : 1};
@@ -337,12 +350,7 @@ static void MassCell(PetscInt dim, const VPBasis1D *b, const PetscReal *m, const
   else
     PetscArraycpy(t1, t2, nd);
   for (PetscInt q = 0; q < nd; q++) t1[q] *= m[q];
-  if (dim == 3)
-    VPContract(ext, 2, n, b->S, PETSC_TRUE, t1, t2);
-  else
-    PetscArraycpy(t2, t1, nd);
-  VPContract(ext, 1, n, b->S, PETSC_TRUE, t2, t1);
-  VPContract(ext, 0, n, b->S, PETSC_TRUE, t1, v);
+  PointsToNodes(dim, n, b->S, t1, v, t2);
 }
 
 PetscErrorCode VPMappedMassApply_CPU(const VPGrid *g, const VPBasis1D *b, const PetscReal *mgeo, const PetscScalar *xl, PetscScalar *yl)
@@ -366,9 +374,9 @@ PetscErrorCode VPMappedMassApply_CPU(const VPGrid *g, const VPBasis1D *b, const 
 /* its diagonal: per cell (S^2)^T (x) ... applied to m, S^2 the entrywise square (owned boundary rows: 1) */
 PetscErrorCode VPMappedMassDiagonal_CPU(const VPGrid *g, const VPBasis1D *b, const PetscReal *mgeo, PetscScalar *dl)
 {
-  PetscInt    n = g->k + 1, nd = VPGridCellNodes(g), czm = g->dim == 3 ? g->cm[2] : 1, ext[3] = {n, n, g->dim == 3 ? n : 1};
+  PetscInt    n = g->k + 1, nd = VPGridCellNodes(g), czm = g->dim == 3 ? g->cm[2] : 1;
   PetscReal   S2[VPATCH_MAX_N1D * VPATCH_MAX_N1D];
-  PetscScalar t1[NMAX], t2[NMAX];
+  PetscScalar t1[NMAX], t2[NMAX], t3[NMAX];
 
   PetscFunctionBegin;
   for (PetscInt i = 0; i < n * n; i++) S2[i] = b->S[i] * b->S[i];
@@ -377,12 +385,7 @@ PetscErrorCode VPMappedMassDiagonal_CPU(const VPGrid *g, const VPBasis1D *b, con
       for (PetscInt cx = 0; cx < g->cm[0]; cx++, i++) {
         PetscInt c[3] = {g->cs[0] + cx, g->cs[1] + cy, g->dim == 3 ? g->cs[2] + cz : 0};
         for (PetscInt q = 0; q < nd; q++) t1[q] = mgeo[i * nd + q];
-        if (g->dim == 3)
-          VPContract(ext, 2, n, S2, PETSC_TRUE, t1, t2);
-        else
-          PetscArraycpy(t2, t1, nd);
-        VPContract(ext, 1, n, S2, PETSC_TRUE, t2, t1);
-        VPContract(ext, 0, n, S2, PETSC_TRUE, t1, t2);
+        PointsToNodes(g->dim, n, S2, t1, t2, t3);
         CellScatterAdd(g, c, t2, dl);
       }
   BoundaryIdentity(g, 1.0, NULL, dl);
@@ -392,17 +395,12 @@ PetscErrorCode VPMappedMassDiagonal_CPU(const VPGrid *g, const VPBasis1D *b, con
 /* the row sums of one cell's mass matrix, int phi_i over the mapped cell (every node, Dirichlet ones too) */
 PetscErrorCode VPMappedCellMassRowSums_CPU(PetscInt dim, const VPBasis1D *b, const PetscReal *m, PetscScalar *v)
 {
-  PetscInt    n = b->k + 1, nd = dim == 3 ? n * n * n : n * n, ext[3] = {n, n, dim == 3 ? n : 1};
+  PetscInt    n = b->k + 1, nd = dim == 3 ? n * n * n : n * n;
   PetscScalar t1[NMAX], t2[NMAX];
 
   PetscFunctionBegin;
   for (PetscInt q = 0; q < nd; q++) t1[q] = m[q];
-  if (dim == 3)
-    VPContract(ext, 2, n, b->S, PETSC_TRUE, t1, t2);
-  else
-    PetscArraycpy(t2, t1, nd);
-  VPContract(ext, 1, n, b->S, PETSC_TRUE, t2, t1);
-  VPContract(ext, 0, n, b->S, PETSC_TRUE, t1, v);
+  PointsToNodes(dim, n, b->S, t1, v, t2);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -69,7 +69,9 @@ static PetscErrorCode PCVPatchCellMassFactors(PC_VPatch *jac, const PetscInt c[3
   vol / h_d^2 a: the exact patch solve). The off-diagonal entries of G and the variation inside the patch are left out;
   the residual is the true one. The sweep converges when the surrogate is not much smaller than the patch matrix
   (2 Atilde_v > A_v): the largest point value assures that where the coefficient varies inside a cell (coarse levels),
-  at the price of a slower sweep where it varies strongly (bench/RESULTS.md, session 12).
+  at the price of a slower sweep where it varies strongly (more iterations at contrast 1e6 than mean, measured).
+  With a mass term each patch's surrogate adds the mass weight times the mean volume of its cells to every eigenvalue
+  (the unit patch's mass matrix has S^T M S = I).
   Cells owned by another process (the layer below this rank's cells) get their factors computed here.
 */
 static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
@@ -260,7 +262,7 @@ static PetscErrorCode PCVPatchSetUp_Mapped(PC pc)
   PetscCheck(jac->local != PC_VPATCH_LOCAL_DENSE || !jac->cuda, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
              "PCVPATCH on a mapped DMQBOX (or one with a coefficient): -pc_vpatch_local_solver dense (each patch's exact matrix, LU-factored, for verification) runs on the CPU only: use -dm_vec_type standard, or the default fdm (the separable "
              "surrogate)");
-  if (jac->local == PC_VPATCH_LOCAL_CG && !jac->surtypeset) jac->surtype = PC_VPATCH_SURROGATE_MEAN; /* scaled by the diagonal, the mean is the better base (bench/RESULTS.md) */
+  if (jac->local == PC_VPATCH_LOCAL_CG && !jac->surtypeset) jac->surtype = PC_VPATCH_SURROGATE_MEAN; /* scaled by the diagonal, the mean is the better base: fewer iterations, measured */
   PetscCheck(!jac->cuda || !jac->kernelset || jac->kernel == PC_VPATCH_KERNEL_GLOBAL, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
              "PCVPATCH on a mapped DMQBOX (or one with a coefficient) takes each color's residual from the operator (MatMult): -pc_vpatch_kernel %s computes it for the Cartesian Laplacian; use -pc_vpatch_kernel global (the default here)",
              PCVPatchKernels[jac->kernel]);
