@@ -9,6 +9,7 @@
 */
 #include <petscvpatch/private/vpatchimpl.h>
 #include <petscvpatch/private/vpdg.h>
+#include <lapacke.h>
 
 /*@C
   VPDG1DSetUp - The blocks of the 1D SIPG matrix and of the mass matrix on n uniform cells
@@ -107,5 +108,66 @@ PetscErrorCode VPDG1DDense(const VPDG1D *dg, PetscReal *L, PetscReal *M)
         if (M) M[r * S + col] = dg->M[j * N + i];
       }
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode VPDG1DMinEigenvalue(const VPBasis1D *b, PetscInt n, PetscReal C, PetscReal *L, PetscReal *M, PetscReal *lam, PetscReal *lmin)
+{
+  VPDG1D         dg;
+  const PetscInt S = n * (b->k + 1);
+
+  PetscFunctionBegin;
+  PetscCall(VPDG1DSetUp(b, n, 1.0 / n, C, &dg));
+  PetscCall(VPDG1DDense(&dg, L, M));
+  PetscCheck(!LAPACKE_dsygv(LAPACK_ROW_MAJOR, 1, 'N', 'U', (lapack_int)S, L, (lapack_int)S, M, (lapack_int)S, lam), PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACKE_dsygv failed for the 1D SIPG matrix");
+  *lmin = lam[0]; /* ascending */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@C
+  VPDG1DCoercivity - Whether the 1D SIPG form with penalty factor C is coercive: the smallest eigenvalue of L q = lambda M q
+
+  Not Collective
+
+  Input Parameters:
++ b - the 1D basis data (`VPBasis1DSetUp()`)
+. n - the number of cells (the mesh [0, 1] in n cells: the form scales with 1/h^2, so the sign does not depend on h)
+- C - the penalty factor: sigma = C k (k+1) / h
+
+  Output Parameters:
++ lmin - the smallest eigenvalue; the form is coercive if and only if it is positive. The d-dimensional operator is a sum
+         of Kronecker products of L and M, so it is positive definite exactly when this is positive.
+- Cmin - (optional) the smallest penalty factor that keeps the form coercive on these n cells, to 1%
+
+  Level: developer
+
+.seealso: `VPDG1DSetUp()`
+@*/
+PetscErrorCode VPDG1DCoercivity(const VPBasis1D *b, PetscInt n, PetscReal C, PetscReal *lmin, PetscReal *Cmin)
+{
+  const PetscInt S = n * (b->k + 1);
+  PetscReal     *L, *M, *lam;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc3(S * S, &L, S * S, &M, S, &lam));
+  PetscCall(VPDG1DMinEigenvalue(b, n, C, L, M, lam, lmin));
+  if (Cmin) { /* lo not coercive, hi coercive */
+    PetscReal lo = 1e-6, hi = 1.0, l;
+    PetscCall(VPDG1DMinEigenvalue(b, n, hi, L, M, lam, &l));
+    while (l <= 0) {
+      lo = hi;
+      hi *= 2;
+      PetscCheck(hi < 1e6, PETSC_COMM_SELF, PETSC_ERR_PLIB, "No penalty factor up to 1e6 makes the 1D SIPG form coercive");
+      PetscCall(VPDG1DMinEigenvalue(b, n, hi, L, M, lam, &l));
+    }
+    while (hi - lo > 0.005 * hi) {
+      const PetscReal mid = 0.5 * (lo + hi);
+      PetscCall(VPDG1DMinEigenvalue(b, n, mid, L, M, lam, &l));
+      if (l > 0) hi = mid;
+      else lo = mid;
+    }
+    *Cmin = hi;
+  }
+  PetscCall(PetscFree3(L, M, lam));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

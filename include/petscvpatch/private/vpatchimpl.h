@@ -15,3 +15,11 @@ PETSC_EXTERN PetscErrorCode DMCreate_QBox(DM);
 PETSC_EXTERN PetscErrorCode PCCreate_VPatch(PC);
 PETSC_EXTERN PetscErrorCode PCCreate_AuxAMG(PC);
 PETSC_INTERN PetscLogEvent  VPATCH_PatchSetUp, VPATCH_PatchSmooth, VPATCH_AuxAMGSetUp, VPATCH_AuxAMGGalerkin, VPATCH_AuxAMGSmooth;
+
+/* checks of user input (src/sys/vpoptions.c): real options that must be finite numbers, settings that must agree on
+   every rank */
+PETSC_INTERN PetscErrorCode VPOptionsReal_Private(PetscOptionItems, const char[], const char[], const char[], PetscReal, PetscReal *, PetscBool *);
+PETSC_INTERN PetscErrorCode VPOptionsRealArray_Private(PetscOptionItems, const char[], const char[], const char[], PetscReal[], PetscInt *, PetscBool *);
+#define VPOptionsReal(opt, text, man, cur, value, set)    VPOptionsReal_Private(PetscOptionsObject, opt, text, man, cur, value, set)
+#define VPOptionsRealArray(opt, text, man, value, n, set) VPOptionsRealArray_Private(PetscOptionsObject, opt, text, man, value, n, set)
+PETSC_INTERN PetscErrorCode VPCheckSameOnRanks_Private(MPI_Comm, const char[], PetscInt, const PetscReal[], const char *const[]);

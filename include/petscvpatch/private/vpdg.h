@@ -36,6 +36,9 @@ static inline PetscReal VPDGBlockEntry(const VPDG1D *dg, PetscInt c, PetscInt o,
 PETSC_EXTERN PetscErrorCode VPDG1DSetUp(const VPBasis1D *, PetscInt n, PetscReal h, PetscReal C, VPDG1D *);
 /* the dense 1D matrices, (n (k+1))^2 each, row-major (either may be NULL) */
 PETSC_EXTERN PetscErrorCode VPDG1DDense(const VPDG1D *, PetscReal *L, PetscReal *M);
+/* the smallest eigenvalue of L q = lambda M q on n cells of size 1/n with penalty factor C: positive if and only if the
+   SIPG form is coercive there; with the penalty factor below which it is not (bisection; NULL: not computed) */
+PETSC_EXTERN PetscErrorCode VPDG1DCoercivity(const VPBasis1D *, PetscInt n, PetscReal C, PetscReal *lmin, PetscReal *Cmin);
 /* y += A x on a rank's owned cells (src/mat/impls/sipg/sipg_cpu.c); dg[e]: the blocks of direction e */
 PETSC_EXTERN PetscErrorCode VPDGApply_CPU(const VPGrid *, const VPDG1D[], const PetscScalar *xl, PetscScalar *yl);
 /* the embedding from a coarse box into its refinement (transp false: yf += P xc) or its transpose, cell by cell */

@@ -193,6 +193,9 @@ typedef struct {
   PetscInt           gclo[3], gcm[3];
   const PetscScalar *diag;
 } VPPatchLocal;
+/* local solver cg (CPU and GPU alike): a patch's CG stops after its steps, or once r^T z has fallen by this factor (the
+   residual by 1e-14, double round-off) or is not positive: a further step would divide by an underflowed residual */
+#define VP_PATCH_CG_RTOL2 1e-28
 PETSC_INTERN PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *, const VPPatchOp *, const VPPatchLocal *pl, PetscInt color, PetscBool additive, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *work);
 /* this rank's vertices (the lower corners of its cells, interior to the domain): first vertex lo and count n per
    direction (1 for d >= dim); the index of vertex v is ((v_2 - lo_2) n_1 + v_1 - lo_1) n_0 + v_0 - lo_0 */

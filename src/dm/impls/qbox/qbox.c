@@ -462,6 +462,18 @@ PetscErrorCode DMQBoxGetNodeCoordinates1D(DM dm, PetscInt dir, const PetscReal *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the number of values given to an array option (PetscOptions*Array() stops silently at its capacity) */
+#define DMQBOX_OPTION_COUNT_MAX 8
+static PetscErrorCode DMQBoxOptionCount(PetscOptionItems o, const char opt[], PetscInt *n)
+{
+  PetscReal v[DMQBOX_OPTION_COUNT_MAX];
+
+  PetscFunctionBegin;
+  *n = DMQBOX_OPTION_COUNT_MAX;
+  PetscCall(PetscOptionsGetRealArray(o->options, o->prefix, opt, v, n, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptionsObject)
 {
   DM_QBox  *q   = (DM_QBox *)dm->data;
@@ -474,11 +486,13 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
   PetscOptionsHeadBegin(PetscOptionsObject, "DMQBOX Options");
   PetscCall(PetscOptionsRangeInt("-dm_qbox_dim", "Spatial dimension", "DMQBoxSetDimension", dim, &dim, &flg, 2, 3));
   if (flg) PetscCall(DMQBoxSetDimension(dm, dim));
-  n = 3;
+  n = q->dim;
   for (PetscInt d = 0; d < 3; d++) cells[d] = q->cells[d];
   PetscCall(PetscOptionsIntArray("-dm_qbox_cells", "Number of cells per direction", "DMQBoxSetCells", cells, &n, &flg));
   if (flg) {
-    PetscCheck(n == 1 || n == q->dim, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_SIZ, "-dm_qbox_cells takes 1 or %" PetscInt_FMT " values, got %" PetscInt_FMT, q->dim, n);
+    PetscCall(DMQBoxOptionCount(PetscOptionsObject, "-dm_qbox_cells", &n));
+    PetscCheck(n == 1 || n == q->dim, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_SIZ, "-dm_qbox_cells takes 1 or %" PetscInt_FMT " values (in %" PetscInt_FMT "D: -dm_qbox_dim sets the dimension), got %s%" PetscInt_FMT, q->dim, q->dim,
+               n == DMQBOX_OPTION_COUNT_MAX ? "at least " : "", n);
     if (n == 1)
       for (PetscInt d = 1; d < q->dim; d++) cells[d] = cells[0];
     PetscCall(DMQBoxSetCells(dm, cells));
@@ -486,16 +500,18 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
   PetscCall(PetscOptionsRangeInt("-dm_qbox_degree", "Polynomial degree k of Q_k (1..10 in 2D, 1..8 in 3D)", "DMQBoxSetDegree", q->degree, &q->degree, NULL, 1, VPATCH_MAX_DEGREE));
   n = 3;
   for (PetscInt d = 0; d < 3; d++) box[d] = q->lower[d];
-  PetscCall(PetscOptionsRealArray("-dm_qbox_lower", "Lower corner of the box", "DMQBoxSetBox", box, &n, &flg));
+  PetscCall(VPOptionsRealArray("-dm_qbox_lower", "Lower corner of the box", "DMQBoxSetBox", box, &n, &flg));
   if (flg) {
-    PetscCheck(n == q->dim, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_SIZ, "-dm_qbox_lower takes %" PetscInt_FMT " values, got %" PetscInt_FMT, q->dim, n);
+    PetscCall(DMQBoxOptionCount(PetscOptionsObject, "-dm_qbox_lower", &n));
+    PetscCheck(n == q->dim, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_SIZ, "-dm_qbox_lower takes %" PetscInt_FMT " values (in %" PetscInt_FMT "D), got %s%" PetscInt_FMT, q->dim, q->dim, n == DMQBOX_OPTION_COUNT_MAX ? "at least " : "", n);
     for (PetscInt d = 0; d < q->dim; d++) q->lower[d] = box[d];
   }
   n = 3;
   for (PetscInt d = 0; d < 3; d++) box[d] = q->upper[d];
-  PetscCall(PetscOptionsRealArray("-dm_qbox_upper", "Upper corner of the box", "DMQBoxSetBox", box, &n, &flg));
+  PetscCall(VPOptionsRealArray("-dm_qbox_upper", "Upper corner of the box", "DMQBoxSetBox", box, &n, &flg));
   if (flg) {
-    PetscCheck(n == q->dim, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_SIZ, "-dm_qbox_upper takes %" PetscInt_FMT " values, got %" PetscInt_FMT, q->dim, n);
+    PetscCall(DMQBoxOptionCount(PetscOptionsObject, "-dm_qbox_upper", &n));
+    PetscCheck(n == q->dim, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_SIZ, "-dm_qbox_upper takes %" PetscInt_FMT " values (in %" PetscInt_FMT "D), got %s%" PetscInt_FMT, q->dim, q->dim, n == DMQBOX_OPTION_COUNT_MAX ? "at least " : "", n);
     for (PetscInt d = 0; d < q->dim; d++) q->upper[d] = box[d];
   }
   PetscCall(PetscOptionsBool("-dm_qbox_deterministic", "CUDA operator: scatter by colors of cells (2D) or boxes of cells (3D) instead of atomics (bitwise reproducible)", "DMQBoxCreate", q->deterministic, &q->deterministic, NULL));
@@ -508,13 +524,13 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
   {
     PetscReal mass = q->opweights.mass, stiff = q->opweights.stiff;
     PetscBool fm, fs;
-    PetscCall(PetscOptionsReal("-dm_qbox_operator_mass", "DMCreateMatrix(): the weight of the mass matrix in mass M + stiffness K (1/dt: a backward Euler step)", "DMQBoxSetOperatorWeights", mass, &mass, &fm));
-    PetscCall(PetscOptionsReal("-dm_qbox_operator_stiffness", "DMCreateMatrix(): the weight of the stiffness matrix in mass M + stiffness K", "DMQBoxSetOperatorWeights", stiff, &stiff, &fs));
+    PetscCall(VPOptionsReal("-dm_qbox_operator_mass", "DMCreateMatrix(): the weight of the mass matrix in mass M + stiffness K (1/dt: a backward Euler step)", "DMQBoxSetOperatorWeights", mass, &mass, &fm));
+    PetscCall(VPOptionsReal("-dm_qbox_operator_stiffness", "DMCreateMatrix(): the weight of the stiffness matrix in mass M + stiffness K", "DMQBoxSetOperatorWeights", stiff, &stiff, &fs));
     if (fm || fs) PetscCall(DMQBoxSetOperatorWeights(dm, mass, stiff));
   }
   PetscCall(PetscOptionsBool("-dm_qbox_coordinates", "Store node coordinates in the DM (DMGetCoordinates)", "DMQBoxCreate", q->storecoords, &q->storecoords, NULL));
   PetscCall(PetscOptionsBool("-dm_qbox_dg", "Discontinuous Q_k space (SIPG) instead of the continuous one", "DMQBoxSetDiscontinuous", q->dg, &q->dg, NULL));
-  PetscCall(PetscOptionsReal("-dm_qbox_dg_penalty", "SIPG penalty factor C: sigma = C k (k+1) / h", "DMQBoxSetDiscontinuous", q->dgpenalty, &q->dgpenalty, NULL));
+  PetscCall(VPOptionsReal("-dm_qbox_dg_penalty", "SIPG penalty factor C: sigma = C k (k+1) / h", "DMQBoxSetDiscontinuous", q->dgpenalty, &q->dgpenalty, NULL));
   PetscCheck(q->dgpenalty > 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_qbox_dg_penalty must be positive (about 2 or more), got %g", (double)q->dgpenalty);
   PetscCall(PetscOptionsBool("-dm_qbox_exchange_device", "Several ranks, CUDA vectors: pass device buffers of the exchanges to MPI after a probe (an MPI that moves device memory point to point but fails PETSc's -use_gpu_aware_mpi check)", "DMQBOX",
                              q->exchdevice, &q->exchdevice, NULL));
@@ -547,6 +563,8 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
    on 4 H200 made slabs 17-25% faster than the grid of least interface area (1 x 2 x 2) despite their larger faces
    (bench/RESULTS.md, session 32). Else the grid of least interface area. -dm_qbox_procs overrides both. */
 #define DMQBOX_SLAB_MIN_CELLS 16
+/* the coercivity of the SIPG form is checked on a 1D mesh of at most this many cells (LAPACK, microseconds) */
+#define DMQBOX_DG_CHECK_CELLS 16
 static PetscErrorCode DMQBoxChooseProcessGrid(DM dm)
 {
   DM_QBox    *q = (DM_QBox *)dm->data;
@@ -775,6 +793,52 @@ PetscErrorCode DMQBoxColumnBox_Private(DM dm, PetscInt d, PetscInt i, PetscInt b
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* ranks started with different options would otherwise fail later in an exchange ("rank 1 sends 66 values to rank 0,
+   which expects 34") or hang: the global settings must agree */
+static PetscErrorCode DMQBoxCheckSameOnRanks(DM dm)
+{
+  DM_QBox          *q       = (DM_QBox *)dm->data;
+  const char *const names[] = {"the dimension (-dm_qbox_dim)",
+                               "the cells in x (-dm_qbox_cells)",
+                               "the cells in y (-dm_qbox_cells)",
+                               "the cells in z (-dm_qbox_cells)",
+                               "the degree (-dm_qbox_degree)",
+                               "the lower corner in x (-dm_qbox_lower)",
+                               "the lower corner in y (-dm_qbox_lower)",
+                               "the lower corner in z (-dm_qbox_lower)",
+                               "the upper corner in x (-dm_qbox_upper)",
+                               "the upper corner in y (-dm_qbox_upper)",
+                               "the upper corner in z (-dm_qbox_upper)",
+                               "the discontinuous space (-dm_qbox_dg)",
+                               "the SIPG penalty (-dm_qbox_dg_penalty)",
+                               "the map (-dm_qbox_mapping)",
+                               "the inner shell radius (-dm_qbox_shell_radii)",
+                               "the outer shell radius (-dm_qbox_shell_radii)",
+                               "the deformation (-dm_qbox_deform_amplitude)",
+                               "the coefficient (-dm_qbox_coefficient)",
+                               "the contrast (-dm_qbox_coefficient_contrast)",
+                               "the mass weight (-dm_qbox_operator_mass)",
+                               "the stiffness weight (-dm_qbox_operator_stiffness)",
+                               "the precision (-dm_qbox_precision)",
+                               "the coarse levels' precision (-dm_qbox_mg_precision)",
+                               "the process grid in x (-dm_qbox_procs)",
+                               "the process grid in y (-dm_qbox_procs)",
+                               "the process grid in z (-dm_qbox_procs)",
+                               "gathering (-dm_qbox_gather)",
+                               "the gathering size (-dm_qbox_gather_cells)",
+                               "the ghosted vectors (-dm_qbox_ghosted_vectors)",
+                               "the stored coordinates (-dm_qbox_coordinates)"};
+  const PetscReal   v[]     = {(PetscReal)q->dim,      (PetscReal)q->cells[0],    (PetscReal)q->cells[1],    (PetscReal)q->cells[2], (PetscReal)q->degree,      q->lower[0],          q->lower[1],           q->lower[2],
+                               q->upper[0],            q->upper[1],               q->upper[2],               (PetscReal)q->dg,       q->dgpenalty,              (PetscReal)q->maptype, q->radii[0],           q->radii[1],
+                               q->amplitude,           (PetscReal)q->coeftype,    q->contrast,               q->opweights.mass,      q->opweights.stiff,        (PetscReal)q->precision, (PetscReal)q->mgprecision, (PetscReal)q->procsopt[0],
+                               (PetscReal)q->procsopt[1], (PetscReal)q->procsopt[2], (PetscReal)q->gather, (PetscReal)q->gathercells, (PetscReal)q->ghostedvecs, (PetscReal)q->storecoords};
+
+  PetscFunctionBegin;
+  PetscCheck(PETSC_STATIC_ARRAY_LENGTH(names) == PETSC_STATIC_ARRAY_LENGTH(v), PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBoxCheckSameOnRanks(): a setting without its name");
+  PetscCall(VPCheckSameOnRanks_Private(PetscObjectComm((PetscObject)dm), "DMQBOX", (PetscInt)PETSC_STATIC_ARRAY_LENGTH(v), v, names));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode DMSetUp_QBox(DM dm)
 {
   DM_QBox    *q    = (DM_QBox *)dm->data;
@@ -784,6 +848,7 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
   PetscMPIInt rank;
 
   PetscFunctionBegin;
+  PetscCall(DMQBoxCheckSameOnRanks(dm));
   PetscCheck(k >= 1 && k <= maxk, comm, PETSC_ERR_ARG_OUTOFRANGE, "DMQBOX in %" PetscInt_FMT "D supports degree 1..%" PetscInt_FMT ", not %" PetscInt_FMT ": change -dm_qbox_degree", dim, maxk, k);
   for (PetscInt d = 0; d < dim; d++) {
     PetscCheck(q->cells[d] >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "DMQBOX needs at least one cell per direction, got %" PetscInt_FMT " in direction %" PetscInt_FMT, q->cells[d], d);
@@ -799,10 +864,15 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
   { /* every node count, global and per rank with ghosts, must fit in PetscInt */
     double nodes = 1;
     for (PetscInt d = 0; d < dim; d++) nodes *= (double)q->cells[d] * (double)k + (q->dg ? (double)q->cells[d] : 1.0);
+#if defined(PETSC_USE_64BIT_INDICES)
+    PetscCheck(nodes <= (double)PETSC_INT_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE, "DMQBOX: Q_%" PetscInt_FMT " on %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells has %.4g nodes, more than a 64-bit PetscInt holds (%" PetscInt_FMT "): use fewer cells",
+               k, q->cells[0], q->cells[1], dim == 3 ? q->cells[2] : 1, nodes, PETSC_INT_MAX);
+#else
     PetscCheck(nodes <= (double)PETSC_INT_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE,
-               "DMQBOX: Q_%" PetscInt_FMT " on %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells has %.4g nodes, more than this PETSc's %d-bit PetscInt holds (%" PetscInt_FMT
+               "DMQBOX: Q_%" PetscInt_FMT " on %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells has %.4g nodes, more than this PETSc's 32-bit PetscInt holds (%" PetscInt_FMT
                "): use a PETSc configured with --with-64-bit-indices (the bootstrap's is), or fewer cells",
-               k, q->cells[0], q->cells[1], dim == 3 ? q->cells[2] : 1, nodes, (int)(8 * sizeof(PetscInt)), PETSC_INT_MAX);
+               k, q->cells[0], q->cells[1], dim == 3 ? q->cells[2] : 1, nodes, PETSC_INT_MAX);
+#endif
   }
   if (!q->lc[0]) {
     PetscCall(DMQBoxChooseProcessGrid(dm));
@@ -854,6 +924,16 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
         M[d] = q->cells[d] * (k + 1);
         PetscCall(VPDG1DSetUp(&q->basis, q->cells[d], g->h[d], q->dgpenalty, &q->dg1d[d]));
       }
+    if (q->dg) { /* below a bound that depends on k the form is indefinite and every solver fails (NaN) */
+      PetscReal lmin, cmin;
+      PetscInt  m = PetscMin(q->cells[0], DMQBOX_DG_CHECK_CELLS);
+      PetscCall(VPDG1DCoercivity(&q->basis, m, q->dgpenalty, &lmin, NULL));
+      if (lmin <= 0) {
+        PetscCall(VPDG1DCoercivity(&q->basis, m, q->dgpenalty, &lmin, &cmin));
+        SETERRQ(comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_qbox_dg_penalty %g: the SIPG form of Q_%" PetscInt_FMT " is not coercive (the 1D operator on %" PetscInt_FMT " cell%s has the eigenvalue %.3g): give at least %.3g (default 2)", (double)q->dgpenalty, k, m, m > 1 ? "s" : "",
+                (double)lmin, (double)(1.01 * cmin));
+      }
+    }
     q->slab       = (PetscBool)(q->procs[0] * q->procs[1] * q->procs[2] > 1 && q->procs[0] * q->procs[1] * q->procs[2] == q->procs[dim - 1]);
     q->samelayout = (PetscBool)(g->gxs[0] == g->xs[0] && g->gxm[0] == g->xm[0] && g->gxs[1] == g->xs[1] && g->gxm[1] == g->xm[1] && g->gxs[2] == g->xs[2] && g->gxm[2] == g->xm[2]);
   }

@@ -242,16 +242,16 @@ PetscErrorCode DMQBoxSetFromOptions_Geometry(DM dm, PetscOptionItems PetscOption
     PetscCheck((DMQBoxMappingType)e != DMQBOX_MAPPING_USER, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "-dm_qbox_mapping user: give the map with DMQBoxSetMapping() in the program");
     q->maptype = (DMQBoxMappingType)e;
   }
-  PetscCall(PetscOptionsRealArray("-dm_qbox_shell_radii", "Inner and outer radius of the shell (-dm_qbox_mapping shell)", "DMQBoxSetMappingType", q->radii, &n, &flg));
+  PetscCall(VPOptionsRealArray("-dm_qbox_shell_radii", "Inner and outer radius of the shell (-dm_qbox_mapping shell)", "DMQBoxSetMappingType", q->radii, &n, &flg));
   PetscCheck(!flg || (n == 2 && q->radii[0] > 0 && q->radii[1] > q->radii[0]), PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_qbox_shell_radii needs two radii 0 < r0 < r1");
-  PetscCall(PetscOptionsReal("-dm_qbox_deform_amplitude", "Amplitude of the deformed box (-dm_qbox_mapping deformed)", "DMQBoxSetMappingType", q->amplitude, &q->amplitude, NULL));
+  PetscCall(VPOptionsReal("-dm_qbox_deform_amplitude", "Amplitude of the deformed box (-dm_qbox_mapping deformed)", "DMQBoxSetMappingType", q->amplitude, &q->amplitude, NULL));
   e = (PetscEnum)q->coeftype;
   PetscCall(PetscOptionsEnum("-dm_qbox_coefficient", "Coefficient a of -div(a grad u): one, oscillatory (1 + c prod cos^2(2 pi x_e + 0.1 e))", "DMQBoxSetCoefficientType", DMQBoxCoefficientTypes, e, &e, &flg));
   if (flg) {
     PetscCheck((DMQBoxCoefficientType)e != DMQBOX_COEFFICIENT_USER, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_WRONG, "-dm_qbox_coefficient user: give the coefficient with DMQBoxSetCoefficient() in the program");
     q->coeftype = (DMQBoxCoefficientType)e;
   }
-  PetscCall(PetscOptionsReal("-dm_qbox_coefficient_contrast", "Contrast c of the oscillatory coefficient", "DMQBoxSetCoefficientType", q->contrast, &q->contrast, NULL));
+  PetscCall(VPOptionsReal("-dm_qbox_coefficient_contrast", "Contrast c of the oscillatory coefficient", "DMQBoxSetCoefficientType", q->contrast, &q->contrast, NULL));
   PetscCheck(q->contrast >= 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_qbox_coefficient_contrast must be >= 0 (the coefficient must stay positive), not %g", (double)q->contrast);
   PetscCall(PetscOptionsBool("-dm_qbox_geometry_onthefly", "CUDA operator, 3D, built-in map and coefficient: compute the geometric factors in the kernel instead of reading the stored ones", "DMQBOX", q->geofly, &q->geofly, NULL));
   DMQBoxSetBuiltins(q);

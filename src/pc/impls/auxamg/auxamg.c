@@ -1049,7 +1049,7 @@ static PetscErrorCode PCSetFromOptions_AuxAMG(PC pc, PetscOptionItems PetscOptio
   PetscCall(PetscOptionsEnum("-pc_auxamg_cycle", "The cycle: k (K-cycle, nonlinear: use a flexible outer method) or v", "PCAUXAMG", PCAuxAMGCycles, (PetscEnum)j->cycle, (PetscEnum *)&j->cycle, NULL));
   PetscCall(PetscOptionsRangeInt("-pc_auxamg_max_levels", "Most levels", "PCAUXAMG", j->maxlevels, &j->maxlevels, NULL, 1, AUXAMG_MAX_LEVELS));
   PetscCall(PetscOptionsInt("-pc_auxamg_coarse_size", "Stop coarsening at this many unknowns (the coarsest level is solved by LU)", "PCAUXAMG", j->coarsesize, &j->coarsesize, NULL));
-  PetscCall(PetscOptionsReal("-pc_auxamg_points_per_cell", "About this many points per cell of the auxiliary grid on average (a level that does not halve the unknowns is skipped)", "PCAUXAMG", j->ppc, &j->ppc, NULL));
+  PetscCall(VPOptionsReal("-pc_auxamg_points_per_cell", "About this many points per cell of the auxiliary grid on average (a level that does not halve the unknowns is skipped)", "PCAUXAMG", j->ppc, &j->ppc, NULL));
   {
     PetscInt          sm          = j->colored ? 1 : 0;
     const char *const smoothers[] = {"local", "colored"};
@@ -1058,7 +1058,7 @@ static PetscErrorCode PCSetFromOptions_AuxAMG(PC pc, PetscOptionItems PetscOptio
   }
   PetscCall(PetscOptionsBool("-pc_auxamg_gpu", "Set up and apply on the GPU when the matrix is an AIJCUSPARSE matrix on one rank", "PCAUXAMG", j->usegpu, &j->usegpu, NULL));
   PetscCall(PetscOptionsBool("-pc_auxamg_check_galerkin", "Compare each coarse operator with MatPtAP() (a check; costs a general sparse product)", "PCAUXAMG", j->checkgalerkin, &j->checkgalerkin, NULL));
-  PetscCall(PetscOptionsReal("-pc_auxamg_ktol", "K-cycle: skip the second inner step when the first reduced the residual by this factor", "PCAUXAMG", j->ktol, &j->ktol, NULL));
+  PetscCall(VPOptionsReal("-pc_auxamg_ktol", "K-cycle: skip the second inner step when the first reduced the residual by this factor", "PCAUXAMG", j->ktol, &j->ktol, NULL));
   PetscOptionsHeadEnd();
   PetscCheck(j->ppc >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_auxamg_points_per_cell must be at least 1, not %g", (double)j->ppc);
   PetscFunctionReturn(PETSC_SUCCESS);

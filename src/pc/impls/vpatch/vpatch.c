@@ -169,6 +169,36 @@ static PetscErrorCode PCReset_VPatch(PC pc)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* ranks started with different options would otherwise hang (a forward sweep on one rank, backward on another) or fail
+   in an exchange far from the cause: the settings that shape a sweep must agree */
+static PetscErrorCode PCVPatchCheckSameOnRanks(PC pc)
+{
+  PC_VPatch        *jac     = (PC_VPatch *)pc->data;
+  const char *const names[] = {"-pc_vpatch_type",  "-pc_vpatch_sweep",        "-pc_vpatch_local_solver", "-pc_vpatch_local_its", "-pc_vpatch_surrogate", "-pc_vpatch_precision", "-pc_vpatch_kernel", "-pc_vpatch_patches_per_block",
+                               "-pc_vpatch_ranks", "-pc_vpatch_overlap",      "-pc_vpatch_correction",   "-pc_vpatch_damping",   "-pc_vpatch_dg_lines",  "-pc_vpatch_colors",    "-pc_vpatch_colors",  "-pc_vpatch_colors",
+                               "-pc_vpatch_colors", "-pc_vpatch_colors",      "-pc_vpatch_colors",       "-pc_vpatch_colors",    "-pc_vpatch_colors",    "-pc_vpatch_colors"};
+  PetscReal         v[22];
+
+  PetscFunctionBegin;
+  v[0]  = (PetscReal)jac->type;
+  v[1]  = (PetscReal)jac->sweep;
+  v[2]  = (PetscReal)jac->local;
+  v[3]  = (PetscReal)jac->localits;
+  v[4]  = (PetscReal)jac->surtype;
+  v[5]  = (PetscReal)jac->precision;
+  v[6]  = (PetscReal)jac->kernel;
+  v[7]  = (PetscReal)jac->ppb;
+  v[8]  = (PetscReal)jac->ranks;
+  v[9]  = (PetscReal)jac->overlap;
+  v[10] = (PetscReal)jac->correction;
+  v[11] = jac->damping;
+  v[12] = (PetscReal)jac->dglines;
+  v[13] = (PetscReal)jac->norder;
+  for (PetscInt i = 0; i < 8; i++) v[14 + i] = i < jac->norder ? (PetscReal)jac->order[i] : -1;
+  PetscCall(VPCheckSameOnRanks_Private(PetscObjectComm((PetscObject)pc), "PCVPATCH", (PetscInt)PETSC_STATIC_ARRAY_LENGTH(v), v, names));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCSetUp_VPatch(PC pc)
 {
   PC_VPatch *jac = (PC_VPatch *)pc->data;
@@ -177,6 +207,7 @@ static PetscErrorCode PCSetUp_VPatch(PC pc)
 
   PetscFunctionBegin;
   PetscCall(PCReset_VPatch(pc));
+  PetscCall(PCVPatchCheckSameOnRanks(pc));
   PetscCall(PetscLogEventBegin(VPATCH_PatchSetUp, pc, 0, 0, 0));
   PetscCall(PCVPatchGetOperator(pc, &dm, &jac->opw));
   q            = (DM_QBox *)dm->data;
@@ -430,7 +461,7 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
     PetscCall(PetscOptionsEnum("-pc_vpatch_type", "Multiplicative (colored) or additive", "PCVPatchSetType", PCVPatchTypes, (PetscEnum)t, (PetscEnum *)&t, &flg));
     if (flg) PetscCall(PCVPatchSetType(pc, t));
   }
-  PetscCall(PetscOptionsReal("-pc_vpatch_damping", "Damping of the additive variant (default 1/2^d)", "PCVPatchSetDamping", w, &w, &flg));
+  PetscCall(VPOptionsReal("-pc_vpatch_damping", "Damping of the additive variant (default 1/2^d)", "PCVPatchSetDamping", w, &w, &flg));
   if (flg) PetscCall(PCVPatchSetDamping(pc, w));
   {
     PCVPatchKernel kv = jac->kernel;
@@ -452,10 +483,23 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
     if (flg) PetscCall(PCVPatchSetCorrection(pc, c));
   }
   {
-    PetscInt  order[8], n = 8;
+    /* shown: the order set, else the default for the DM's dimension where it is known (8 colors where not); read: up to
+       16 entries, so that too many are refused instead of cut at the capacity */
+    PetscInt  shown[8], ns = jac->norder, given[16], ng = 16, dim = 3;
     PetscBool set;
-    PetscCall(PetscOptionsIntArray("-pc_vpatch_colors", "Order of the 2^d colors in a forward pass (color c: the vertices whose coordinate d is odd where bit d of c is 1; default 0,1,...,2^d-1)", "PCVPatchSetColorOrder", order, &n, &set));
-    if (set) PetscCall(PCVPatchSetColorOrder(pc, n, order));
+    DM        dm = jac->dm ? jac->dm : pc->dm;
+    if (dm) {
+      PetscBool isq;
+      PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMQBOX, &isq));
+      if (isq) PetscCall(DMQBoxGetInfo(dm, &dim, NULL, NULL, NULL, NULL));
+    }
+    if (!ns) ns = (PetscInt)1 << dim;
+    for (PetscInt i = 0; i < ns; i++) shown[i] = jac->norder ? jac->order[i] : i;
+    PetscCall(PetscOptionsIntArray("-pc_vpatch_colors", "Order of the 2^d colors in a forward pass (color c: the vertices whose coordinate d is odd where bit d of c is 1; default 0,1,...,2^d-1)", "PCVPatchSetColorOrder", shown, &ns, &set));
+    if (set) {
+      PetscCall(PetscOptionsGetIntArray(PetscOptionsObject->options, PetscOptionsObject->prefix, "-pc_vpatch_colors", given, &ng, NULL));
+      PetscCall(PCVPatchSetColorOrder(pc, ng, given));
+    }
   }
   PetscCall(PetscOptionsBool("-pc_vpatch_overlap", "Several ranks: solve the patches next to other ranks first, the others while their values travel", "PCVPATCH", jac->overlap, &jac->overlap, NULL));
   {
@@ -476,6 +520,31 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
   PetscCall(PetscOptionsRangeInt("-pc_vpatch_local_its", "Local solver cg: CG steps per patch", "PCVPATCH", jac->localits, &jac->localits, &flg, 1, 100));
   if (flg) pc->setupcalled = PETSC_FALSE;
   PetscOptionsHeadEnd();
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* a forward or backward sweep is not symmetric, and the Krylov methods below need a symmetric preconditioner: CG ends
+   in DIVERGED_ITS or INDEFINITE_PC instead of converging. Where one patch covers the level (2 cells per direction)
+   every sweep is the exact solve, which is symmetric. */
+static PetscErrorCode PCPreSolve_VPatch(PC pc, KSP ksp, Vec b, Vec x)
+{
+  PC_VPatch *jac = (PC_VPatch *)pc->data;
+  PetscBool  sym, onepatch = PETSC_TRUE;
+
+  PetscFunctionBegin;
+  (void)b;
+  (void)x;
+  if (jac->type == PC_VPATCH_ADDITIVE || jac->sweep == PC_VPATCH_SWEEP_SYMMETRIC) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectTypeCompareAny((PetscObject)ksp, &sym, KSPCG, KSPPIPECG, KSPPIPECGRR, KSPGROPPCG, KSPPIPELCG, KSPCR, KSPPIPECR, KSPMINRES, KSPSYMMLQ, KSPNASH, KSPSTCG, KSPGLTR, KSPQCG, ""));
+  if (!sym) PetscFunctionReturn(PETSC_SUCCESS);
+  if (jac->dm) {
+    PetscInt dim, cells[3];
+    PetscCall(DMQBoxGetInfo(jac->dm, &dim, cells, NULL, NULL, NULL));
+    for (PetscInt d = 0; d < dim; d++) onepatch = (PetscBool)(onepatch && cells[d] == 2);
+  } else onepatch = PETSC_FALSE;
+  PetscCheck(onepatch, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP,
+             "PCVPATCH with a %s sweep is not a symmetric preconditioner, which %s (-%sksp_type) needs: use -%spc_vpatch_sweep symmetric, or a Krylov method for nonsymmetric preconditioners (-%sksp_type gmres or fgmres)", PCVPatchSweeps[jac->sweep],
+             ((PetscObject)ksp)->type_name, ((PetscObject)ksp)->prefix ? ((PetscObject)ksp)->prefix : "", ((PetscObject)pc)->prefix ? ((PetscObject)pc)->prefix : "", ((PetscObject)ksp)->prefix ? ((PetscObject)ksp)->prefix : "");
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1007,6 +1076,7 @@ PetscErrorCode PCCreate_VPatch(PC pc)
   pc->ops->destroy         = PCDestroy_VPatch;
   pc->ops->setfromoptions  = PCSetFromOptions_VPatch;
   pc->ops->view            = PCView_VPatch;
+  pc->ops->presolve        = PCPreSolve_VPatch;
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetSweep_C", PCVPatchSetSweep_VPatch));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetRanks_C", PCVPatchSetRanks_VPatch));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCVPatchSetType_C", PCVPatchSetType_VPatch));

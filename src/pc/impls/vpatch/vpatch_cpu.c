@@ -104,7 +104,7 @@ static PetscErrorCode PatchCG(const VPGrid *g, const VPPatchOp *op, const VPPatc
 {
   const PetscInt dim = g->dim, k = g->k, np = 2 * k + 1, ni = 2 * k - 1, npt = np * np * (dim == 3 ? np : 1), nt = ni * ni * (dim == 3 ? ni : 1);
   PetscScalar   *rr = work, *z = rr + npt, *pp = z + npt, *ww = pp + npt, *sc = ww + npt, *tmp = sc + npt, *box = tmp + npt, *boxo = box + npt, *cu = boxo + npt, *cv = cu + npt, *cw = cv + npt;
-  PetscScalar    rz = 0, rzold = 1;
+  PetscScalar    rz = 0, rzold = 1, rz0 = 0;
 
   PetscFunctionBegin;
   for (PetscInt e = 0; e < nt; e++) { /* the scaling sqrt(Dt / D) */
@@ -133,6 +133,8 @@ static PetscErrorCode PatchCG(const VPGrid *g, const VPPatchOp *op, const VPPatc
       z[e] *= sc[e];
       rz += rr[e] * z[e];
     }
+    if (!it) rz0 = rz;
+    if (!(PetscRealPart(rz) > VP_PATCH_CG_RTOL2 * PetscRealPart(rz0))) break; /* converged to round-off, or a zero residual: a further step would divide by it */
     for (PetscInt e = 0; e < nt; e++) pp[e] = it ? z[e] + (rz / rzold) * pp[e] : z[e];
     PetscCall(PatchTrueApply(g, pl, v, pp, ww, box, boxo, cu, cv, cw));
     for (PetscInt e = 0; e < nt; e++) pw += pp[e] * ww[e];

@@ -135,7 +135,7 @@ __global__ void VPPatchCGKernel(const VPGrid g, const VPPatchCGTables t, int B, 
   PetscReal       *rr = sm, *z = rr + nt, *pp = z + nt, *ww = pp + nt, *sc = ww + nt, *u = sc + nt, *ta = u + nt, *tb = ta + nt, *box = tb + nt, *boxo = box + npt, *c = boxo + npt, *red = c + 7 * B * nd;
   const PetscReal *gv = pg + 3 * (((PetscInt)(v[2] - t.alo[2]) * t.anv[1] + (v[1] - t.alo[1])) * t.anv[0] + (v[0] - t.alo[0]));
   const PetscReal  g0 = gv[0], g1 = gv[1], g2 = DIM == 3 ? gv[2] : 0;
-  PetscReal        rzold = 1;
+  PetscReal        rzold = 1, rz0 = 0;
 
   for (int e = threadIdx.x; e < nt; e += blockDim.x) { /* the residual, the scaling sqrt(Dt / D), u = 0 */
     const int      ix = e % ni, iy = (e / ni) % ni, iz = e / (ni * ni);
@@ -170,6 +170,8 @@ __global__ void VPPatchCGKernel(const VPGrid g, const VPPatchCGTables t, int B, 
       rz += rr[e] * z[e];
     }
     rz = VPCGBlockSum(rz, red);
+    if (!it) rz0 = rz;
+    if (!(rz > VP_PATCH_CG_RTOL2 * rz0)) break; /* converged to round-off, or a zero residual (every thread: rz is the block's sum) */
     for (int e = threadIdx.x; e < nt; e += blockDim.x) pp[e] = it ? z[e] + (rz / rzold) * pp[e] : z[e];
     __syncthreads();
     VPCGTrueApply<DIM>(t, B, v, geo, pp, ww, box, boxo, c);
