@@ -17,6 +17,24 @@ Prints one JSON line per measurement (bench/report.py makes the tables and plots
 
 #include "vpsolve.h"
 
+/* the error handler of a recorded run: keeps the first message (the cause) for the status, with quotes and
+   backslashes replaced so that the JSON line stays valid, and returns the error */
+static PetscErrorCode RecordError(MPI_Comm comm, int line, const char *fun, const char *file, PetscErrorCode n, PetscErrorType p, const char *mess, void *ctx)
+{
+  char *buf = (char *)ctx;
+
+  (void)comm;
+  (void)line;
+  (void)fun;
+  (void)file;
+  if (p == PETSC_ERROR_INITIAL && mess && !buf[0]) {
+    size_t i;
+    for (i = 0; mess[i] && i < 255; i++) buf[i] = (mess[i] == '"' || mess[i] == '\\' || mess[i] == '\n') ? '\'' : mess[i];
+    buf[i] = '\0';
+  }
+  return n;
+}
+
 /* n = 2^m or 3 2^m, the largest not above n0 (at least 2) */
 static PetscInt ChooseCells(PetscReal n0)
 {
@@ -75,7 +93,22 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsString("-commit", "Commit for the results", NULL, commit, commit, sizeof(commit), NULL));
   PetscOptionsEnd();
   PetscCheck(dim == 2 || dim == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dim must be 2 or 3");
+  PetscCheck(repeats >= 1 && repeats <= 100, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-repeats %" PetscInt_FMT ": give 1..100 timed solves (their median is reported)", repeats);
+  for (PetscInt j = 0; j < ndofs; j++)
+    PetscCheck(dofs[j] >= 1 && dofs[j] < 1e13, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dofs: every entry must be a number of unknowns, at least 1, not %g", (double)dofs[j]);
   if (!sflag) nsol = 0;
+  for (PetscInt j = 0; j < nsol; j++) { /* every name must be a solver, else nothing would run and the run would look fine */
+    PetscBool known = PETSC_FALSE;
+    char      list[512] = "";
+    for (PetscInt t = 0; VPSolvers[t].name; t++) {
+      PetscBool eq;
+      PetscCall(PetscStrcmp(solvers[j], VPSolvers[t].name, &eq));
+      known = (PetscBool)(known || eq);
+      PetscCall(PetscStrlcat(list, t ? ", " : "", sizeof(list)));
+      PetscCall(PetscStrlcat(list, VPSolvers[t].name, sizeof(list)));
+    }
+    PetscCheck(known, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "-solvers: no solver named %s; the solvers are %s", solvers[j], list);
+  }
 
 #if defined(PETSC_HAVE_CUDA)
   { /* the GPUs the ranks use (PETSc gives rank r the device r mod the devices of its node); 0 without CUDA vectors */
@@ -120,7 +153,7 @@ int main(int argc, char **argv)
         char           boxs[64];
         VPSolveResult  res;
         PetscErrorCode ierr;
-        char           status[256] = "ok";
+        char           status[512] = "ok", errmsg[256];
         PetscBool      ok, ones;
 
         if (box[0]) {
@@ -137,7 +170,8 @@ int main(int argc, char **argv)
         else if (cfg->assembled && nnz > maxnnz)
           PetscCall(PetscSNPrintf(status, sizeof(status), "not run: the assembled matrix would have about %.2g nonzeros (-max_nnz %.2g)", (double)nnz, (double)maxnnz));
         else {
-          if (!stoponerr) PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+          errmsg[0] = '\0';
+          if (!stoponerr) PetscCall(PetscPushErrorHandler(RecordError, errmsg));
           ierr = VPSolveRun(PETSC_COMM_WORLD, dim, k, cells, cfg, repeats, ones, &res);
           if (!stoponerr)
             PetscCall(PetscPopErrorHandler());
@@ -156,7 +190,7 @@ int main(int argc, char **argv)
             }
             const char *text = NULL;
             PetscCall(PetscErrorMessage(ierr, &text, NULL));
-            PetscCall(PetscSNPrintf(status, sizeof(status), "failed: PETSc error %d (%s)", (int)ierr, text ? text : "?"));
+            PetscCall(PetscSNPrintf(status, sizeof(status), "failed: PETSc error %d (%s): %s", (int)ierr, text ? text : "?", errmsg));
             failed[i] = PETSC_TRUE;
             nfailed++;
           } else if (res.reason < 0) {

@@ -330,13 +330,16 @@ PETSC_EXTERN PetscErrorCode DMQBoxGetNodeCoordinates1D(DM, PetscInt, const Petsc
 
 PETSC_EXTERN PetscErrorCode DMQBoxSetMapping(DM, DMQBoxMapping, void *);
 PETSC_EXTERN PetscErrorCode DMQBoxSetMappingType(DM, DMQBoxMappingType);
+PETSC_EXTERN PetscErrorCode DMQBoxGetMappingType(DM, DMQBoxMappingType *);
 PETSC_EXTERN PetscErrorCode DMQBoxSetCoefficient(DM, DMQBoxCoefficient, void *);
 PETSC_EXTERN PetscErrorCode DMQBoxSetCoefficientType(DM, DMQBoxCoefficientType);
+PETSC_EXTERN PetscErrorCode DMQBoxGetCoefficientType(DM, DMQBoxCoefficientType *);
 PETSC_EXTERN PetscErrorCode DMQBoxMapPoint(DM, const PetscReal[], PetscReal[]);
 
 PETSC_EXTERN PetscErrorCode DMQBoxProjectFunction(DM, DMQBoxFunction, void *, Vec);
 PETSC_EXTERN PetscErrorCode DMQBoxComputeRHS(DM, DMQBoxFunction, DMQBoxFunction, void *, Vec);
 PETSC_EXTERN PetscErrorCode DMQBoxSetDiscontinuous(DM, PetscBool, PetscReal);
+PETSC_EXTERN PetscErrorCode DMQBoxGetDiscontinuous(DM, PetscBool *, PetscReal *);
 PETSC_EXTERN PetscErrorCode DMQBoxComputeError(DM, Vec, DMQBoxFunction, void *, PetscReal *, PetscReal *);
 PETSC_EXTERN PetscErrorCode DMQBoxInterpolate(DM, Vec, DM, Vec);
 PETSC_EXTERN PetscErrorCode DMQBoxVecViewVTK(DM, Vec, const char[]);

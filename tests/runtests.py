@@ -14,6 +14,8 @@ Runs every /*TEST ... TEST*/ block of tutorials/*.c and tests/test_*.c (PETSc's 
 - Every run adds -malloc_debug -malloc_dump; a report of unfreed memory fails the test.
 - `requires: cuda` tests run only with --gpu; elsewhere they are reported as skipped.
 - `requires: slow` tests (minutes each) run only with --slow; elsewhere they are reported as skipped.
+Then every line of tests/bad_input.txt: a bad input, the exit status it must end with and a phrase its output must
+contain (tests named bad_input_<line>).
 Ends with the line `N passed, N failed, N skipped`; exit status 1 when any test failed.
 """
 import argparse, os, re, subprocess, sys, time, glob
@@ -62,6 +64,28 @@ def compare(out, ref, rtol, atol=0.0):
             return 'number %s, expected %s (rtol %g, atol %g)' % (x, y, rtol, atol)
         return "word '%s', expected '%s'" % (x, y)
     return None
+
+
+def bad_inputs(opt):
+    """(name, status, argv, phrase) of each line of tests/bad_input.txt"""
+    out = []
+    path = os.path.join(ROOT, 'tests', 'bad_input.txt')
+    for n, line in enumerate(open(path), 1):
+        if not line.strip() or line.lstrip().startswith('#'):
+            continue
+        status, cmd, phrase = [x.strip() for x in line.split('|', 2)]
+        argv = []
+        for w in cmd.split():
+            if w == 'mpiexec':
+                argv += opt.mpiexec.split()
+            elif w == 'V':
+                argv += ['-options_file', 'share/vpatch-mg.options']
+            elif re.match(r'^(tutorials|bench|tests)/\w+$', w):
+                argv.append(os.path.join(ROOT, opt.build, w))
+            else:
+                argv.append(w)
+        out.append(('bad_input_%d' % n, int(status), argv, phrase))
+    return out
 
 
 def main():
@@ -148,6 +172,30 @@ def main():
             else:
                 passed += 1
                 print('ok      %-40s %6.1f s' % (name, dt), flush=True)
+    for name, status, cmd, phrase in bad_inputs(opt):
+        if opt.filter and not any(f in name for f in opt.filter):
+            continue
+        t0 = time.time()
+        try:
+            p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, timeout=300, cwd=ROOT)
+            out, rc = p.stdout.decode(errors='replace'), p.returncode
+        except subprocess.TimeoutExpired:
+            out, rc = 'timeout after 300 s', -1
+        dt = time.time() - t0
+        why = None
+        if rc != status:
+            why = 'exit status %d, expected %d' % (rc, status)
+        elif phrase not in out:
+            why = 'the output does not contain "%s"' % phrase
+        if why:
+            failed += 1
+            failures.append(name)
+            print('not ok  %-40s %6.1f s  %s' % (name, dt, why), flush=True)
+            print('        command: ' + ' '.join(cmd))
+            print('        ' + '\n        '.join(out.strip().splitlines()[-12:]), flush=True)
+        else:
+            passed += 1
+            print('ok      %-40s %6.1f s' % (name, dt), flush=True)
     if failures:
         print('failed: ' + ' '.join(failures))
     print('%d passed, %d failed, %d skipped' % (passed, failed, skipped))

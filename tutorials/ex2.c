@@ -185,6 +185,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-table_chebyshev", "Include the Chebyshev-Jacobi column in the table", NULL, compare, &compare, NULL));
   PetscOptionsEnd();
   PetscCheck(dim == 2 || dim == 3, comm, PETSC_ERR_ARG_OUTOFRANGE, "-dim %" PetscInt_FMT " is not supported: use 2 or 3", dim);
+  PetscCheck(rtol > 0 && rtol < 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-rtol %g: give a relative residual between 0 and 1, e.g. 1e-8", (double)rtol);
+  PetscCheck(maxit >= 1, comm, PETSC_ERR_ARG_OUTOFRANGE, "-maxit %" PetscInt_FMT ": give at least 1 V-cycle", maxit);
   PetscCheck(level >= 1 && level <= (dim == 2 ? 15 : 10), comm, PETSC_ERR_ARG_OUTOFRANGE, "-level %" PetscInt_FMT ": use 1 <= level <= %d in %" PetscInt_FMT "D (2^level cells per direction)", level, dim == 2 ? 15 : 10, dim);
   PetscCheck(clevel >= 0 && clevel < level, comm, PETSC_ERR_ARG_OUTOFRANGE, "-coarse_level %" PetscInt_FMT ": use 0 <= coarse_level < level (%" PetscInt_FMT ")", clevel, level);
 

@@ -250,6 +250,9 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsBool("-cavity", "With -tets: without the central block [1/4, 3/4]^3 (a cavity)", NULL, cavity, &cavity, NULL));
   PetscOptionsEnd();
   PetscCheck(!cavity || tets, PETSC_COMM_WORLD, PETSC_ERR_ARG_WRONG, "-cavity goes with -tets n");
+  PetscCheck(refinements >= 0 && refinements <= 8, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-refinements must be in 0..8, got %" PetscInt_FMT, refinements);
+  PetscCheck(rtol > 0 && rtol < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-rtol %g: give a relative residual between 0 and 1, e.g. 1e-8", (double)rtol);
+  PetscCheck(perturb >= 0 && perturb < 0.5, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-perturb %g: give a fraction of the mesh size in [0, 0.5) (larger moves can tangle the cells)", (double)perturb);
   if (tets) {
     PetscCall(CreateKuhnMesh(PETSC_COMM_WORLD, tets, cavity, &dm));
     PetscCall(DMSetFromOptions(dm)); /* e.g. -dm_view */

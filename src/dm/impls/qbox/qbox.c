@@ -330,6 +330,33 @@ PetscErrorCode DMQBoxSetDiscontinuous(DM dm, PetscBool dg, PetscReal penalty)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@
+  DMQBoxGetDiscontinuous - Whether a `DMQBOX` carries the discontinuous Q_k space (SIPG), and its penalty factor
+
+  Not Collective
+
+  Input Parameter:
+. dm - the `DMQBOX`
+
+  Output Parameters:
++ dg      - `PETSC_TRUE` for the discontinuous space (may be `NULL`)
+- penalty - the penalty factor C of sigma = C k (k+1) / h (may be `NULL`)
+
+  Level: intermediate
+
+.seealso: `DMQBOX`, `DMQBoxSetDiscontinuous()`
+@*/
+PetscErrorCode DMQBoxGetDiscontinuous(DM dm, PetscBool *dg, PetscReal *penalty)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  PetscCall(DMQBoxCheckSetter_Private(dm, "DMQBoxGetDiscontinuous"));
+  if (dg) *dg = q->dg;
+  if (penalty) *penalty = q->dgpenalty;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the operations not built for the discontinuous space yet stop here with a message that names them */
 PetscErrorCode DMQBoxCheckContinuous_Private(DM dm, const char what[])
 {

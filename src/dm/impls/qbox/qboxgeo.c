@@ -138,6 +138,54 @@ PetscErrorCode DMQBoxSetMappingType(DM dm, DMQBoxMappingType type)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/*@
+  DMQBoxGetMappingType - Gets the map of the box of a `DMQBOX`
+
+  Not Collective
+
+  Input Parameter:
+. dm - the `DMQBOX`
+
+  Output Parameter:
+. type - `DMQBOX_MAPPING_NONE` (the Cartesian box), `DMQBOX_MAPPING_SHELL`, `DMQBOX_MAPPING_DEFORMED` or `DMQBOX_MAPPING_USER`
+
+  Level: intermediate
+
+.seealso: `DMQBOX`, `DMQBoxSetMappingType()`, `DMQBoxSetMapping()`
+@*/
+PetscErrorCode DMQBoxGetMappingType(DM dm, DMQBoxMappingType *type)
+{
+  PetscFunctionBegin;
+  PetscCall(DMQBoxCheckSetter_Private(dm, "DMQBoxGetMappingType"));
+  PetscAssertPointer(type, 2);
+  *type = ((DM_QBox *)dm->data)->maptype;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/*@
+  DMQBoxGetCoefficientType - Gets the coefficient of the operator -div(a grad u) of a `DMQBOX`
+
+  Not Collective
+
+  Input Parameter:
+. dm - the `DMQBOX`
+
+  Output Parameter:
+. type - `DMQBOX_COEFFICIENT_ONE` (a = 1), `DMQBOX_COEFFICIENT_OSCILLATORY` or `DMQBOX_COEFFICIENT_USER`
+
+  Level: intermediate
+
+.seealso: `DMQBOX`, `DMQBoxSetCoefficientType()`, `DMQBoxSetCoefficient()`
+@*/
+PetscErrorCode DMQBoxGetCoefficientType(DM dm, DMQBoxCoefficientType *type)
+{
+  PetscFunctionBegin;
+  PetscCall(DMQBoxCheckSetter_Private(dm, "DMQBoxGetCoefficientType"));
+  PetscAssertPointer(type, 2);
+  *type = ((DM_QBox *)dm->data)->coeftype;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*@C
   DMQBoxSetCoefficient - Sets the coefficient a(x) of the operator -div(a grad u) of a `DMQBOX`
 
