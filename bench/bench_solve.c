@@ -94,11 +94,10 @@ int main(int argc, char **argv)
   PetscOptionsEnd();
   PetscCheck(dim == 2 || dim == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dim must be 2 or 3");
   PetscCheck(repeats >= 1 && repeats <= 100, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-repeats %" PetscInt_FMT ": give 1..100 timed solves (their median is reported)", repeats);
-  for (PetscInt j = 0; j < ndofs; j++)
-    PetscCheck(dofs[j] >= 1 && dofs[j] < 1e13, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dofs: every entry must be a number of unknowns, at least 1, not %g", (double)dofs[j]);
+  for (PetscInt j = 0; j < ndofs; j++) PetscCheck(dofs[j] >= 1 && dofs[j] < 1e13, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dofs: every entry must be a number of unknowns, at least 1, not %g", (double)dofs[j]);
   if (!sflag) nsol = 0;
   for (PetscInt j = 0; j < nsol; j++) { /* every name must be a solver, else nothing would run and the run would look fine */
-    PetscBool known = PETSC_FALSE;
+    PetscBool known     = PETSC_FALSE;
     char      list[512] = "";
     for (PetscInt t = 0; VPSolvers[t].name; t++) {
       PetscBool eq;

@@ -328,12 +328,12 @@ int main(int argc, char **argv)
   test:
     suffix: cells_3_values_in_2d
     args: -case options -dm_qbox_cells 4,4,4
-    expect_error: -dm_qbox_cells takes 1 or 2 values, got 3
+    expect_error: -dm_qbox_cells takes 1 or 2 values (in 2D: -dm_qbox_dim sets the dimension), got 3
 
   test:
     suffix: lower_3_values_in_2d
     args: -case options -dm_qbox_lower 0,0,0
-    expect_error: -dm_qbox_lower takes 2 values, got 3
+    expect_error: -dm_qbox_lower takes 2 values (in 2D), got 3
 
   test:
     suffix: procs_3_values_in_2d

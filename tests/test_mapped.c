@@ -342,6 +342,27 @@ int main(int argc, char **argv)
     args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3
     output_file: test_mapped_gpu
 
+  # the surrogate's factors made by the GPU (vpatch_surrogate.cu) for each scaling, and across ranks (the layer of cells
+  # below a rank's from the host): the sweep equal to the CPU's
+  test:
+    suffix: gpu_mean
+    requires: cuda
+    args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 -pc_vpatch_surrogate mean
+    output_file: test_mapped_gpu
+
+  test:
+    suffix: gpu_cellmax_np2
+    requires: cuda
+    nsize: 2
+    args: -gpu -dm_qbox_mapping deformed -dm_qbox_coefficient oscillatory -dm_qbox_degree 2 -pc_vpatch_surrogate cellmax
+    output_file: test_mapped_gpu
+
+  test:
+    suffix: gpu_cg
+    requires: cuda
+    args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 -pc_vpatch_local_solver cg
+    output_file: test_mapped_gpu
+
   test:
     suffix: gpu_2d_np2
     requires: cuda

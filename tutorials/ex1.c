@@ -119,23 +119,23 @@ static PetscErrorCode PrintSolver(KSP ksp, DM dm)
 
 int main(int argc, char **argv)
 {
-  DM                 dm;
-  KSP                ksp;
-  PC                 pc;
-  Mat                A;
-  Vec                u, b, r;
-  PetscInt           dim = 2, cells[3] = {16, 16, 16}, k = 2, its;
-  PetscReal          l2, h1, rnorm, bnorm;
-  PetscLogDouble     t0, t1, t2;
-  AppCtx             app         = {EXACT_SIN, 0.0, 1.0};
-  PetscBool          isexact, dg;
-  DMQBoxMappingType  map;
+  DM                    dm;
+  KSP                   ksp;
+  PC                    pc;
+  Mat                   A;
+  Vec                   u, b, r;
+  PetscInt              dim = 2, cells[3] = {16, 16, 16}, k = 2, its;
+  PetscReal             l2, h1, rnorm, bnorm;
+  PetscLogDouble        t0, t1, t2;
+  AppCtx                app = {EXACT_SIN, 0.0, 1.0};
+  PetscBool             isexact, dg;
+  DMQBoxMappingType     map;
   DMQBoxCoefficientType coef;
-  PetscReal          lower[3], upper[3];
-  PetscBool          checkcopies = PETSC_FALSE, timing = PETSC_FALSE;
-  KSPConvergedReason reason;
-  PetscBool          failed;
-  VecType            vtype;
+  PetscReal             lower[3], upper[3];
+  PetscBool             checkcopies = PETSC_FALSE, timing = PETSC_FALSE;
+  KSPConvergedReason    reason;
+  PetscBool             failed;
+  VecType               vtype;
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -231,10 +231,14 @@ int main(int argc, char **argv)
   }
   PetscCall(PrintSolver(ksp, dm));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "iterations %" PetscInt_FMT " (%s), true relative residual %.2e\n", its, KSPConvergedReasons[reason], (double)(rnorm / bnorm)));
-  if (isexact) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "L2 error %.4e, H1 error %.4e\n", (double)l2, (double)h1));
+  if (isexact)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "L2 error %.4e, H1 error %.4e\n", (double)l2, (double)h1));
   else
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "no L2 error: u = %s is not the solution of this problem (%s)\n", app.type == EXACT_SIN ? "prod sin(pi x_i)" : "exp(x) sin(y) [sin(z)]",
-                          map != DMQBOX_MAPPING_NONE ? "a map" : coef != DMQBOX_COEFFICIENT_ONE ? "a coefficient" : app.type == EXACT_SIN ? "not the unit box" : "a mass term"));
+                          map != DMQBOX_MAPPING_NONE       ? "a map"
+                          : coef != DMQBOX_COEFFICIENT_ONE ? "a coefficient"
+                          : app.type == EXACT_SIN          ? "not the unit box"
+                                                           : "a mass term"));
   if (timing) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "time (vectors %s): set-up %.3f s, solve %.3f s\n", vtype, (double)(t1 - t0), (double)(t2 - t1)));
   PetscCall(VecViewFromOptions(u, NULL, "-sol_view"));
 

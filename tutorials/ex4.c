@@ -139,9 +139,8 @@ int main(int argc, char **argv)
       PetscCall(MatDestroy(&B));
     }
     PetscCall(DMQBoxGetDiscontinuous(dm, &dg, NULL));
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s Q_%" PetscInt_FMT " in %" PetscInt_FMT "D, %" PetscInt_FMT " %s, %" PetscInt_FMT " levels: %" PetscInt_FMT " iterations (%s), true relative residual %.1e, L2 error %.4e", dg ? "DG" : "continuous", kdeg, cdim, N,
-                          dg ? "unknowns" : "nodes (boundary included)", levels,
-                          its, KSPConvergedReasons[reason], (double)(nr / nb), (double)l2));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%s Q_%" PetscInt_FMT " in %" PetscInt_FMT "D, %" PetscInt_FMT " %s, %" PetscInt_FMT " levels: %" PetscInt_FMT " iterations (%s), true relative residual %.1e, L2 error %.4e", dg ? "DG" : "continuous", kdeg,
+                          cdim, N, dg ? "unknowns" : "nodes (boundary included)", levels, its, KSPConvergedReasons[reason], (double)(nr / nb), (double)l2));
     if (prev > 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, ", rate %.2f", (double)PetscLog2Real(prev / l2)));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "\n"));
     prev = l2;

@@ -163,8 +163,10 @@ PetscErrorCode VPDG1DCoercivity(const VPBasis1D *b, PetscInt n, PetscReal C, Pet
     while (hi - lo > 0.005 * hi) {
       const PetscReal mid = 0.5 * (lo + hi);
       PetscCall(VPDG1DMinEigenvalue(b, n, mid, L, M, lam, &l));
-      if (l > 0) hi = mid;
-      else lo = mid;
+      if (l > 0)
+        hi = mid;
+      else
+        lo = mid;
     }
     *Cmin = hi;
   }

@@ -49,8 +49,10 @@ PetscErrorCode VPOptionsRealArray_Private(PetscOptionItems PetscOptionsObject, c
 static PetscErrorCode VPFormatSetting(PetscReal v, char s[32])
 {
   PetscFunctionBegin;
-  if (v == PetscFloorReal(v) && PetscAbsReal(v) < 1e15) PetscCall(PetscSNPrintf(s, 32, "%" PetscInt64_FMT, (PetscInt64)v));
-  else PetscCall(PetscSNPrintf(s, 32, "%.6e", (double)v));
+  if (v == PetscFloorReal(v) && PetscAbsReal(v) < 1e15)
+    PetscCall(PetscSNPrintf(s, 32, "%" PetscInt64_FMT, (PetscInt64)v));
+  else
+    PetscCall(PetscSNPrintf(s, 32, "%.6e", (double)v));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -284,6 +284,20 @@ PETSC_INTERN PetscErrorCode VPPatchSetUp_CUDA(PetscInt k, const PetscReal *Mcell
    default of each (dim, degree) */
 /* d_pg: NULL, or (variant global only) the device copy of the per-vertex surrogate of VPPatchSmoothColor_CPU(); xzero: x is
    zero on entry (the first color of a step from a zero guess; the fused kernel then skips the gather and the residual) */
+/* the separable surrogate's factors on the GPU (vpatch_surrogate.cu; the host version: PCVPatchSetUpSurrogate()). Per
+   cell of the box [clo, clo + cn): the value of each direction d < dim, the largest of G_dd over the point's weight
+   (pointmax) or the integral of G_dd, and the integral of w det J (the mass factors, where d_mgeo); the owned cells'
+   (box [cs, cs + cm), the layout of DMQBoxGetGeometry_Private()) from d_geo and d_mgeo, the others from h_cgv (4 per
+   cell, NULL where every cell is owned). Then per vertex of the box [vlo, vlo + nv) the mean (mean) or the largest of
+   its 2^d cells' values times stiff into d_pg (3 per vertex), and mass times the mean volume into d_pm (where d_mgeo). */
+typedef struct {
+  PetscInt  dim, n1, ncomp;
+  PetscInt  clo[3], cn[3], cs[3], cm[3], vlo[3], nv[3];
+  PetscBool pointmax, mean;
+  PetscReal stiff, mass;
+  PetscReal qwts[VPATCH_MAX_N1D];
+} VPSurrogateInfo;
+PETSC_INTERN PetscErrorCode VPSurrogateFactors_CUDA(const VPSurrogateInfo *, const PetscReal *d_geo, const PetscReal *d_mgeo, const PetscReal *h_cgv, PetscReal **d_pg, PetscReal **d_pm);
 /* local solver cg on the GPU (VPPatchLocal; vpatch_cg.cu): the unit patch's eigenpairs (S[i ni + j]: entry i of vector
    j) and the diagonals of its 1D stiffness and mass matrices at the interior nodes, the cell basis at the Gauss points
    (cS[q][i], cD[q][i], leading dimension VPATCH_MAX_N1D), the cell box of geo and this rank's vertex box (the index of

@@ -855,10 +855,36 @@ static PetscErrorCode DMQBoxCheckSameOnRanks(DM dm)
                                "the gathering size (-dm_qbox_gather_cells)",
                                "the ghosted vectors (-dm_qbox_ghosted_vectors)",
                                "the stored coordinates (-dm_qbox_coordinates)"};
-  const PetscReal   v[]     = {(PetscReal)q->dim,      (PetscReal)q->cells[0],    (PetscReal)q->cells[1],    (PetscReal)q->cells[2], (PetscReal)q->degree,      q->lower[0],          q->lower[1],           q->lower[2],
-                               q->upper[0],            q->upper[1],               q->upper[2],               (PetscReal)q->dg,       q->dgpenalty,              (PetscReal)q->maptype, q->radii[0],           q->radii[1],
-                               q->amplitude,           (PetscReal)q->coeftype,    q->contrast,               q->opweights.mass,      q->opweights.stiff,        (PetscReal)q->precision, (PetscReal)q->mgprecision, (PetscReal)q->procsopt[0],
-                               (PetscReal)q->procsopt[1], (PetscReal)q->procsopt[2], (PetscReal)q->gather, (PetscReal)q->gathercells, (PetscReal)q->ghostedvecs, (PetscReal)q->storecoords};
+  const PetscReal   v[]     = {(PetscReal)q->dim,
+                               (PetscReal)q->cells[0],
+                               (PetscReal)q->cells[1],
+                               (PetscReal)q->cells[2],
+                               (PetscReal)q->degree,
+                               q->lower[0],
+                               q->lower[1],
+                               q->lower[2],
+                               q->upper[0],
+                               q->upper[1],
+                               q->upper[2],
+                               (PetscReal)q->dg,
+                               q->dgpenalty,
+                               (PetscReal)q->maptype,
+                               q->radii[0],
+                               q->radii[1],
+                               q->amplitude,
+                               (PetscReal)q->coeftype,
+                               q->contrast,
+                               q->opweights.mass,
+                               q->opweights.stiff,
+                               (PetscReal)q->precision,
+                               (PetscReal)q->mgprecision,
+                               (PetscReal)q->procsopt[0],
+                               (PetscReal)q->procsopt[1],
+                               (PetscReal)q->procsopt[2],
+                               (PetscReal)q->gather,
+                               (PetscReal)q->gathercells,
+                               (PetscReal)q->ghostedvecs,
+                               (PetscReal)q->storecoords};
 
   PetscFunctionBegin;
   PetscCheck(PETSC_STATIC_ARRAY_LENGTH(names) == PETSC_STATIC_ARRAY_LENGTH(v), PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBoxCheckSameOnRanks(): a setting without its name");
@@ -892,8 +918,9 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
     double nodes = 1;
     for (PetscInt d = 0; d < dim; d++) nodes *= (double)q->cells[d] * (double)k + (q->dg ? (double)q->cells[d] : 1.0);
 #if defined(PETSC_USE_64BIT_INDICES)
-    PetscCheck(nodes <= (double)PETSC_INT_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE, "DMQBOX: Q_%" PetscInt_FMT " on %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells has %.4g nodes, more than a 64-bit PetscInt holds (%" PetscInt_FMT "): use fewer cells",
-               k, q->cells[0], q->cells[1], dim == 3 ? q->cells[2] : 1, nodes, PETSC_INT_MAX);
+    PetscCheck(nodes <= (double)PETSC_INT_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE,
+               "DMQBOX: Q_%" PetscInt_FMT " on %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells has %.4g nodes, more than a 64-bit PetscInt holds (%" PetscInt_FMT "): use fewer cells", k, q->cells[0], q->cells[1],
+               dim == 3 ? q->cells[2] : 1, nodes, PETSC_INT_MAX);
 #else
     PetscCheck(nodes <= (double)PETSC_INT_MAX, comm, PETSC_ERR_ARG_OUTOFRANGE,
                "DMQBOX: Q_%" PetscInt_FMT " on %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells has %.4g nodes, more than this PETSc's 32-bit PetscInt holds (%" PetscInt_FMT
@@ -957,8 +984,8 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
       PetscCall(VPDG1DCoercivity(&q->basis, m, q->dgpenalty, &lmin, NULL));
       if (lmin <= 0) {
         PetscCall(VPDG1DCoercivity(&q->basis, m, q->dgpenalty, &lmin, &cmin));
-        SETERRQ(comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_qbox_dg_penalty %g: the SIPG form of Q_%" PetscInt_FMT " is not coercive (the 1D operator on %" PetscInt_FMT " cell%s has the eigenvalue %.3g): give at least %.3g (default 2)", (double)q->dgpenalty, k, m, m > 1 ? "s" : "",
-                (double)lmin, (double)(1.01 * cmin));
+        SETERRQ(comm, PETSC_ERR_ARG_OUTOFRANGE, "-dm_qbox_dg_penalty %g: the SIPG form of Q_%" PetscInt_FMT " is not coercive (the 1D operator on %" PetscInt_FMT " cell%s has the eigenvalue %.3g): give at least %.3g (default 2)",
+                (double)q->dgpenalty, k, m, m > 1 ? "s" : "", (double)lmin, (double)(1.01 * cmin));
       }
     }
     q->slab       = (PetscBool)(q->procs[0] * q->procs[1] * q->procs[2] > 1 && q->procs[0] * q->procs[1] * q->procs[2] == q->procs[dim - 1]);

@@ -119,7 +119,8 @@ PetscErrorCode DMCreateMatrix_QBox(DM dm, Mat *A)
   if (((DM_QBox *)dm->data)->dg) {
     const VPWeights w = ((DM_QBox *)dm->data)->opweights;
     PetscCheck(w.mass == 0 && w.stiff == 1, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP,
-               "DMCreateMatrix() of a DMQBOX: the discontinuous space (-dm_qbox_dg) has the SIPG Laplacian only so far, not mass %g M + stiffness %g K (-dm_qbox_operator_mass, -dm_qbox_operator_stiffness); the continuous space has them", (double)w.mass, (double)w.stiff);
+               "DMCreateMatrix() of a DMQBOX: the discontinuous space (-dm_qbox_dg) has the SIPG Laplacian only so far, not mass %g M + stiffness %g K (-dm_qbox_operator_mass, -dm_qbox_operator_stiffness); the continuous space has them",
+               (double)w.mass, (double)w.stiff);
     if (isshell)
       PetscCall(MatCreateQBoxSIPG_Private(dm, A));
     else

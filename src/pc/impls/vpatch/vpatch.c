@@ -174,9 +174,9 @@ static PetscErrorCode PCReset_VPatch(PC pc)
 static PetscErrorCode PCVPatchCheckSameOnRanks(PC pc)
 {
   PC_VPatch        *jac     = (PC_VPatch *)pc->data;
-  const char *const names[] = {"-pc_vpatch_type",  "-pc_vpatch_sweep",        "-pc_vpatch_local_solver", "-pc_vpatch_local_its", "-pc_vpatch_surrogate", "-pc_vpatch_precision", "-pc_vpatch_kernel", "-pc_vpatch_patches_per_block",
-                               "-pc_vpatch_ranks", "-pc_vpatch_overlap",      "-pc_vpatch_correction",   "-pc_vpatch_damping",   "-pc_vpatch_dg_lines",  "-pc_vpatch_colors",    "-pc_vpatch_colors",  "-pc_vpatch_colors",
-                               "-pc_vpatch_colors", "-pc_vpatch_colors",      "-pc_vpatch_colors",       "-pc_vpatch_colors",    "-pc_vpatch_colors",    "-pc_vpatch_colors"};
+  const char *const names[] = {"-pc_vpatch_type",   "-pc_vpatch_sweep",   "-pc_vpatch_local_solver", "-pc_vpatch_local_its", "-pc_vpatch_surrogate", "-pc_vpatch_precision", "-pc_vpatch_kernel", "-pc_vpatch_patches_per_block",
+                               "-pc_vpatch_ranks",  "-pc_vpatch_overlap", "-pc_vpatch_correction",   "-pc_vpatch_damping",   "-pc_vpatch_dg_lines",  "-pc_vpatch_colors",    "-pc_vpatch_colors", "-pc_vpatch_colors",
+                               "-pc_vpatch_colors", "-pc_vpatch_colors",  "-pc_vpatch_colors",       "-pc_vpatch_colors",    "-pc_vpatch_colors",    "-pc_vpatch_colors"};
   PetscReal         v[22];
 
   PetscFunctionBegin;
@@ -541,7 +541,8 @@ static PetscErrorCode PCPreSolve_VPatch(PC pc, KSP ksp, Vec b, Vec x)
     PetscInt dim, cells[3];
     PetscCall(DMQBoxGetInfo(jac->dm, &dim, cells, NULL, NULL, NULL));
     for (PetscInt d = 0; d < dim; d++) onepatch = (PetscBool)(onepatch && cells[d] == 2);
-  } else onepatch = PETSC_FALSE;
+  } else
+    onepatch = PETSC_FALSE;
   PetscCheck(onepatch, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_INCOMP,
              "PCVPATCH with a %s sweep is not a symmetric preconditioner, which %s (-%sksp_type) needs: use -%spc_vpatch_sweep symmetric, or a Krylov method for nonsymmetric preconditioners (-%sksp_type gmres or fgmres)", PCVPatchSweeps[jac->sweep],
              ((PetscObject)ksp)->type_name, ((PetscObject)ksp)->prefix ? ((PetscObject)ksp)->prefix : "", ((PetscObject)pc)->prefix ? ((PetscObject)pc)->prefix : "", ((PetscObject)ksp)->prefix ? ((PetscObject)ksp)->prefix : "");

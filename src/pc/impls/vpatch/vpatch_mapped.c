@@ -74,21 +74,115 @@ static PetscErrorCode PCVPatchCellMassFactors(PC_VPatch *jac, const PetscInt c[3
   (the unit patch's mass matrix has S^T M S = I).
   Cells owned by another process (the layer below this rank's cells) get their factors computed here.
 */
+/* the values of cell c (VPSurrogateInfo): for d < dim the largest point value of G_dd or its integral over the cell, and
+   the cell's volume (the integral of w det J; the unit cell's is 1) where there is a mass term */
+static PetscErrorCode PCVPatchCellValues(PC_VPatch *jac, const PetscReal *geo, const PetscInt c[3], const PetscReal *Gpre, PetscReal *G, PetscReal *mq, PetscReal *work, PetscReal v[4])
+{
+  DM_QBox         *q  = (DM_QBox *)jac->dm->data;
+  const VPBasis1D *b  = &q->basis;
+  PetscInt         nd = VPGridCellNodes(&q->grid), dim = q->grid.dim, n1 = q->grid.k + 1;
+  const PetscReal *Gc = Gpre;
+
+  PetscFunctionBegin;
+  if (!Gc) PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
+  for (PetscInt d = 0; d < 3; d++) {
+    PetscReal gd = 0;
+    if (d < dim && jac->surtype == PC_VPATCH_SURROGATE_POINTMAX) /* the entry itself: the factor over the point's weight */
+      for (PetscInt qp = 0; qp < nd; qp++) gd = PetscMax(gd, Gc[d * nd + qp] / (b->qwts[qp % n1] * b->qwts[(qp / n1) % n1] * (dim == 3 ? b->qwts[qp / (n1 * n1)] : 1.0)));
+    else if (d < dim) /* its integral over the cell */
+      for (PetscInt qp = 0; qp < nd; qp++) gd += Gc[d * nd + qp];
+    v[d] = gd;
+  }
+  v[3] = 0;
+  if (jac->opw.mass != 0) {
+    const PetscReal *mc;
+    PetscCall(PCVPatchCellMassFactors(jac, c, mq, work, &mc));
+    for (PetscInt qp = 0; qp < nd; qp++) v[3] += mc[qp];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+#if defined(PETSC_HAVE_CUDA)
+/* the GPU path of PCVPatchSetUpSurrogate(): the owned cells' values from the device factors, the layer below (cells of
+   other ranks) on the host; d_pg and d_pm without a host copy */
+static PetscErrorCode PCVPatchSetUpSurrogateCUDA(PC_VPatch *jac, const PetscInt clo[3], const PetscInt cn[3], PetscBool below)
+{
+  DM_QBox         *q = (DM_QBox *)jac->dm->data;
+  const VPGrid    *g = &q->grid;
+  VPSurrogateInfo  s;
+  const PetscReal *d_geo, *d_mgeo = NULL;
+  PetscReal       *hcgv = NULL;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(&s, sizeof(s)));
+  s.dim      = g->dim;
+  s.n1       = g->k + 1;
+  s.ncomp    = VPGeometryComponents(g->dim);
+  s.pointmax = (PetscBool)(jac->surtype == PC_VPATCH_SURROGATE_POINTMAX);
+  s.mean     = (PetscBool)(jac->surtype == PC_VPATCH_SURROGATE_MEAN);
+  s.stiff    = jac->opw.stiff;
+  s.mass     = jac->opw.mass;
+  for (PetscInt i = 0; i < s.n1; i++) s.qwts[i] = q->basis.qwts[i];
+  for (PetscInt d = 0; d < 3; d++) {
+    s.clo[d] = clo[d];
+    s.cn[d]  = cn[d];
+    s.cs[d]  = g->cs[d];
+    s.cm[d]  = g->cm[d];
+  }
+  VPPatchVertexBox(g, s.vlo, s.nv);
+  PetscCall(DMQBoxGetGeometry_Private(jac->dm, NULL, &d_geo));
+  if (jac->opw.mass != 0) PetscCall(DMQBoxGetMassGeometry_Private(jac->dm, NULL, &d_mgeo));
+  if (below) { /* the cells of the layer below this rank's, on the host: one layer of cells */
+    PetscInt   nd = VPGridCellNodes(g), ncomp = VPGeometryComponents(g->dim);
+    PetscReal *G, *work, *mq;
+    PetscCall(PetscCalloc1(4 * cn[0] * cn[1] * cn[2], &hcgv));
+    PetscCall(PetscMalloc3(ncomp * nd, &G, PetscMax(2 * g->dim + g->dim * g->dim + 2, g->dim * nd) * nd, &work, nd, &mq));
+    for (PetscInt cz = 0, ic = 0; cz < cn[2]; cz++)
+      for (PetscInt cy = 0; cy < cn[1]; cy++)
+        for (PetscInt cx = 0; cx < cn[0]; cx++, ic++) {
+          PetscInt c[3] = {clo[0] + cx, clo[1] + cy, clo[2] + cz};
+          if (c[0] >= g->cs[0] && c[1] >= g->cs[1] && c[2] >= g->cs[2]) continue; /* owned: the kernel's */
+          PetscCall(PCVPatchCellValues(jac, NULL, c, NULL, G, mq, work, hcgv + 4 * ic));
+        }
+    PetscCall(PetscFree3(G, work, mq));
+  }
+  PetscCall(VPSurrogateFactors_CUDA(&s, d_geo, d_mgeo, hcgv, &jac->d_pg, &jac->d_pm));
+  PetscCall(PetscFree(hcgv));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
+/*
+  The separable surrogate of each patch of a mapped DMQBOX (or one with a coefficient): the patch operator is replaced by
+  sum_d g_d Khat_d (x) Mhat_(others) on the unit reference patch, whose inverse is fast diagonalization with the unit
+  patch's eigenvectors and the eigenvalues sum_d g_d lamhat_d. g_d comes from the diagonal entry a det(J) (J^-1 J^-T)_dd
+  over the patch's 2^d cells (-pc_vpatch_surrogate): its largest value at a quadrature point (pointmax), the largest of its
+  integrals over a cell (cellmax), or the mean of those integrals (mean; on Cartesian cells with a constant coefficient,
+  vol / h_d^2 a: the exact patch solve). The off-diagonal entries of G and the variation inside the patch are left out;
+  the residual is the true one. The sweep converges when the surrogate is not much smaller than the patch matrix
+  (2 Atilde_v > A_v): the largest point value assures that where the coefficient varies inside a cell (coarse levels),
+  at the price of a slower sweep where it varies strongly (more iterations at contrast 1e6 than mean, measured).
+  With a mass term each patch's surrogate adds the mass weight times the mean volume of its cells to every eigenvalue
+  (the unit patch's mass matrix has S^T M S = I).
+  Cells owned by another process (the layer below this rank's cells) get their factors computed here. With CUDA vectors
+  the GPU computes the factors from its own copy of the geometry (PCVPatchSetUpSurrogateCUDA()), except for the local
+  solver cg with a layer of cells below, which needs the host factors of both.
+*/
 static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
 {
   DM_QBox         *q  = (DM_QBox *)jac->dm->data;
   const VPGrid    *g  = &q->grid;
   const VPBasis1D *b  = &q->basis;
   PetscInt         nd = VPGridCellNodes(g), ncomp = VPGeometryComponents(g->dim), dim = g->dim, n1 = g->k + 1, vlo[3], nv[3], nvert;
-  const PetscReal *geo;
+  const PetscReal *geo = NULL;
   PetscReal       *G, *work, *mq;
   PetscScalar     *Ae;
   PetscInt         nt = (2 * g->k - 1) * (2 * g->k - 1) * (g->dim == 3 ? 2 * g->k - 1 : 1), clo[3], cn[3], ncb = 1;
   PetscReal       *cgv;                 /* per cell of the box [clo, clo + cn) (this rank's cells and the layer below): the three values */
   PetscBool        below = PETSC_FALSE; /* the box has a layer of cells below this rank's */
+  PetscBool        gpu;
 
   PetscFunctionBegin;
-  PetscCall(DMQBoxGetGeometry_Private(jac->dm, &geo, NULL));
   VPPatchVertexBox(g, vlo, nv);
   for (PetscInt d = 0; d < 3; d++) {
     clo[d] = d < dim ? PetscMax(g->cs[d] - 1, 0) : 0;
@@ -97,88 +191,84 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
     if (clo[d] < g->cs[d]) below = PETSC_TRUE;
   }
   nvert = nv[0] * nv[1] * nv[2];
-  PetscCall(PetscCalloc1(3 * PetscMax(nvert, 1), &jac->pg));
-  if (jac->opw.mass != 0) PetscCall(PetscCalloc1(PetscMax(nvert, 1), &jac->pm));
+  gpu   = (PetscBool)(jac->cuda && jac->local != PC_VPATCH_LOCAL_DENSE && !(jac->local == PC_VPATCH_LOCAL_CG && below));
   PetscCall(PetscMalloc3(ncomp * nd, &G, PetscMax(2 * dim + dim * dim + 2, dim * nd) * nd, &work, jac->local == PC_VPATCH_LOCAL_DENSE ? 2 * nd * nd : 1, &Ae));
   PetscCall(PetscMalloc1(nd, &mq));
-  if (jac->local == PC_VPATCH_LOCAL_DENSE) PetscCall(PetscMalloc2(nt * nt * PetscMax(nvert, 1), &jac->pLU, nt * PetscMax(nvert, 1), &jac->ppiv));
-  if (jac->local == PC_VPATCH_LOCAL_CG && below) { /* local solver cg: the factors of the layer below too, in one box */
-    PetscCall(PetscMalloc1(ncb * ncomp * nd, &jac->pgeo));
+#if defined(PETSC_HAVE_CUDA)
+  if (gpu) PetscCall(PCVPatchSetUpSurrogateCUDA(jac, clo, cn, below));
+#endif
+  if (!gpu) {
+    PetscCall(DMQBoxGetGeometry_Private(jac->dm, &geo, NULL));
+    PetscCall(PetscCalloc1(3 * PetscMax(nvert, 1), &jac->pg));
+    if (jac->opw.mass != 0) PetscCall(PetscCalloc1(PetscMax(nvert, 1), &jac->pm));
+    if (jac->local == PC_VPATCH_LOCAL_DENSE) PetscCall(PetscMalloc2(nt * nt * PetscMax(nvert, 1), &jac->pLU, nt * PetscMax(nvert, 1), &jac->ppiv));
+    if (jac->local == PC_VPATCH_LOCAL_CG && below) { /* local solver cg: the factors of the layer below too, in one box */
+      PetscCall(PetscMalloc1(ncb * ncomp * nd, &jac->pgeo));
+      for (PetscInt cz = 0, ic = 0; cz < cn[2]; cz++)
+        for (PetscInt cy = 0; cy < cn[1]; cy++)
+          for (PetscInt cx = 0; cx < cn[0]; cx++, ic++) {
+            PetscInt         c[3] = {clo[0] + cx, clo[1] + cy, clo[2] + cz};
+            const PetscReal *Gc;
+            PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
+            PetscCall(PetscArraycpy(jac->pgeo + ic * ncomp * nd, Gc, ncomp * nd));
+          }
+    }
+    /* each cell's values once (a cell is in 2^d patches) */
+    PetscCall(PetscMalloc1(4 * ncb, &cgv));
     for (PetscInt cz = 0, ic = 0; cz < cn[2]; cz++)
       for (PetscInt cy = 0; cy < cn[1]; cy++)
         for (PetscInt cx = 0; cx < cn[0]; cx++, ic++) {
-          PetscInt         c[3] = {clo[0] + cx, clo[1] + cy, clo[2] + cz};
-          const PetscReal *Gc;
-          PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
-          PetscCall(PetscArraycpy(jac->pgeo + ic * ncomp * nd, Gc, ncomp * nd));
+          PetscInt c[3] = {clo[0] + cx, clo[1] + cy, clo[2] + cz};
+          PetscCall(PCVPatchCellValues(jac, geo, c, jac->pgeo ? jac->pgeo + ic * ncomp * nd : NULL, G, mq, work, cgv + 4 * ic));
         }
-  }
-  /* each cell's values once (a cell is in 2^d patches): the largest point value or the integral of G_dd */
-  PetscCall(PetscMalloc1(4 * ncb, &cgv));
-  for (PetscInt cz = 0, ic = 0; cz < cn[2]; cz++)
-    for (PetscInt cy = 0; cy < cn[1]; cy++)
-      for (PetscInt cx = 0; cx < cn[0]; cx++, ic++) {
-        PetscInt         c[3] = {clo[0] + cx, clo[1] + cy, clo[2] + cz};
-        const PetscReal *Gc   = jac->pgeo ? jac->pgeo + ic * ncomp * nd : NULL;
-        if (!Gc) PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
-        for (PetscInt d = 0; d < 3; d++) {
-          PetscReal gd = 0;
-          if (d < dim && jac->surtype == PC_VPATCH_SURROGATE_POINTMAX) /* the entry itself: the factor over the point's weight */
-            for (PetscInt qp = 0; qp < nd; qp++) gd = PetscMax(gd, Gc[d * nd + qp] / (b->qwts[qp % n1] * b->qwts[(qp / n1) % n1] * (dim == 3 ? b->qwts[qp / (n1 * n1)] : 1.0)));
-          else if (d < dim) /* its integral over the cell */
-            for (PetscInt qp = 0; qp < nd; qp++) gd += Gc[d * nd + qp];
-          cgv[4 * ic + d] = gd;
-        }
-        cgv[4 * ic + 3] = 0; /* the mass term: the cell's volume, the integral of w det J (the unit cell's is 1) */
-        if (jac->pm) {
-          const PetscReal *mc;
-          PetscCall(PCVPatchCellMassFactors(jac, c, mq, work, &mc));
-          for (PetscInt qp = 0; qp < nd; qp++) cgv[4 * ic + 3] += mc[qp];
-        }
-      }
-  for (PetscInt vz = 0, iv = 0; vz < nv[2]; vz++)
-    for (PetscInt vy = 0; vy < nv[1]; vy++)
-      for (PetscInt vx = 0; vx < nv[0]; vx++, iv++) {
-        PetscInt v[3] = {vlo[0] + vx, vlo[1] + vy, vlo[2] + vz};
-        if (jac->pLU) PetscCall(PetscArrayzero(jac->pLU + nt * nt * iv, nt * nt));
-        for (PetscInt cc = 0; cc < (1 << dim); cc++) {
-          PetscInt c[3] = {0, 0, 0}, ic;
-          for (PetscInt d = 0; d < dim; d++) c[d] = v[d] - 1 + ((cc >> d) & 1);
-          ic = ((c[2] - clo[2]) * cn[1] + c[1] - clo[1]) * cn[0] + c[0] - clo[0];
-          if (jac->pLU) { /* the exact patch matrix: this cell's matrix on the patch's interior nodes */
-            PetscInt         n1d = n1 * n1 * (dim == 3 ? n1 : 1), off[3] = {0, 0, 0};
-            const PetscReal *Gc;
-            PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
-            PetscCall(VPMappedCellMatrix_CPU(dim, b, Gc, Ae, work));
-            if (jac->opw.mass != 0 || jac->opw.stiff != 1) { /* the operator's weights (over their sum) */
-              const PetscReal *mc;
-              PetscCall(PCVPatchCellMassFactors(jac, c, mq, work, &mc));
-              PetscCall(VPMappedCellMassMatrix_CPU(dim, b, mc, Ae + nd * nd));
-              for (PetscInt e = 0; e < nd * nd; e++) Ae[e] = jac->opw.stiff * Ae[e] + jac->opw.mass * Ae[nd * nd + e];
-            }
-            for (PetscInt d = 0; d < dim; d++) off[d] = ((cc >> d) & 1) * g->k; /* the cell's first node in the patch */
-            for (PetscInt r = 0; r < n1d; r++) {
-              PetscInt pr = PatchInterior(dim, g->k, off, r, n1);
-              if (pr < 0) continue;
-              for (PetscInt t = 0; t < n1d; t++) {
-                PetscInt pt = PatchInterior(dim, g->k, off, t, n1);
-                if (pt >= 0) jac->pLU[nt * nt * iv + pr * nt + pt] += Ae[r * n1d + t];
+    for (PetscInt vz = 0, iv = 0; vz < nv[2]; vz++)
+      for (PetscInt vy = 0; vy < nv[1]; vy++)
+        for (PetscInt vx = 0; vx < nv[0]; vx++, iv++) {
+          PetscInt v[3] = {vlo[0] + vx, vlo[1] + vy, vlo[2] + vz};
+          if (jac->pLU) PetscCall(PetscArrayzero(jac->pLU + nt * nt * iv, nt * nt));
+          for (PetscInt cc = 0; cc < (1 << dim); cc++) {
+            PetscInt c[3] = {0, 0, 0}, ic;
+            for (PetscInt d = 0; d < dim; d++) c[d] = v[d] - 1 + ((cc >> d) & 1);
+            ic = ((c[2] - clo[2]) * cn[1] + c[1] - clo[1]) * cn[0] + c[0] - clo[0];
+            if (jac->pLU) { /* the exact patch matrix: this cell's matrix on the patch's interior nodes */
+              PetscInt         n1d = n1 * n1 * (dim == 3 ? n1 : 1), off[3] = {0, 0, 0};
+              const PetscReal *Gc;
+              PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
+              PetscCall(VPMappedCellMatrix_CPU(dim, b, Gc, Ae, work));
+              if (jac->opw.mass != 0 || jac->opw.stiff != 1) { /* the operator's weights (over their sum) */
+                const PetscReal *mc;
+                PetscCall(PCVPatchCellMassFactors(jac, c, mq, work, &mc));
+                PetscCall(VPMappedCellMassMatrix_CPU(dim, b, mc, Ae + nd * nd));
+                for (PetscInt e = 0; e < nd * nd; e++) Ae[e] = jac->opw.stiff * Ae[e] + jac->opw.mass * Ae[nd * nd + e];
+              }
+              for (PetscInt d = 0; d < dim; d++) off[d] = ((cc >> d) & 1) * g->k; /* the cell's first node in the patch */
+              for (PetscInt r = 0; r < n1d; r++) {
+                PetscInt pr = PatchInterior(dim, g->k, off, r, n1);
+                if (pr < 0) continue;
+                for (PetscInt t = 0; t < n1d; t++) {
+                  PetscInt pt = PatchInterior(dim, g->k, off, t, n1);
+                  if (pt >= 0) jac->pLU[nt * nt * iv + pr * nt + pt] += Ae[r * n1d + t];
+                }
               }
             }
+            for (PetscInt d = 0; d < dim; d++) {
+              if (jac->surtype == PC_VPATCH_SURROGATE_MEAN)
+                jac->pg[3 * iv + d] += cgv[4 * ic + d] / (1 << dim);
+              else
+                jac->pg[3 * iv + d] = PetscMax(jac->pg[3 * iv + d], cgv[4 * ic + d]);
+            }
+            if (jac->pm) jac->pm[iv] += jac->opw.mass * cgv[4 * ic + 3] / (1 << dim);
           }
-          for (PetscInt d = 0; d < dim; d++) {
-            if (jac->surtype == PC_VPATCH_SURROGATE_MEAN)
-              jac->pg[3 * iv + d] += cgv[4 * ic + d] / (1 << dim);
-            else
-              jac->pg[3 * iv + d] = PetscMax(jac->pg[3 * iv + d], cgv[4 * ic + d]);
+          if (jac->pLU) {
+            lapack_int info = LAPACKE_dgetrf(LAPACK_ROW_MAJOR, (lapack_int)nt, (lapack_int)nt, jac->pLU + nt * nt * iv, (lapack_int)nt, jac->ppiv + nt * iv);
+            PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK getrf of the patch matrix of vertex (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") failed: %d", v[0], v[1], v[2], (int)info);
           }
-          if (jac->pm) jac->pm[iv] += jac->opw.mass * cgv[4 * ic + 3] / (1 << dim);
         }
-        if (jac->pLU) {
-          lapack_int info = LAPACKE_dgetrf(LAPACK_ROW_MAJOR, (lapack_int)nt, (lapack_int)nt, jac->pLU + nt * nt * iv, (lapack_int)nt, jac->ppiv + nt * iv);
-          PetscCheck(!info, PETSC_COMM_SELF, PETSC_ERR_LIB, "LAPACK getrf of the patch matrix of vertex (%" PetscInt_FMT ", %" PetscInt_FMT ", %" PetscInt_FMT ") failed: %d", v[0], v[1], v[2], (int)info);
-        }
-      }
+    PetscCall(PetscFree(cgv));
+    for (PetscInt i = 0; i < 3 * nvert; i++) jac->pg[i] *= jac->opw.stiff; /* the operator's weights over their sum */
+    if (jac->cuda) PetscCall(VPDeviceCopy_Private(jac->pg, (size_t)3 * (size_t)PetscMax(nvert, 1), &jac->d_pg));
+    if (jac->cuda && jac->pm) PetscCall(VPDeviceCopy_Private(jac->pm, (size_t)PetscMax(nvert, 1), &jac->d_pm));
+  }
   if (jac->local == PC_VPATCH_LOCAL_CG) { /* the factors of the cells the patches touch (pgeo, or the DM's own), and the diagonal */
     Vec dg, dl;
     for (PetscInt d = 0; d < 3; d++) {
@@ -241,16 +331,12 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
     jac->plocal.geo   = below ? jac->pgeo : geo;
     jac->plocal.diag  = jac->pdiag;
   }
-  PetscCall(PetscFree(cgv));
   PetscCall(PetscFree3(G, work, Ae));
   PetscCall(PetscFree(mq));
-  for (PetscInt i = 0; i < 3 * nvert; i++) jac->pg[i] *= jac->opw.stiff; /* the operator's weights over their sum */
-  jac->plocal.g   = jac->pLU ? NULL : jac->pg;
+  jac->plocal.g   = jac->pLU ? NULL : jac->pg; /* the CPU kernels' (NULL where the GPU made them: only the device copy) */
   jac->plocal.m   = jac->pLU ? NULL : jac->pm;
   jac->plocal.LU  = jac->pLU;
   jac->plocal.piv = jac->ppiv;
-  if (jac->cuda) PetscCall(VPDeviceCopy_Private(jac->pg, (size_t)3 * (size_t)PetscMax(nvert, 1), &jac->d_pg));
-  if (jac->cuda && jac->pm) PetscCall(VPDeviceCopy_Private(jac->pm, (size_t)PetscMax(nvert, 1), &jac->d_pm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
