@@ -367,6 +367,14 @@ int main(int argc, char **argv)
     args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 3 -dm_qbox_cells 8 -dm_vec_type cuda -check_gpu_copies
     output_file: none
 
+  # the mapped variant's single-precision smoother takes its color residuals from the operator in float: the cycle must
+  # converge as the double one does (6 iterations, on the CPU)
+  test:
+    suffix: 3d_shell_mixed_cuda
+    requires: cuda
+    args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 3 -dm_qbox_cells 8 -dm_qbox_mapping shell -dm_vec_type cuda -ksp_type fgmres -mg_levels_pc_vpatch_precision single -ksp_max_it 7
+    output_file: none
+
   test:
     suffix: 2d_vpatch_default_cg
     args: -pc_type vpatch -ksp_max_it 200

@@ -32,6 +32,7 @@ typedef struct {
   Mat              aij;      /* the same operator assembled, made on first use by MatSOR(), MatGetFactor(), MatCreateSubMatrices() */
   PetscObjectState aijstate; /* the state of the shell when aij was assembled (MatScale()/MatShift() change it) */
   PetscScalar     *work;     /* CPU kernels of the mapped operator: VPMappedWorkSize() scalars */
+  PetscBool        single;   /* set during MatQBoxMultSingle_Private() only: the mapped CUDA kernel in float, whatever the DM's precision */
 } Mat_QBoxLaplacian;
 
 /* the identity shift and the diagonal added to y = A x, after the kernel */
@@ -87,7 +88,7 @@ static PetscErrorCode MatQBoxApplyKernels(Mat A, Vec x, Vec z, Vec y)
       PetscCall(DMQBoxGetGeometry_Private(ctx->dm, NULL, &d_geo));
       PetscCall(DMQBoxGeometryParams_Private(ctx->dm, &p));
       PetscCall(VPMappedApply_CUDA(&q->grid, (PetscBool)(q->precision == VP_PRECISION_SINGLE), &p, NULL, xa, ya));
-    } else if (general && q->precision == VP_PRECISION_SINGLE) {
+    } else if (general && (q->precision == VP_PRECISION_SINGLE || ctx->single)) {
       const float *d_geof;
       PetscCall(DMQBoxGetGeometryFloat_Private(ctx->dm, &d_geof));
       PetscCall(VPMappedApply_CUDA(&q->grid, PETSC_TRUE, NULL, d_geof, xa, ya));
@@ -181,6 +182,20 @@ static PetscErrorCode MatMult_QBoxLaplacian(Mat A, Vec x, Vec y)
 {
   PetscFunctionBegin;
   PetscCall(MatMultAdd_QBoxLaplacian(A, x, NULL, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* y = A x with the stiffness of a mapped operator on the GPU in float (the factors in float: half the bytes), for a
+   single-precision smoother's residuals (PCVPATCH's mapped variant); otherwise MatMult() */
+PetscErrorCode MatQBoxMultSingle_Private(Mat A, Vec x, Vec y)
+{
+  Mat_QBoxLaplacian *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &ctx));
+  ctx->single = PETSC_TRUE;
+  PetscCall(MatMult(A, x, y));
+  ctx->single = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

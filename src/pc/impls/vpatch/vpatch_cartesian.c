@@ -98,14 +98,40 @@ static PetscErrorCode PCVPatchSetUpDense(PC_VPatch *jac)
 
 /* one pass over the colors on the device, x <- x + sum of patch corrections, where PCVPatchStepLocal() does not: on the
    global arrays of one rank, or with the kernel global (the residual of the whole level by MatMult before each color) */
+/* w = b - A x / scale, the residual of a color. The surrogate's solves in single precision take it from the operator in
+   float on the GPU (the mapped operator's factors in float: half the bytes of the pass that dominates the sweep); their
+   own accuracy is float's, and a smoother inside a cycle sees residual equations, whose iterates are small */
+static PetscErrorCode PCVPatchColorResidual(PC_VPatch *jac, Vec b, Vec x, Vec w)
+{
+  PetscFunctionBegin;
+  if (jac->surrogate && jac->cuda && jac->precision == VP_PRECISION_SINGLE)
+    PetscCall(MatQBoxMultSingle_Private(jac->A, x, w));
+  else
+    PetscCall(MatMult(jac->A, x, w)); /* scale L x */
+  if (jac->scale != (PetscScalar)1.0) PetscCall(VecScale(w, 1.0 / jac->scale));
+  PetscCall(VecAYPX(w, -1.0, b));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* whether the surrogate's sweep can work on the global vectors themselves (PCVPatchSweepColors_Private()) */
+static PetscErrorCode PCVPatchInPlaceSurrogate(PC_VPatch *jac, Vec x, PetscBool *yes)
+{
+  PetscFunctionBegin;
+  *yes = PETSC_FALSE;
+  if (jac->surrogate && jac->cuda && jac->local == PC_VPATCH_LOCAL_FDM && jac->type == PC_VPATCH_MULTIPLICATIVE) PetscCall(DMQBoxUseGlobalArrays_Private(jac->dm, x, yes));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBool reverse, PetscBool global, PetscBool zero)
 {
   const VPGrid      *g  = &((DM_QBox *)jac->dm->data)->grid;
   PetscInt           nc = g->dim == 3 ? 8 : 4;
   const PetscScalar *ba, *xa;
   PetscScalar       *da;
+  PetscBool          inplace;
 
   PetscFunctionBegin;
+  PetscCall(PCVPatchInPlaceSurrogate(jac, x, &inplace));
   if (global) {
     /* one rank: the local box is the global vector. The kernels read b and x and add the corrections into x in
        place: patches of one color share no interior node, and a patch reads only its own nodes, so no patch of the
@@ -120,12 +146,25 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(VecRestoreArrayAndMemType(x, &xw));
     PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
+  } else if (inplace) {
+    /* one rank, CUDA, the surrogate's solves: the ghosted box is the global vector, so each color's residual stays in
+       w and the corrections go into x in place (patches of one color share no interior node, and the kernel reads only
+       the residual): no ghost copies, half the vector passes of the general branch below */
+    PetscScalar *xw;
+    for (PetscInt i = 0; i < nc; i++) {
+      PetscCall(PCVPatchColorResidual(jac, b, x, jac->w));
+      PetscCall(VecGetArrayReadAndMemType(jac->w, &ba, NULL));
+      PetscCall(VecGetArrayAndMemType(x, &xw, NULL));
+      PetscCall(PetscLogGpuTimeBegin());
+      PetscCall(VPPatchSmoothColor_CUDA(g, NULL, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, PETSC_FALSE, jac->d_pg, jac->d_pm, ba, xw, xw, jac->scratch));
+      PetscCall(PetscLogGpuTimeEnd());
+      PetscCall(VecRestoreArrayAndMemType(x, &xw));
+      PetscCall(VecRestoreArrayReadAndMemType(jac->w, &ba));
+    }
   } else {
     PetscCall(PCVPatchGetLocal_Private(jac, PETSC_TRUE, PETSC_TRUE));
-    for (PetscInt i = 0; i < nc; i++) {      /* kernel global: the residual of the whole level, ghosted, then the solves */
-      PetscCall(MatMult(jac->A, x, jac->w)); /* scale L x */
-      if (jac->scale != (PetscScalar)1.0) PetscCall(VecScale(jac->w, 1.0 / jac->scale));
-      PetscCall(VecAYPX(jac->w, -1.0, b));
+    for (PetscInt i = 0; i < nc; i++) { /* kernel global: the residual of the whole level, ghosted, then the solves */
+      PetscCall(PCVPatchColorResidual(jac, b, x, jac->w));
       PetscCall(DMGlobalToLocal(jac->dm, jac->w, INSERT_VALUES, jac->bl));
       PetscCall(VecSet(jac->dl, 0.0));
       PetscCall(VecGetArrayReadAndMemType(jac->bl, &ba, NULL));
