@@ -173,7 +173,7 @@ def main():
                 passed += 1
                 print('ok      %-40s %6.1f s' % (name, dt), flush=True)
     for name, status, cmd, phrase in bad_inputs(opt):
-        if opt.filter and not any(f in name for f in opt.filter):
+        if opt.gpu_only or (opt.filter and not any(f in name for f in opt.filter)):
             continue
         t0 = time.time()
         try:
