@@ -67,8 +67,8 @@ static PetscErrorCode Apply(DM dm, MatType type, Vec xh, Vec yh, Vec dh)
 }
 
 /* y = one symmetric sweep of PCVPATCH (zero initial guess) on the operator of dm applied to x */
-/* one symmetric sweep of PCVPATCH (options with the prefix) */
-static PetscErrorCode Sweep(DM dm, const char prefix[], Vec x, Vec y)
+/* one symmetric sweep of PCVPATCH (options with the prefix; fdm: the unscaled surrogate, whatever the DM's default) */
+static PetscErrorCode Sweep(DM dm, const char prefix[], PetscBool fdm, Vec x, Vec y)
 {
   Mat A;
   PC  pc;
@@ -80,6 +80,7 @@ static PetscErrorCode Sweep(DM dm, const char prefix[], Vec x, Vec y)
   PetscCall(PCSetType(pc, PCVPATCH));
   PetscCall(PCSetOperators(pc, A, A));
   PetscCall(PCVPatchSetSweep(pc, PC_VPATCH_SWEEP_SYMMETRIC));
+  if (fdm) PetscCall(PCVPatchSetLocalSolver(pc, PC_VPATCH_LOCAL_FDM));
   PetscCall(PCSetOptionsPrefix(pc, prefix));
   PetscCall(PCSetFromOptions(pc));
   PetscCall(PCSetUp(pc));
@@ -175,8 +176,8 @@ int main(int argc, char **argv)
         Vec bnd;
         PetscCall(VecDuplicate(xg, &bnd));
         PetscCall(DMQBoxProjectFunction(dc, OnBoundary, NULL, bnd));
-        PetscCall(Sweep(dg, NULL, xg, yg));
-        PetscCall(Sweep(dc, NULL, xg, yc));
+        PetscCall(Sweep(dg, "box_", PETSC_TRUE, xg, yg)); /* the unscaled surrogate, exact on a box with a constant coefficient (a prefix of its own: no option of the command line) */
+        PetscCall(Sweep(dc, "box_", PETSC_TRUE, xg, yc));
         PetscCall(VecPointwiseMult(dcv, bnd, yc));
         PetscCall(VecAXPBY(yc, 1.0 - 1.0 / c, 1.0 / c, dcv));
         PetscCall(VPTestRelDiff(yg, yc, &rel));
@@ -202,7 +203,7 @@ int main(int argc, char **argv)
       PetscCall(DMCreateGlobalVector(dm2, &xd));
       PetscCall(VecDuplicate(xd, &yd));
       PetscCall(VecCopy(x, xd));
-      PetscCall(Sweep(dm2, NULL, xd, yd));
+      PetscCall(Sweep(dm2, NULL, PETSC_FALSE, xd, yd));
       if (!dev) {
         PetscReal ny;
         PetscCall(VecDuplicate(x, &ys));
@@ -231,8 +232,8 @@ int main(int argc, char **argv)
     PetscCall(PetscOptionsSetValue(NULL, "-chk_cg_pc_vpatch_local_solver", "cg"));
     PetscCall(PetscOptionsSetValue(NULL, "-chk_cg_pc_vpatch_local_its", "60"));
     PetscCall(PetscOptionsSetValue(NULL, "-chk_lu_pc_vpatch_local_solver", "dense"));
-    PetscCall(Sweep(dm2, "chk_cg_", x, ycg));
-    PetscCall(Sweep(dm2, "chk_lu_", x, yd));
+    PetscCall(Sweep(dm2, "chk_cg_", PETSC_FALSE, x, ycg));
+    PetscCall(Sweep(dm2, "chk_lu_", PETSC_FALSE, x, yd));
     PetscCall(VPTestRelDiff(ycg, yd, &rel));
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCVPATCH local solver cg (60 steps) vs dense LU: %s\n", rel < 1e-9 ? "equal to 1e-9" : "DIFFERENT"));
     PetscCheck(rel < 1e-9, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "PCVPATCH local solver cg with 60 steps vs the dense LU: %g off", (double)rel);
@@ -240,12 +241,12 @@ int main(int argc, char **argv)
       DM  dmg;
       Vec xg, yg;
       PetscCall(PetscOptionsSetValue(NULL, "-chk_cg2_pc_vpatch_local_solver", "cg"));
-      PetscCall(Sweep(dm2, "chk_cg2_", x, ycg));
+      PetscCall(Sweep(dm2, "chk_cg2_", PETSC_FALSE, x, ycg));
       PetscCall(CreateDM(PETSC_TRUE, PETSC_FALSE, &dmg));
       PetscCall(DMCreateGlobalVector(dmg, &xg));
       PetscCall(VecDuplicate(xg, &yg));
       PetscCall(VecCopy(x, xg));
-      PetscCall(Sweep(dmg, "chk_cg2_", xg, yg));
+      PetscCall(Sweep(dmg, "chk_cg2_", PETSC_FALSE, xg, yg));
       PetscCall(VecCopy(yg, yd));
       PetscCall(VPTestRelDiff(yd, ycg, &rel));
       PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCVPATCH local solver cg, CUDA vs CPU: %s\n", rel < 1e-12 ? "equal to 1e-12" : "DIFFERENT"));
@@ -340,6 +341,26 @@ int main(int argc, char **argv)
     requires: cuda
     nsize: 2
     args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3
+    output_file: test_mapped_gpu
+
+  # the default where the DM has a coefficient: the surrogate scaled by the diagonal (local solver scaled)
+  test:
+    suffix: shell_scaled_np3
+    nsize: 3
+    args: -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_coefficient_contrast 1e4 -pc_vpatch_local_solver scaled
+    output_file: test_mapped_shell
+
+  test:
+    suffix: gpu_scaled
+    requires: cuda
+    args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 -pc_vpatch_local_solver scaled
+    output_file: test_mapped_gpu
+
+  test:
+    suffix: gpu_scaled_2d_np2
+    requires: cuda
+    nsize: 2
+    args: -gpu -dm_qbox_dim 2 -dm_qbox_degree 4 -dm_qbox_cells 8 -dm_qbox_mapping deformed -dm_qbox_coefficient oscillatory -pc_vpatch_local_solver scaled
     output_file: test_mapped_gpu
 
   # the surrogate's factors made by the GPU (vpatch_surrogate.cu) for each scaling, and across ranks (the layer of cells

@@ -409,7 +409,7 @@ int main(int argc, char **argv)
   test:
     suffix: bad_mapped_cg
     args: -case patch -dim 2 -degrees 2 -dm_qbox_mapping deformed -pc_vpatch_local_solver cg
-    expect_error: iterates on the patches' stiffness only, not yet with a mass term
+    expect_error: works on the patches' stiffness only, not yet with a mass term
 
   test:
     suffix: bad_negative

@@ -255,6 +255,18 @@ int main(int argc, char **argv)
     suffix: deformed
     args: -dm_qbox_mapping deformed -dm_qbox_degree 2 -dm_qbox_cells 2 -refinements 2 -dm_qbox_coefficient_contrast 10 -check_rates
 
+  # the shipped options file on ex3's problem (contrast 1e6): the local solver scaled, the default where the DMQBOX has a
+  # coefficient, converges in 12 and 9 iterations where the unscaled surrogate took 339 and 380
+  test:
+    suffix: vpatch_options_file
+    args: -options_file share/vpatch-mg.options -refinements 1
+
+  test:
+    suffix: vpatch_options_file_cuda
+    requires: cuda
+    args: -options_file share/vpatch-mg.options -refinements 1 -dm_vec_type cuda
+    output_file: ex3_vpatch_options_file
+
   test:
     suffix: vpatch_contrast0
     args: -dm_qbox_degree 3 -dm_qbox_cells 2 -refinements 2 -dm_qbox_coefficient_contrast 0 -check_rates -mg_levels_ksp_type richardson -mg_levels_ksp_max_it 1 -mg_levels_pc_type vpatch -mg_levels_pc_vpatch_sweep symmetric

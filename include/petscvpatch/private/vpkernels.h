@@ -188,6 +188,7 @@ typedef struct {
   const PetscScalar *LU;
   const int         *piv;
   PetscInt           its;
+  PetscReal          damp; /* > 0: local solver scaled, u = damp z with z the scaled surrogate's solve, no CG step */
   const VPBasis1D   *basis;
   const PetscReal   *geo;
   PetscInt           gclo[3], gcm[3];
@@ -310,6 +311,9 @@ typedef struct {
 } VPPatchCGTables;
 /* the patches of one color: dl += their CG corrections from the ghosted residual bl; d_pg, d_geo (cell box of t), diag
    (ghosted local operator diagonal): device arrays */
+/* local solver scaled: the patches of one color, dl += damp z, z = Dsc S (sum_d g_d Lambda_d)^-1 S^T Dsc r with the
+   scaling Dsc = (Dt / D)^1/2 of the CG's preconditioner (no CG step: no factors, no true operator); double arithmetic */
+PETSC_INTERN PetscErrorCode VPPatchScaledColor_CUDA(const VPGrid *, const VPPatchCGTables *, PetscInt color, PetscReal damp, const PetscReal *d_pg, const PetscScalar *diag, const PetscScalar *bl, PetscScalar *dl);
 PETSC_INTERN PetscErrorCode VPPatchCGColor_CUDA(const VPGrid *, const VPPatchCGTables *, PetscInt color, const PetscReal *d_pg, const PetscReal *d_geo, const PetscScalar *diag, const PetscScalar *bl, PetscScalar *dl);
 /* whether the fused kernel of (dim, k, precision) skips the gather and the residual of a color from x = 0 (xzero) */
 PETSC_INTERN PetscBool VPPatchZeroFirst_CUDA(PetscInt dim, PetscInt k, PetscBool single);

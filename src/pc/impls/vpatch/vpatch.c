@@ -20,7 +20,7 @@ const char *const PCVPatchSweeps[]       = {"forward", "backward", "symmetric", 
 const char *const PCVPatchTypes[]        = {"multiplicative", "additive", "PCVPatchType", "PC_VPATCH_", NULL};
 const char *const PCVPatchKernels[]      = {"global", "separate", "fused", "PCVPatchKernel", "PC_VPATCH_KERNEL_", NULL};
 const char *const VPPrecisions[]         = {"double", "single", "VPPrecision", "VP_PRECISION_", NULL};
-const char *const PCVPatchLocalSolvers[] = {"fdm", "dense", "cg", "PCVPatchLocalSolver", "PC_VPATCH_LOCAL_", NULL};
+const char *const PCVPatchLocalSolvers[] = {"fdm", "dense", "cg", "scaled", "PCVPatchLocalSolver", "PC_VPATCH_LOCAL_", NULL};
 const char *const PCVPatchRanksTypes[]   = {"exact", "relaxed", "PCVPatchRanks", "PC_VPATCH_RANKS_", NULL};
 const char *const PCVPatchSurrogates[]   = {"pointmax", "cellmax", "mean", "PCVPatchSurrogate", "PC_VPATCH_SURROGATE_", NULL};
 const char *const PCVPatchCorrections[]  = {"none", "mixed", "all", "PCVPatchCorrection", "PC_VPATCH_CORRECTION_", NULL};
@@ -174,10 +174,10 @@ static PetscErrorCode PCReset_VPatch(PC pc)
 static PetscErrorCode PCVPatchCheckSameOnRanks(PC pc)
 {
   PC_VPatch        *jac     = (PC_VPatch *)pc->data;
-  const char *const names[] = {"-pc_vpatch_type",   "-pc_vpatch_sweep",   "-pc_vpatch_local_solver", "-pc_vpatch_local_its", "-pc_vpatch_surrogate", "-pc_vpatch_precision", "-pc_vpatch_kernel", "-pc_vpatch_patches_per_block",
-                               "-pc_vpatch_ranks",  "-pc_vpatch_overlap", "-pc_vpatch_correction",   "-pc_vpatch_damping",   "-pc_vpatch_dg_lines",  "-pc_vpatch_colors",    "-pc_vpatch_colors", "-pc_vpatch_colors",
-                               "-pc_vpatch_colors", "-pc_vpatch_colors",  "-pc_vpatch_colors",       "-pc_vpatch_colors",    "-pc_vpatch_colors",    "-pc_vpatch_colors"};
-  PetscReal         v[22];
+  const char *const names[] = {"-pc_vpatch_type",   "-pc_vpatch_sweep",   "-pc_vpatch_local_solver", "-pc_vpatch_local_its", "-pc_vpatch_surrogate", "-pc_vpatch_precision", "-pc_vpatch_kernel",       "-pc_vpatch_patches_per_block",
+                               "-pc_vpatch_ranks",  "-pc_vpatch_overlap", "-pc_vpatch_correction",   "-pc_vpatch_damping",   "-pc_vpatch_dg_lines",  "-pc_vpatch_colors",    "-pc_vpatch_colors",       "-pc_vpatch_colors",
+                               "-pc_vpatch_colors", "-pc_vpatch_colors",  "-pc_vpatch_colors",       "-pc_vpatch_colors",    "-pc_vpatch_colors",    "-pc_vpatch_colors",    "-pc_vpatch_local_damping"};
+  PetscReal         v[23];
 
   PetscFunctionBegin;
   v[0]  = (PetscReal)jac->type;
@@ -195,6 +195,7 @@ static PetscErrorCode PCVPatchCheckSameOnRanks(PC pc)
   v[12] = (PetscReal)jac->dglines;
   v[13] = (PetscReal)jac->norder;
   for (PetscInt i = 0; i < 8; i++) v[14 + i] = i < jac->norder ? (PetscReal)jac->order[i] : -1;
+  v[22] = jac->localdamp;
   PetscCall(VPCheckSameOnRanks_Private(PetscObjectComm((PetscObject)pc), "PCVPATCH", (PetscInt)PETSC_STATIC_ARRAY_LENGTH(v), v, names));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -514,10 +515,17 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
     pc->setupcalled = PETSC_FALSE;
     jac->surtypeset = PETSC_TRUE;
   }
-  PetscCall(PetscOptionsEnum("-pc_vpatch_local_solver", "Local solver: fast diagonalization, dense LU, or (mapped DMQBOX) CG steps on the patch's true operator", "PCVPatchSetLocalSolver", PCVPatchLocalSolvers, (PetscEnum)jac->local,
-                             (PetscEnum *)&jac->local, &flg));
-  if (flg) pc->setupcalled = PETSC_FALSE;
+  PetscCall(PetscOptionsEnum("-pc_vpatch_local_solver",
+                             "Local solver: fast diagonalization, dense LU, or (mapped DMQBOX) CG steps on the patch's true operator, or the surrogate scaled by the diagonal (default where the DMQBOX has a coefficient)", "PCVPatchSetLocalSolver",
+                             PCVPatchLocalSolvers, (PetscEnum)jac->local, (PetscEnum *)&jac->local, &flg));
+  if (flg) {
+    pc->setupcalled = PETSC_FALSE;
+    jac->localset   = PETSC_TRUE;
+  }
   PetscCall(PetscOptionsRangeInt("-pc_vpatch_local_its", "Local solver cg: CG steps per patch", "PCVPATCH", jac->localits, &jac->localits, &flg, 1, 100));
+  if (flg) pc->setupcalled = PETSC_FALSE;
+  PetscCall(VPOptionsReal("-pc_vpatch_local_damping", "Local solver scaled: the damping of each patch's correction (0 < w <= 1)", "PCVPATCH", jac->localdamp, &jac->localdamp, &flg));
+  PetscCheck(jac->localdamp > 0 && jac->localdamp <= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_vpatch_local_damping %g: give a damping in (0, 1] (default 0.7)", (double)jac->localdamp);
   if (flg) pc->setupcalled = PETSC_FALSE;
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -612,12 +620,15 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
       PetscCall(PetscViewerASCIIPrintf(
           viewer, "mapped DMQBOX: %" PetscInt_FMT " CG steps per patch on its true operator, preconditioned by the separable surrogate (%s) scaled by the diagonal; nonlinear (use a flexible outer method); each color's residual by MatMult\n",
           jac->localits, PCVPatchSurrogates[jac->surtype]));
+    else if (jac->surrogate && jac->local == PC_VPATCH_LOCAL_SCALED)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: local solves by the separable surrogate (%s) scaled by the operator's diagonal, damped by %g (-pc_vpatch_local_damping); each color's residual by MatMult\n",
+                                       PCVPatchSurrogates[jac->surtype], (double)jac->localdamp));
     else if (jac->surrogate && jac->local == PC_VPATCH_LOCAL_FDM)
       PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: inexact local solves (fast diagonalization of a separable surrogate per patch, scaled by %s), each color's residual by MatMult\n", PCVPatchSurrogates[jac->surtype]));
     else if (jac->surrogate)
       PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: exact local solves (each patch's dense LU), each color's residual by MatMult\n"));
-    else if (jac->local == PC_VPATCH_LOCAL_CG)
-      PetscCall(PetscViewerASCIIPrintf(viewer, "Cartesian DMQBOX: local solver cg is the exact fast diagonalization here\n"));
+    else if (jac->local == PC_VPATCH_LOCAL_CG || jac->local == PC_VPATCH_LOCAL_SCALED)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "Cartesian DMQBOX: local solver %s is the exact fast diagonalization here\n", PCVPatchLocalSolvers[jac->local]));
     if (jac->opw.mass != 0)
       PetscCall(PetscViewerASCIIPrintf(viewer, "operator: %g M + %g K (mass and stiffness)\n", (double)(PetscRealPart(jac->scale) * jac->opw.mass), (double)(PetscRealPart(jac->scale) * jac->opw.stiff)));
     else if (PetscRealPart(jac->scale) * jac->opw.stiff != 1.0)
@@ -702,8 +713,9 @@ static PetscErrorCode PCVPatchSetPrecision_VPatch(PC pc, VPPrecision p)
 static PetscErrorCode PCVPatchSetLocalSolver_VPatch(PC pc, PCVPatchLocalSolver l)
 {
   PetscFunctionBegin;
-  ((PC_VPatch *)pc->data)->local = l;
-  pc->setupcalled                = PETSC_FALSE;
+  ((PC_VPatch *)pc->data)->local    = l;
+  ((PC_VPatch *)pc->data)->localset = PETSC_TRUE;
+  pc->setupcalled                   = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1057,17 +1069,18 @@ PetscErrorCode PCCreate_VPatch(PC pc)
 
   PetscFunctionBegin;
   PetscCall(PetscNew(&jac));
-  pc->data      = jac;
-  jac->sweep    = PC_VPATCH_SWEEP_SYMMETRIC; /* a symmetric preconditioner for CG; share/vpatch-mg.options sets forward for PCMG */
-  jac->type     = PC_VPATCH_MULTIPLICATIVE;
-  jac->damping  = 0.0; /* 1/2^d at set-up */
-  jac->local    = PC_VPATCH_LOCAL_FDM;
-  jac->localits = 2; /* 4, 4, 4, 5 its at contrast 1e6 against 7, 7, 6, 5 with one step (bench/RESULTS.md, session 12) */
-  jac->kernel   = PC_VPATCH_KERNEL_FUSED;
-  jac->overlap  = PETSC_TRUE;
-  jac->ranks    = PC_VPATCH_RANKS_EXACT;
-  jac->dglines  = PETSC_TRUE;
-  jac->rcheck   = PETSC_TRUE;
+  pc->data       = jac;
+  jac->sweep     = PC_VPATCH_SWEEP_SYMMETRIC; /* a symmetric preconditioner for CG; share/vpatch-mg.options sets forward for PCMG */
+  jac->type      = PC_VPATCH_MULTIPLICATIVE;
+  jac->damping   = 0.0; /* 1/2^d at set-up */
+  jac->local     = PC_VPATCH_LOCAL_FDM;
+  jac->localits  = 2;   /* 4, 4, 4, 5 its at contrast 1e6 against 7, 7, 6, 5 with one step (bench/RESULTS.md, session 12) */
+  jac->localdamp = 0.7; /* local solver scaled: 1 diverges at contrast 1e6, 0.7 the fewest iterations there (bench/history, session 36) */
+  jac->kernel    = PC_VPATCH_KERNEL_FUSED;
+  jac->overlap   = PETSC_TRUE;
+  jac->ranks     = PC_VPATCH_RANKS_EXACT;
+  jac->dglines   = PETSC_TRUE;
+  jac->rcheck    = PETSC_TRUE;
 
   pc->ops->apply           = PCApply_VPatch;
   pc->ops->applytranspose  = PCApplyTranspose_VPatch;

@@ -118,7 +118,7 @@ static PetscErrorCode PCVPatchInPlaceSurrogate(PC_VPatch *jac, Vec x, PetscBool 
 {
   PetscFunctionBegin;
   *yes = PETSC_FALSE;
-  if (jac->surrogate && jac->cuda && jac->local == PC_VPATCH_LOCAL_FDM && jac->type == PC_VPATCH_MULTIPLICATIVE) PetscCall(DMQBoxUseGlobalArrays_Private(jac->dm, x, yes));
+  if (jac->surrogate && jac->cuda && (jac->local == PC_VPATCH_LOCAL_FDM || jac->local == PC_VPATCH_LOCAL_SCALED) && jac->type == PC_VPATCH_MULTIPLICATIVE) PetscCall(DMQBoxUseGlobalArrays_Private(jac->dm, x, yes));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -156,7 +156,13 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
       PetscCall(VecGetArrayReadAndMemType(jac->w, &ba, NULL));
       PetscCall(VecGetArrayAndMemType(x, &xw, NULL));
       PetscCall(PetscLogGpuTimeBegin());
-      PetscCall(VPPatchSmoothColor_CUDA(g, NULL, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, PETSC_FALSE, jac->d_pg, jac->d_pm, ba, xw, xw, jac->scratch));
+      if (jac->local == PC_VPATCH_LOCAL_SCALED) {
+        const PetscScalar *dg;
+        PetscCall(VecGetArrayReadAndMemType(jac->diagl, &dg, NULL)); /* ghosted: on one rank the global layout */
+        PetscCall(VPPatchScaledColor_CUDA(g, &jac->cgt, PCVPatchColor(jac, nc, i, reverse), jac->localdamp, jac->d_pg, dg, ba, xw));
+        PetscCall(VecRestoreArrayReadAndMemType(jac->diagl, &dg));
+      } else
+        PetscCall(VPPatchSmoothColor_CUDA(g, NULL, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, PETSC_FALSE, jac->d_pg, jac->d_pm, ba, xw, xw, jac->scratch));
       PetscCall(PetscLogGpuTimeEnd());
       PetscCall(VecRestoreArrayAndMemType(x, &xw));
       PetscCall(VecRestoreArrayReadAndMemType(jac->w, &ba));
@@ -170,11 +176,14 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
       PetscCall(VecGetArrayReadAndMemType(jac->bl, &ba, NULL));
       PetscCall(VecGetArrayReadAndMemType(jac->xl, &xa, NULL));
       PetscCall(VecGetArrayAndMemType(jac->dl, &da, NULL));
-      if (jac->cuda && jac->local == PC_VPATCH_LOCAL_CG && jac->surrogate) {
+      if (jac->cuda && (jac->local == PC_VPATCH_LOCAL_CG || jac->local == PC_VPATCH_LOCAL_SCALED) && jac->surrogate) {
         const PetscScalar *dg;
         PetscCall(VecGetArrayReadAndMemType(jac->diagl, &dg, NULL));
         PetscCall(PetscLogGpuTimeBegin());
-        PetscCall(VPPatchCGColor_CUDA(g, &jac->cgt, PCVPatchColor(jac, nc, i, reverse), jac->d_pg, jac->d_cggeo, dg, ba, da));
+        if (jac->local == PC_VPATCH_LOCAL_SCALED)
+          PetscCall(VPPatchScaledColor_CUDA(g, &jac->cgt, PCVPatchColor(jac, nc, i, reverse), jac->localdamp, jac->d_pg, dg, ba, da));
+        else
+          PetscCall(VPPatchCGColor_CUDA(g, &jac->cgt, PCVPatchColor(jac, nc, i, reverse), jac->d_pg, jac->d_cggeo, dg, ba, da));
         PetscCall(PetscLogGpuTimeEnd());
         PetscCall(VecRestoreArrayReadAndMemType(jac->diagl, &dg));
       } else if (jac->cuda) {
@@ -191,7 +200,13 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
     }
     PetscCall(PCVPatchRestoreLocal_Private(jac));
   }
-  if (jac->surrogate && jac->local == PC_VPATCH_LOCAL_CG) {
+  if (jac->surrogate && jac->local == PC_VPATCH_LOCAL_SCALED) { /* one preconditioner application per patch: a CG step without its true operator */
+    const PetscLogDouble f = VPFlopsPatches(g) * (VPFlopsPatchCG(g->dim, g->k, 1) - (g->dim == 2 ? 4 : 8) * VPFlopsMappedCell(g->dim, g->k));
+    if (jac->cuda)
+      PetscCall(PetscLogGpuFlops(f));
+    else
+      PetscCall(PetscLogFlops(f));
+  } else if (jac->surrogate && jac->local == PC_VPATCH_LOCAL_CG) {
     if (jac->cuda)
       PetscCall(PetscLogGpuFlops(VPFlopsPatches(g) * VPFlopsPatchCG(g->dim, g->k, jac->localits)));
     else
@@ -357,7 +372,7 @@ PetscErrorCode PCVPatchSetUpContinuous_Private(PC pc)
     VPPatchOp hat;
 
     PetscCheck(jac->type == PC_VPATCH_MULTIPLICATIVE && jac->local != PC_VPATCH_LOCAL_DENSE, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
-               "PCVPATCH on CUDA vectors runs -pc_vpatch_type multiplicative with -pc_vpatch_local_solver fdm or cg; the %s %s variant runs on the CPU only (-dm_vec_type standard)", PCVPatchTypes[jac->type], PCVPatchLocalSolvers[jac->local]);
+               "PCVPATCH on CUDA vectors runs -pc_vpatch_type multiplicative with -pc_vpatch_local_solver fdm, cg or scaled; the %s %s variant runs on the CPU only (-dm_vec_type standard)", PCVPatchTypes[jac->type], PCVPatchLocalSolvers[jac->local]);
     PetscCheck(!(jac->surrogate && jac->local == PC_VPATCH_LOCAL_CG) || jac->precision == VP_PRECISION_DOUBLE, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
                "PCVPATCH local solver cg on the GPU computes in double precision: use -pc_vpatch_precision double");
     /* the kernels take the reference matrices (h = 1) and scale them by the cell sizes and the weights (vpatch.cu) */

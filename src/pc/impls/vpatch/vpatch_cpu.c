@@ -99,7 +99,8 @@ static PetscErrorCode PatchTrueApply(const VPGrid *g, const VPPatchLocal *pl, co
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* u ~ A_v^-1 r by pl->its preconditioned CG steps (VPPatchLocal), from u = 0; gv: the patch's surrogate factors */
+/* u ~ A_v^-1 r by pl->its preconditioned CG steps (VPPatchLocal), from u = 0; gv: the patch's surrogate factors. With
+   pl->damp > 0 (local solver scaled) u = damp z, z the preconditioner's solve, and no step on the true operator. */
 static PetscErrorCode PatchCG(const VPGrid *g, const VPPatchOp *op, const VPPatchLocal *pl, const PetscReal *gv, const PetscInt v[3], const PetscScalar *r, PetscScalar *u, PetscScalar *t, PetscScalar *work)
 {
   const PetscInt dim = g->dim, k = g->k, np = 2 * k + 1, ni = 2 * k - 1, npt = np * np * (dim == 3 ? np : 1), nt = ni * ni * (dim == 3 ? ni : 1);
@@ -132,6 +133,10 @@ static PetscErrorCode PatchCG(const VPGrid *g, const VPPatchOp *op, const VPPatc
     for (PetscInt e = 0; e < nt; e++) {
       z[e] *= sc[e];
       rz += rr[e] * z[e];
+    }
+    if (pl->damp > 0) {
+      for (PetscInt e = 0; e < nt; e++) u[e] = pl->damp * z[e];
+      break;
     }
     if (!it) rz0 = rz;
     if (!(PetscRealPart(rz) > VP_PATCH_CG_RTOL2 * PetscRealPart(rz0))) break; /* converged to round-off, or a zero residual: a further step would divide by it */

@@ -269,7 +269,7 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
     if (jac->cuda) PetscCall(VPDeviceCopy_Private(jac->pg, (size_t)3 * (size_t)PetscMax(nvert, 1), &jac->d_pg));
     if (jac->cuda && jac->pm) PetscCall(VPDeviceCopy_Private(jac->pm, (size_t)PetscMax(nvert, 1), &jac->d_pm));
   }
-  if (jac->local == PC_VPATCH_LOCAL_CG) { /* the factors of the cells the patches touch (pgeo, or the DM's own), and the diagonal */
+  if (jac->local == PC_VPATCH_LOCAL_CG || jac->local == PC_VPATCH_LOCAL_SCALED) { /* the factors of the cells the patches touch (pgeo, or the DM's own), and the diagonal */
     Vec dg, dl;
     for (PetscInt d = 0; d < 3; d++) {
       jac->plocal.gclo[d] = below ? clo[d] : g->cs[d];
@@ -318,7 +318,7 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
           t->cS[qq * VPATCH_MAX_N1D + i] = b->S[qq * n1 + i];
           t->cD[qq * VPATCH_MAX_N1D + i] = b->D[qq * n1 + i];
         }
-      if (below) {
+      if (below && jac->pgeo) { /* local solver cg; scaled applies no true operator */
         PetscCall(VPDeviceCopy_Private(jac->pgeo, (size_t)(ncb * ncomp * nd), &jac->d_pgeo));
         jac->d_cggeo = jac->d_pgeo;
       } else
@@ -326,7 +326,8 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
     }
 #endif
     PetscCall(DMRestoreGlobalVector(jac->dm, &dg));
-    jac->plocal.its   = jac->localits;
+    jac->plocal.its   = jac->local == PC_VPATCH_LOCAL_SCALED ? 1 : jac->localits;
+    jac->plocal.damp  = jac->local == PC_VPATCH_LOCAL_SCALED ? jac->localdamp : 0;
     jac->plocal.basis = b;
     jac->plocal.geo   = below ? jac->pgeo : geo;
     jac->plocal.diag  = jac->pdiag;
@@ -348,12 +349,17 @@ static PetscErrorCode PCVPatchSetUp_Mapped(PC pc)
   PetscCheck(jac->local != PC_VPATCH_LOCAL_DENSE || !jac->cuda, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
              "PCVPATCH on a mapped DMQBOX (or one with a coefficient): -pc_vpatch_local_solver dense (each patch's exact matrix, LU-factored, for verification) runs on the CPU only: use -dm_vec_type standard, or the default fdm (the separable "
              "surrogate)");
-  if (jac->local == PC_VPATCH_LOCAL_CG && !jac->surtypeset) jac->surtype = PC_VPATCH_SURROGATE_MEAN; /* scaled by the diagonal, the mean is the better base: fewer iterations, measured */
+  /* a coefficient can vary by orders of magnitude inside a patch, where the unscaled surrogate stalls or diverges (contrast
+     1e6: no convergence in 100 iterations) and the scaled one converges (10): it is the default there, unless the
+     operator has a mass term, which only the unscaled surrogate takes so far */
+  if (!jac->localset) jac->local = ((DM_QBox *)jac->dm->data)->coeftype != DMQBOX_COEFFICIENT_ONE && jac->opw.mass == 0 ? PC_VPATCH_LOCAL_SCALED : PC_VPATCH_LOCAL_FDM;
+  if ((jac->local == PC_VPATCH_LOCAL_CG || jac->local == PC_VPATCH_LOCAL_SCALED) && !jac->surtypeset) jac->surtype = PC_VPATCH_SURROGATE_MEAN; /* scaled by the diagonal, the mean is the better base: fewer iterations, measured */
   PetscCheck(!jac->cuda || !jac->kernelset || jac->kernel == PC_VPATCH_KERNEL_GLOBAL, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
              "PCVPATCH on a mapped DMQBOX (or one with a coefficient) takes each color's residual from the operator (MatMult): -pc_vpatch_kernel %s computes it for the Cartesian Laplacian; use -pc_vpatch_kernel global (the default here)",
              PCVPatchKernels[jac->kernel]);
-  PetscCheck(jac->opw.mass == 0 || jac->local != PC_VPATCH_LOCAL_CG, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
-             "PCVPATCH on a mapped DMQBOX: -pc_vpatch_local_solver cg iterates on the patches' stiffness only, not yet with a mass term: use -pc_vpatch_local_solver fdm (the default: the surrogate takes the mass term) or dense (CPU)");
+  PetscCheck(jac->opw.mass == 0 || (jac->local != PC_VPATCH_LOCAL_CG && jac->local != PC_VPATCH_LOCAL_SCALED), PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+             "PCVPATCH on a mapped DMQBOX: -pc_vpatch_local_solver %s works on the patches' stiffness only, not yet with a mass term: use -pc_vpatch_local_solver fdm (the default: the surrogate takes the mass term) or dense (CPU)",
+             PCVPatchLocalSolvers[jac->local]);
   jac->kernel    = PC_VPATCH_KERNEL_GLOBAL;
   jac->surrogate = PETSC_TRUE;
   PetscCall(PCVPatchSetUpContinuous_Private(pc));

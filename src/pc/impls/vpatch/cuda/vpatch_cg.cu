@@ -125,46 +125,81 @@ template <int DIM> __device__ static void VPCGTrueApply(const VPPatchCGTables &t
   __syncthreads();
 }
 
-template <int DIM>
-__global__ void VPPatchCGKernel(const VPGrid g, const VPPatchCGTables t, int B, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscReal *__restrict__ pg, const PetscReal *__restrict__ geo, const PetscScalar *__restrict__ diag,
-                                const PetscScalar *__restrict__ bl, PetscScalar *__restrict__ dl)
+/* z = S (sum_d g_d Lambda_d)^-1 S^T (sc .* r), the preconditioner of the patch CG before its final scaling by sc: the
+   surrogate's fast diagonalization (S^T along each direction, the eigenvalues, S back); ta, tb: work of nt entries */
+template <int DIM> __device__ static void VPCGScaledSurrogate(const VPPatchCGTables &t, PetscReal g0, PetscReal g1, PetscReal g2, const PetscReal *sc, const PetscReal *r, PetscReal *ta, PetscReal *tb, PetscReal *z)
 {
-  VP_DYNAMIC_SHARED(PetscReal, sm);
-  const int        k = t.k, n = k + 1, np = 2 * k + 1, ni = 2 * k - 1, nd = n * n * (DIM == 3 ? n : 1), npt = np * np * (DIM == 3 ? np : 1), nt = ni * ni * (DIM == 3 ? ni : 1), niz = DIM == 3 ? ni : 1;
-  const int        pb = blockIdx.x, v[3] = {vlo0 + 2 * (pb % nv0), vlo1 + 2 * ((pb / nv0) % nv1), DIM == 3 ? vlo2 + 2 * (pb / (nv0 * nv1)) : 0};
-  PetscReal       *rr = sm, *z = rr + nt, *pp = z + nt, *ww = pp + nt, *sc = ww + nt, *u = sc + nt, *ta = u + nt, *tb = ta + nt, *box = tb + nt, *boxo = box + npt, *c = boxo + npt, *red = c + 7 * B * nd;
-  const PetscReal *gv = pg + 3 * (((PetscInt)(v[2] - t.alo[2]) * t.anv[1] + (v[1] - t.alo[1])) * t.anv[0] + (v[0] - t.alo[0]));
-  const PetscReal  g0 = gv[0], g1 = gv[1], g2 = DIM == 3 ? gv[2] : 0;
-  PetscReal        rzold = 1, rz0 = 0;
+  const int ni = 2 * t.k - 1, niz = DIM == 3 ? ni : 1, nt = ni * ni * niz;
 
-  for (int e = threadIdx.x; e < nt; e += blockDim.x) { /* the residual, the scaling sqrt(Dt / D), u = 0 */
+  for (int e = threadIdx.x; e < nt; e += blockDim.x) ta[e] = sc[e] * r[e];
+  __syncthreads();
+  VPCGContract(ni, ni, niz, 1, 0, t.S, ni, true, ta, tb);
+  VPCGContract(ni, ni, niz, 1, 1, t.S, ni, true, tb, ta);
+  if (DIM == 3) {
+    VPCGContract(ni, ni, ni, 1, 2, t.S, ni, true, ta, tb);
+    for (int e = threadIdx.x; e < nt; e += blockDim.x) tb[e] /= g0 * t.lam[e % ni] + g1 * t.lam[(e / ni) % ni] + g2 * t.lam[e / (ni * ni)];
+    __syncthreads();
+    VPCGContract(ni, ni, ni, 1, 2, t.S, ni, false, tb, ta);
+  } else {
+    for (int e = threadIdx.x; e < nt; e += blockDim.x) ta[e] /= g0 * t.lam[e % ni] + g1 * t.lam[e / ni];
+    __syncthreads();
+  }
+  VPCGContract(ni, ni, niz, 1, 1, t.S, ni, false, ta, tb);
+  VPCGContract(ni, ni, niz, 1, 0, t.S, ni, false, tb, z);
+}
+
+/* the residual of a patch from the ghosted residual bl and its scaling sqrt(Dt / D) (Dt: the surrogate's diagonal from
+   the unit patch's 1D diagonals, D: the operator's, diag) */
+template <int DIM>
+__device__ static void VPCGLoadScaled(const VPGrid &g, const VPPatchCGTables &t, const int v[3], PetscReal g0, PetscReal g1, PetscReal g2, const PetscScalar *__restrict__ diag, const PetscScalar *__restrict__ bl, PetscReal *rr, PetscReal *sc)
+{
+  const int k = t.k, ni = 2 * k - 1, nt = ni * ni * (DIM == 3 ? ni : 1);
+
+  for (int e = threadIdx.x; e < nt; e += blockDim.x) {
     const int      ix = e % ni, iy = (e / ni) % ni, iz = e / (ni * ni);
     const PetscInt li = VPDLocalIndex(g, v[0] * k - k + 1 + ix, v[1] * k - k + 1 + iy, DIM == 3 ? v[2] * k - k + 1 + iz : 0);
     PetscReal      dt = g0 * t.Kd[ix] * t.Md[iy] + g1 * t.Md[ix] * t.Kd[iy];
     if (DIM == 3) dt = dt * t.Md[iz] + g2 * t.Md[ix] * t.Md[iy] * t.Kd[iz];
     rr[e] = bl[li];
     sc[e] = sqrt(dt / diag[li]);
-    u[e]  = 0;
   }
   __syncthreads();
+}
+
+/* local solver scaled: one block per patch, dl += damp sc .* z */
+template <int DIM>
+__global__ void VPPatchScaledKernel(const VPGrid g, const VPPatchCGTables t, PetscReal damp, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscReal *__restrict__ pg, const PetscScalar *__restrict__ diag, const PetscScalar *__restrict__ bl,
+                                    PetscScalar *__restrict__ dl)
+{
+  VP_DYNAMIC_SHARED(PetscReal, sm);
+  const int        k = t.k, ni = 2 * k - 1, nt = ni * ni * (DIM == 3 ? ni : 1);
+  const int        pb = blockIdx.x, v[3] = {vlo0 + 2 * (pb % nv0), vlo1 + 2 * ((pb / nv0) % nv1), DIM == 3 ? vlo2 + 2 * (pb / (nv0 * nv1)) : 0};
+  PetscReal       *rr = sm, *sc = rr + nt, *z = sc + nt, *ta = z + nt, *tb = ta + nt;
+  const PetscReal *gv = pg + 3 * (((PetscInt)(v[2] - t.alo[2]) * t.anv[1] + (v[1] - t.alo[1])) * t.anv[0] + (v[0] - t.alo[0]));
+  const PetscReal  g0 = gv[0], g1 = gv[1], g2 = DIM == 3 ? gv[2] : 0;
+
+  VPCGLoadScaled<DIM>(g, t, v, g0, g1, g2, diag, bl, rr, sc);
+  VPCGScaledSurrogate<DIM>(t, g0, g1, g2, sc, rr, ta, tb, z);
+  for (int e = threadIdx.x; e < nt; e += blockDim.x) dl[VPDLocalIndex(g, v[0] * k - k + 1 + e % ni, v[1] * k - k + 1 + (e / ni) % ni, DIM == 3 ? v[2] * k - k + 1 + e / (ni * ni) : 0)] += damp * sc[e] * z[e];
+}
+
+template <int DIM>
+__global__ void VPPatchCGKernel(const VPGrid g, const VPPatchCGTables t, int B, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscReal *__restrict__ pg, const PetscReal *__restrict__ geo, const PetscScalar *__restrict__ diag,
+                                const PetscScalar *__restrict__ bl, PetscScalar *__restrict__ dl)
+{
+  VP_DYNAMIC_SHARED(PetscReal, sm);
+  const int        k = t.k, n = k + 1, np = 2 * k + 1, ni = 2 * k - 1, nd = n * n * (DIM == 3 ? n : 1), npt = np * np * (DIM == 3 ? np : 1), nt = ni * ni * (DIM == 3 ? ni : 1);
+  const int        pb = blockIdx.x, v[3] = {vlo0 + 2 * (pb % nv0), vlo1 + 2 * ((pb / nv0) % nv1), DIM == 3 ? vlo2 + 2 * (pb / (nv0 * nv1)) : 0};
+  PetscReal       *rr = sm, *z = rr + nt, *pp = z + nt, *ww = pp + nt, *sc = ww + nt, *u = sc + nt, *ta = u + nt, *tb = ta + nt, *box = tb + nt, *boxo = box + npt, *c = boxo + npt, *red = c + 7 * B * nd;
+  const PetscReal *gv = pg + 3 * (((PetscInt)(v[2] - t.alo[2]) * t.anv[1] + (v[1] - t.alo[1])) * t.anv[0] + (v[0] - t.alo[0]));
+  const PetscReal  g0 = gv[0], g1 = gv[1], g2 = DIM == 3 ? gv[2] : 0;
+  PetscReal        rzold = 1, rz0 = 0;
+
+  for (int e = threadIdx.x; e < nt; e += blockDim.x) u[e] = 0;
+  VPCGLoadScaled<DIM>(g, t, v, g0, g1, g2, diag, bl, rr, sc); /* the residual, the scaling sqrt(Dt / D) */
   for (int it = 0; it < t.its; it++) {
     PetscReal rz = 0, pw = 0;
-    for (int e = threadIdx.x; e < nt; e += blockDim.x) ta[e] = sc[e] * rr[e];
-    __syncthreads();
-    /* the surrogate's fast diagonalization: S^T along each direction, the eigenvalues, S back */
-    VPCGContract(ni, ni, niz, 1, 0, t.S, ni, true, ta, tb);
-    VPCGContract(ni, ni, niz, 1, 1, t.S, ni, true, tb, ta);
-    if (DIM == 3) {
-      VPCGContract(ni, ni, ni, 1, 2, t.S, ni, true, ta, tb);
-      for (int e = threadIdx.x; e < nt; e += blockDim.x) tb[e] /= g0 * t.lam[e % ni] + g1 * t.lam[(e / ni) % ni] + g2 * t.lam[e / (ni * ni)];
-      __syncthreads();
-      VPCGContract(ni, ni, ni, 1, 2, t.S, ni, false, tb, ta);
-    } else {
-      for (int e = threadIdx.x; e < nt; e += blockDim.x) ta[e] /= g0 * t.lam[e % ni] + g1 * t.lam[e / ni];
-      __syncthreads();
-    }
-    VPCGContract(ni, ni, niz, 1, 1, t.S, ni, false, ta, tb);
-    VPCGContract(ni, ni, niz, 1, 0, t.S, ni, false, tb, z);
+    VPCGScaledSurrogate<DIM>(t, g0, g1, g2, sc, rr, ta, tb, z);
     for (int e = threadIdx.x; e < nt; e += blockDim.x) {
       z[e] *= sc[e];
       rz += rr[e] * z[e];
@@ -219,6 +254,27 @@ PetscErrorCode VPPatchCGColor_CUDA(const VPGrid *g, const VPPatchCGTables *t, Pe
   } else {
     PetscCallCUDA(cudaFuncSetAttribute(VPPatchCGKernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
     VPPatchCGKernel<2><<<nv[0] * nv[1], thr, shmem, stream>>>(*g, *t, B, vlo[0], vlo[1], vlo[2], nv[0], nv[1], d_pg, d_geo, diag, bl, dl);
+  }
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VPPatchScaledColor_CUDA(const VPGrid *g, const VPPatchCGTables *t, PetscInt color, PetscReal damp, const PetscReal *d_pg, const PetscScalar *diag, const PetscScalar *bl, PetscScalar *dl)
+{
+  int          vlo[3], nv[3];
+  const int    thr = 128;
+  const size_t ni = 2 * (size_t)t->k - 1, shmem = sizeof(PetscReal) * 5 * (g->dim == 3 ? ni * ni * ni : ni * ni);
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  if (!VPPatchColorVertices(g, color, vlo, nv)) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VPGetStream(&stream));
+  if (g->dim == 3) {
+    PetscCallCUDA(cudaFuncSetAttribute(VPPatchScaledKernel<3>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+    VPPatchScaledKernel<3><<<nv[0] * nv[1] * nv[2], thr, shmem, stream>>>(*g, *t, damp, vlo[0], vlo[1], vlo[2], nv[0], nv[1], d_pg, diag, bl, dl);
+  } else {
+    PetscCallCUDA(cudaFuncSetAttribute(VPPatchScaledKernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
+    VPPatchScaledKernel<2><<<nv[0] * nv[1], thr, shmem, stream>>>(*g, *t, damp, vlo[0], vlo[1], vlo[2], nv[0], nv[1], d_pg, diag, bl, dl);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
