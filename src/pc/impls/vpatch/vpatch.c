@@ -963,12 +963,15 @@ PetscErrorCode PCVPatchSetDamping(PC pc, PetscReal w)
 
   Input Parameters:
 + pc - the `PCVPATCH`
-- l  - `PC_VPATCH_LOCAL_FDM` (fast diagonalization, default), `PC_VPATCH_LOCAL_DENSE` (stored LU, for verification) or
-         `PC_VPATCH_LOCAL_CG` (mapped `DMQBOX`: CG steps on each patch's true operator, see `PCVPatchLocalSolver`)
+- l  - `PC_VPATCH_LOCAL_FDM` (fast diagonalization, the default), `PC_VPATCH_LOCAL_DENSE` (stored LU, for verification),
+         `PC_VPATCH_LOCAL_CG` (mapped `DMQBOX`: CG steps on each patch's true operator) or `PC_VPATCH_LOCAL_SCALED` (mapped
+         `DMQBOX`: the surrogate scaled by the operator's diagonal, damped; the default where the `DMQBOX` has a coefficient and
+         no mass term), see `PCVPatchLocalSolver`
 
   Options Database Keys:
-+ -pc_vpatch_local_solver <fdm,dense,cg> - the local solver
-- -pc_vpatch_local_its <n>               - local solver cg: CG steps per patch (default 2)
++ -pc_vpatch_local_solver <fdm,dense,cg,scaled> - the local solver
+. -pc_vpatch_local_its <n>                      - local solver cg: CG steps per patch (default 2)
+- -pc_vpatch_local_damping <w>                  - local solver scaled: the damping of each correction (default 0.7)
 
   Level: advanced
 
@@ -1013,8 +1016,9 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
 . -pc_vpatch_kernel <global,separate,fused>     - GPU kernel variant (default fused)
 . -pc_vpatch_precision <double,single>           - GPU arithmetic of the patch kernels (single: mixed precision multigrid, see `VPPrecision`)
 . -pc_vpatch_patches_per_block <n>              - GPU: patches per thread block (default 0: enough patches for about 256 threads, one per 1D line, at most 64, fewer where such a block would take more than half of an SM's shared memory)
-. -pc_vpatch_local_solver <fdm,dense,cg>        - fast diagonalization (default), a stored dense LU (verification), or on a mapped `DMQBOX` CG steps on each patch's true operator (CPU)
+. -pc_vpatch_local_solver <fdm,dense,cg,scaled> - fast diagonalization (default), a stored dense LU (verification), on a mapped `DMQBOX` CG steps on each patch's true operator, or the surrogate scaled by the operator's diagonal (the default where the `DMQBOX` has a coefficient)
 . -pc_vpatch_local_its <n>                      - local solver cg: CG steps per patch (default 2)
+. -pc_vpatch_local_damping <w>                  - local solver scaled: the damping of each correction (default 0.7)
 . -pc_vpatch_surrogate <pointmax,cellmax,mean>  - mapped `DMQBOX`: the scaling of the separable surrogate (`PCVPatchSurrogate`)
 . -pc_vpatch_dg_lines <bool>                     - discontinuous `DMQBOX` in 3D on the GPU: one thread per 1D line of a patch (default) or per unknown
 . -pc_vpatch_richardson_check <bool>            - `KSPRICHARDSON` with more than one iteration: the true residual after each sweep, for the tolerances (default true; false for a `PCMG` smoother of several steps)
