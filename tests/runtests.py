@@ -110,6 +110,19 @@ def main():
     libdir = os.path.join(ROOT, 'lib', opt.petsc_arch or 'prefix')  # the makefile's LIBDIR
     passed = failed = skipped = 0
     failures = []
+
+    def report(name, dt, why, cmd, out, tail):
+        """one test's line; on failure the command and the last `tail` lines of its output"""
+        nonlocal passed, failed
+        if why:
+            failed += 1
+            failures.append(name)
+            print('not ok  %-40s %6.1f s  %s' % (name, dt, why), flush=True)
+            print('        command: ' + ' '.join(cmd))
+            print('        ' + '\n        '.join(out.strip().splitlines()[-tail:]), flush=True)
+        else:
+            passed += 1
+            print('ok      %-40s %6.1f s' % (name, dt), flush=True)
     sources = sorted(glob.glob(os.path.join(ROOT, 'tutorials', 'ex*.c'))) + sorted(glob.glob(os.path.join(ROOT, 'tests', 'test_*.c')))
     for src in sources:
         rel = os.path.relpath(src, ROOT)
@@ -163,15 +176,7 @@ def main():
                     why = 'no expected output %s' % os.path.relpath(ref, ROOT)
                 else:
                     why = compare(out, open(ref).read(), float(t['rtol']), float(t['atol']))
-            if why:
-                failed += 1
-                failures.append(name)
-                print('not ok  %-40s %6.1f s  %s' % (name, dt, why), flush=True)
-                print('        command: ' + ' '.join(cmd))
-                print('        ' + '\n        '.join(out.strip().splitlines()[-25:]), flush=True)
-            else:
-                passed += 1
-                print('ok      %-40s %6.1f s' % (name, dt), flush=True)
+            report(name, dt, why, cmd, out, 25)
     for name, status, cmd, phrase in bad_inputs(opt):
         if opt.gpu_only or (opt.filter and not any(f in name for f in opt.filter)):
             continue
@@ -187,15 +192,7 @@ def main():
             why = 'exit status %d, expected %d' % (rc, status)
         elif phrase not in out:
             why = 'the output does not contain "%s"' % phrase
-        if why:
-            failed += 1
-            failures.append(name)
-            print('not ok  %-40s %6.1f s  %s' % (name, dt, why), flush=True)
-            print('        command: ' + ' '.join(cmd))
-            print('        ' + '\n        '.join(out.strip().splitlines()[-12:]), flush=True)
-        else:
-            passed += 1
-            print('ok      %-40s %6.1f s' % (name, dt), flush=True)
+        report(name, dt, why, cmd, out, 12)
     if failures:
         print('failed: ' + ' '.join(failures))
     print('%d passed, %d failed, %d skipped' % (passed, failed, skipped))

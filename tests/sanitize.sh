@@ -33,7 +33,8 @@ for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
   done
   check "$tool" "$B/tests/test_mass" -case patch -dm_vec_type cuda -dim 3 -degrees 2 -dm_qbox_mapping deformed -dm_qbox_deform_amplitude 0 # the mapped mass kernel, the surrogate's mass term
   check "$tool" "$B/tests/test_mass" -case operator -dm_vec_type cuda -dim 2 -degrees 3 -dm_qbox_mapping deformed # the mapped mass kernel's diagonal
-  check "$tool" "$B/tests/test_mapped" -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 # the mapped operator, diagonal, surrogate sweep
+  check "$tool" "$B/tests/test_mapped" -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 # the mapped operator, diagonal, the scaled solver's sweep (the default with a coefficient)
+  check "$tool" "$B/tests/test_mapped" -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 -pc_vpatch_local_solver fdm -pc_vpatch_surrogate mean # the unscaled surrogate, its factors from the GPU
   check "$tool" "$B/tests/test_mapped" -gpu -dm_qbox_dim 2 -dm_qbox_degree 5 -dm_qbox_mapping deformed
   # PCAUXAMG's kernels (racecheck on ours only: cuSPARSE's csrmv, PETSc's MatMult, reports hazards of its own)
   k=""

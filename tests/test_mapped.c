@@ -350,6 +350,18 @@ int main(int argc, char **argv)
     args: -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_coefficient_contrast 1e4 -pc_vpatch_local_solver scaled
     output_file: test_mapped_shell
 
+  # with a coefficient the default is the scaled solver: the unscaled surrogate, asked for, CPU and GPU
+  test:
+    suffix: shell_fdm
+    args: -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_coefficient_contrast 100 -pc_vpatch_local_solver fdm
+    output_file: test_mapped_shell
+
+  test:
+    suffix: gpu_fdm
+    requires: cuda
+    args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 -pc_vpatch_local_solver fdm
+    output_file: test_mapped_gpu
+
   test:
     suffix: gpu_scaled
     requires: cuda
@@ -368,14 +380,14 @@ int main(int argc, char **argv)
   test:
     suffix: gpu_mean
     requires: cuda
-    args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 -pc_vpatch_surrogate mean
+    args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 -pc_vpatch_local_solver fdm -pc_vpatch_surrogate mean
     output_file: test_mapped_gpu
 
   test:
     suffix: gpu_cellmax_np2
     requires: cuda
     nsize: 2
-    args: -gpu -dm_qbox_mapping deformed -dm_qbox_coefficient oscillatory -dm_qbox_degree 2 -pc_vpatch_surrogate cellmax
+    args: -gpu -dm_qbox_mapping deformed -dm_qbox_coefficient oscillatory -dm_qbox_degree 2 -pc_vpatch_local_solver fdm -pc_vpatch_surrogate cellmax
     output_file: test_mapped_gpu
 
   test:

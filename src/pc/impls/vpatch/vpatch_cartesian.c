@@ -96,8 +96,6 @@ static PetscErrorCode PCVPatchSetUpDense(PC_VPatch *jac)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* one pass over the colors on the device, x <- x + sum of patch corrections, where PCVPatchStepLocal() does not: on the
-   global arrays of one rank, or with the kernel global (the residual of the whole level by MatMult before each color) */
 /* w = b - A x / scale, the residual of a color. The surrogate's solves in single precision take it from the operator in
    float on the GPU (the mapped operator's factors in float: half the bytes of the pass that dominates the sweep); their
    own accuracy is float's, and a smoother inside a cycle sees residual equations, whose iterates are small */
@@ -122,6 +120,9 @@ static PetscErrorCode PCVPatchInPlaceSurrogate(PC_VPatch *jac, Vec x, PetscBool 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* one pass over the colors on the device, x <- x + sum of patch corrections, where PCVPatchStepLocal() does not: on the
+   global arrays of one rank, in place on them for the mapped variant's solves, or with the kernel global (the residual
+   of the whole level by MatMult before each color) */
 PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBool reverse, PetscBool global, PetscBool zero)
 {
   const VPGrid      *g  = &((DM_QBox *)jac->dm->data)->grid;

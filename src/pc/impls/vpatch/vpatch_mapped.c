@@ -60,20 +60,6 @@ static PetscErrorCode PCVPatchCellMassFactors(PC_VPatch *jac, const PetscInt c[3
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/*
-  The separable surrogate of each patch of a mapped DMQBOX (or one with a coefficient): the patch operator is replaced by
-  sum_d g_d Khat_d (x) Mhat_(others) on the unit reference patch, whose inverse is fast diagonalization with the unit
-  patch's eigenvectors and the eigenvalues sum_d g_d lamhat_d. g_d comes from the diagonal entry a det(J) (J^-1 J^-T)_dd
-  over the patch's 2^d cells (-pc_vpatch_surrogate): its largest value at a quadrature point (pointmax), the largest of its
-  integrals over a cell (cellmax), or the mean of those integrals (mean; on Cartesian cells with a constant coefficient,
-  vol / h_d^2 a: the exact patch solve). The off-diagonal entries of G and the variation inside the patch are left out;
-  the residual is the true one. The sweep converges when the surrogate is not much smaller than the patch matrix
-  (2 Atilde_v > A_v): the largest point value assures that where the coefficient varies inside a cell (coarse levels),
-  at the price of a slower sweep where it varies strongly (more iterations at contrast 1e6 than mean, measured).
-  With a mass term each patch's surrogate adds the mass weight times the mean volume of its cells to every eigenvalue
-  (the unit patch's mass matrix has S^T M S = I).
-  Cells owned by another process (the layer below this rank's cells) get their factors computed here.
-*/
 /* the values of cell c (VPSurrogateInfo): for d < dim the largest point value of G_dd or its integral over the cell, and
    the cell's volume (the integral of w det J; the unit cell's is 1) where there is a mass term */
 static PetscErrorCode PCVPatchCellValues(PC_VPatch *jac, const PetscReal *geo, const PetscInt c[3], const PetscReal *Gpre, PetscReal *G, PetscReal *mq, PetscReal *work, PetscReal v[4])
