@@ -2,7 +2,8 @@ static char help[] = "Poisson problem -Laplace u = f on the unit square or cube 
 Exact solution u = prod_i sin(pi x_i) (or, with -exact exp, u = exp(x) sin(y) [sin(z)], inhomogeneous Dirichlet data).\n\
 Prints the unknowns, the solver (levels, smoothers), the iterations, the final true relative residual and the\n\
 L2 error where the exact solution is that of the problem (the unit box, no map or coefficient; -timing: also the\n\
-set-up and solve times); exits with status 1 when the solve did not converge or the true residual is above -ksp_rtol.\n\
+set-up and solve times); exits with status 1 when the solve did not converge or the true relative residual is above\n\
+10 -ksp_rtol (the drift of the Krylov recurrence allowed).\n\
 Default solver: CG with PCMG over the whole DMQBOX hierarchy and Chebyshev-Jacobi level smoothers; the vertex-patch\n\
 multigrid: -options_file share/vpatch-mg.options (make run). Everything can be changed by options.\n\n";
 
