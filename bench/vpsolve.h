@@ -194,7 +194,15 @@ static inline PetscErrorCode VPSolveTimed(KSP ksp, Vec b, Vec x, PetscInt repeat
    ones: b = 1 on every unknown (the boundary rows then ask x = 1 there) instead of the load vector of the sine
    solution, and no L2 error (res->l2 = -1): the load vector and the error are computed on the host, which takes
    minutes at 1e8 unknowns; b = 1 is set on the device. */
-static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k, const PetscInt cells[3], const VPSolverConfig *cfg, PetscInt repeats, PetscBool ones, VPSolveResult *res)
+/* what a run makes, freed by VPSolveRun() whether the run succeeded or failed: a failed solver's device memory would
+   otherwise stay allocated and the solvers after it in the process fail with out of memory */
+typedef struct {
+  DM  dm;
+  KSP ksp;
+  Vec x, b;
+} VPSolveObjects;
+
+static inline PetscErrorCode VPSolveRunIn(MPI_Comm comm, PetscInt dim, PetscInt k, const PetscInt cells[3], const VPSolverConfig *cfg, PetscInt repeats, PetscBool ones, VPSolveResult *res, VPSolveObjects *o)
 {
   DM          dm;
   KSP         ksp;
@@ -221,6 +229,7 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   PetscCall(PetscLogStagePush(stage[0]));
   PetscCall(PetscTime(&t0));
   PetscCall(DMQBoxCreate(comm, dim, cells, k, NULL, NULL, &dm));
+  o->dm = dm;
   PetscCall(DMSetFromOptions(dm));
   PetscCall(DMGetVecType(dm, &vt));
   PetscCall(PetscStrbeginswith(vt, "seqcuda", &device));
@@ -230,7 +239,9 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   PetscCall(DMQBoxSetPrecision(dm, VP_PRECISION_DOUBLE, cfg->mgprec));
   PetscCall(DMSetUp(dm));
   PetscCall(DMCreateGlobalVector(dm, &x));
+  o->x = x;
   PetscCall(VecDuplicate(x, &b));
+  o->b = b;
   PetscCall(VecGetSize(x, &res->dofs));
   PetscCall(VPSolveSync(device));
   PetscCall(PetscTime(&t1));
@@ -308,6 +319,7 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   PetscCall(PetscLogStagePop());
   res->assemble = t1 - t0;
   PetscCall(KSPCreate(comm, &ksp));
+  o->ksp = ksp;
   PetscCall(KSPSetOptionsPrefix(ksp, prefix));
   PetscCall(KSPSetDM(ksp, dm));
   PetscCall(KSPSetOperators(ksp, A, A));
@@ -374,7 +386,7 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   /* the residual vector is made after the solver is gone: at the largest sizes it would not fit beside it */
   PetscCall(KSPGetOperators(ksp, &A, NULL));
   PetscCall(PetscObjectReference((PetscObject)A));
-  PetscCall(KSPDestroy(&ksp));
+  PetscCall(KSPDestroy(&o->ksp));
   PetscCall(VecDuplicate(x, &r));
   PetscCall(MatMult(A, x, r));
   PetscCall(MatDestroy(&A));
@@ -386,9 +398,22 @@ static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k,
   PetscCall(DMQBoxGetOperatorWeights(dm, &res->mass, NULL));
   if (!ones && res->mass == 0) PetscCall(DMQBoxComputeError(dm, x, VPTestExactSin, NULL, &res->l2, NULL)); /* L2 only: the gradients would double the host time; with a mass term the sine is no solution */
 
-  PetscCall(VecDestroy(&x));
-  PetscCall(VecDestroy(&b));
   PetscCall(VecDestroy(&r));
-  PetscCall(DMDestroy(&dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one run of solver cfg (VPSolveRunIn()); what it made is freed also when it fails, and its error returned */
+static inline PetscErrorCode VPSolveRun(MPI_Comm comm, PetscInt dim, PetscInt k, const PetscInt cells[3], const VPSolverConfig *cfg, PetscInt repeats, PetscBool ones, VPSolveResult *res)
+{
+  VPSolveObjects o = {NULL, NULL, NULL, NULL};
+  PetscErrorCode ierr;
+
+  PetscFunctionBeginUser;
+  ierr = VPSolveRunIn(comm, dim, k, cells, cfg, repeats, ones, res, &o);
+  PetscCall(KSPDestroy(&o.ksp));
+  PetscCall(VecDestroy(&o.x));
+  PetscCall(VecDestroy(&o.b));
+  PetscCall(DMDestroy(&o.dm));
+  PetscCall(ierr);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
