@@ -4,6 +4,8 @@
 # really moves device memory before it is used. Without Open MPI's pml ucx or without that UCX, plain mpiexec: the
 # exchanges are staged through host memory. Usage: config/mpiexec-gpu.sh -n 2 program [args]
 set -euo pipefail
+# as root (the README's set-up on a fresh machine or a container) Open MPI refuses to start unless told that is meant
+if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
 u=${VPATCH_UCX_DIR:-}
 if [ -z "$u" ]; then
   cache=${VPATCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/petsc-vpatch}
