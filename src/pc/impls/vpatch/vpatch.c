@@ -1078,8 +1078,8 @@ PetscErrorCode PCCreate_VPatch(PC pc)
   jac->type      = PC_VPATCH_MULTIPLICATIVE;
   jac->damping   = 0.0; /* 1/2^d at set-up */
   jac->local     = PC_VPATCH_LOCAL_FDM;
-  jac->localits  = 2;   /* 4, 4, 4, 5 its at contrast 1e6 against 7, 7, 6, 5 with one step (bench/RESULTS.md, session 12) */
-  jac->localdamp = 0.7; /* local solver scaled: 1 diverges at contrast 1e6, 0.7 the fewest iterations there (bench/history, session 36) */
+  jac->localits  = 2;   /* two steps: 4-5 cycles at contrast 1e6 where one step takes 5-7, measured */
+  jac->localdamp = 0.7; /* local solver scaled: without damping the sweep diverges at contrast 1e6; 0.7 took the fewest cycles there, measured */
   jac->kernel    = PC_VPATCH_KERNEL_FUSED;
   jac->overlap   = PETSC_TRUE;
   jac->ranks     = PC_VPATCH_RANKS_EXACT;
