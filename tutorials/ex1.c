@@ -376,6 +376,13 @@ int main(int argc, char **argv)
     args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 3 -dm_qbox_cells 8 -dm_qbox_mapping shell -dm_vec_type cuda -ksp_type fgmres -mg_levels_pc_vpatch_precision single -ksp_max_it 7
     output_file: none
 
+  # a coefficient of contrast 1e6 at Q_5: the scaled local solver's damping falls with the degree (0.42 here); 0.7 does
+  # not converge in 60 iterations
+  test:
+    suffix: 3d_k5_contrast_1e6
+    args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 5 -dm_qbox_cells 4 -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_coefficient_contrast 1e6 -ksp_max_it 40
+    output_file: none
+
   test:
     suffix: 2d_vpatch_default_cg
     args: -pc_type vpatch -ksp_max_it 200

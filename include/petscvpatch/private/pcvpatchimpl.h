@@ -73,7 +73,8 @@ struct _PC_VPatch {
   PCVPatchSurrogate      surtype;    /* how the surrogate is scaled (-pc_vpatch_surrogate) */
   PetscBool              surtypeset; /* -pc_vpatch_surrogate given (else the local solver cg takes mean) */
   PetscInt               localits;   /* local solver cg: CG steps per patch solve */
-  PetscReal              localdamp;  /* local solver scaled: the damping of each patch's correction */
+  PetscReal              localdamp;  /* local solver scaled: the damping of each patch's correction (PETSC_DETERMINE: by the degree) */
+  PetscReal              damp;       /* local solver scaled: the damping in use (set up) */
   PetscBool              localset;   /* the local solver was chosen (else a DMQBOX with a coefficient takes scaled) */
   PetscReal             *pgeo;       /* local solver cg with a layer of cells below this rank's: the factors of both (VPPatchLocal); else the DM's own are read */
   PetscScalar           *pdiag;      /* local solver cg, CPU: the operator's diagonal, ghosted local */

@@ -515,17 +515,17 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
     pc->setupcalled = PETSC_FALSE;
     jac->surtypeset = PETSC_TRUE;
   }
-  PetscCall(PetscOptionsEnum("-pc_vpatch_local_solver",
-                             "Local solver: fast diagonalization, dense LU, or (mapped DMQBOX) CG steps on the patch's true operator, or the surrogate scaled by the diagonal (default where the DMQBOX has a coefficient)", "PCVPatchSetLocalSolver",
-                             PCVPatchLocalSolvers, (PetscEnum)jac->local, (PetscEnum *)&jac->local, &flg));
+  PetscCall(PetscOptionsEnum("-pc_vpatch_local_solver", "Local solver: fast diagonalization, dense LU, or (mapped DMQBOX) CG steps on the patch's true operator, or the surrogate scaled by the diagonal (default where the DMQBOX has a coefficient)",
+                             "PCVPatchSetLocalSolver", PCVPatchLocalSolvers, (PetscEnum)jac->local, (PetscEnum *)&jac->local, &flg));
   if (flg) {
     pc->setupcalled = PETSC_FALSE;
     jac->localset   = PETSC_TRUE;
   }
   PetscCall(PetscOptionsRangeInt("-pc_vpatch_local_its", "Local solver cg: CG steps per patch", "PCVPATCH", jac->localits, &jac->localits, &flg, 1, 100));
   if (flg) pc->setupcalled = PETSC_FALSE;
-  PetscCall(VPOptionsReal("-pc_vpatch_local_damping", "Local solver scaled: the damping of each patch's correction (0 < w <= 1)", "PCVPATCH", jac->localdamp, &jac->localdamp, &flg));
-  PetscCheck(jac->localdamp > 0 && jac->localdamp <= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_vpatch_local_damping %g: give a damping in (0, 1] (default 0.7)", (double)jac->localdamp);
+  PetscCall(VPOptionsReal("-pc_vpatch_local_damping", "Local solver scaled: the damping of each patch's correction (0 < w <= 1; -1: min(0.7, 2.1/k))", "PCVPATCH", jac->localdamp, &jac->localdamp, &flg));
+  PetscCheck(jac->localdamp == (PetscReal)PETSC_DETERMINE || (jac->localdamp > 0 && jac->localdamp <= 1), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+             "-pc_vpatch_local_damping %g: give a damping in (0, 1], or -1 for the default min(0.7, 2.1/k)", (double)jac->localdamp);
   if (flg) pc->setupcalled = PETSC_FALSE;
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -622,7 +622,7 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
           jac->localits, PCVPatchSurrogates[jac->surtype]));
     else if (jac->surrogate && jac->local == PC_VPATCH_LOCAL_SCALED)
       PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: local solves by the separable surrogate (%s) scaled by the operator's diagonal, damped by %g (-pc_vpatch_local_damping); each color's residual by MatMult\n",
-                                       PCVPatchSurrogates[jac->surtype], (double)jac->localdamp));
+                                       PCVPatchSurrogates[jac->surtype], (double)jac->damp));
     else if (jac->surrogate && jac->local == PC_VPATCH_LOCAL_FDM)
       PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: inexact local solves (fast diagonalization of a separable surrogate per patch, scaled by %s), each color's residual by MatMult\n", PCVPatchSurrogates[jac->surtype]));
     else if (jac->surrogate)
@@ -971,7 +971,7 @@ PetscErrorCode PCVPatchSetDamping(PC pc, PetscReal w)
   Options Database Keys:
 + -pc_vpatch_local_solver <fdm,dense,cg,scaled> - the local solver
 . -pc_vpatch_local_its <n>                      - local solver cg: CG steps per patch (default 2)
-- -pc_vpatch_local_damping <w>                  - local solver scaled: the damping of each correction (default 0.7)
+- -pc_vpatch_local_damping <w>                  - local solver scaled: the damping of each correction (default min(0.7, 2.1/k))
 
   Level: advanced
 
@@ -1018,7 +1018,7 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
 . -pc_vpatch_patches_per_block <n>              - GPU: patches per thread block (default 0: enough patches for about 256 threads, one per 1D line, at most 64, fewer where such a block would take more than half of an SM's shared memory)
 . -pc_vpatch_local_solver <fdm,dense,cg,scaled> - fast diagonalization (default), a stored dense LU (verification), on a mapped `DMQBOX` CG steps on each patch's true operator, or the surrogate scaled by the operator's diagonal (the default where the `DMQBOX` has a coefficient)
 . -pc_vpatch_local_its <n>                      - local solver cg: CG steps per patch (default 2)
-. -pc_vpatch_local_damping <w>                  - local solver scaled: the damping of each correction (default 0.7)
+. -pc_vpatch_local_damping <w>                  - local solver scaled: the damping of each correction (default min(0.7, 2.1/k))
 . -pc_vpatch_surrogate <pointmax,cellmax,mean>  - mapped `DMQBOX`: the scaling of the separable surrogate (`PCVPatchSurrogate`)
 . -pc_vpatch_dg_lines <bool>                     - discontinuous `DMQBOX` in 3D on the GPU: one thread per 1D line of a patch (default) or per unknown
 . -pc_vpatch_richardson_check <bool>            - `KSPRICHARDSON` with more than one iteration: the true residual after each sweep, for the tolerances (default true; false for a `PCMG` smoother of several steps)
@@ -1078,8 +1078,8 @@ PetscErrorCode PCCreate_VPatch(PC pc)
   jac->type      = PC_VPATCH_MULTIPLICATIVE;
   jac->damping   = 0.0; /* 1/2^d at set-up */
   jac->local     = PC_VPATCH_LOCAL_FDM;
-  jac->localits  = 2;   /* two steps: 4-5 cycles at contrast 1e6 where one step takes 5-7, measured */
-  jac->localdamp = 0.7; /* local solver scaled: without damping the sweep diverges at contrast 1e6; 0.7 took the fewest cycles there, measured */
+  jac->localits  = 2;               /* two steps: 4-5 cycles at contrast 1e6 where one step takes 5-7, measured */
+  jac->localdamp = PETSC_DETERMINE; /* local solver scaled: min(0.7, 2.1/k) (vpatch_mapped.c says why) */
   jac->kernel    = PC_VPATCH_KERNEL_FUSED;
   jac->overlap   = PETSC_TRUE;
   jac->ranks     = PC_VPATCH_RANKS_EXACT;

@@ -160,7 +160,7 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
       if (jac->local == PC_VPATCH_LOCAL_SCALED) {
         const PetscScalar *dg;
         PetscCall(VecGetArrayReadAndMemType(jac->diagl, &dg, NULL)); /* ghosted: on one rank the global layout */
-        PetscCall(VPPatchScaledColor_CUDA(g, &jac->cgt, PCVPatchColor(jac, nc, i, reverse), jac->localdamp, jac->d_pg, dg, ba, xw));
+        PetscCall(VPPatchScaledColor_CUDA(g, &jac->cgt, PCVPatchColor(jac, nc, i, reverse), jac->damp, jac->d_pg, dg, ba, xw));
         PetscCall(VecRestoreArrayReadAndMemType(jac->diagl, &dg));
       } else
         PetscCall(VPPatchSmoothColor_CUDA(g, NULL, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, PETSC_FALSE, jac->d_pg, jac->d_pm, ba, xw, xw, jac->scratch));
@@ -182,7 +182,7 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
         PetscCall(VecGetArrayReadAndMemType(jac->diagl, &dg, NULL));
         PetscCall(PetscLogGpuTimeBegin());
         if (jac->local == PC_VPATCH_LOCAL_SCALED)
-          PetscCall(VPPatchScaledColor_CUDA(g, &jac->cgt, PCVPatchColor(jac, nc, i, reverse), jac->localdamp, jac->d_pg, dg, ba, da));
+          PetscCall(VPPatchScaledColor_CUDA(g, &jac->cgt, PCVPatchColor(jac, nc, i, reverse), jac->damp, jac->d_pg, dg, ba, da));
         else
           PetscCall(VPPatchCGColor_CUDA(g, &jac->cgt, PCVPatchColor(jac, nc, i, reverse), jac->d_pg, jac->d_cggeo, dg, ba, da));
         PetscCall(PetscLogGpuTimeEnd());
