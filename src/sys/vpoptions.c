@@ -4,7 +4,7 @@
 */
 #include <petscvpatch/private/vpatchimpl.h>
 
-/* the value of option opt (n entries at most, NULL: one) must be finite: PETSc's own bound check would call nan
+/* the value of option opt (at most n entries) must be finite: PETSc's own bound check would call nan
    "less than allowed bound -1.79769e+308" */
 static PetscErrorCode VPOptionsCheckFinite(PetscOptionItems obj, const char opt[], PetscInt n)
 {
