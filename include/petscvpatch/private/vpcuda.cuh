@@ -92,6 +92,22 @@ __device__ __forceinline__ int VPDCellBox(const VPGrid &g, const int bi[3], cons
   return f;
 }
 /* Calls F<DIM, K>::run(args...) for the runtime (dim, k): the dispatch table of the templates */
+/* out = M along direction dir of B tensors e0 x e1 x e2 (contiguous, x fastest) in in (tr: M^T), by the whole thread
+   block, a thread per output entry, then a barrier; M row-major with leading dimension ld; in != out. Generic: for the
+   untuned kernels (the patch CG, the mapped mass matrix) */
+__device__ static inline void VPContractBlock(int e0, int e1, int e2, int B, int dir, const PetscReal *M, int ld, bool tr, const PetscReal *in, PetscReal *out)
+{
+  const int n = dir == 0 ? e0 : dir == 1 ? e1 : e2, st = dir == 0 ? 1 : dir == 1 ? e0 : e0 * e1, tot = e0 * e1 * e2 * B;
+
+  for (int t = threadIdx.x; t < tot; t += blockDim.x) {
+    const int q = (t / st) % n, base = t - q * st; /* a line never crosses from one tensor into the next */
+    PetscReal s = 0;
+    for (int i = 0; i < n; i++) s += (tr ? M[i * ld + q] : M[q * ld + i]) * in[base + i * st];
+    out[t] = s;
+  }
+  __syncthreads();
+}
+
 #define VP_DISPATCH_2D(F, k, ...)                                                            \
   switch (k) {                                                                               \
   case 1:                                                                                    \

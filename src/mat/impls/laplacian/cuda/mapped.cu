@@ -530,52 +530,23 @@ __global__ void VPMappedMassKernel(VPGrid g, VPMassTables t, int diag, const Pet
       A[e] = VPDIsBoundary(g, px, py, pz) ? 0.0 : (PetscReal)x[VPDLocalIndex(g, px, py, pz)];
     }
     __syncthreads();
-    for (int e = threadIdx.x; e < nd; e += blockDim.x) { /* x pass: B = S_x A */
-      const int qx = e % n, r = e / n;
-      PetscReal s = 0;
-      for (int i = 0; i < n; i++) s += S[qx * n + i] * A[r * n + i];
-      B[e] = s;
-    }
-    __syncthreads();
-    for (int e = threadIdx.x; e < nd; e += blockDim.x) { /* y pass: A = S_y B */
-      const int qx = e % n, qy = (e / n) % n, l = e / (n * n);
-      PetscReal s = 0;
-      for (int j = 0; j < n; j++) s += S[qy * n + j] * B[(l * n + j) * n + qx];
-      A[e] = s;
-    }
-    __syncthreads();
-    for (int e = threadIdx.x; e < nd; e += blockDim.x) { /* z pass (3D): B = S_z A, times m */
-      const int qx = e % n, qy = (e / n) % n, qz = e / (n * n);
-      PetscReal s = 0;
-      if (g.dim == 3)
-        for (int l = 0; l < n; l++) s += S[qz * n + l] * A[(l * n + qy) * n + qx];
-      else
-        s = A[e];
-      B[e] = s * mc[e];
-    }
+    VPContractBlock(n, n, nz, 1, 0, S, n, false, A, B); /* to the points along x, y (and z), then times m */
+    VPContractBlock(n, n, nz, 1, 1, S, n, false, B, A);
+    if (g.dim == 3) VPContractBlock(n, n, n, 1, 2, S, n, false, A, B);
+    for (int e = threadIdx.x; e < nd; e += blockDim.x) B[e] = (g.dim == 3 ? B[e] : A[e]) * mc[e];
     __syncthreads();
   }
-  for (int e = threadIdx.x; e < nd; e += blockDim.x) { /* back: A = S_z^T B (3D) */
-    const int qx = e % n, qy = (e / n) % n, l = e / (n * n);
-    PetscReal s = 0;
-    if (g.dim == 3)
-      for (int qz = 0; qz < n; qz++) s += S[qz * n + l] * B[(qz * n + qy) * n + qx];
-    else
-      s = B[e];
-    A[e] = s;
+  if (g.dim == 3) { /* back to the nodes along z and y (into B); x in the scatter below */
+    VPContractBlock(n, n, n, 1, 2, S, n, true, B, A);
+    VPContractBlock(n, n, n, 1, 1, S, n, true, A, B);
+  } else { /* along y, into A */
+    VPContractBlock(n, n, 1, 1, 1, S, n, true, B, A);
   }
-  __syncthreads();
-  for (int e = threadIdx.x; e < nd; e += blockDim.x) { /* B = S_y^T A */
-    const int qx = e % n, j = (e / n) % n, l = e / (n * n);
-    PetscReal s = 0;
-    for (int qy = 0; qy < n; qy++) s += S[qy * n + j] * A[(l * n + qy) * n + qx];
-    B[e] = s;
-  }
-  __syncthreads();
-  for (int e = threadIdx.x; e < nd; e += blockDim.x) { /* S_x^T B, added to y off the Dirichlet rows */
+  const PetscReal *F = g.dim == 3 ? B : A;
+  for (int e = threadIdx.x; e < nd; e += blockDim.x) { /* S_x^T F, added to y off the Dirichlet rows */
     const int i = e % n, r = e / n, px = cx * t.k + i, py = cy * t.k + r % n, pz = g.dim == 3 ? cz * t.k + r / n : 0;
     PetscReal s = 0;
-    for (int qx = 0; qx < n; qx++) s += S[qx * n + i] * B[r * n + qx];
+    for (int qx = 0; qx < n; qx++) s += S[qx * n + i] * F[r * n + qx];
     if (!VPDIsBoundary(g, px, py, pz)) atomicAdd(&y[VPDLocalIndex(g, px, py, pz)], (PetscScalar)s);
   }
 }

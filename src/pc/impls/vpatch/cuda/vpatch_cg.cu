@@ -12,21 +12,6 @@
 */
 #include <petscvpatch/private/vpcuda.cuh>
 
-/* out = M along direction dir of B tensors e0 x e1 x e2 (contiguous) in in (tr: M^T); M row-major with leading
-   dimension ld; in != out */
-__device__ static void VPCGContract(int e0, int e1, int e2, int B, int dir, const PetscReal *M, int ld, bool tr, const PetscReal *in, PetscReal *out)
-{
-  const int n = dir == 0 ? e0 : dir == 1 ? e1 : e2, st = dir == 0 ? 1 : dir == 1 ? e0 : e0 * e1, tot = e0 * e1 * e2 * B;
-
-  for (int t = threadIdx.x; t < tot; t += blockDim.x) {
-    const int q = (t / st) % n, base = t - q * st; /* a line never crosses from one tensor into the next */
-    PetscReal s = 0;
-    for (int i = 0; i < n; i++) s += (tr ? M[i * ld + q] : M[q * ld + i]) * in[base + i * st];
-    out[t] = s;
-  }
-  __syncthreads();
-}
-
 /* the sum of v over the block, returned to every thread; red: 33 entries of shared memory */
 __device__ static PetscReal VPCGBlockSum(PetscReal v, PetscReal *red)
 {
@@ -63,18 +48,18 @@ template <int DIM> __device__ static void VPCGTrueApply(const VPPatchCGTables &t
       cu[j] = box[((o2 + (DIM == 3 ? l / (n * n) : 0)) * np + o1 + (l / n) % n) * np + o0 + l % n];
     }
     __syncthreads();
-    VPCGContract(n, n, nz, B, 0, t.cD, L, false, cu, ca); /* D_x u */
-    VPCGContract(n, n, nz, B, 0, t.cS, L, false, cu, cb); /* S_x u */
+    VPContractBlock(n, n, nz, B, 0, t.cD, L, false, cu, ca); /* D_x u */
+    VPContractBlock(n, n, nz, B, 0, t.cS, L, false, cu, cb); /* S_x u */
     if (DIM == 3) {
-      VPCGContract(n, n, n, B, 1, t.cS, L, false, ca, ct);
-      VPCGContract(n, n, n, B, 2, t.cS, L, false, ct, g0); /* d/dx */
-      VPCGContract(n, n, n, B, 1, t.cD, L, false, cb, ct);
-      VPCGContract(n, n, n, B, 2, t.cS, L, false, ct, g1); /* d/dy */
-      VPCGContract(n, n, n, B, 1, t.cS, L, false, cb, ct);
-      VPCGContract(n, n, n, B, 2, t.cD, L, false, ct, g2); /* d/dz */
+      VPContractBlock(n, n, n, B, 1, t.cS, L, false, ca, ct);
+      VPContractBlock(n, n, n, B, 2, t.cS, L, false, ct, g0); /* d/dx */
+      VPContractBlock(n, n, n, B, 1, t.cD, L, false, cb, ct);
+      VPContractBlock(n, n, n, B, 2, t.cS, L, false, ct, g1); /* d/dy */
+      VPContractBlock(n, n, n, B, 1, t.cS, L, false, cb, ct);
+      VPContractBlock(n, n, n, B, 2, t.cD, L, false, ct, g2); /* d/dz */
     } else {
-      VPCGContract(n, n, 1, B, 1, t.cS, L, false, ca, g0);
-      VPCGContract(n, n, 1, B, 1, t.cD, L, false, cb, g1);
+      VPContractBlock(n, n, 1, B, 1, t.cS, L, false, ca, g0);
+      VPContractBlock(n, n, 1, B, 1, t.cD, L, false, cb, g1);
     }
     for (int j = threadIdx.x; j < bn; j += blockDim.x) { /* the cell's factors at its points */
       const int        cc = c0 + j / nd, q = j % nd;
@@ -93,20 +78,20 @@ template <int DIM> __device__ static void VPCGTrueApply(const VPPatchCGTables &t
     }
     __syncthreads();
     if (DIM == 3) {
-      VPCGContract(n, n, n, B, 2, t.cS, L, true, g0, ct);
-      VPCGContract(n, n, n, B, 1, t.cS, L, true, ct, ca); /* toward D_x^T */
-      VPCGContract(n, n, n, B, 2, t.cS, L, true, g1, ct);
-      VPCGContract(n, n, n, B, 1, t.cD, L, true, ct, cb); /* toward S_x^T */
-      VPCGContract(n, n, n, B, 2, t.cD, L, true, g2, ct);
-      VPCGContract(n, n, n, B, 1, t.cS, L, true, ct, g0);
+      VPContractBlock(n, n, n, B, 2, t.cS, L, true, g0, ct);
+      VPContractBlock(n, n, n, B, 1, t.cS, L, true, ct, ca); /* toward D_x^T */
+      VPContractBlock(n, n, n, B, 2, t.cS, L, true, g1, ct);
+      VPContractBlock(n, n, n, B, 1, t.cD, L, true, ct, cb); /* toward S_x^T */
+      VPContractBlock(n, n, n, B, 2, t.cD, L, true, g2, ct);
+      VPContractBlock(n, n, n, B, 1, t.cS, L, true, ct, g0);
       for (int j = threadIdx.x; j < bn; j += blockDim.x) cb[j] += g0[j];
       __syncthreads();
     } else {
-      VPCGContract(n, n, 1, B, 1, t.cS, L, true, g0, ca);
-      VPCGContract(n, n, 1, B, 1, t.cD, L, true, g1, cb);
+      VPContractBlock(n, n, 1, B, 1, t.cS, L, true, g0, ca);
+      VPContractBlock(n, n, 1, B, 1, t.cD, L, true, g1, cb);
     }
-    VPCGContract(n, n, nz, B, 0, t.cD, L, true, ca, ct);
-    VPCGContract(n, n, nz, B, 0, t.cS, L, true, cb, g1);
+    VPContractBlock(n, n, nz, B, 0, t.cD, L, true, ca, ct);
+    VPContractBlock(n, n, nz, B, 0, t.cS, L, true, cb, g1);
     for (int e = threadIdx.x; e < npt; e += blockDim.x) { /* gather: each node sums the batch's cells that hold it */
       const int i0 = e % np, i1 = (e / np) % np, i2 = DIM == 3 ? e / (np * np) : 0;
       PetscReal s = 0;
@@ -133,19 +118,19 @@ template <int DIM> __device__ static void VPCGScaledSurrogate(const VPPatchCGTab
 
   for (int e = threadIdx.x; e < nt; e += blockDim.x) ta[e] = sc[e] * r[e];
   __syncthreads();
-  VPCGContract(ni, ni, niz, 1, 0, t.S, ni, true, ta, tb);
-  VPCGContract(ni, ni, niz, 1, 1, t.S, ni, true, tb, ta);
+  VPContractBlock(ni, ni, niz, 1, 0, t.S, ni, true, ta, tb);
+  VPContractBlock(ni, ni, niz, 1, 1, t.S, ni, true, tb, ta);
   if (DIM == 3) {
-    VPCGContract(ni, ni, ni, 1, 2, t.S, ni, true, ta, tb);
+    VPContractBlock(ni, ni, ni, 1, 2, t.S, ni, true, ta, tb);
     for (int e = threadIdx.x; e < nt; e += blockDim.x) tb[e] /= g0 * t.lam[e % ni] + g1 * t.lam[(e / ni) % ni] + g2 * t.lam[e / (ni * ni)];
     __syncthreads();
-    VPCGContract(ni, ni, ni, 1, 2, t.S, ni, false, tb, ta);
+    VPContractBlock(ni, ni, ni, 1, 2, t.S, ni, false, tb, ta);
   } else {
     for (int e = threadIdx.x; e < nt; e += blockDim.x) ta[e] /= g0 * t.lam[e % ni] + g1 * t.lam[e / ni];
     __syncthreads();
   }
-  VPCGContract(ni, ni, niz, 1, 1, t.S, ni, false, ta, tb);
-  VPCGContract(ni, ni, niz, 1, 0, t.S, ni, false, tb, z);
+  VPContractBlock(ni, ni, niz, 1, 1, t.S, ni, false, ta, tb);
+  VPContractBlock(ni, ni, niz, 1, 0, t.S, ni, false, tb, z);
 }
 
 /* the residual of a patch from the ghosted residual bl and its scaling sqrt(Dt / D) (Dt: the surrogate's diagonal from
