@@ -57,7 +57,7 @@ PetscErrorCode PetscVPatchInitializePackage(void)
   PetscCall(PetscLogEventRegister("VPColorSetUp", dmid, &VPATCH_ColorSetUp));
   PetscCall(PetscLogEventRegister("VPColorXBegin", dmid, &VPATCH_ColorXBegin)); /* one per color exchange of the sweep (qboxcolor.c): pack and send */
   PetscCall(PetscLogEventRegister("VPColorXEnd", dmid, &VPATCH_ColorXEnd));     /* receive and unpack */
-  PetscCall(PetscLogEventRegister("VPGhostSetUp", dmid, &VPATCH_GhostSetUp));   /* the ghost exchange's star forest (qboxvec.c) */
+  PetscCall(PetscLogEventRegister("VPGhostSetUp", dmid, &VPATCH_GhostSetUp));   /* the ghost exchange's lists (qboxexchange.c) */
   PetscCall(PetscLogEventRegister("VPMoveSetUp", dmid, &VPATCH_MoveSetUp));     /* the move to a gathered level's partition */
   PetscCall(PetscLogEventRegister("VPXWait", dmid, &VPATCH_XWait));             /* an exchange of device buffers: the host waits for the GPU (qboxpacked.c) */
   PetscCall(PetscLogEventRegister("VPXComm", dmid, &VPATCH_XComm));             /* an exchange's star-forest communication: messages, the slowest neighbour */

@@ -51,7 +51,7 @@ typedef struct {
   PetscInt           *lc[3];         /* cells owned by each process column, per direction */
   PetscInt            cellstart[3];  /* first cell owned by this rank per direction */
   DM                  da;            /* node-level DMDA (ghost width k, box stencil): natural ordering, exchanges other than INSERT/ADD; made on first use */
-  DMQBoxPacked        ghostx;        /* the ghost exchange: the owned nodes in other ranks' local boxes to those ranks (qboxvec.c); made on first use */
+  DMQBoxPacked        ghostx;        /* the ghost exchange: the owned nodes in other ranks' local boxes to those ranks (qboxexchange.c); made on first use */
   DMQBoxColorExchange colorx[8];     /* per group of patch colors (c >> DMQBoxColorGroupBits_Private()): the values other ranks' patches of its colors change (qboxcolor.c) */
   PetscScalar        *xbuf[2][2];    /* the color exchanges' packed send and receive buffers, host [0] and device [1] */
   PetscInt            nxbuf[2];      /* their lengths */
@@ -62,11 +62,11 @@ typedef struct {
   PetscBool           storecoords;   /* set DM coordinates at set-up (-dm_qbox_coordinates) */
   PetscBool           deterministic; /* CUDA operator: colored cells (2D) or boxes of cells (3D) instead of atomics (-dm_qbox_deterministic) */
   PetscBool           samelayout;    /* the ghosted local box is the owned box (one rank): kernels may work on global arrays */
-  PetscBool           vecmdot;       /* CUDA global vectors: VecMDot by our kernel (-dm_qbox_vec_mdot, qboxvec.c) */
-  PetscBool           vecaypx;       /* CUDA global vectors: VecAYPX in one pass by our kernel (-dm_qbox_vec_aypx, qboxvec.c) */
+  PetscBool           vecmdot;       /* CUDA global vectors: VecMDot by our kernel (-dm_qbox_vec_mdot, qboxveccuda.c) */
+  PetscBool           vecaypx;       /* CUDA global vectors: VecAYPX in one pass by our kernel (-dm_qbox_vec_aypx, qboxveccuda.c) */
   PetscBool           fusedres;      /* CUDA, one rank: MatResidual of the operator in one pass (-dm_qbox_fused_residual, laplacian.c) */
   PetscBool           exchdevice;    /* -dm_qbox_exchange_device: device buffers to MPI after a probe (qboxmpi.c) */
-  PetscBool           ghostedvecs;   /* -dm_qbox_ghosted_vectors: global vectors inside ghosted buffers where the partition is slabs (qboxvec.c) */
+  PetscBool           ghostedvecs;   /* -dm_qbox_ghosted_vectors: global vectors inside ghosted buffers where the partition is slabs (qboxghosted.c) */
   PetscBool           gather;        /* -dm_qbox_gather: DMCoarsen() may gather the coarse level onto rank 0 (qboxhier.c) */
   PetscInt            gathercells;   /* -dm_qbox_gather_cells: ... once it would have fewer cells than this in all */
   PetscBool           active;        /* this rank owns cells (ranks past the process grid of a gathered level own none) */
@@ -109,7 +109,7 @@ static inline PetscBool DMQBoxIsGeneral_Private(const DM_QBox *q)
 PETSC_INTERN PetscErrorCode DMCreateGlobalVector_QBox(DM, Vec *);
 PETSC_INTERN PetscErrorCode DMQBoxMatCreateVecs_Private(DM, DM, Vec *, Vec *);
 PETSC_INTERN PetscErrorCode DMQBoxLocalToGlobalSum_Private(DM, Vec, Vec);
-/* The ghosted array of a global vector for a kernel (qboxvec.c): the vector's own ghosted buffer where it has one
+/* The ghosted array of a global vector for a kernel (qboxghosted.c): the vector's own ghosted buffer where it has one
    (-dm_qbox_ghosted_vectors), else a local vector of the DM's pool. In: ghosts filled from their owners; in-out: the
    same, and at restore the owned part is the vector's; out-sum: zero, and at restore the vector is the sum of every
    rank's contributions; out-add: at restore the contributions are added to the vector. */
@@ -126,6 +126,25 @@ typedef struct {
   PetscMemType      mt;
   DMQBoxGhostedMode mode;
 } DMQBoxGhosted;
+/* a vector's array with the access asked (0 read, 1 write, 2 read-write), where it is (host: on the host in any case),
+   and how to give it back */
+typedef struct {
+  Vec          v;
+  PetscScalar *a;
+  PetscMemType mt;
+  int          access;
+  PetscBool    host;
+} DMQBoxArray;
+PETSC_INTERN PetscErrorCode DMQBoxArrayGet_Private(Vec, int, PetscBool, DMQBoxArray *);
+PETSC_INTERN PetscErrorCode DMQBoxArrayRestore_Private(DMQBoxArray *);
+/* the vector files' shared parts (qboxvec.c, qboxveccuda.c, qboxghosted.c, qboxexchange.c, qboxview.c) */
+PETSC_INTERN PetscErrorCode DMQBoxCreateGhostedVector_Private(DM, Vec *);
+PETSC_INTERN PetscErrorCode DMQBoxPadAdoptOnWrite_Private(Vec, PetscBool *);
+PETSC_INTERN PetscErrorCode DMQBoxVecSetOperationsCUDA_Private(DM, Vec, PetscBool);
+PETSC_INTERN PetscErrorCode DMQBoxGetGhostExchange_Private(DM, DMQBoxPacked **);
+PETSC_INTERN PetscBool      DMQBoxGatheredOnOne_Private(DM);
+PETSC_INTERN PetscErrorCode VecView_QBox_Private(Vec, PetscViewer);
+PETSC_INTERN PetscErrorCode VecDuplicate_QBox_Private(Vec, Vec *);
 PETSC_INTERN PetscErrorCode DMQBoxGhostedGet_Private(DM, Vec, DMQBoxGhostedMode, PetscBool, DMQBoxGhosted *);
 PETSC_INTERN PetscErrorCode DMQBoxGhostedRestore_Private(DM, DMQBoxGhosted *);
 PETSC_INTERN PetscErrorCode DMQBoxGhostedUpdate_Private(DM, DMQBoxGhosted *);
@@ -212,7 +231,3 @@ PETSC_INTERN PetscErrorCode DMQBoxCellGeometry_Private(DM, const PetscInt[3], Pe
 PETSC_INTERN PetscErrorCode DMQBoxCellFactors_Private(DM, const PetscInt[3], PetscReal *, PetscReal *, char[], size_t);
 PETSC_INTERN PetscErrorCode DMQBoxCellMassFactors_Private(DM, const PetscInt[3], PetscReal *, PetscReal *);
 PETSC_INTERN PetscErrorCode DMQBoxGetMassGeometry_Private(DM, const PetscReal **, const PetscReal **);
-PETSC_INTERN PetscErrorCode VPDeviceCopy_Private(const PetscReal *, size_t, PetscReal **);
-PETSC_INTERN PetscErrorCode VPDeviceFree_Private(PetscReal **);
-PETSC_INTERN PetscErrorCode VPDeviceToHost_Private(const PetscReal *, size_t, PetscReal *);
-PETSC_INTERN PetscErrorCode VPDeviceAlloc_Private(size_t, PetscReal **);

@@ -16,6 +16,12 @@ PETSC_EXTERN PetscErrorCode PCCreate_VPatch(PC);
 PETSC_EXTERN PetscErrorCode PCCreate_AuxAMG(PC);
 PETSC_INTERN PetscLogEvent  VPATCH_PatchSetUp, VPATCH_PatchSmooth, VPATCH_AuxAMGSetUp, VPATCH_AuxAMGGalerkin, VPATCH_AuxAMGSmooth;
 
+/* device memory for small host-made arrays (src/sys/vpdevice.c; without CUDA, copy and allocate are errors) */
+PETSC_INTERN PetscErrorCode VPDeviceCopy_Private(const PetscReal *, size_t, PetscReal **);
+PETSC_INTERN PetscErrorCode VPDeviceFree_Private(PetscReal **);
+PETSC_INTERN PetscErrorCode VPDeviceToHost_Private(const PetscReal *, size_t, PetscReal *);
+PETSC_INTERN PetscErrorCode VPDeviceAlloc_Private(size_t, PetscReal **);
+
 /* checks of user input (src/sys/vpoptions.c): real options that must be finite numbers, settings that must agree on
    every rank */
 PETSC_INTERN PetscErrorCode VPOptionsReal_Private(PetscOptionItems, const char[], const char[], const char[], PetscReal, PetscReal *, PetscBool *);

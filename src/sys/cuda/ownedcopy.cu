@@ -35,7 +35,7 @@ PetscErrorCode VPOwnedCopy_CUDA(const VPGrid *g, VPOwnedCopyMode mode, PetscScal
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* a ghosted vector buffer (qboxvec.c), zeroed, from the stream-ordered pool on the kernels' stream, where PETSc's CUDA
+/* a ghosted vector buffer (qboxghosted.c), zeroed, from the stream-ordered pool on the kernels' stream, where PETSc's CUDA
    vectors come from too: buffers MPI never sees (the exchanges pack into the star forests' own) */
 PetscErrorCode VPBufferAlloc_CUDA(size_t n, PetscScalar **a)
 {

@@ -7,9 +7,9 @@
   stencil of width k), so vectors of any PETSc type, CUDA included, are exchanged by PETSc. The DMDA
   is made on first use (DMQBoxGetNodeDA_Private()): its set-up builds index sets and star forests
   over all nodes on the host (with the coordinates' DMDA: 77 s for 455M nodes on one rank, measured),
-  and one rank needs none of it, since its local box is its owned box (qboxvec.c copies instead).
+  and one rank needs none of it, since its local box is its owned box (qboxexchange.c copies instead).
 
-  This file: creation, options, set-up (partition), view, accessors. Vectors: qboxvec.c;
+  This file: creation, options, set-up (partition), view, accessors. Vectors: qboxvec.c (and qboxveccuda.c, qboxghosted.c, qboxexchange.c, qboxview.c);
   finite-element helpers: qboxfe.c; hierarchy: qboxhier.c; DMCreateMatrix() and DMCreateInterpolation():
   qboxmat.c (the matrix-free operators themselves: src/mat/impls/).
 */
@@ -588,7 +588,7 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
    the default), slabs of the slowest direction where every process gets at least DMQBOX_SLAB_MIN_CELLS cells along it:
    a global vector then lives inside its ghosted buffer and the kernels need no copies to and from local vectors, which
    on 4 H200 made slabs 17-25% faster than the grid of least interface area (1 x 2 x 2) despite their larger faces
-   (bench/RESULTS.md, session 32). Else the grid of least interface area. -dm_qbox_procs overrides both. */
+   (bench/history/). Else the grid of least interface area. -dm_qbox_procs overrides both. */
 #define DMQBOX_SLAB_MIN_CELLS 16
 /* the coercivity of the SIPG form is checked on a 1D mesh of at most this many cells (LAPACK, microseconds) */
 #define DMQBOX_DG_CHECK_CELLS 16

@@ -14,8 +14,8 @@
   The buffers MPI sees are always the packed exchanges' own (cudaMalloc()), never the vectors' arrays: PETSc allocates
   those from the stream-ordered pool (cudaMallocAsync()), which CUDA IPC cannot export. Measured on 2 x H200 with UCX
   1.20 (cuda_ipc): with direct pool buffers, wrong values arrived (no error) or MPI_ERR_BUFFER; with cudaMalloc()
-  buffers, the exchanges are right (session 15, when the ghost star forest had one leaf per node and was marked
-  non-contiguous so that PetscSF packed it into its own buffers; the packed exchanges gather into theirs).
+  buffers, the exchanges are right (measured with a ghost star forest that packed into PetscSF's own buffers; the
+  packed exchanges gather into theirs, also cudaMalloc()).
 
   Every device buffer MPI may see (the star forests' own buffers, the color exchanges' packed buffers, the probe's)
   comes from a process-wide pool and goes back to CUDA only at PetscFinalize(): a freed buffer goes back to the pool

@@ -1,5 +1,5 @@
 /*
-  DMQBOX: packed exchanges, the engine under the ghost exchange (qboxvec.c), the move between two partitions of a level
+  DMQBOX: packed exchanges, the engine under the ghost exchange (qboxexchange.c), the move between two partitions of a level
   (the transfers to a gathered level) and the color exchanges of the multiplicative sweep (qboxcolor.c).
 
   Both sides list the values they exchange, per peer rank (ascending) and in global lexicographic order, so the lists
@@ -7,7 +7,7 @@
   list (the send list), a PetscSF moves the buffer, and the receiver scatters its receive buffer by its list. Each
   message is padded to whole chunks of DMQBOX_CHUNK values and the star forest has one leaf per chunk, both buffers
   contiguous, so its set-up (rank discovery, index analysis, PETSc's duplicate checks) costs per chunk, not per value:
-  with one leaf per value it took about 100 ns per value (bench/RESULTS.md, sessions 20 and 28). The only index the
+  with one leaf per value it took about 100 ns per value. The only index the
   sender needs from the receiver is where its message starts, which one PetscCommBuildTwoSided() delivers, with the
   counts checked.
 
