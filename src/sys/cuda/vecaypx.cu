@@ -1,10 +1,10 @@
 /*
-  y = x + alpha y for real CUDA vectors in one pass (VecAYPX of the vectors DMQBOX creates, qboxvec.c).
+  y = x + alpha y for real CUDA vectors in one pass (VecAYPX of the vectors DMQBOX creates, qboxveccuda.c).
 
   Why: PETSc 3.26's CUDA VecAYPX (vecseqcupm_impl.hpp) does y = alpha y with cuBLAS scal, then y += x with axpy when
   alpha is neither 0 nor 1: five passes over the vectors where three suffice. MatResidual() (r = b - A x: MatMult, then
   VecAYPX(r, -1, b)) and KSPRICHARDSON's residual call it once per multigrid level and cycle; at 455M unknowns the
-  extra passes cost about 2 ms each (bench/RESULTS.md, session 25).
+  extra passes cost about 2 ms each.
 
   One element per thread (a grid-stride loop only past 2^31 - 1 blocks). The result is alpha y + x with one rounding (a
   fused multiply-add), where cuBLAS's two operations round twice.

@@ -1,10 +1,10 @@
 /*
   Multiple dot products z_j = y_j^T x of real CUDA vectors at memory bandwidth (VecMDot of the vectors DMQBOX creates,
-  qboxvec.c).
+  qboxveccuda.c).
 
   Why: PETSc 3.26's CUDA VecMDot launches 128 blocks of 128 threads (MDOT_WORKGROUP_NUM in vecseqcupm_impl.hpp),
   about 4 warps per SM of an H100, too few loads in flight to cover the memory latency: it reads at about 0.7 TB/s
-  (bench/RESULTS.md, session 6), a fifth of the HBM bandwidth, and was 0.075 s of a 0.79 s FGMRES solve. Here every
+  (measured on an H100), a fifth of the HBM bandwidth, and was 0.075 s of a 0.79 s FGMRES solve. Here every
   SM gets full occupancy (a grid of 8 blocks of 256 threads per SM, grid-stride loop, two elements per iteration).
 
   Deterministic: a fixed grid for a given GPU and length, partial sums per block in a fixed order (warp shuffles,

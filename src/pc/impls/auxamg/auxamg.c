@@ -12,7 +12,7 @@
   3D, 15-16 iterations from 0.26M to 1e8 unknowns against 15-20 with M = 2^L). The coarsening is fixed by the
   geometry and needs no graph algorithm. Empty cells carry no unknown (a disk or a cavity in the box). On meshes
   graded toward a region (denser points there) a uniform grid makes large aggregates where the points are dense and
-  the iterations grow (bench/RESULTS.md, session 18): a tree refined where the points cluster is not built yet.
+  the iterations grow (bench/RESULTS.md): a tree refined where the points cluster is not built yet.
   Aggregates stay on the rank of their points. The
   prolongation P is piecewise constant (one 1 per row), and the coarse operator P^T A P is summed directly from A's
   entries: entry (I, J) is the sum of a_ij over i in aggregate I and j in aggregate J (no general sparse product).

@@ -133,7 +133,7 @@ __global__ void __launch_bounds__(512) VPLapApplyKernel(VPGrid g, VPCellSet cset
    three passes run on the box's (BX k + 1) x (BY k + 1) x (BZ k + 1) nodes, one thread per 1D line, cell by cell
    along the line with the shared node carried in a register. Nodes inside the box get their whole A x from the box and
    are stored without atomics; only the nodes on the box's faces (a fraction of about 3 / (B k) instead of all
-   (k+1)^3 of each cell) are added with atomics. ncu (H100, 64M DoF, session 6) found the cell kernel bound by the
+   (k+1)^3 of each cell) are added with atomics. ncu (H100, 64M DoF) found the cell kernel bound by the
    L2 atomics: memory pipes 81-84% busy at k = 1, 3 with DRAM at 10-32%. */
 template <int K, typename T> struct VPLapBoxShape {
   static constexpr int BX = VPTuneLapBox(K, 0), BY = BX, BZ = VPTuneLapBox(K, 2); /* laplacian_tuning.cuh */

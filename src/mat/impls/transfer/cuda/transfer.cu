@@ -126,7 +126,7 @@ template <int K, bool RESTRICT, typename T> __global__ void VPTransferKernel(VPG
    prolongation writes the shared end node once; restriction reads it in one cell only and carries the coarse sum at
    the shared coarse node in a register. Ownership as VPDFineOwned, for the box: a fine node on the box's upper face
    belongs to the box above, if there is one. Prolongation: no atomics; restriction: atomic adds into the coarse
-   nodes (inside the box too, where plain adds would do: transfer_tuning.cuh says why). ncu (H100, session 6): the
+   nodes (inside the box too, where plain adds would do: transfer_tuning.cuh says why). ncu (H100): the
    one-cell blocks of VPTransferKernel ran 16 to 49 lines of a pass in 352 threads. */
 template <int K> struct VPTrBoxShape {
   static constexpr int B = VPTuneTransferBox(K), EC = B * K + 1, EF = 2 * B * K + 1; /* transfer_tuning.cuh */

@@ -380,8 +380,9 @@ template <class O, int N, class BK, typename F> __device__ __forceinline__ void 
 }
 
 /* calls f(q, a0, a1) for every line along DIR of the block's tensors of extents E0 x E1 x E2, one thread per line, in
-   line order LG. The run-time branch (here and in VPForEntries) is the loop of before VPBlock, unchanged: blocks of
-   -pc_vpatch_patches_per_block compile to the same code as before (SASS compared, session 33) */
+   line order LG. The run-time branch (here and in VPForEntries) serves blocks of -pc_vpatch_patches_per_block, whose
+   counts are known only at run time; the default block takes the branch of constants where VPTunePatchStaticBlock()
+   says so. */
 template <int DIR, int E0, int E1, int E2, int LG, typename T, class BK, typename F> __device__ __forceinline__ void VPForLines(const BK &bk, F f)
 {
   using O          = VPOrder<LG, T>;
@@ -477,22 +478,14 @@ template <int DIM, int K, int LG_, typename T> struct VPPatchTensors {
 };
 
 /* Line order (VPOrder) per dimension, degree and precision: VPTunePatchLineGroup() (vpatch_tuning.cuh).
-   VP_PATCH_QP_3D (measurement builds only) forces, on 3D k = 2..5, the grouped order of QP = VP_PATCH_QP_3D patches per
-   bank cycle where QP patches take at most 96 KB of shared memory, or the lexicographic order if negative. */
-#ifndef VP_PATCH_QP_3D
-#define VP_PATCH_QP_3D 0
-#endif
+   VP_PATCH_QP_3D (vpmeasure.cuh) forces, on 3D k = 2..5, the grouped order of QP = VP_PATCH_QP_3D patches per bank
+   cycle where QP patches take at most 96 KB of shared memory, or the lexicographic order if negative. */
 template <int DIM, int K, typename T> struct VPPatchOrder {
   static constexpr int  BC = 128 / (int)sizeof(T), QPF = VP_PATCH_QP_3D > 0 && VP_PATCH_QP_3D <= BC ? VP_PATCH_QP_3D : 1;
   static constexpr bool forced = VP_PATCH_QP_3D != 0 && DIM == 3 && K >= 2 && K <= 5 && VPPatchTensors<DIM, K, BC / QPF, T>::smem(QPF) <= 98304;
   static constexpr int  defval = VPTunePatchLineGroup(DIM, K, (int)sizeof(T)); /* vpatch_tuning.cuh */
   static constexpr int  value  = forced ? (VP_PATCH_QP_3D > 0 ? BC / QPF : 0) : defval;
 };
-/* VP_PATCH_GATHER_ROWS (measurement builds): 1 gathers by rows everywhere, -1 entry by entry everywhere; 0 as
-   VPTunePatchGatherRows() says (vpatch_tuning.cuh) */
-#ifndef VP_PATCH_GATHER_ROWS
-#define VP_PATCH_GATHER_ROWS 0
-#endif
 #define VP_SM_SHARED 233472 /* bytes of shared memory per SM (H100, H200; elsewhere only the defaults below change); each block also takes 1 KB of it */
 /* the most patches, up to want, whose block leaves room for `blocks` blocks per SM */
 template <class B> constexpr int VPPatchFit(int want, int blocks)
@@ -604,178 +597,225 @@ template <int DIR, int NP, int NPZ, bool BND, typename T> __device__ __forceinli
   }
 }
 
-template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinline__ void VPPatchBody(VP_PATCH_ARGS_DECL)
-{
-  using S              = VPPatchShape<DIM, K, T>;
-  using H              = VPHatK<K, T>;
-  using G              = typename S::G;
-  using PQ             = typename S::PQ;
-  using W              = typename S::W;
-  using R1             = typename S::R1;
-  using U2             = typename S::U2;
-  using U3             = typename S::U3;
-  using U4             = typename S::U4;
-  using U5             = typename S::U5;
-  constexpr int     NP = S::NP, NI = S::NI, NPZ = S::NPZ, NIZ = S::NIZ, NIT = S::NIT;
-  constexpr bool    SR = VPTunePatchStreamRows(DIM, K, (int)sizeof(T)); /* VPHatK::rows(): streamed or buffered */
-  const BK          bk{nbarg};
-  const int         NB = bk.nb(); /* a constant in the default block */
-  extern __shared__ __align__(16) unsigned char vp_dynamic_smem[];
-  PetscInt                                     *pbase  = reinterpret_cast<PetscInt *>(vp_dynamic_smem);
-  int                                          *pflags = reinterpret_cast<int *>(pbase + NB);
-  T                                            *lam = reinterpret_cast<T *>(vp_dynamic_smem + S::info(NB)), *X0 = lam + S::LAM, *X1a = X0 + NB * S::X0, *X1b = X1a + NB * S::X1;
-  T                                            *Rb = DIM == 3 && !S::INPLACE ? X1a : X0;             /* the residual (2D, INPLACE: the x pass reads from X1) */
-  const int                                     sy = (int)g.gxm[0], sz = (int)(g.gxm[0] * g.gxm[1]); /* local index strides */
-  const int                                     in = 1 + sy + (DIM == 3 ? sz : 0);                   /* offset of the first interior node from the base */
-  /* local index of interior entry (ix, iy, iz) of patch q (b, and x to store into) */
-  const auto interior = [&](int q, int ix, int iy, int iz) -> PetscInt { return pbase[q] + (in + ix + iy * sy + iz * sz); };
+/* The fused kernel's plan: its compile-time choices (vpatch_tuning.cuh), shared by its phases below */
+template <int DIM, int K, int MODE, typename T> struct VPPatchPlan {
+  using S                  = VPPatchShape<DIM, K, T>;
+  static constexpr int  B  = (int)sizeof(T);
+  static constexpr bool SR = VPTunePatchStreamRows(DIM, K, B); /* VPHatK::rows(): streamed or buffered */
+  /* Prefetch of b (VPTunePatchPrefetch()): a thread's few values of the block's right-hand side (PRE, for the default
+     block) are loaded into registers at the start and stored into Rb after the residual's first passes, so that the
+     loads' latency hides behind the gather and the y and z passes */
+  static constexpr int PRE = (VPOrder<S::LG, T>::slots(S::NB, S::R1::NE) + S::THREADS - 1) / S::THREADS;
+  /* b by rows in the x pass (VPTunePatchRowB()): no fill of Rb */
+  static constexpr bool ROWB   = MODE != VP_MODE_SOLVE_SCRATCH && VPTunePatchRowB(DIM, K, B);
+  static constexpr bool CANPRE = !ROWB && MODE != VP_MODE_SOLVE_SCRATCH && PRE <= 4 && VPTunePatchPrefetch(DIM, K, B);
+  /* Asynchronous copy of b (VPTunePatchAsyncB()): where the arithmetic is the vectors' own (no conversion) and the
+     residual's passes leave Rb alone until it is filled (2D, and 3D with the y pass from x and W1, W2 in place: Rb is
+     X0, which then holds nothing else before), the copies into Rb start at once and complete during the residual's
+     passes, holding no registers */
+  static constexpr bool ASYNCB = !ROWB && MODE != VP_MODE_SOLVE_SCRATCH && !CANPRE && std::is_same<T, PetscScalar>::value && (DIM == 2 || (S::INPLACE && S::DIRECT)) && VPTunePatchAsyncB(DIM, K, B);
+  /* the reduced local residual (VPTunePatchBoundary()): the interior of G is zero, so the passes give b_I - A_IB x_B
+     and the solve x_I itself */
+  static constexpr bool BND = MODE == VP_MODE_FUSED && VPTunePatchBoundary(DIM, K, B);
+  /* b otherwise: a thread's values in batches of UB, the loads of a batch in flight together (VPTunePatchBatchB()) */
+  static constexpr int UB = VP_PATCH_B_BATCH > 0 ? VP_PATCH_B_BATCH : (!VPTunePatchBatchB(DIM, K, B) || PRE < 1 ? 1 : (PRE > 8 ? 8 : PRE));
+};
 
-  if (threadIdx.x < NI) lam[threadIdx.x] = H::lam(threadIdx.x);
-  VPPatchInfo<DIM, K>(g, npatch, vlo0, vlo1, vlo2, nv0, nv1, bk, pbase, pflags);
-  __syncthreads();
-  /* Prefetch of b (VPTunePatchPrefetch(), vpatch_tuning.cuh): a thread's few values of the block's right-hand side
-     (PRE, for the default block) are loaded into registers here and stored into Rb after the residual's first passes,
-     so that the loads' latency hides behind the gather and the y and z passes */
-  constexpr int PRE = (VPOrder<S::LG, T>::slots(S::NB, R1::NE) + S::THREADS - 1) / S::THREADS;
-  /* b by rows in the x pass (VPTunePatchRowB(), vpatch_tuning.cuh): no fill of Rb */
-  constexpr bool ROWB   = MODE != VP_MODE_SOLVE_SCRATCH && VPTunePatchRowB(DIM, K, (int)sizeof(T));
-  constexpr bool CANPRE = !ROWB && MODE != VP_MODE_SOLVE_SCRATCH && PRE <= 4 && VPTunePatchPrefetch(DIM, K, (int)sizeof(T));
-  const bool     pre    = CANPRE && VPEntrySlots<R1>(NB) <= PRE * (int)bk.nt();
-  T              bpre[CANPRE ? PRE : 1];
-  if (CANPRE && pre) {
+/* The block's shared memory as the phases see it: each patch's base index and boundary flags, lamhat, and the tensors
+   X0, X1a, X1b (VPPatchTensors); Rb is the residual's tensor (2D and INPLACE: X0, since the x pass reads from X1) */
+template <int DIM, int K, typename T, class BK> struct VPPatchSmem {
+  using S = VPPatchShape<DIM, K, T>;
+  const BK  bk;
+  const int NB; /* a constant in the default block */
+  PetscInt *pbase;
+  int      *pflags;
+  T        *lam, *X0, *X1a, *X1b, *Rb;
+  const int sy, sz, in; /* local index strides; offset of the first interior node from a patch's base */
+
+  __device__ __forceinline__ VPPatchSmem(int nbarg, unsigned char *smem, const VPGrid &g) : bk{nbarg}, NB(bk.nb()), sy((int)g.gxm[0]), sz((int)(g.gxm[0] * g.gxm[1])), in(1 + (int)g.gxm[0] + (DIM == 3 ? (int)(g.gxm[0] * g.gxm[1]) : 0))
+  {
+    pbase  = reinterpret_cast<PetscInt *>(smem);
+    pflags = reinterpret_cast<int *>(pbase + NB);
+    lam    = reinterpret_cast<T *>(smem + S::info(NB));
+    X0     = lam + S::LAM;
+    X1a    = X0 + NB * S::X0;
+    X1b    = X1a + NB * S::X1;
+    Rb     = DIM == 3 && !S::INPLACE ? X1a : X0;
+  }
+  /* local index of interior entry (ix, iy, iz) of patch q (b, and x to store into) */
+  __device__ __forceinline__ PetscInt interior(int q, int ix, int iy, int iz) const
+  {
+    return pbase[q] + (in + ix + iy * sy + iz * sz);
+  }
+};
+
+/* Phase 1, b in flight: the prefetch into registers (bpre) or the asynchronous copies into Rb */
+template <int DIM, int K, int MODE, typename T, class BK, int NPRE> __device__ __forceinline__ void VPPatchBStart(const VPPatchSmem<DIM, K, T, BK> &s, const PetscScalar *b, bool pre, T (&bpre)[NPRE])
+{
+  using P  = VPPatchPlan<DIM, K, MODE, T>;
+  using R1 = typename P::S::R1;
+  if (P::CANPRE && pre) {
 #pragma unroll
-    for (int j = 0; j < PRE; j++) {
+    for (int j = 0; j < P::PRE; j++) {
       int q, ix, iy, iz;
       bpre[j]     = 0;
-      const int t = threadIdx.x + j * bk.nt();
-      if (t < VPEntrySlots<R1>(NB) && VPEntry<R1>(t, NB, q, ix, iy, iz) && pflags[q] >= 0) bpre[j] = (T)b[interior(q, ix, iy, iz)];
+      const int t = threadIdx.x + j * s.bk.nt();
+      if (t < VPEntrySlots<R1>(s.NB) && VPEntry<R1>(t, s.NB, q, ix, iy, iz) && s.pflags[q] >= 0) bpre[j] = (T)b[s.interior(q, ix, iy, iz)];
     }
   }
-  /* Asynchronous copy of b (VPTunePatchAsyncB(), vpatch_tuning.cuh): where the arithmetic is the vectors' own (no
-     conversion) and the residual's passes leave Rb alone until it is filled (2D, and 3D with the y pass from x and W1, W2
-     in place: Rb is X0, which then holds nothing else before), the copies into Rb start here and complete during the
-     residual's passes, holding no registers */
-  constexpr bool ASYNCB = !ROWB && MODE != VP_MODE_SOLVE_SCRATCH && !CANPRE && std::is_same<T, PetscScalar>::value && (DIM == 2 || (S::INPLACE && S::DIRECT)) && VPTunePatchAsyncB(DIM, K, (int)sizeof(T));
-  if constexpr (ASYNCB) {
-    VPForEntries<R1>(bk, [&](int q, int ix, int iy, int iz) {
-      T *dst = Rb + R1::at(q, ix, iy, iz);
-      if (pflags[q] >= 0)
-        __pipeline_memcpy_async(dst, b + interior(q, ix, iy, iz), sizeof(T));
+  if constexpr (P::ASYNCB) {
+    VPForEntries<R1>(s.bk, [&](int q, int ix, int iy, int iz) {
+      T *dst = s.Rb + R1::at(q, ix, iy, iz);
+      if (s.pflags[q] >= 0)
+        __pipeline_memcpy_async(dst, b + s.interior(q, ix, iy, iz), sizeof(T));
       else
         *dst = 0;
     });
     __pipeline_commit();
   }
-  /* the reduced local residual (VPTunePatchBoundary(), vpatch_tuning.cuh): the interior of G is zero, so the passes
-     give b_I - A_IB x_B and the solve x_I itself */
-  constexpr bool BND = MODE == VP_MODE_FUSED && VPTunePatchBoundary(DIM, K, (int)sizeof(T));
-  /* x = 0 on entry (xzero: the first color of a sweep from a zero guess): then G = 0 and the residual is b, so the
-     gather and the residual's passes are skipped where VPTunePatchZeroFirst() says (vpatch_tuning.cuh) */
-  const bool zero = MODE == VP_MODE_FUSED && VPPatchSkipsZero(DIM, K, (int)sizeof(T)) && xzero;
-  if ((MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) && !zero) {
-    /* gather the patch: G (not with the y pass from x itself, S::DIRECT) */
-    constexpr bool ROWS = VP_PATCH_GATHER_ROWS ? VP_PATCH_GATHER_ROWS > 0 : VPTunePatchGatherRows(DIM, K, (int)sizeof(T));
-    if constexpr (S::DIRECT) {
-      /* nothing to gather: the y pass loads x */
-    } else if constexpr (ROWS) { /* one thread per row along x: its index work once per row */
-      VPForLines<0, NP, NP, NPZ, S::LG, T>(bk, [&](int q, int ey, int ez) {
-        const int o = G::template line<0>(q, ey, ez);
-        T         v[NP];
-        VPPatchLoadLine<0, NP, NPZ, BND>(x, pflags[q], pbase[q], ey, ez, sy, sz, v);
-#pragma unroll
-        for (int j = 0; j < NP; j++) X0[o + j] = v[j];
-      });
-    } else
-      VPForEntries<G>(bk, [&](int q, int ex, int ey, int ez) {
-        const int  f     = pflags[q];
-        T          v     = 0;
-        const bool inner = BND && ex > 0 && ex < NP - 1 && ey > 0 && ey < NP - 1 && (NPZ == 1 || (ez > 0 && ez < NP - 1));
-        if (f >= 0 && !inner && !VPDBoxOnBoundary<NP>(f, ex, ey, ez)) v = (T)x[pbase[q] + (ex + ey * sy + ez * sz)];
-        X0[G::at(q, ex, ey, ez)] = v;
-      });
-    if constexpr (!S::DIRECT) __syncthreads();
-    /* y pass: P = Mhat_y G, Q = Khat_y G on the interior y rows */
-    VPForLines<1, NP, NP, NPZ, S::LG, T>(bk, [&](int q, int a0, int a1) {
+}
+
+/* Phase 2, the residual's passes along y and z: the gather of the patch (G, unless the y pass loads x itself), then
+   P = Mhat_y G, Q = Khat_y G on the interior y rows, then (3D) W1 = Mhat_z P, W2 = c1 Mhat_z Q + c2 Khat_z P + cm W1 */
+template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinline__ void VPPatchResidualYZ(const VPPatchSmem<DIM, K, T, BK> &s, const PetscScalar *x, T c1, T c2, T cm)
+{
+  using P           = VPPatchPlan<DIM, K, MODE, T>;
+  using S           = typename P::S;
+  using H           = VPHatK<K, T>;
+  using G           = typename S::G;
+  using PQ          = typename S::PQ;
+  using W           = typename S::W;
+  constexpr int  NP = S::NP, NI = S::NI, NPZ = S::NPZ;
+  constexpr bool SR = P::SR, BND = P::BND;
+  const auto    &bk = s.bk;
+  T             *X0 = s.X0, *X1a = s.X1a, *X1b = s.X1b;
+  const int      sy = s.sy, sz = s.sz;
+  /* gather the patch: G (not with the y pass from x itself, S::DIRECT) */
+  constexpr bool ROWS = VPTunePatchGatherRows(DIM, K, (int)sizeof(T));
+  if constexpr (S::DIRECT) {
+    /* nothing to gather: the y pass loads x */
+  } else if constexpr (ROWS) { /* one thread per row along x: its index work once per row */
+    VPForLines<0, NP, NP, NPZ, S::LG, T>(bk, [&](int q, int ey, int ez) {
+      const int o = G::template line<0>(q, ey, ez);
       T         v[NP];
-      const int w = PQ::template line<1>(q, a0, a1);
-      if constexpr (S::DIRECT)
-        VPPatchLoadLine<1, NP, NPZ, BND>(x, pflags[q], pbase[q], a0, a1, sy, sz, v); /* the line (a0, ., a1) from x */
-      else {
-        const int o = G::template line<1>(q, a0, a1);
+      VPPatchLoadLine<0, NP, NPZ, BND>(x, s.pflags[q], s.pbase[q], ey, ez, sy, sz, v);
 #pragma unroll
-        for (int j = 0; j < NP; j++) v[j] = X0[o + j * G::template stride<1>()];
-      }
-      H::template rows<0, SR>(v, [&](int i, T s) { X1a[w + i * PQ::template stride<1>()] = s; });
-      H::template rows<1, SR>(v, [&](int i, T s) { X1b[w + i * PQ::template stride<1>()] = s; });
+      for (int j = 0; j < NP; j++) X0[o + j] = v[j];
+    });
+  } else
+    VPForEntries<G>(bk, [&](int q, int ex, int ey, int ez) {
+      const int  f     = s.pflags[q];
+      T          v     = 0;
+      const bool inner = BND && ex > 0 && ex < NP - 1 && ey > 0 && ey < NP - 1 && (NPZ == 1 || (ez > 0 && ez < NP - 1));
+      if (f >= 0 && !inner && !VPDBoxOnBoundary<NP>(f, ex, ey, ez)) v = (T)x[s.pbase[q] + (ex + ey * sy + ez * sz)];
+      X0[G::at(q, ex, ey, ez)] = v;
+    });
+  if constexpr (!S::DIRECT) __syncthreads();
+  /* y pass: P = Mhat_y G, Q = Khat_y G on the interior y rows */
+  VPForLines<1, NP, NP, NPZ, S::LG, T>(bk, [&](int q, int a0, int a1) {
+    T         v[NP];
+    const int w = PQ::template line<1>(q, a0, a1);
+    if constexpr (S::DIRECT)
+      VPPatchLoadLine<1, NP, NPZ, BND>(x, s.pflags[q], s.pbase[q], a0, a1, sy, sz, v); /* the line (a0, ., a1) from x */
+    else {
+      const int o = G::template line<1>(q, a0, a1);
+#pragma unroll
+      for (int j = 0; j < NP; j++) v[j] = X0[o + j * G::template stride<1>()];
+    }
+    H::template rows<0, SR>(v, [&](int i, T t) { X1a[w + i * PQ::template stride<1>()] = t; });
+    H::template rows<1, SR>(v, [&](int i, T t) { X1b[w + i * PQ::template stride<1>()] = t; });
+  });
+  __syncthreads();
+  if constexpr (DIM == 3) { /* z pass: W1 = Mhat_z P, W2 = c1 Mhat_z Q + c2 Khat_z P, in X0 or (INPLACE) over P and Q */
+    using WL = typename std::conditional<S::INPLACE, PQ, W>::type;
+    T *W1 = S::INPLACE ? X1a : X0, *W2 = S::INPLACE ? X1b : X0 + s.NB * W::PS;
+    VPForLines<2, NP, NI, NP, S::LG, T>(bk, [&](int q, int a0, int a1) {
+      T         v[NP]; /* one line in registers at a time: Q's, then P's (each read before its line is overwritten) */
+      const int o = PQ::template line<2>(q, a0, a1), w = WL::template line<2>(q, a0, a1);
+#pragma unroll
+      for (int j = 0; j < NP; j++) v[j] = X1b[o + j * PQ::template stride<2>()];
+      H::template rows<0, SR>(v, [&](int i, T t) { W2[w + i * WL::template stride<2>()] = c1 * t; });
+#pragma unroll
+      for (int j = 0; j < NP; j++) v[j] = X1a[o + j * PQ::template stride<2>()];
+      H::template rows<0, SR>(v, [&](int i, T t) {
+        W1[w + i * WL::template stride<2>()] = t;
+        W2[w + i * WL::template stride<2>()] += cm * t; /* the mass term */
+      });
+      H::template rows<1, SR>(v, [&](int i, T t) { W2[w + i * WL::template stride<2>()] += c2 * t; });
     });
     __syncthreads();
-    if constexpr (DIM == 3) { /* z pass: W1 = Mhat_z P, W2 = c1 Mhat_z Q + c2 Khat_z P, in X0 or (INPLACE) over P and Q */
-      using WL = typename std::conditional<S::INPLACE, PQ, W>::type;
-      T *W1 = S::INPLACE ? X1a : X0, *W2 = S::INPLACE ? X1b : X0 + NB * W::PS;
-      VPForLines<2, NP, NI, NP, S::LG, T>(bk, [&](int q, int a0, int a1) {
-        T         v[NP]; /* one line in registers at a time: Q's, then P's (each read before its line is overwritten) */
-        const int o = PQ::template line<2>(q, a0, a1), w = WL::template line<2>(q, a0, a1);
-#pragma unroll
-        for (int j = 0; j < NP; j++) v[j] = X1b[o + j * PQ::template stride<2>()];
-        H::template rows<0, SR>(v, [&](int i, T s) { W2[w + i * WL::template stride<2>()] = c1 * s; });
-#pragma unroll
-        for (int j = 0; j < NP; j++) v[j] = X1a[o + j * PQ::template stride<2>()];
-        H::template rows<0, SR>(v, [&](int i, T s) {
-          W1[w + i * WL::template stride<2>()] = s;
-          W2[w + i * WL::template stride<2>()] += cm * s; /* the mass term */
-        });
-        H::template rows<1, SR>(v, [&](int i, T s) { W2[w + i * WL::template stride<2>()] += c2 * s; });
-      });
-      __syncthreads();
-    }
   }
-  /* the right-hand side of the patch problems (b on the interior, or the residuals): Rb (with ROWB the x pass loads b) */
-  if constexpr (ROWB) {
+}
+
+/* Phase 3, the right-hand side of the patch problems (b on the interior, or the residuals) into Rb; with ROWB the x
+   pass loads b itself */
+template <int DIM, int K, int MODE, typename T, class BK, int NPRE>
+__device__ __forceinline__ void VPPatchFillB(const VPPatchSmem<DIM, K, T, BK> &s, const PetscScalar *b, const PetscScalar *scratch, bool pre, const T (&bpre)[NPRE])
+{
+  using P          = VPPatchPlan<DIM, K, MODE, T>;
+  using R1         = typename P::S::R1;
+  constexpr int NI = P::S::NI, NIT = P::S::NIT;
+  const int     NB = s.NB;
+  if constexpr (P::ROWB) {
     /* nothing to fill */
-  } else if constexpr (ASYNCB)
+  } else if constexpr (P::ASYNCB)
     __pipeline_wait_prior(0); /* this thread's copies; the barrier below makes all of them visible */
-  else if (CANPRE && pre) {
+  else if (P::CANPRE && pre) {
 #pragma unroll
-    for (int j = 0; j < PRE; j++) {
-      const int t = threadIdx.x + j * bk.nt();
+    for (int j = 0; j < P::PRE; j++) {
+      const int t = threadIdx.x + j * s.bk.nt();
       int       q, ix, iy, iz;
-      if (t < VPEntrySlots<R1>(NB) && VPEntry<R1>(t, NB, q, ix, iy, iz)) Rb[R1::at(q, ix, iy, iz)] = bpre[j];
+      if (t < VPEntrySlots<R1>(NB) && VPEntry<R1>(t, NB, q, ix, iy, iz)) s.Rb[R1::at(q, ix, iy, iz)] = bpre[j];
     }
-  } else { /* a thread's values in batches of UB, the loads of a batch in flight together (VPTunePatchBatchB()) */
-    constexpr int UB     = VP_PATCH_B_BATCH > 0 ? VP_PATCH_B_BATCH : (!VPTunePatchBatchB(DIM, K, (int)sizeof(T)) || PRE < 1 ? 1 : (PRE > 8 ? 8 : PRE));
+  } else {
+    constexpr int UB     = P::UB;
     const int     nslots = VPEntrySlots<R1>(NB);
-    for (int t0 = threadIdx.x; t0 < nslots; t0 += UB * bk.nt()) {
+    for (int t0 = threadIdx.x; t0 < nslots; t0 += UB * s.bk.nt()) {
       T   v[UB];
       int at[UB];
 #pragma unroll
       for (int u = 0; u < UB; u++) {
-        const int t = t0 + u * (int)bk.nt();
+        const int t = t0 + u * (int)s.bk.nt();
         int       q, ix, iy, iz;
         v[u]  = 0;
         at[u] = -1;
         if (t < nslots && VPEntry<R1>(t, NB, q, ix, iy, iz)) {
           at[u] = R1::at(q, ix, iy, iz);
-          if (pflags[q] >= 0) {
+          if (s.pflags[q] >= 0) {
             if (MODE == VP_MODE_SOLVE_SCRATCH)
               v[u] = (T)scratch[(PetscInt)(blockIdx.x * NB + q) * NIT + (ix + NI * (iy + NI * iz))];
             else
-              v[u] = (T)b[interior(q, ix, iy, iz)];
+              v[u] = (T)b[s.interior(q, ix, iy, iz)];
           }
         }
       }
 #pragma unroll
       for (int u = 0; u < UB; u++)
-        if (at[u] >= 0) Rb[at[u]] = v[u];
+        if (at[u] >= 0) s.Rb[at[u]] = v[u];
     }
   }
-  if constexpr (!ROWB) __syncthreads();
-  /* x pass: r = b - A x on the interior x rows (fused, residual), then Shat_x^T r (fused, solve), in place in Rb */
-  VPForLines<0, NI, NI, NIZ, S::LG, T>(bk, [&](int q, int a0, int a1) {
+  if constexpr (!P::ROWB) __syncthreads();
+}
+
+/* Phase 4, the x pass: r = b - A x on the interior x rows (fused, residual), then Shat_x^T r (fused, solve), in place
+   in Rb */
+template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinline__ void VPPatchResidualX(const VPPatchSmem<DIM, K, T, BK> &s, const PetscScalar *b, bool zero, T c0, T c1, T cm)
+{
+  using P           = VPPatchPlan<DIM, K, MODE, T>;
+  using S           = typename P::S;
+  using H           = VPHatK<K, T>;
+  using R1          = typename S::R1;
+  using PQ          = typename S::PQ;
+  using W           = typename S::W;
+  constexpr int  NP = S::NP, NI = S::NI, NIZ = S::NIZ;
+  constexpr bool SR = P::SR;
+  T             *Rb = s.Rb;
+  VPForLines<0, NI, NI, NIZ, S::LG, T>(s.bk, [&](int q, int a0, int a1) {
     T         r[NI], t[NI];
     const int o = R1::template line<0>(q, a0, a1);
-    if constexpr (ROWB) { /* the row (., a0, a1) of the interior's b */
-      const bool         live = pflags[q] >= 0;
-      const PetscScalar *bl   = b + (live ? interior(q, 0, a0, a1) : 0);
+    if constexpr (P::ROWB) { /* the row (., a0, a1) of the interior's b */
+      const bool         live = s.pflags[q] >= 0;
+      const PetscScalar *bl   = b + (live ? s.interior(q, 0, a0, a1) : 0);
 #pragma unroll
       for (int i = 0; i < NI; i++) r[i] = live ? (T)bl[i] : (T)0;
     } else {
@@ -785,12 +825,12 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
     if ((MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) && !zero) {
       T              w[NP];                         /* W1's line, then W2's */
       constexpr bool INW = DIM == 3 && !S::INPLACE; /* W1 and W2 in X0 */
-      const T       *V1 = INW ? X0 : X1a, *V2 = INW ? X0 + NB * W::PS : X1b;
+      const T       *V1 = INW ? s.X0 : s.X1a, *V2 = INW ? s.X0 + s.NB * W::PS : s.X1b;
       const T        a = c0, bb = DIM == 3 ? (T)1 : c1;
       const int      v = INW ? W::template line<0>(q, a0, a1) : PQ::template line<0>(q, a0, a1);
 #pragma unroll
       for (int j = 0; j < NP; j++) w[j] = V1[v + j];
-      H::template rows<1, SR>(w, [&](int i, T s) { r[i] -= a * s; });
+      H::template rows<1, SR>(w, [&](int i, T u) { r[i] -= a * u; });
       if constexpr (DIM == 2) { /* Mhat_x (c1 Q + cm P): the mass term */
 #pragma unroll
         for (int j = 0; j < NP; j++) w[j] = bb * V2[v + j] + cm * w[j];
@@ -798,7 +838,7 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
 #pragma unroll
         for (int j = 0; j < NP; j++) w[j] = V2[v + j];
       }
-      H::template rows<0, SR>(w, [&](int i, T s) { r[i] -= s; });
+      H::template rows<0, SR>(w, [&](int i, T u) { r[i] -= u; });
     }
     if constexpr (MODE == VP_MODE_RESIDUAL) {
 #pragma unroll
@@ -810,22 +850,44 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
     }
   });
   __syncthreads();
-  if constexpr (MODE == VP_MODE_RESIDUAL) { /* entry by entry in the order of scratch, for coalesced stores */
-    for (int t = threadIdx.x; t < NB * NIT; t += bk.nt()) {
-      const int q = t / NIT, e = t - q * NIT;
-      if (pflags[q] >= 0) scratch[(PetscInt)(blockIdx.x * NB + q) * NIT + e] = Rb[R1::at(q, e % NI, (e / NI) % NI, e / (NI * NI))];
-    }
-    return;
+}
+
+/* Phase 5 of the residual mode: the residuals to scratch, entry by entry in its order, for coalesced stores */
+template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinline__ void VPPatchStoreResidual(const VPPatchSmem<DIM, K, T, BK> &s, PetscScalar *scratch)
+{
+  using S          = VPPatchShape<DIM, K, T>;
+  constexpr int NI = S::NI, NIT = S::NIT;
+  for (int t = threadIdx.x; t < s.NB * NIT; t += s.bk.nt()) {
+    const int q = t / NIT, e = t - q * NIT;
+    if (s.pflags[q] >= 0) scratch[(PetscInt)(blockIdx.x * s.NB + q) * NIT + e] = s.Rb[S::R1::at(q, e % NI, (e / NI) % NI, e / (NI * NI))];
   }
-  /* the rest of the solve: (3D: Shat_z^T), Shat_y diag Shat_y^T, (3D: Shat_z), Shat_x */
-  T *Y = Rb;                                                   /* input of the scaled y pass */
-  T *A = S::INPLACE ? X1a : X1b, *Bf = S::INPLACE ? X1b : X1a; /* 3D: the buffers the solve passes alternate between */
+}
+
+/* Phase 5, the rest of the solve: (3D: Shat_z^T), Shat_y diag^-1 Shat_y^T, (3D: Shat_z), Shat_x. The eigenvalue
+   scaling takes the patch's own surrogate factors where the level has them (pg, pm: mode global on a mapped box).
+   Returns the tensor that holds the patch's correction (U5's layout) */
+template <int DIM, int K, int MODE, typename T, class BK>
+__device__ __forceinline__ T *VPPatchSolve(const VPPatchSmem<DIM, K, T, BK> &s, T c0, T c1, T c2, T cm, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscReal *pg, const PetscReal *pm, int alo0,
+                                           int alo1, int alo2, int anv0, int anv1)
+{
+  using S          = VPPatchShape<DIM, K, T>;
+  using H          = VPHatK<K, T>;
+  using R1         = typename S::R1;
+  using U2         = typename S::U2;
+  using U3         = typename S::U3;
+  using U4         = typename S::U4;
+  using U5         = typename S::U5;
+  constexpr int NI = S::NI, NIZ = S::NIZ;
+  const auto   &bk = s.bk;
+  const int     NB = s.NB;
+  T            *Y  = s.Rb;                                                        /* input of the scaled y pass */
+  T            *A = S::INPLACE ? s.X1a : s.X1b, *Bf = S::INPLACE ? s.X1b : s.X1a; /* 3D: the buffers the solve passes alternate between */
   if constexpr (DIM == 3) {
-    VPShatPass<2, true, R1, U2, K, NI, T>(bk, Rb, A);
+    VPShatPass<2, true, R1, U2, K, NI, T>(bk, s.Rb, A);
     __syncthreads();
     Y = A;
   }
-  T *Z = DIM == 3 ? Bf : X1a; /* output of the scaled y pass */
+  T *Z = DIM == 3 ? Bf : s.X1a; /* output of the scaled y pass */
   VPForLines<1, NI, NI, NIZ, S::LG, T>(bk, [&](int q, int a0, int a1) {
     using LI = typename std::conditional<DIM == 3, U2, R1>::type;
     T         v[NI], u[NI];
@@ -844,7 +906,7 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
         if (pm) qm = (T)pm[iv];
       }
     }
-    const T base = qm + q0 * lam[a0] + (DIM == 3 ? q2 * lam[a1] : (T)0);
+    const T base = qm + q0 * s.lam[a0] + (DIM == 3 ? q2 * s.lam[a1] : (T)0);
 #pragma unroll
     for (int j = 0; j < NI; j++) v[j] = Y[o + j * LI::template stride<1>()];
     H::template shat<true>(v, u);
@@ -861,18 +923,53 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
     __syncthreads();
     Xin = A;
   }
-  T *Out = DIM == 3 ? Bf : X0;
+  T *Out = DIM == 3 ? Bf : s.X0;
   VPShatPass<0, false, typename std::conditional<DIM == 3, U4, U3>::type, U5, K, NIZ, T>(bk, Xin, Out);
   __syncthreads();
-  VPForEntries<U5>(bk, [&](int q, int ix, int iy, int iz) {
-    if (pflags[q] >= 0) {
-      PetscScalar *dq = d + interior(q, ix, iy, iz);
-      if constexpr (BND)
+  return Out;
+}
+
+/* Phase 6, the patch's correction into d: x_I itself with the reduced residual, else added */
+template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinline__ void VPPatchStoreX(const VPPatchSmem<DIM, K, T, BK> &s, PetscScalar *d, const T *Out)
+{
+  using U5 = typename VPPatchShape<DIM, K, T>::U5;
+  VPForEntries<U5>(s.bk, [&](int q, int ix, int iy, int iz) {
+    if (s.pflags[q] >= 0) {
+      PetscScalar *dq = d + s.interior(q, ix, iy, iz);
+      if constexpr (VPPatchPlan<DIM, K, MODE, T>::BND)
         *dq = (PetscScalar)Out[U5::at(q, ix, iy, iz)]; /* x_I itself */
       else
         *dq += (PetscScalar)Out[U5::at(q, ix, iy, iz)];
     }
   });
+}
+
+/* The fused kernel's body: its phases in order (MODE: fused, residual only, or the solve from scratch) */
+template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinline__ void VPPatchBody(VP_PATCH_ARGS_DECL)
+{
+  using P = VPPatchPlan<DIM, K, MODE, T>;
+  extern __shared__ __align__(16) unsigned char vp_dynamic_smem[];
+  const VPPatchSmem<DIM, K, T, BK>              s(nbarg, vp_dynamic_smem, g);
+
+  if (threadIdx.x < P::S::NI) s.lam[threadIdx.x] = VPHatK<K, T>::lam(threadIdx.x);
+  VPPatchInfo<DIM, K>(g, npatch, vlo0, vlo1, vlo2, nv0, nv1, s.bk, s.pbase, s.pflags);
+  __syncthreads();
+  const bool pre = P::CANPRE && VPEntrySlots<typename P::S::R1>(s.NB) <= P::PRE * (int)s.bk.nt();
+  T          bpre[P::CANPRE ? P::PRE : 1];
+  VPPatchBStart<DIM, K, MODE, T, BK>(s, b, pre, bpre);
+  /* x = 0 on entry (xzero: the first color of a sweep from a zero guess): then G = 0 and the residual is b, so the
+     gather and the residual's passes are skipped where VPTunePatchZeroFirst() says */
+  const bool zero = MODE == VP_MODE_FUSED && VPPatchSkipsZero(DIM, K, (int)sizeof(T)) && xzero;
+  if ((MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) && !zero) VPPatchResidualYZ<DIM, K, MODE, T, BK>(s, x, c1, c2, cm);
+  VPPatchFillB<DIM, K, MODE, T, BK>(s, b, scratch, pre, bpre);
+  VPPatchResidualX<DIM, K, MODE, T, BK>(s, b, zero, c0, c1, cm);
+  if constexpr (MODE == VP_MODE_RESIDUAL) {
+    VPPatchStoreResidual<DIM, K, MODE, T, BK>(s, scratch);
+    return;
+  } else {
+    const T *Out = VPPatchSolve<DIM, K, MODE, T, BK>(s, c0, c1, c2, cm, npatch, vlo0, vlo1, vlo2, nv0, nv1, pg, pm, alo0, alo1, alo2, anv0, anv1);
+    VPPatchStoreX<DIM, K, MODE, T, BK>(s, d, Out);
+  }
 }
 
 /* the kernel with the launch bound, or with the register cap of VPPatchRegs; BK: VPBlock, the default block's
