@@ -2,6 +2,12 @@
 """Tables and plots from the JSON lines of bench_kernels and bench_solve (make bench).
 
 usage: python3 bench/report.py [--sms 132 --clock-ghz 1.98 --fp64-tflops 33.5 --fp32-tflops 66.9] [--plots DIR] FILES...
+       python3 bench/report.py --results [--check]
+
+--results: the tables of bench/RESULTS.md (between its "<!-- report: NAME -->" and "<!-- report end -->" lines) made
+from the JSON lines kept in bench/data/*.jsonl, one file per date; --check only says whether they are current (make
+check runs it). A record of bench/data is a JSON line of bench_solve or bench_kernels, with its date, GPU, commit and
+source; where several records measure the same thing, the page shows the newest.
 
 Kernel metrics (per kernel, documented in bench/RESULTS.md):
   MatMult, per cell (N = k+1), as the cell kernel does it (register lines, element matrices in constant memory; the 3D
@@ -21,7 +27,7 @@ Kernel metrics (per kernel, documented in bench/RESULTS.md):
 Solver table: per (d, k, size) every solver's iterations, setup, solve, total time, solve seconds per 10^9 unknowns,
 and the ratio of its time to solution to the best vertex-patch solver's.
 """
-import argparse, json, os, sys
+import argparse, glob, json, os, sys
 from collections import defaultdict
 
 
@@ -84,7 +90,130 @@ def scaling(solve):
     print()
 
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def dof_of(r):
+    """unknowns (nodes, boundary included) of a record: its dof, else from cells or box and k"""
+    if 'dof' in r:
+        return float(r['dof'])
+    n = [int(c) for c in r['box'].split(',')] if 'box' in r else [r['cells']] * r['d']
+    out = 1.0
+    for c in n:
+        out *= r['k'] * c + 1
+    return out
+
+
+def size(x):
+    return '%.3gM' % (x / 1e6) if x < 1e9 else '%.3ge9' % (x / 1e9)
+
+
+def gpu_name(r):
+    return r.get('gpu', '?').replace('NVIDIA_', '').replace('_80GB_HBM3', '').replace('_', ' ')
+
+
+def newest(recs, key):
+    """the newest record (date, then file order) per key"""
+    out = {}
+    for r in recs:
+        out[key(r)] = r  # records are read in date order
+    return list(out.values())
+
+
+def table_single(recs):
+    rs = [r for r in recs if r.get('kind') == 'solve' and r.get('ranks', 1) == 1 and 'run' not in r and 'series' not in r]
+    rs = newest(rs, lambda r: (r['d'], r['k'], round(dof_of(r), -6), r['solver']))
+    rows = ['| DoF | k | solver | solve s | s per 1e9 DoF | its | device memory | GPU, date, commit |', '|---|---|---|---|---|---|---|---|']
+    for r in sorted(rs, key=lambda r: (r['k'], dof_of(r), r['solver'])):
+        n = dof_of(r)
+        rows.append('| %s | %d | %s | %.3f%s | %.2f | %d | %s | %s, %s, %s |' % (size(n), r['k'], r['solver'], r['solve_s'], ' (1 solve)' if r.get('repeats', 3) == 1 else '', r['solve_s'] / n * 1e9, r['iterations'],
+                                                                        '%.1f GB' % r['device_mem_gb'] if 'device_mem_gb' in r else '', gpu_name(r), r['date'], r['commit']))
+    return rows
+
+
+def table_peers(recs):
+    runs = defaultdict(list)
+    for r in recs:
+        if r.get('kind') == 'solve' and 'run' in r:
+            runs[r['run']].append(r)
+    rows = ['| problem | k, DoF | solver: its, KSPSetUp + KSPSolve s | time to solution of the best vertex-patch solver (named) against each peer | GPU, date, commit |', '|---|---|---|---|---|']
+    for rid, rs in sorted(runs.items(), key=lambda kv: (kv[1][0]['k'], kv[1][0]['case'], kv[1][0]['date'])):
+        r0 = rs[0]
+        tot = lambda r: r.get('setup_s', 0) + r['solve_s']
+        best = min((r for r in rs if r['solver'].startswith('vpatch')), key=tot)
+        cells = '; '.join('%s: %d, %.3f + %.3f' % (r['solver'], r['iterations'], r.get('setup_s', 0), r['solve_s']) for r in rs)
+        vs = '; '.join(('%.2fx shorter than %s' % (tot(r) / tot(best), r['solver'])) if tot(r) >= tot(best) else ('%.2fx longer than %s' % (tot(best) / tot(r), r['solver'])) for r in rs if not r['solver'].startswith('vpatch'))
+        rows.append('| %s | Q_%d, %s | %s | %s (%s) | %s, %s, %s |' % (r0['case'], r0['k'], size(dof_of(r0)), cells, vs, best['solver'], gpu_name(r0), r0['date'], r0['commit']))
+    return rows
+
+
+def table_scaling(recs):
+    series = defaultdict(list)
+    for r in recs:
+        if r.get('kind') == 'solve' and 'series' in r:
+            series[r['series']].append(r)
+    rows = ['| series (vpatch-r-mixed) | 1 GPU: DoF, s (its) | 2 GPUs: DoF, s (its), set-up s | 4 GPUs: DoF, s (its), set-up s | GPU, dates, commits |', '|---|---|---|---|---|']
+    for name, rs in sorted(series.items()):
+        by = {r['gpus']: r for r in newest(rs, lambda r: r['gpus'])}
+        one = by.get(1)
+        strong = name.startswith('strong')
+        cell = []
+        for g in (1, 2, 4):
+            r = by.get(g)
+            if not r:
+                cell.append('-')
+                continue
+            t = '%s, %.4f (%d)' % (size(dof_of(r)), r['solve_s'], r['iterations'])
+            if g > 1 and one:
+                t += (': %.2fx faster' % (one['solve_s'] / r['solve_s'])) if strong else (': %.2fx the 1-GPU time' % (r['solve_s'] / one['solve_s']))
+                if 'setup_s' in r:
+                    t += ', %.2f' % r['setup_s']
+            cell.append(t)
+        meta = '%s, %s, %s' % (gpu_name(rs[0]), '/'.join(sorted({r['date'] for r in by.values()})), '/'.join(by[g]['commit'] for g in sorted(by)))
+        rows.append('| %s | %s | %s | %s | %s |' % (name, cell[0], cell[1], cell[2], meta))
+    return rows
+
+
+def table_kernels(recs):
+    rs = newest([r for r in recs if r.get('kind') == 'kernel'], lambda r: (r['d'], r['precision'], r['k'], r['kernel']))
+    ks = sorted({r['k'] for r in rs})
+    rows = ['| kernel, GDoF/s | ' + ' | '.join('k = %d' % k for k in ks) + ' | GPU, date, commit |', '|---|' + '---|' * len(ks) + '---|']
+    for d, prec, kern in sorted({(r['d'], r['precision'], r['kernel']) for r in rs}, key=lambda t: (-t[0], t[1], t[2])):
+        sel = {r['k']: r for r in rs if (r['d'], r['precision'], r['kernel']) == (d, prec, kern)}
+        r0 = next(iter(sel.values()))
+        rows.append('| %dD %s, %s | ' % (d, kern, prec) + ' | '.join('%.2f' % sel[k]['gdofs'] if k in sel else '' for k in ks) + ' | %s, %s, %s |' % (gpu_name(r0), r0['date'], r0['commit']))
+    return rows
+
+
+TABLES = {'single': table_single, 'peers': table_peers, 'scaling': table_scaling, 'kernels': table_kernels}
+
+
+def results_page(check):
+    recs = []
+    for f in sorted(glob.glob(os.path.join(ROOT, 'bench', 'data', '*.jsonl'))):
+        recs += [json.loads(l) for l in open(f) if l.strip().startswith('{')]
+    recs.sort(key=lambda r: r.get('date', ''))  # stable: file order within a date
+    path = os.path.join(ROOT, 'bench', 'RESULTS.md')
+    text = open(path).read()
+    out = text
+    for name, fn in TABLES.items():
+        begin, end = '<!-- report: %s -->' % name, '<!-- report end -->'
+        if begin not in out:
+            sys.exit('bench/report.py: bench/RESULTS.md has no "%s" block' % begin)
+        a = out.index(begin) + len(begin)
+        b = out.index(end, a)
+        out = out[:a] + '\n' + '\n'.join(fn(recs)) + '\n' + out[b:]
+    if check:
+        if out != text:
+            sys.exit('bench/report.py: the tables of bench/RESULTS.md are not those of bench/data: run python3 bench/report.py --results')
+        print('bench/RESULTS.md: the tables are those of bench/data (%d records)' % len(recs))
+        return
+    open(path, 'w').write(out)
+
+
 def main():
+    if '--results' in sys.argv:
+        return results_page('--check' in sys.argv)
     ap = argparse.ArgumentParser()
     ap.add_argument('--sms', type=int, default=132)
     ap.add_argument('--clock-ghz', type=float, default=1.98)
