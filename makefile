@@ -4,6 +4,8 @@
 #   make check     builds what is missing and runs all tests that need no GPU
 #   make check-gpu runs the GPU tests too (on a machine with an NVIDIA GPU)
 #   make check-slow runs the slow tests too (large multigrid levels, minutes)
+#   make soak      1,000 solves and 100 create/destroy cycles of two multigrid hierarchies in one process, memory checked
+#                  (on the GPU, with a mixed-precision hierarchy, when PETSc has CUDA and nvidia-smi sees a device)
 #   make bench     runs the benchmarks on a GPU machine (bench/run.sh, results in bench/out)
 #   make bench BENCH_GPUS=4  the multi-GPU mode: strong and weak scaling on 1, 2 and 4 GPUs in the same run (bench/scale.sh)
 #   make ucx       fetches PyPI's CUDA-enabled UCX: config/mpiexec-gpu.sh then moves device buffers between GPUs
@@ -12,7 +14,7 @@
 # With PETSC_DIR (and PETSC_ARCH) set, that PETSc is used. Without, PETSc is bootstrapped once into
 # a cache directory outside the checkout (config/bootstrap-petsc.sh) and reused.
 SHELL := /bin/bash
-TARGETS := all lib examples tests run check check-gpu check-slow bench install pack ucx
+TARGETS := all lib examples tests run check check-gpu check-slow soak bench install pack ucx
 .PHONY: $(TARGETS) clean
 .DEFAULT_GOAL := all
 
@@ -86,6 +88,10 @@ check-gpu: all
 
 check-slow: all
 	$(RUNNER) --slow
+
+SOAK_ARGS ?= -cycles 100 -solves 5 -malloc_debug $(if $(RUN_GPU),-vec_type cuda)
+soak: tests
+	$(BUILD)/tests/test_soak $(SOAK_ARGS)
 
 # on a GPU machine: kernel throughput and the solver comparison, results in bench/out (bench/run.sh); with
 # BENCH_GPUS=G (2 or more) the scaling runs instead, on 1, 2, 4, ... G GPUs in the same call (bench/scale.sh)

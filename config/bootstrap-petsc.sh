@@ -6,7 +6,8 @@
 # Environment: VPATCH_CACHE (default ${XDG_CACHE_HOME:-$HOME/.cache}/petsc-vpatch),
 #              PETSC_VERSION (default 3.26.1), CUDA_ARCH (default 90), VPATCH_WITH_CUDA (auto|0|1),
 #              VPATCH_64BIT_INDICES (default 1: PetscInt is 64-bit; 0: 32-bit).
-# Sources: PETSc's source distribution on PyPI; MPI, BLAS/LAPACK from Debian (config/deps.sh).
+# Sources: PETSc's source distribution on PyPI; MPI, BLAS/LAPACK from Debian (config/deps.sh); petsc4py of the same
+# version from PyPI, built against this PETSc into $dir/$arch/petsc4py (tutorials/petscvpatch.py finds it there).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ver=${PETSC_VERSION:-3.26.1}
@@ -22,8 +23,25 @@ if [ "$with_cuda" = 1 ]; then arch=arch-vpatch-cuda; else arch=arch-vpatch; fi
 if [ "$i64" = 1 ]; then arch=$arch-int64; fi
 stamp=$dir/$arch/.vpatch-bootstrap-done
 
+# petsc4py for this PETSc (its own stamp, so that a cache made before petsc4py was part of the bootstrap gets it too)
+petsc4py() {
+  local target=$dir/$arch/petsc4py
+  [ -f "$target/.vpatch-petsc4py-done" ] && return 0
+  echo "petsc-vpatch: building petsc4py $ver for $dir/$arch (pip, about 2-4 minutes)" >&2
+  rm -rf "$target"
+  local t0
+  t0=$(date +%s)
+  PETSC_DIR=$dir PETSC_ARCH=$arch python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore --target "$target" "petsc4py==$ver" >&2 || {
+    echo "petsc-vpatch: building petsc4py failed (the C library and tests do not need it; the Python tutorial does)" >&2
+    return 1
+  }
+  echo "petsc-vpatch: petsc4py built in $(($(date +%s) - t0)) s" >&2
+  touch "$target/.vpatch-petsc4py-done"
+}
+
 if [ -f "$stamp" ]; then
   echo "petsc-vpatch: reusing PETSc $ver at $dir/$arch" >&2
+  petsc4py || true
   echo "$dir $arch"
   exit 0
 fi
@@ -71,4 +89,5 @@ make PETSC_DIR="$dir" PETSC_ARCH="$arch" MAKE_NP="$(nproc)" all >&2
 t2=$(date +%s)
 echo "petsc-vpatch: PETSc configure $((t1 - t0)) s, build $((t2 - t1)) s" >&2
 touch "$stamp"
+petsc4py || true
 echo "$dir $arch"

@@ -3,8 +3,11 @@
 #   OUT/petsc-lib.tar.xz  the bootstrapped PETSc's shared library (stripped)
 #   OUT/syslib/           runtime libraries of this machine that the node may lack (LAPACK(E), BLAS, gfortran, OpenMP)
 #   OUT/ucx.tar.xz        the CUDA-enabled UCX of config/ucx.sh, when fetched (make ucx): device buffers between GPUs
+#   OUT/petsc4py.tar.xz   petsc4py of the bootstrap (PETSC_DIR/PETSC_ARCH/petsc4py), for the Python tutorial; the node
+#                         needs the same Python minor version
 # Usage: config/pack.sh PETSC_DIR PETSC_ARCH [OUT] (OUT defaults to .carry). On the node, from the checkout's root:
 #   P=$PETSC_DIR/$PETSC_ARCH/lib; mkdir -p $P && tar xJf .carry/petsc-lib.tar.xz -C $P
+#   [ -f .carry/petsc4py.tar.xz ] && tar xJf .carry/petsc4py.tar.xz -C $PETSC_DIR/$PETSC_ARCH
 #   export LD_LIBRARY_PATH=$PWD/lib:$PWD/.carry/syslib:$P PETSC_OPTIONS="-use_gpu_aware_mpi 0"
 #   and for several GPUs: mkdir -p .carry/ucx && tar xJf .carry/ucx.tar.xz -C .carry/ucx
 #   VPATCH_UCX_DIR=$PWD/.carry/ucx/libucx config/mpiexec-gpu.sh -n 2 program [args]
@@ -39,5 +42,11 @@ if [ -n "$ucx" ]; then
     --exclude='io_demo' --exclude='ucx_read_profile' --exclude=include --exclude=share libucx
 else
   echo "pack.sh: no UCX fetched (make ucx): the node will stage exchanges between GPUs through host memory" >&2
+fi
+# petsc4py of the bootstrap (its extension finds libpetsc by its rpath, where the archive above is unpacked)
+if [ -d "$dir/$arch/petsc4py/petsc4py" ]; then
+  tar cJf "$out/petsc4py.tar.xz" -C "$dir/$arch" --exclude='__pycache__' --exclude='*.pyx' --exclude='*.pxd' --exclude='*.h' petsc4py
+else
+  echo "pack.sh: no petsc4py in $dir/$arch (make builds it): the node cannot run the Python tutorial" >&2
 fi
 du -sh "$out"/* >&2

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """petsc-vpatch test runner.
 
-Runs every /*TEST ... TEST*/ block of tutorials/*.c and tests/test_*.c (PETSc's format, a subset:
+Runs every /*TEST ... TEST*/ block of tutorials/*.c, tests/test_*.c and (in comments) tutorials/*.py (PETSc's format, a
+subset; a Python tutorial's tests are named <name>_py[_suffix] and run with python3:
 `test:` entries with suffix, nsize, args, requires, output_file, expect_error, rtol, atol, timeout).
 
 - A test with an expected output (tests/output/<exe>_<suffix>.out) passes when its output matches:
@@ -14,7 +15,8 @@ Runs every /*TEST ... TEST*/ block of tutorials/*.c and tests/test_*.c (PETSc's 
 - Every run adds -malloc_debug -malloc_dump; a report of unfreed memory fails the test.
 - `requires: cuda` tests run only with --gpu; elsewhere they are reported as skipped.
 - `requires: slow` tests (minutes each) run only with --slow; elsewhere they are reported as skipped.
-Then every line of tests/bad_input.txt: a bad input, the exit status it must end with and a phrase its output must
+Then the documentation a script keeps current (docs/*.py --check: tests docs_<name>; bench/report.py --results --check:
+bench_results), and every line of tests/bad_input.txt: a bad input, the exit status it must end with and a phrase its output must
 contain (tests named bad_input_<line>).
 Ends with the line `N passed, N failed, N skipped`; exit status 1 when any test failed.
 """
@@ -32,6 +34,8 @@ def parse_tests(path):
     tests, cur = [], None
     for line in m.group(1).splitlines():
         s = line.strip()
+        if path.endswith('.py'):  # the block sits in comments: "# test:", "#   args: ..."
+            s = s[1:].strip() if s.startswith('#') else s
         if not s or s.startswith('#'):
             continue
         if s == 'test:':
@@ -123,11 +127,16 @@ def main():
         else:
             passed += 1
             print('ok      %-40s %6.1f s' % (name, dt), flush=True)
+    env['PYTHONDONTWRITEBYTECODE'] = '1'  # no __pycache__ in the checkout
+    if opt.petsc_dir:  # the Python tutorials take this PETSc, as the C ones do
+        env.update(PETSC_DIR=opt.petsc_dir, PETSC_ARCH=opt.petsc_arch)
     sources = sorted(glob.glob(os.path.join(ROOT, 'tutorials', 'ex*.c'))) + sorted(glob.glob(os.path.join(ROOT, 'tests', 'test_*.c')))
+    sources += sorted(glob.glob(os.path.join(ROOT, 'tutorials', 'ex*.py')))
     for src in sources:
         rel = os.path.relpath(src, ROOT)
-        exe = os.path.join(ROOT, opt.build, rel[:-2])
-        base = os.path.basename(rel)[:-2]
+        py = rel.endswith('.py')
+        exe = os.path.join(ROOT, rel) if py else os.path.join(ROOT, opt.build, rel[:-2])
+        base = os.path.basename(rel)[:-3] + '_py' if py else os.path.basename(rel)[:-2]
         for t in parse_tests(src):
             name = base + ('_' + t['suffix'] if t['suffix'] else '')
             if opt.filter and not any(f in name for f in opt.filter):
@@ -143,7 +152,7 @@ def main():
                 print('skip    %-40s (slow: run make check-slow)' % name, flush=True)
                 continue
             args = t['args'].replace('${LIBDIR}', libdir).split()
-            cmd = [exe] + args + ['-malloc_debug', '-malloc_dump']
+            cmd = ([sys.executable] if py else []) + [exe] + args + ['-malloc_debug', '-malloc_dump']
             if t['nsize'] != '1' or 'cuda' in t['requires']:
                 cmd = opt.mpiexec.split() + ['-n', t['nsize']] + cmd
             t0 = time.time()
@@ -177,6 +186,18 @@ def main():
                 else:
                     why = compare(out, open(ref).read(), float(t['rtol']), float(t['atol']))
             report(name, dt, why, cmd, out, 25)
+    # documentation that a script keeps current: the data-path figure of docs/design.md (docs/datapath.py), the tables
+    # of bench/RESULTS.md (bench/report.py, from bench/data)
+    checks = [('docs_' + os.path.basename(p)[:-3], [p, '--check']) for p in sorted(glob.glob(os.path.join(ROOT, 'docs', '*.py')))]
+    checks.append(('bench_results', [os.path.join(ROOT, 'bench', 'report.py'), '--results', '--check']))
+    for name, argv in checks:
+        if opt.gpu_only or (opt.filter and not any(f in name for f in opt.filter)):
+            continue
+        t0 = time.time()
+        cmd = [sys.executable] + argv
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+        out = p.stdout.decode(errors='replace')
+        report(name, time.time() - t0, 'exit status %d' % p.returncode if p.returncode else None, cmd, out, 5)
     for name, status, cmd, phrase in bad_inputs(opt):
         if opt.gpu_only or (opt.filter and not any(f in name for f in opt.filter)):
             continue

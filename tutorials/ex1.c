@@ -275,6 +275,15 @@ int main(int argc, char **argv)
     suffix: 2d_vpatch_options_file
     args: -options_file share/vpatch-mg.options -dm_qbox_degree 3 -dm_qbox_cells 16
 
+  # ex1.py's tests compare with these two too
+  test:
+    suffix: 3d_shell_oscillatory
+    args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 2 -dm_qbox_cells 4 -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory
+
+  test:
+    suffix: 2d_mass
+    args: -options_file share/vpatch-mg.options -dm_qbox_degree 3 -dm_qbox_cells 16 -dm_qbox_operator_mass 10
+
   test:
     suffix: 3d_vpatch_cg_symmetric
     args: -options_file share/vpatch-mg.options -ksp_type cg -mg_levels_pc_vpatch_sweep symmetric -dm_qbox_dim 3 -dm_qbox_degree 2 -dm_qbox_cells 4
