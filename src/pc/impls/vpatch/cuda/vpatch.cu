@@ -621,37 +621,37 @@ template <int DIM, int K, int MODE, typename T> struct VPPatchPlan {
   static constexpr int UB = VP_PATCH_B_BATCH > 0 ? VP_PATCH_B_BATCH : (!VPTunePatchBatchB(DIM, K, B) || PRE < 1 ? 1 : (PRE > 8 ? 8 : PRE));
 };
 
-/* The block's shared memory as the phases see it: each patch's base index and boundary flags, lamhat, and the tensors
-   X0, X1a, X1b (VPPatchTensors); Rb is the residual's tensor (2D and INPLACE: X0, since the x pass reads from X1) */
+/* The block's data as the phases see it (VPPatchBody() makes it): the block (its patches NB, a constant in the default
+   block), each patch's base index and boundary flags, lamhat and the tensors X0, X1a, X1b in shared memory
+   (VPPatchTensors); Rb is the residual's tensor (2D and INPLACE: X0, since the x pass reads from X1) */
 template <int DIM, int K, typename T, class BK> struct VPPatchSmem {
-  using S = VPPatchShape<DIM, K, T>;
-  const BK  bk;
+  const BK &bk;
   const int NB; /* a constant in the default block */
   PetscInt *pbase;
   int      *pflags;
   T        *lam, *X0, *X1a, *X1b, *Rb;
   const int sy, sz, in; /* local index strides; offset of the first interior node from a patch's base */
-
-  __device__ __forceinline__ VPPatchSmem(int nbarg, unsigned char *smem, const VPGrid &g) : bk{nbarg}, NB(bk.nb()), sy((int)g.gxm[0]), sz((int)(g.gxm[0] * g.gxm[1])), in(1 + (int)g.gxm[0] + (DIM == 3 ? (int)(g.gxm[0] * g.gxm[1]) : 0))
-  {
-    pbase  = reinterpret_cast<PetscInt *>(smem);
-    pflags = reinterpret_cast<int *>(pbase + NB);
-    lam    = reinterpret_cast<T *>(smem + S::info(NB));
-    X0     = lam + S::LAM;
-    X1a    = X0 + NB * S::X0;
-    X1b    = X1a + NB * S::X1;
-    Rb     = DIM == 3 && !S::INPLACE ? X1a : X0;
-  }
-  /* local index of interior entry (ix, iy, iz) of patch q (b, and x to store into) */
-  __device__ __forceinline__ PetscInt interior(int q, int ix, int iy, int iz) const
-  {
-    return pbase[q] + (in + ix + iy * sy + iz * sz);
-  }
 };
+
+/* Each phase starts by unpacking the block's data into locals, which its lambdas capture, and VPPatchBody() computes
+   those values as locals before it fills the struct: so every kernel compiles to the same machine code as the body
+   in one piece did (checked kernel by kernel on the SASS). Lambdas that captured the struct itself, or a struct that
+   computed its values in a constructor, compiled to other code, and some kernels ran 3-9% slower (2D double k = 2..5).
+   interior(q, ix, iy, iz): the local index of interior entry (ix, iy, iz) of patch q (b, and x to store into) */
+#define VP_PATCH_UNPACK(s)                                                                                                    \
+  const auto &bk     = (s).bk;                                                                                                \
+  const int   NB     = (s).NB;                                                                                                \
+  PetscInt   *pbase  = (s).pbase;                                                                                             \
+  int        *pflags = (s).pflags;                                                                                            \
+  T          *lam = (s).lam, *X0 = (s).X0, *X1a = (s).X1a, *X1b = (s).X1b, *Rb = (s).Rb;                                      \
+  const int   sy = (s).sy, sz = (s).sz, in = (s).in;                                                                          \
+  const auto  interior = [&](int q, int ix, int iy, int iz) -> PetscInt { return pbase[q] + (in + ix + iy * sy + iz * sz); }; \
+  (void)bk, (void)NB, (void)pbase, (void)pflags, (void)lam, (void)X0, (void)X1a, (void)X1b, (void)Rb, (void)interior
 
 /* Phase 1, b in flight: the prefetch into registers (bpre) or the asynchronous copies into Rb */
 template <int DIM, int K, int MODE, typename T, class BK, int NPRE> __device__ __forceinline__ void VPPatchBStart(const VPPatchSmem<DIM, K, T, BK> &s, const PetscScalar *b, bool pre, T (&bpre)[NPRE])
 {
+  VP_PATCH_UNPACK(s);
   using P  = VPPatchPlan<DIM, K, MODE, T>;
   using R1 = typename P::S::R1;
   if (P::CANPRE && pre) {
@@ -659,15 +659,15 @@ template <int DIM, int K, int MODE, typename T, class BK, int NPRE> __device__ _
     for (int j = 0; j < P::PRE; j++) {
       int q, ix, iy, iz;
       bpre[j]     = 0;
-      const int t = threadIdx.x + j * s.bk.nt();
-      if (t < VPEntrySlots<R1>(s.NB) && VPEntry<R1>(t, s.NB, q, ix, iy, iz) && s.pflags[q] >= 0) bpre[j] = (T)b[s.interior(q, ix, iy, iz)];
+      const int t = threadIdx.x + j * bk.nt();
+      if (t < VPEntrySlots<R1>(NB) && VPEntry<R1>(t, NB, q, ix, iy, iz) && pflags[q] >= 0) bpre[j] = (T)b[interior(q, ix, iy, iz)];
     }
   }
   if constexpr (P::ASYNCB) {
-    VPForEntries<R1>(s.bk, [&](int q, int ix, int iy, int iz) {
-      T *dst = s.Rb + R1::at(q, ix, iy, iz);
-      if (s.pflags[q] >= 0)
-        __pipeline_memcpy_async(dst, b + s.interior(q, ix, iy, iz), sizeof(T));
+    VPForEntries<R1>(bk, [&](int q, int ix, int iy, int iz) {
+      T *dst = Rb + R1::at(q, ix, iy, iz);
+      if (pflags[q] >= 0)
+        __pipeline_memcpy_async(dst, b + interior(q, ix, iy, iz), sizeof(T));
       else
         *dst = 0;
     });
@@ -679,6 +679,7 @@ template <int DIM, int K, int MODE, typename T, class BK, int NPRE> __device__ _
    P = Mhat_y G, Q = Khat_y G on the interior y rows, then (3D) W1 = Mhat_z P, W2 = c1 Mhat_z Q + c2 Khat_z P + cm W1 */
 template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinline__ void VPPatchResidualYZ(const VPPatchSmem<DIM, K, T, BK> &s, const PetscScalar *x, T c1, T c2, T cm)
 {
+  VP_PATCH_UNPACK(s);
   using P           = VPPatchPlan<DIM, K, MODE, T>;
   using S           = typename P::S;
   using H           = VPHatK<K, T>;
@@ -687,9 +688,6 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
   using W           = typename S::W;
   constexpr int  NP = S::NP, NI = S::NI, NPZ = S::NPZ;
   constexpr bool SR = P::SR, BND = P::BND;
-  const auto    &bk = s.bk;
-  T             *X0 = s.X0, *X1a = s.X1a, *X1b = s.X1b;
-  const int      sy = s.sy, sz = s.sz;
   /* gather the patch: G (not with the y pass from x itself, S::DIRECT) */
   constexpr bool ROWS = VPTunePatchGatherRows(DIM, K, (int)sizeof(T));
   if constexpr (S::DIRECT) {
@@ -698,16 +696,16 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
     VPForLines<0, NP, NP, NPZ, S::LG, T>(bk, [&](int q, int ey, int ez) {
       const int o = G::template line<0>(q, ey, ez);
       T         v[NP];
-      VPPatchLoadLine<0, NP, NPZ, BND>(x, s.pflags[q], s.pbase[q], ey, ez, sy, sz, v);
+      VPPatchLoadLine<0, NP, NPZ, BND>(x, pflags[q], pbase[q], ey, ez, sy, sz, v);
 #pragma unroll
       for (int j = 0; j < NP; j++) X0[o + j] = v[j];
     });
   } else
     VPForEntries<G>(bk, [&](int q, int ex, int ey, int ez) {
-      const int  f     = s.pflags[q];
+      const int  f     = pflags[q];
       T          v     = 0;
       const bool inner = BND && ex > 0 && ex < NP - 1 && ey > 0 && ey < NP - 1 && (NPZ == 1 || (ez > 0 && ez < NP - 1));
-      if (f >= 0 && !inner && !VPDBoxOnBoundary<NP>(f, ex, ey, ez)) v = (T)x[s.pbase[q] + (ex + ey * sy + ez * sz)];
+      if (f >= 0 && !inner && !VPDBoxOnBoundary<NP>(f, ex, ey, ez)) v = (T)x[pbase[q] + (ex + ey * sy + ez * sz)];
       X0[G::at(q, ex, ey, ez)] = v;
     });
   if constexpr (!S::DIRECT) __syncthreads();
@@ -716,7 +714,7 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
     T         v[NP];
     const int w = PQ::template line<1>(q, a0, a1);
     if constexpr (S::DIRECT)
-      VPPatchLoadLine<1, NP, NPZ, BND>(x, s.pflags[q], s.pbase[q], a0, a1, sy, sz, v); /* the line (a0, ., a1) from x */
+      VPPatchLoadLine<1, NP, NPZ, BND>(x, pflags[q], pbase[q], a0, a1, sy, sz, v); /* the line (a0, ., a1) from x */
     else {
       const int o = G::template line<1>(q, a0, a1);
 #pragma unroll
@@ -728,7 +726,7 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
   __syncthreads();
   if constexpr (DIM == 3) { /* z pass: W1 = Mhat_z P, W2 = c1 Mhat_z Q + c2 Khat_z P, in X0 or (INPLACE) over P and Q */
     using WL = typename std::conditional<S::INPLACE, PQ, W>::type;
-    T *W1 = S::INPLACE ? X1a : X0, *W2 = S::INPLACE ? X1b : X0 + s.NB * W::PS;
+    T *W1 = S::INPLACE ? X1a : X0, *W2 = S::INPLACE ? X1b : X0 + NB * W::PS;
     VPForLines<2, NP, NI, NP, S::LG, T>(bk, [&](int q, int a0, int a1) {
       T         v[NP]; /* one line in registers at a time: Q's, then P's (each read before its line is overwritten) */
       const int o = PQ::template line<2>(q, a0, a1), w = WL::template line<2>(q, a0, a1);
@@ -749,13 +747,12 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
 
 /* Phase 3, the right-hand side of the patch problems (b on the interior, or the residuals) into Rb; with ROWB the x
    pass loads b itself */
-template <int DIM, int K, int MODE, typename T, class BK, int NPRE>
-__device__ __forceinline__ void VPPatchFillB(const VPPatchSmem<DIM, K, T, BK> &s, const PetscScalar *b, const PetscScalar *scratch, bool pre, const T (&bpre)[NPRE])
+template <int DIM, int K, int MODE, typename T, class BK, int NPRE> __device__ __forceinline__ void VPPatchFillB(const VPPatchSmem<DIM, K, T, BK> &s, const PetscScalar *b, const PetscScalar *scratch, bool pre, const T (&bpre)[NPRE])
 {
+  VP_PATCH_UNPACK(s);
   using P          = VPPatchPlan<DIM, K, MODE, T>;
   using R1         = typename P::S::R1;
   constexpr int NI = P::S::NI, NIT = P::S::NIT;
-  const int     NB = s.NB;
   if constexpr (P::ROWB) {
     /* nothing to fill */
   } else if constexpr (P::ASYNCB)
@@ -763,35 +760,35 @@ __device__ __forceinline__ void VPPatchFillB(const VPPatchSmem<DIM, K, T, BK> &s
   else if (P::CANPRE && pre) {
 #pragma unroll
     for (int j = 0; j < P::PRE; j++) {
-      const int t = threadIdx.x + j * s.bk.nt();
+      const int t = threadIdx.x + j * bk.nt();
       int       q, ix, iy, iz;
-      if (t < VPEntrySlots<R1>(NB) && VPEntry<R1>(t, NB, q, ix, iy, iz)) s.Rb[R1::at(q, ix, iy, iz)] = bpre[j];
+      if (t < VPEntrySlots<R1>(NB) && VPEntry<R1>(t, NB, q, ix, iy, iz)) Rb[R1::at(q, ix, iy, iz)] = bpre[j];
     }
   } else {
     constexpr int UB     = P::UB;
     const int     nslots = VPEntrySlots<R1>(NB);
-    for (int t0 = threadIdx.x; t0 < nslots; t0 += UB * s.bk.nt()) {
+    for (int t0 = threadIdx.x; t0 < nslots; t0 += UB * bk.nt()) {
       T   v[UB];
       int at[UB];
 #pragma unroll
       for (int u = 0; u < UB; u++) {
-        const int t = t0 + u * (int)s.bk.nt();
+        const int t = t0 + u * (int)bk.nt();
         int       q, ix, iy, iz;
         v[u]  = 0;
         at[u] = -1;
         if (t < nslots && VPEntry<R1>(t, NB, q, ix, iy, iz)) {
           at[u] = R1::at(q, ix, iy, iz);
-          if (s.pflags[q] >= 0) {
+          if (pflags[q] >= 0) {
             if (MODE == VP_MODE_SOLVE_SCRATCH)
               v[u] = (T)scratch[(PetscInt)(blockIdx.x * NB + q) * NIT + (ix + NI * (iy + NI * iz))];
             else
-              v[u] = (T)b[s.interior(q, ix, iy, iz)];
+              v[u] = (T)b[interior(q, ix, iy, iz)];
           }
         }
       }
 #pragma unroll
       for (int u = 0; u < UB; u++)
-        if (at[u] >= 0) s.Rb[at[u]] = v[u];
+        if (at[u] >= 0) Rb[at[u]] = v[u];
     }
   }
   if constexpr (!P::ROWB) __syncthreads();
@@ -801,6 +798,7 @@ __device__ __forceinline__ void VPPatchFillB(const VPPatchSmem<DIM, K, T, BK> &s
    in Rb */
 template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinline__ void VPPatchResidualX(const VPPatchSmem<DIM, K, T, BK> &s, const PetscScalar *b, bool zero, T c0, T c1, T cm)
 {
+  VP_PATCH_UNPACK(s);
   using P           = VPPatchPlan<DIM, K, MODE, T>;
   using S           = typename P::S;
   using H           = VPHatK<K, T>;
@@ -809,13 +807,12 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
   using W           = typename S::W;
   constexpr int  NP = S::NP, NI = S::NI, NIZ = S::NIZ;
   constexpr bool SR = P::SR;
-  T             *Rb = s.Rb;
-  VPForLines<0, NI, NI, NIZ, S::LG, T>(s.bk, [&](int q, int a0, int a1) {
+  VPForLines<0, NI, NI, NIZ, S::LG, T>(bk, [&](int q, int a0, int a1) {
     T         r[NI], t[NI];
     const int o = R1::template line<0>(q, a0, a1);
     if constexpr (P::ROWB) { /* the row (., a0, a1) of the interior's b */
-      const bool         live = s.pflags[q] >= 0;
-      const PetscScalar *bl   = b + (live ? s.interior(q, 0, a0, a1) : 0);
+      const bool         live = pflags[q] >= 0;
+      const PetscScalar *bl   = b + (live ? interior(q, 0, a0, a1) : 0);
 #pragma unroll
       for (int i = 0; i < NI; i++) r[i] = live ? (T)bl[i] : (T)0;
     } else {
@@ -825,7 +822,7 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
     if ((MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) && !zero) {
       T              w[NP];                         /* W1's line, then W2's */
       constexpr bool INW = DIM == 3 && !S::INPLACE; /* W1 and W2 in X0 */
-      const T       *V1 = INW ? s.X0 : s.X1a, *V2 = INW ? s.X0 + s.NB * W::PS : s.X1b;
+      const T       *V1 = INW ? X0 : X1a, *V2 = INW ? X0 + NB * W::PS : X1b;
       const T        a = c0, bb = DIM == 3 ? (T)1 : c1;
       const int      v = INW ? W::template line<0>(q, a0, a1) : PQ::template line<0>(q, a0, a1);
 #pragma unroll
@@ -855,11 +852,12 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
 /* Phase 5 of the residual mode: the residuals to scratch, entry by entry in its order, for coalesced stores */
 template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinline__ void VPPatchStoreResidual(const VPPatchSmem<DIM, K, T, BK> &s, PetscScalar *scratch)
 {
+  VP_PATCH_UNPACK(s);
   using S          = VPPatchShape<DIM, K, T>;
   constexpr int NI = S::NI, NIT = S::NIT;
-  for (int t = threadIdx.x; t < s.NB * NIT; t += s.bk.nt()) {
+  for (int t = threadIdx.x; t < NB * NIT; t += bk.nt()) {
     const int q = t / NIT, e = t - q * NIT;
-    if (s.pflags[q] >= 0) scratch[(PetscInt)(blockIdx.x * s.NB + q) * NIT + e] = s.Rb[S::R1::at(q, e % NI, (e / NI) % NI, e / (NI * NI))];
+    if (pflags[q] >= 0) scratch[(PetscInt)(blockIdx.x * NB + q) * NIT + e] = Rb[S::R1::at(q, e % NI, (e / NI) % NI, e / (NI * NI))];
   }
 }
 
@@ -867,9 +865,10 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
    scaling takes the patch's own surrogate factors where the level has them (pg, pm: mode global on a mapped box).
    Returns the tensor that holds the patch's correction (U5's layout) */
 template <int DIM, int K, int MODE, typename T, class BK>
-__device__ __forceinline__ T *VPPatchSolve(const VPPatchSmem<DIM, K, T, BK> &s, T c0, T c1, T c2, T cm, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscReal *pg, const PetscReal *pm, int alo0,
-                                           int alo1, int alo2, int anv0, int anv1)
+__device__ __forceinline__ T *VPPatchSolve(const VPPatchSmem<DIM, K, T, BK> &s, T c0, T c1, T c2, T cm, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscReal *pg, const PetscReal *pm, int alo0, int alo1, int alo2, int anv0,
+                                           int anv1)
 {
+  VP_PATCH_UNPACK(s);
   using S          = VPPatchShape<DIM, K, T>;
   using H          = VPHatK<K, T>;
   using R1         = typename S::R1;
@@ -878,16 +877,14 @@ __device__ __forceinline__ T *VPPatchSolve(const VPPatchSmem<DIM, K, T, BK> &s, 
   using U4         = typename S::U4;
   using U5         = typename S::U5;
   constexpr int NI = S::NI, NIZ = S::NIZ;
-  const auto   &bk = s.bk;
-  const int     NB = s.NB;
-  T            *Y  = s.Rb;                                                        /* input of the scaled y pass */
-  T            *A = S::INPLACE ? s.X1a : s.X1b, *Bf = S::INPLACE ? s.X1b : s.X1a; /* 3D: the buffers the solve passes alternate between */
+  T            *Y = Rb;                                                   /* input of the scaled y pass */
+  T            *A = S::INPLACE ? X1a : X1b, *Bf = S::INPLACE ? X1b : X1a; /* 3D: the buffers the solve passes alternate between */
   if constexpr (DIM == 3) {
-    VPShatPass<2, true, R1, U2, K, NI, T>(bk, s.Rb, A);
+    VPShatPass<2, true, R1, U2, K, NI, T>(bk, Rb, A);
     __syncthreads();
     Y = A;
   }
-  T *Z = DIM == 3 ? Bf : s.X1a; /* output of the scaled y pass */
+  T *Z = DIM == 3 ? Bf : X1a; /* output of the scaled y pass */
   VPForLines<1, NI, NI, NIZ, S::LG, T>(bk, [&](int q, int a0, int a1) {
     using LI = typename std::conditional<DIM == 3, U2, R1>::type;
     T         v[NI], u[NI];
@@ -906,7 +903,7 @@ __device__ __forceinline__ T *VPPatchSolve(const VPPatchSmem<DIM, K, T, BK> &s, 
         if (pm) qm = (T)pm[iv];
       }
     }
-    const T base = qm + q0 * s.lam[a0] + (DIM == 3 ? q2 * s.lam[a1] : (T)0);
+    const T base = qm + q0 * lam[a0] + (DIM == 3 ? q2 * lam[a1] : (T)0);
 #pragma unroll
     for (int j = 0; j < NI; j++) v[j] = Y[o + j * LI::template stride<1>()];
     H::template shat<true>(v, u);
@@ -923,7 +920,7 @@ __device__ __forceinline__ T *VPPatchSolve(const VPPatchSmem<DIM, K, T, BK> &s, 
     __syncthreads();
     Xin = A;
   }
-  T *Out = DIM == 3 ? Bf : s.X0;
+  T *Out = DIM == 3 ? Bf : X0;
   VPShatPass<0, false, typename std::conditional<DIM == 3, U4, U3>::type, U5, K, NIZ, T>(bk, Xin, Out);
   __syncthreads();
   return Out;
@@ -932,10 +929,11 @@ __device__ __forceinline__ T *VPPatchSolve(const VPPatchSmem<DIM, K, T, BK> &s, 
 /* Phase 6, the patch's correction into d: x_I itself with the reduced residual, else added */
 template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinline__ void VPPatchStoreX(const VPPatchSmem<DIM, K, T, BK> &s, PetscScalar *d, const T *Out)
 {
+  VP_PATCH_UNPACK(s);
   using U5 = typename VPPatchShape<DIM, K, T>::U5;
-  VPForEntries<U5>(s.bk, [&](int q, int ix, int iy, int iz) {
-    if (s.pflags[q] >= 0) {
-      PetscScalar *dq = d + s.interior(q, ix, iy, iz);
+  VPForEntries<U5>(bk, [&](int q, int ix, int iy, int iz) {
+    if (pflags[q] >= 0) {
+      PetscScalar *dq = d + interior(q, ix, iy, iz);
       if constexpr (VPPatchPlan<DIM, K, MODE, T>::BND)
         *dq = (PetscScalar)Out[U5::at(q, ix, iy, iz)]; /* x_I itself */
       else
@@ -948,13 +946,22 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
 template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinline__ void VPPatchBody(VP_PATCH_ARGS_DECL)
 {
   using P = VPPatchPlan<DIM, K, MODE, T>;
+  using S = VPPatchShape<DIM, K, T>;
+  const BK          bk{nbarg};
+  const int         NB = bk.nb(); /* a constant in the default block */
   extern __shared__ __align__(16) unsigned char vp_dynamic_smem[];
-  const VPPatchSmem<DIM, K, T, BK>              s(nbarg, vp_dynamic_smem, g);
+  PetscInt                                     *pbase  = reinterpret_cast<PetscInt *>(vp_dynamic_smem);
+  int                                          *pflags = reinterpret_cast<int *>(pbase + NB);
+  T                                            *lam = reinterpret_cast<T *>(vp_dynamic_smem + S::info(NB)), *X0 = lam + S::LAM, *X1a = X0 + NB * S::X0, *X1b = X1a + NB * S::X1;
+  T                                            *Rb = DIM == 3 && !S::INPLACE ? X1a : X0;             /* the residual (2D, INPLACE: the x pass reads from X1) */
+  const int                                     sy = (int)g.gxm[0], sz = (int)(g.gxm[0] * g.gxm[1]); /* local index strides */
+  const int                                     in = 1 + sy + (DIM == 3 ? sz : 0);                   /* offset of the first interior node from the base */
+  const VPPatchSmem<DIM, K, T, BK>              s{bk, NB, pbase, pflags, lam, X0, X1a, X1b, Rb, sy, sz, in};
 
-  if (threadIdx.x < P::S::NI) s.lam[threadIdx.x] = VPHatK<K, T>::lam(threadIdx.x);
-  VPPatchInfo<DIM, K>(g, npatch, vlo0, vlo1, vlo2, nv0, nv1, s.bk, s.pbase, s.pflags);
+  if (threadIdx.x < S::NI) lam[threadIdx.x] = VPHatK<K, T>::lam(threadIdx.x);
+  VPPatchInfo<DIM, K>(g, npatch, vlo0, vlo1, vlo2, nv0, nv1, bk, pbase, pflags);
   __syncthreads();
-  const bool pre = P::CANPRE && VPEntrySlots<typename P::S::R1>(s.NB) <= P::PRE * (int)s.bk.nt();
+  const bool pre = P::CANPRE && VPEntrySlots<typename S::R1>(NB) <= P::PRE * (int)bk.nt();
   T          bpre[P::CANPRE ? P::PRE : 1];
   VPPatchBStart<DIM, K, MODE, T, BK>(s, b, pre, bpre);
   /* x = 0 on entry (xzero: the first color of a sweep from a zero guess): then G = 0 and the residual is b, so the
