@@ -8,7 +8,8 @@ memory (PetscMallocGetCurrentUsage()), the process's resident memory (PetscMemor
 memory in use (cudaMemGetInfo()); each must be within -tolerance (default 1%) of the first, and PETSc's allocations\n\
 must be the same to the byte.\n\
 Options: -cycles n (default 100), -solves n per hierarchy and cycle (default 5: 1000 solves with the defaults),\n\
--dim, -degree, -cells (default 3D Q_2 on 8^3 cells), -vec_type standard|cuda, -tolerance r.\n\
+-dim, -degree, -cells (default 3D Q_2 on 8^3 cells), -vec_type standard|cuda, -tolerance r, -view_memory (the\n\
+memory after cycles 1, 2, 5, 10, 20, ...).\n\
 make soak runs the full version; make check a small one.\n\n";
 
 #include <petscvpatch.h>
@@ -104,7 +105,7 @@ int main(int argc, char **argv)
   PetscInt  ncycles = 100, nsolves = 5, dim = 3, k = 2, cells[3] = {8, 8, 8}, n = 3;
   PetscReal tol = 0.01, ref[2] = {0, 0};
   char      vectype[64] = VECSTANDARD;
-  PetscBool cuda;
+  PetscBool cuda, view = PETSC_FALSE;
   Usage     first = {0, 0, 0}, last;
 
   PetscFunctionBeginUser;
@@ -112,18 +113,20 @@ int main(int argc, char **argv)
   PetscCall(PetscVPatchInitializePackage());
   PetscOptionsBegin(PETSC_COMM_WORLD, NULL, "soak options", NULL);
   PetscCall(PetscOptionsBoundedInt("-cycles", "create/destroy cycles (each: both hierarchies)", NULL, ncycles, &ncycles, NULL, 2));
-  PetscCall(PetscOptionsBoundedInt("-solves", "solves per hierarchy and cycle", NULL, nsolves, &nsolves, NULL, 1));
+  PetscCall(PetscOptionsBoundedInt("-solves", "solves per hierarchy and cycle (0: set-up only)", NULL, nsolves, &nsolves, NULL, 0));
   PetscCall(PetscOptionsRangeInt("-dim", "dimension", NULL, dim, &dim, NULL, 2, 3));
   PetscCall(PetscOptionsRangeInt("-degree", "Q_k degree", NULL, k, &k, NULL, 1, 8));
   PetscCall(PetscOptionsIntArray("-cells", "cells per direction", NULL, cells, &n, NULL));
   PetscCall(PetscOptionsString("-vec_type", "standard or cuda", NULL, vectype, vectype, sizeof(vectype), NULL));
   PetscCall(PetscOptionsReal("-tolerance", "allowed growth of the memory in use, relative", NULL, tol, &tol, NULL));
+  PetscCall(PetscOptionsBool("-view_memory", "print the memory in use after cycles 1, 2, 5, 10, 20, ...", NULL, view, &view, NULL));
   PetscOptionsEnd();
   if (n == 1) cells[1] = cells[2] = cells[0];
   PetscCall(PetscStrcmp(vectype, VECCUDA, &cuda));
   PetscCheck(tol >= 0 && tol < 1, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-tolerance %g: give a value in [0, 1)", (double)tol);
 
-  /* the solvers: share/vpatch-mg.options under the prefixes a_ and b_, then b's own settings */
+  /* the solvers: share/vpatch-mg.options under the prefixes a_ and b_, then b's own settings, then the command line again
+     so that -a_... and -b_... options given there win */
   for (int h = 0; h < 2; h++) {
     PetscCall(PetscOptionsPrefixPush(NULL, h ? "b_" : "a_"));
     PetscCall(PetscOptionsInsertFile(PETSC_COMM_WORLD, NULL, "share/vpatch-mg.options", PETSC_TRUE));
@@ -131,6 +134,7 @@ int main(int argc, char **argv)
   }
   if (cuda) PetscCall(PetscOptionsInsertString(NULL, "-b_ksp_type fgmres -b_mg_levels_pc_vpatch_precision single -b_dm_qbox_mg_precision single -b_mg_coarse_ksp_rtol 1e-6"));
   else PetscCall(PetscOptionsInsertString(NULL, "-b_ksp_type richardson -b_ksp_max_it 50"));
+  PetscCall(PetscOptionsInsertArgs(NULL, argc - 1, (const char *const *)argv + 1)); /* the command line over the file's and b's defaults */
 
   for (PetscInt c = 0; c < ncycles; c++) {
     Hierarchy h[2];
@@ -146,6 +150,11 @@ int main(int argc, char **argv)
     PetscCall(HierarchyDestroy(&h[1]));
     PetscCall(HierarchyDestroy(&h[0]));
     if (c == 0) PetscCall(GetUsage(cuda, &first));
+    if (view && (c + 1 == 1 || c + 1 == 2 || c + 1 == 5 || (c + 1) % 10 == 0 || c + 1 == ncycles)) { /* the memory as the cycles go */
+      Usage u;
+      PetscCall(GetUsage(cuda, &u));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "after cycle %4" PetscInt_FMT ": PETSc %10.0f, resident %12.0f, device %12.0f bytes\n", c + 1, u.malloc_, u.rss, u.device));
+    }
   }
   PetscCall(GetUsage(cuda, &last));
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " cycles of two hierarchies (Q_%" PetscInt_FMT ", %" PetscInt_FMT "D, %s vectors), %" PetscInt_FMT " solves, all converged to the first cycle's solutions\n", ncycles, k, dim, vectype, 2 * ncycles * nsolves));
