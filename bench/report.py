@@ -131,11 +131,17 @@ def table_single(recs):
     return rows
 
 
-def table_peers(recs):
-    runs = defaultdict(list)
+def solves_by(recs, field):
+    """the solve records that have field, grouped by its value"""
+    out = defaultdict(list)
     for r in recs:
-        if r.get('kind') == 'solve' and 'run' in r:
-            runs[r['run']].append(r)
+        if r.get('kind') == 'solve' and field in r:
+            out[r[field]].append(r)
+    return out
+
+
+def table_peers(recs):
+    runs = solves_by(recs, 'run')
     rows = ['| problem | k, DoF | solver: its, KSPSetUp + KSPSolve s | time to solution of the best vertex-patch solver (named) against each peer | GPU, date, commit |', '|---|---|---|---|---|']
     for rid, rs in sorted(runs.items(), key=lambda kv: (kv[1][0]['k'], kv[1][0]['case'], kv[1][0]['date'])):
         r0 = rs[0]
@@ -148,10 +154,7 @@ def table_peers(recs):
 
 
 def table_scaling(recs):
-    series = defaultdict(list)
-    for r in recs:
-        if r.get('kind') == 'solve' and 'series' in r:
-            series[r['series']].append(r)
+    series = solves_by(recs, 'series')
     rows = ['| series (vpatch-r-mixed) | 1 GPU: DoF, s (its) | 2 GPUs: DoF, s (its), set-up s | 4 GPUs: DoF, s (its), set-up s | GPU, dates, commits |', '|---|---|---|---|---|']
     for name, rs in sorted(series.items()):
         by = {r['gpus']: r for r in newest(rs, lambda r: r['gpus'])}
