@@ -14,7 +14,7 @@ int main(int argc, char **argv)
 {
   PetscInt  dim = 2, sizes[8] = {32, 64, 128}, nsizes = 8, its[8];
   PetscReal rtol     = 1e-8;
-  PetscBool nocoords = PETSC_FALSE, usedm = PETSC_FALSE, set, shortcoords = PETSC_FALSE, nancoord = PETSC_FALSE;
+  PetscBool nocoords = PETSC_FALSE, usedm = PETSC_FALSE, matrixdm = PETSC_FALSE, set, shortcoords = PETSC_FALSE, nancoord = PETSC_FALSE;
   char      cycle[8] = "k";
 
   PetscFunctionBeginUser;
@@ -26,6 +26,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-rtol", &rtol, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-no_coordinates", &nocoords, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-use_dm", &usedm, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-matrix_dm", &matrixdm, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-short_coordinates", &shortcoords, NULL)); /* bad input: one point too few */
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-nan_coordinate", &nancoord, NULL));       /* bad input: a NaN */
   for (PetscInt s = 0; s < nsizes; s++) {
@@ -43,7 +44,7 @@ int main(int argc, char **argv)
     else
       PetscCall(DMDACreate3d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, n, PETSC_DECIDE, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, NULL, &da));
     PetscCall(DMSetUp(da));
-    PetscCall(DMDASetUniformCoordinates(da, 0, 1, 0, 1, 0, 1));
+    if (!nocoords) PetscCall(DMDASetUniformCoordinates(da, 0, 1, 0, 1, 0, 1));
     PetscCall(DMCreateMatrix(da, &A));
     PetscCall(VPTestFDLaplacian(da, A));
     PetscCall(DMCreateGlobalVector(da, &x));
@@ -60,7 +61,7 @@ int main(int argc, char **argv)
     if (usedm) {
       PetscCall(KSPSetDM(ksp, da));
       PetscCall(KSPSetDMActive(ksp, KSP_DMACTIVE_ALL, PETSC_FALSE));
-    } else if (!nocoords) {
+    } else if (!nocoords && !matrixdm) {
       const PetscScalar *ca;
       PetscInt           nl;
       PetscReal         *xy;
@@ -136,6 +137,18 @@ int main(int argc, char **argv)
     suffix: nan_coordinate
     args: -nan_coordinate -sizes 16
     expect_error: a coordinate is not finite
+
+  # the same iterations with the coordinates from the matrix's DM alone
+  test:
+    suffix: 2d_matrix_dm
+    args: -matrix_dm -pc_auxamg_check_galerkin
+    output_file: test_auxamg_2d
+
+  test:
+    suffix: 2d_np3_matrix_dm
+    nsize: 3
+    args: -matrix_dm -sizes 32,64,128
+    output_file: test_auxamg_2d_np3
 
   test:
     suffix: no_coordinates

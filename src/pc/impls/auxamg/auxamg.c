@@ -101,7 +101,23 @@ static PetscErrorCode PCSetCoordinates_AuxAMG(PC pc, PetscInt dim, PetscInt n, P
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* this rank's coordinates (cdim per local row): PCSetCoordinates(), else the DM's; checked */
+/* the coordinates of dm's nodes, or NULL (a DMQBOX makes them on first use and keeps them) */
+static PetscErrorCode PCAuxAMGDMCoordinates(DM dm, Vec *cvec)
+{
+  PetscBool qbox;
+
+  PetscFunctionBegin;
+  *cvec = NULL;
+  if (!dm) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMQBOX, &qbox));
+  if (qbox) PetscCall(DMQBoxSetUpCoordinates_Private(dm));
+  PetscCall(DMGetCoordinates(dm, cvec));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* this rank's coordinates (cdim per local row): PCSetCoordinates(), else those of the PC's (the KSP's) DM, else those
+   of the matrix's DM (MatGetDM(): a matrix of DMCreateMatrix(), as an unmodified DMDA program that uses PCGAMG has);
+   checked */
 static PetscErrorCode PCAuxAMGGetCoordinates(PC pc, PetscInt nlocal, PetscInt *cdim, const PetscReal **x, Vec *cvec)
 {
   PC_AuxAMG *j    = (PC_AuxAMG *)pc->data;
@@ -116,15 +132,15 @@ static PetscErrorCode PCAuxAMGGetCoordinates(PC pc, PetscInt nlocal, PetscInt *c
     *cdim = j->cdim;
     *x    = j->coords;
   } else {
-    DM        dm = NULL;
-    PetscBool qbox;
+    DM dm = NULL;
     PetscCall(PCGetDM(pc, &dm));
-    if (dm) {
-      PetscCall(PetscObjectTypeCompare((PetscObject)dm, DMQBOX, &qbox));
-      if (qbox) PetscCall(DMQBoxSetUpCoordinates_Private(dm)); /* a level of our DM: its nodes (made once, kept by the DM) */
-      PetscCall(DMGetCoordinates(dm, cvec));
+    PetscCall(PCAuxAMGDMCoordinates(dm, cvec));
+    if (!*cvec && pc->pmat) {
+      PetscCall(MatGetDM(pc->pmat, &dm));
+      PetscCall(PCAuxAMGDMCoordinates(dm, cvec));
     }
-    PetscCheck(*cvec, comm, PETSC_ERR_ARG_WRONGSTATE, "PCAUXAMG needs the coordinates of the matrix's rows: call PCSetCoordinates() (as for PCGAMG), or give the KSP a DM with coordinates");
+    PetscCheck(*cvec, comm, PETSC_ERR_ARG_WRONGSTATE,
+               "PCAUXAMG needs the coordinates of the matrix's rows: call PCSetCoordinates() (as for PCGAMG), or give the KSP or the matrix a DM with coordinates (DMDASetUniformCoordinates(), DMSetCoordinates())");
     PetscCall(DMGetCoordinateDim(dm, cdim));
     PetscCall(VecGetLocalSize(*cvec, &n));
     PetscCheck(n == *cdim * nlocal, PETSC_COMM_SELF, PETSC_ERR_ARG_SIZ,
@@ -1173,7 +1189,9 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
 
   Notes:
   The matrix must be assembled and square. The coordinates of its rows come from `PCSetCoordinates()` (as for
-  `PCGAMG`), else from the `DM` of the `KSP`. The aggregates are the points of one auxiliary cell, then the cells of
+  `PCGAMG`), else from the `DM` of the `KSP`, else from the matrix's `DM` (`MatGetDM()`: a matrix of `DMCreateMatrix()`
+  on a `DMDA` with `DMDASetUniformCoordinates()`, so an unmodified program that uses `PCGAMG` can select this PC by
+  options). The aggregates are the points of one auxiliary cell, then the cells of
   one tree node: the coarsening depends on the geometry only. Each level smooths with one forward Gauss-Seidel sweep
   before and one backward sweep after the coarse correction, colored by the tree: (r + 1)^d colors where r (1 on most
   meshes) is the farthest offset, in tree cells, between two coupled unknowns, so the cells of a color never couple.
