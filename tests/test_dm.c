@@ -62,6 +62,30 @@ int main(int argc, char **argv)
     PetscCallMPI(MPIU_Allreduce(&mine, &most, 1, MPIU_INT, MPI_MAX, PETSC_COMM_WORLD));
     PetscCheck(expect < 0 || most == expect, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the most cells a rank owns: %" PetscInt_FMT ", expected %" PetscInt_FMT, most, expect);
   }
+  { /* -expect_stages n1,n2,...: the processes that own each coarser level of the hierarchy (DMCoarsen() down to the
+       coarsest), gathered in stages (-dm_qbox_gather_stage) */
+    PetscInt  expect[16], n = 16, levels;
+    PetscBool set;
+    PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-expect_stages", expect, &n, &set));
+    if (set) {
+      DM c = dm;
+      PetscCall(DMQBoxGetMaxLevels(dm, &levels));
+      PetscCheck(n == levels - 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the hierarchy has %" PetscInt_FMT " coarser levels, %" PetscInt_FMT " expected", levels - 1, n);
+      PetscCall(PetscObjectReference((PetscObject)c));
+      for (PetscInt l = 0; l < n; l++) {
+        DM              cc;
+        const PetscInt *p;
+        PetscCall(DMCoarsen(c, PETSC_COMM_WORLD, &cc));
+        PetscCall(DMDestroy(&c));
+        c = cc;
+        p = ((DM_QBox *)c->data)->procs;
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "level %" PetscInt_FMT " below: %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells on %" PetscInt_FMT " processes (%" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ")\n", l + 1,
+                              ((DM_QBox *)c->data)->cells[0], ((DM_QBox *)c->data)->cells[1], ((DM_QBox *)c->data)->cells[2], p[0] * p[1] * p[2], p[0], p[1], p[2]));
+        PetscCheck(p[0] * p[1] * p[2] == expect[l], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "level %" PetscInt_FMT " below the finest is on %" PetscInt_FMT " processes, expected %" PetscInt_FMT, l + 1, p[0] * p[1] * p[2], expect[l]);
+      }
+      PetscCall(DMDestroy(&c));
+    }
+  }
   { /* -expect_grid px,py,pz: the process grid (the default choice, or -dm_qbox_procs) */
     PetscInt  expect[3] = {0, 0, 0}, n = 3;
     PetscBool set;
@@ -245,6 +269,28 @@ int main(int argc, char **argv)
     nsize: 4
     args: -cells 64,64,64 -degrees 1 -dm_qbox_procs 2,2,1 -expect_grid 2,2,1
     output_file: none
+
+  # the coarse levels gathered in stages of about 8 (-dm_qbox_gather_stage), down to one process
+  test:
+    suffix: stages_np8
+    nsize: 8
+    args: -cells 24,24,24 -degrees 2 -dm_qbox_gather_cells 100000 -expect_stages 1,1,1
+  test:
+    suffix: stages_np27
+    nsize: 27
+    args: -cells 24,24,24 -degrees 2 -dm_qbox_gather_cells 100000 -expect_stages 4,1,1
+  test:
+    suffix: stages_np27_factor2
+    nsize: 27
+    args: -cells 24,24,24 -degrees 2 -dm_qbox_gather_cells 100000 -dm_qbox_gather_stage 2 -expect_stages 12,4,2
+  test:
+    suffix: stages_np27_at_once
+    nsize: 27
+    args: -cells 24,24,24 -degrees 2 -dm_qbox_gather_cells 100000 -dm_qbox_gather_stage 0 -expect_stages 1,1,1
+  test:
+    suffix: stages_np64
+    nsize: 64
+    args: -cells 24,24,24 -degrees 2 -dm_qbox_gather_cells 100000 -expect_stages 8,1,1
 
   test:
     suffix: 2d_np3

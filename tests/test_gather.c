@@ -1,4 +1,4 @@
-static char help[] = "Checks the coarse levels of DMQBOX gathered onto one rank (-dm_qbox_gather, -dm_qbox_gather_cells): on\n\
+static char help[] = "Checks the coarse levels of DMQBOX gathered onto fewer ranks (-dm_qbox_gather, -dm_qbox_gather_cells, _stage): on\n\
 several ranks the hierarchy is as deep as on one, the interpolation between a level and its gathered coarsening is\n\
 the adjoint pair of its restriction and equals the one-rank interpolation, and a multigrid solve (KSPSetDM, PCMG,\n\
 fixed iterations) gives the one-rank iterate to round-off.\n\
@@ -185,6 +185,13 @@ int main(int argc, char **argv)
     suffix: 2d_np3_k5
     nsize: 3
     args: -options_file share/vpatch-mg.options -ksp_type richardson -ksp_max_it 3 -ksp_norm_type none -ksp_convergence_test skip -dim 2 -k 5 -cells 16,12 -dm_qbox_gather_cells 20
+    output_file: test_gather
+
+  # in stages: 24^3 cells on 27 ranks (3 x 3 x 3), the levels below on 4 ranks, then 1 (-dm_qbox_gather_stage 8)
+  test:
+    suffix: 3d_np27_stages
+    nsize: 27
+    args: -options_file share/vpatch-mg.options -ksp_type richardson -ksp_max_it 3 -ksp_norm_type none -ksp_convergence_test skip -cells 24,24,24 -k 2 -dm_qbox_gather_cells 100000
     output_file: test_gather
 
   test:

@@ -275,6 +275,36 @@ int main(int argc, char **argv)
     suffix: 2d_vpatch_options_file
     args: -options_file share/vpatch-mg.options -dm_qbox_degree 3 -dm_qbox_cells 16
 
+  # the coarse levels gathered in stages (-dm_qbox_gather_stage, default 8) onto 8 or 4 ranks, then one: the iterates of
+  # one rank on 8, 27 and 64 (tests/test_dm.c checks the stages themselves)
+  test:
+    suffix: 3d_gather
+    args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 2 -dm_qbox_cells 24 -dm_qbox_gather_cells 100000
+
+  test:
+    suffix: 3d_gather_np8
+    nsize: 8
+    args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 2 -dm_qbox_cells 24 -dm_qbox_gather_cells 100000
+    output_file: ex1_3d_gather
+
+  test:
+    suffix: 3d_gather_np27
+    nsize: 27
+    args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 2 -dm_qbox_cells 24 -dm_qbox_gather_cells 100000
+    output_file: ex1_3d_gather
+
+  test:
+    suffix: 3d_gather_np27_factor2
+    nsize: 27
+    args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 2 -dm_qbox_cells 24 -dm_qbox_gather_cells 100000 -dm_qbox_gather_stage 2
+    output_file: ex1_3d_gather
+
+  test:
+    suffix: 3d_gather_np64
+    nsize: 64
+    args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 2 -dm_qbox_cells 24 -dm_qbox_gather_cells 100000
+    output_file: ex1_3d_gather
+
   # ex1.py's tests compare with these two too
   test:
     suffix: 3d_shell_oscillatory

@@ -69,6 +69,7 @@ typedef struct {
   PetscBool           ghostedvecs;   /* -dm_qbox_ghosted_vectors: global vectors inside ghosted buffers where the partition is slabs (qboxghosted.c) */
   PetscBool           gather;        /* -dm_qbox_gather: DMCoarsen() may gather the coarse level onto rank 0 (qboxhier.c) */
   PetscInt            gathercells;   /* -dm_qbox_gather_cells: ... once it would have fewer cells than this in all */
+  PetscInt            gatherstage;   /* -dm_qbox_gather_stage: a gathering coarsening divides the ranks that own cells by about this factor (qboxhier.c) */
   PetscBool           active;        /* this rank owns cells (ranks past the process grid of a gathered level own none) */
   PetscBool           slab;          /* several ranks, and the partition cuts the slowest direction only: a rank's owned nodes are one run of its local box */
   DMQBoxExchange      exchange;      /* what the exchanges hand to MPI, known once a star forest exists */
@@ -177,6 +178,7 @@ PETSC_INTERN PetscErrorCode DMView_QBox(DM, PetscViewer);
 PETSC_INTERN PetscErrorCode DMQBoxCheck_Private(DM, const char[]);
 PETSC_INTERN PetscErrorCode DMQBoxCheckSetter_Private(DM, const char[]);
 PETSC_INTERN PetscErrorCode DMQBoxMaxLevels_Private(DM, PetscInt *);
+PETSC_INTERN PetscErrorCode DMQBoxPartition_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxGetNodeDA_Private(DM, DM *);
 PETSC_INTERN PetscInt       DMQBoxColorGroupBits_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxColorExchangeSetUp_Private(DM, PetscInt);

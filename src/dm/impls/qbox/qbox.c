@@ -567,6 +567,11 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
       PetscOptionsInt("-dm_qbox_gather_cells", "Several ranks: DMCoarsen() gathers the coarse level onto rank 0 once it would have fewer cells than this in all (-1: 2^21 / k^dim, about 2M nodes)", "DMCoarsen", q->gathercells, &q->gathercells, NULL));
   PetscCheck(q->gathercells >= -1, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE,
              "-dm_qbox_gather_cells %" PetscInt_FMT ": give a number of cells (0: gather only where the partition cannot be halved), or -1 for the default 2^21 / k^dim", q->gathercells);
+  PetscCall(PetscOptionsInt("-dm_qbox_gather_stage",
+                            "Several ranks: each gathering coarsening puts the level on about 1/f of the ranks that own the finer one, the process grid halved along its largest directions, until one rank holds it (0: onto rank 0 at once)",
+                            "DMCoarsen", q->gatherstage, &q->gatherstage, NULL));
+  PetscCheck(q->gatherstage == 0 || q->gatherstage >= 2, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE,
+             "-dm_qbox_gather_stage %" PetscInt_FMT ": give a factor of 2 or more (8: one rank in 8 per stage), or 0 to gather onto rank 0 at once", q->gatherstage);
   {
     PetscInt  pr[3] = {0, 0, 0}, np = 3;
     PetscBool set;
@@ -647,7 +652,7 @@ static PetscErrorCode DMQBoxChooseProcessGrid(DM dm)
    coarsenings; DMCoarsen() gathers the levels below): the largest u whose largest column, ceil(n_d / u / p) u cells, is
    within 1/16 of the best balance any u gives. The largest u alone can cost much: 640 cells on 2 columns in units of
    128 are 384 + 256 (the slowest rank 1.2x the mean), in units of 64 320 + 320; 768 on 2: 512 + 256 against 384 + 384. */
-static PetscErrorCode DMQBoxPartition(DM dm)
+PetscErrorCode DMQBoxPartition_Private(DM dm)
 {
   DM_QBox *q = (DM_QBox *)dm->data;
 
@@ -853,6 +858,7 @@ static PetscErrorCode DMQBoxCheckSameOnRanks(DM dm)
                                "the process grid in z (-dm_qbox_procs)",
                                "gathering (-dm_qbox_gather)",
                                "the gathering size (-dm_qbox_gather_cells)",
+                               "the gathering stage (-dm_qbox_gather_stage)",
                                "the ghosted vectors (-dm_qbox_ghosted_vectors)",
                                "the stored coordinates (-dm_qbox_coordinates)"};
   const PetscReal   v[]     = {(PetscReal)q->dim,
@@ -883,6 +889,7 @@ static PetscErrorCode DMQBoxCheckSameOnRanks(DM dm)
                                (PetscReal)q->procsopt[2],
                                (PetscReal)q->gather,
                                (PetscReal)q->gathercells,
+                               (PetscReal)q->gatherstage,
                                (PetscReal)q->ghostedvecs,
                                (PetscReal)q->storecoords};
 
@@ -930,7 +937,7 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
   }
   if (!q->lc[0]) {
     PetscCall(DMQBoxChooseProcessGrid(dm));
-    PetscCall(DMQBoxPartition(dm));
+    PetscCall(DMQBoxPartition_Private(dm));
   }
   PetscCall(VPBasis1DSetUp(k, &q->basis));
 
@@ -988,8 +995,13 @@ static PetscErrorCode DMSetUp_QBox(DM dm)
                 (double)q->dgpenalty, k, m, m > 1 ? "s" : "", (double)lmin, (double)(1.01 * cmin));
       }
     }
-    q->slab       = (PetscBool)(q->procs[0] * q->procs[1] * q->procs[2] > 1 && q->procs[0] * q->procs[1] * q->procs[2] == q->procs[dim - 1]);
-    q->samelayout = (PetscBool)(g->gxs[0] == g->xs[0] && g->gxm[0] == g->xm[0] && g->gxs[1] == g->xs[1] && g->gxm[1] == g->xm[1] && g->gxs[2] == g->xs[2] && g->gxm[2] == g->xm[2]);
+    q->slab = (PetscBool)(q->procs[0] * q->procs[1] * q->procs[2] > 1 && q->procs[0] * q->procs[1] * q->procs[2] == q->procs[dim - 1]);
+    /* the local box is the owned box: one process owns the level (its box has no ghosts; the others own nothing). The
+       same on every rank, since code paths that branch on it run collectives: on a level gathered onto several of the
+       processes, the empty boxes of the others equal their ghosted boxes too, but those ranks must take the exchanges */
+    q->samelayout = (PetscBool)(q->procs[0] * q->procs[1] * q->procs[2] == 1);
+    PetscCheck(!q->active || !q->samelayout || (g->gxs[0] == g->xs[0] && g->gxm[0] == g->xm[0] && g->gxs[1] == g->xs[1] && g->gxm[1] == g->xm[1] && g->gxs[2] == g->xs[2] && g->gxm[2] == g->xm[2]), PETSC_COMM_SELF, PETSC_ERR_PLIB,
+               "DMQBOX: the one process of the grid has a ghost layer");
   }
   for (PetscInt d = 0; d < dim; d++) {
     PetscCall(PetscMalloc1(M[d], &q->coords1d[d]));
@@ -1100,7 +1112,9 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
                                                                    : "not made yet";
     PetscCall(PetscViewerASCIIPrintf(viewer, "exchanges: %s\n", how));
   }
-  if (size > 1 && q->procs[0] * q->procs[1] * q->procs[2] < size) PetscCall(PetscViewerASCIIPrintf(viewer, "gathered onto %" PetscInt_FMT " of the %d processes (-dm_qbox_gather)\n", q->procs[0] * q->procs[1] * q->procs[2], size));
+  if (size > 1 && q->procs[0] * q->procs[1] * q->procs[2] < size)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "gathered onto %" PetscInt_FMT " of the %d processes, grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " (-dm_qbox_gather, -dm_qbox_gather_stage %" PetscInt_FMT ")\n",
+                                     q->procs[0] * q->procs[1] * q->procs[2], size, q->procs[0], q->procs[1], q->procs[2], q->gatherstage));
   if (q->slab) PetscCall(PetscViewerASCIIPrintf(viewer, "global vectors: %s\n", q->ghostedvecs ? "inside ghosted buffers (slabs; -dm_qbox_ghosted_vectors)" : "owned values only; kernels on copies in local vectors (-dm_qbox_ghosted_vectors false)"));
   PetscCall(PetscViewerGetFormat(viewer, &format));
   if (format == PETSC_VIEWER_ASCII_INFO_DETAIL) {
@@ -1140,7 +1154,8 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
 . -dm_qbox_fused_residual <bool> - one rank, CUDA vectors: `MatResidual()` of the matrix-free Laplacian (PCMG's residual on every level) as r = b - A x in the operator's own kernel, one pass over x and b, instead of `MatMult()` and `VecAYPX()` (default true; not for mapped cells, a scaled or shifted operator, or several ranks, where `MatMult()` and `VecAYPX()` run)
 . -dm_qbox_dg <bool>          - the discontinuous Q_k space (SIPG) instead of the continuous one (`DMQBoxSetDiscontinuous()`; CPU and CUDA kernels)
 . -dm_qbox_dg_penalty <C>     - its penalty factor: sigma = C k (k+1) / h (default 2)
-. -dm_qbox_gather <bool>      - several ranks: `DMCoarsen()` gathers the coarse level onto rank 0 where a process's cells can no longer be halved (or the level is small, -dm_qbox_gather_cells), so that the hierarchy is as deep as on one rank (default true; false: the hierarchy stops there)
+. -dm_qbox_gather <bool>      - several ranks: `DMCoarsen()` gathers the coarse level onto fewer ranks where a process's cells can no longer be halved (or the level is small, -dm_qbox_gather_cells), in stages down to rank 0, so that the hierarchy is as deep as on one rank (default true; false: the hierarchy stops there)
+. -dm_qbox_gather_stage <f>   - each gathering coarsening divides the ranks that own cells by about f (default 8; 0: onto rank 0 at once)
 . -dm_qbox_gather_cells <n>   - ... and gathers it once it would have fewer than n cells in all (default -1: 2^21 / k^dim, a coarse level of about 2M nodes, 32^3 cells of Q_3 and 16^3 of Q_7: below that, on 2 GPUs, the exchanges of a level cost more than its work, and the transfer into the gathered level moves the values of its fine level, which this keeps below about 16M, bench/RESULTS.md; a total, not a count per process, so that the gathered level stays small for one GPU on any number of them; 0: only where it must)
 . -dm_qbox_procs <px,py[,pz]> - several ranks: the process grid (its product the process count). Default: slabs of the slowest direction (1,1,p) where each process gets at least 16 cells along it and -dm_qbox_ghosted_vectors is on (global vectors inside ghosted buffers: no copies to local vectors; 17-25% faster on 4 GPUs than 1,2,2), else the grid of least interface area
 . -dm_qbox_ghosted_vectors <bool> - several ranks whose partition cuts only the slowest direction (slabs, the default for 2 and 3 ranks on a cube): each global vector keeps its values inside a buffer of the rank's ghosted box, and the operator, the transfers and the smoother work on it, exchanging the ghost layers only (default true; false: copies to and from local vectors)
@@ -1173,6 +1188,7 @@ PetscErrorCode DMCreate_QBox(DM dm)
   q->ghostedvecs     = PETSC_TRUE;  /* see -dm_qbox_ghosted_vectors */
   q->gather          = PETSC_TRUE;  /* see -dm_qbox_gather */
   q->gathercells     = -1;          /* see -dm_qbox_gather_cells: 2^21 / k^dim */
+  q->gatherstage     = 8;           /* see -dm_qbox_gather_stage */
   q->dgpenalty       = 2.0;         /* see -dm_qbox_dg_penalty */
   q->radii[0]        = 0.5;         /* see -dm_qbox_shell_radii */
   q->radii[1]        = 1.0;

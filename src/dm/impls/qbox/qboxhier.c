@@ -1,7 +1,31 @@
 /* DMQBOX hierarchy: uniform coarsening and refinement with the partition kept aligned */
 #include <petscvpatch/private/qboximpl.h>
 
-/* the coarsening or refinement of dm; gather: the coarsening on rank 0 alone (the other ranks own nothing) */
+/* The process grid of a gathering coarsening of q (cells: the coarse level's): the fine grid with its largest
+   directions halved (rounded up) until at most 1/f of its processes are left, each direction at most its cells; f = 0:
+   one process. Processes 0 .. p0 p1 p2 - 1 own the coarse level; the others own nothing. A hierarchy on P processes so
+   passes through about log_f P gathered levels, each moving its fine level's values onto 1/f of the processes that
+   held them, instead of onto rank 0 at once. */
+static void DMQBoxStageGrid(const DM_QBox *q, const PetscInt cells[], PetscInt p[3])
+{
+  PetscInt n = 1, target;
+
+  for (PetscInt d = 0; d < 3; d++) {
+    p[d] = d < q->dim ? q->procs[d] : 1;
+    n *= p[d];
+  }
+  target = q->gatherstage ? (n + q->gatherstage - 1) / q->gatherstage : 1;
+  while (p[0] * p[1] * p[2] > target) {
+    PetscInt e = 0;
+    for (PetscInt d = 1; d < q->dim; d++)
+      if (p[d] > p[e]) e = d;
+    p[e] = (p[e] + 1) / 2;
+  }
+  for (PetscInt d = 0; d < q->dim; d++) p[d] = PetscMin(p[d], cells[d]);
+}
+
+/* the coarsening or refinement of dm; gather: the coarsening on fewer processes (DMQBoxStageGrid(); the others own
+   nothing), its partition balanced anew */
 static PetscErrorCode DMQBoxCreateRelative(DM dm, MPI_Comm comm, PetscBool coarsen, PetscBool gather, DM *dmn)
 {
   DM_QBox *q = (DM_QBox *)dm->data, *qn;
@@ -23,25 +47,28 @@ static PetscErrorCode DMQBoxCreateRelative(DM dm, MPI_Comm comm, PetscBool coars
   qn->ghostedvecs   = q->ghostedvecs;
   qn->gather        = q->gather;
   qn->gathercells   = q->gathercells;
+  qn->gatherstage   = q->gatherstage;
   qn->dg            = q->dg;
   qn->dgpenalty     = q->dgpenalty;
   qn->mgprecision   = q->mgprecision;
   qn->opweights     = q->opweights;
   qn->precision     = coarsen ? q->mgprecision : q->precision;
   PetscCall(DMQBoxCopyGeometry_Private(dm, *dmn));
-  for (PetscInt d = 0; d < 3; d++) qn->procs[d] = gather ? 1 : q->procs[d];
-  for (PetscInt d = 0; d < q->dim; d++) {
-    PetscCall(PetscMalloc1(qn->procs[d], &qn->lc[d]));
-    if (gather)
-      qn->lc[d][0] = cells[d];
-    else
+  if (gather) {
+    DMQBoxStageGrid(q, cells, qn->procs);
+    PetscCall(DMQBoxPartition_Private(*dmn));
+  } else {
+    for (PetscInt d = 0; d < 3; d++) qn->procs[d] = q->procs[d];
+    for (PetscInt d = 0; d < q->dim; d++) {
+      PetscCall(PetscMalloc1(qn->procs[d], &qn->lc[d]));
       for (PetscInt i = 0; i < q->procs[d]; i++) qn->lc[d][i] = coarsen ? q->lc[d][i] / 2 : 2 * q->lc[d][i];
+    }
   }
   PetscCall(DMSetUp(*dmn));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* whether the coarsening of dm gathers onto rank 0: several ranks own cells, gathering is on (-dm_qbox_gather), and a
+/* whether the coarsening of dm gathers onto fewer ranks: several ranks own cells, gathering is on (-dm_qbox_gather), and a
    process column owns an odd number of cells (the partition cannot stay aligned) or the coarse level would have fewer
    than -dm_qbox_gather_cells cells in all (default 2^21 / k^dim: a coarse level of about 2M nodes at most, so that the
    fine level whose values the transfer moves has about 16M at most: 7.2M at k = 3, 11M at k = 7, where a count of
@@ -104,8 +131,10 @@ PetscErrorCode DMRefine_QBox(DM dm, MPI_Comm comm, DM *dmf)
   Note:
   A 16 x 16 mesh on one process gives 5 levels (16, 8, 4, 2, 1 cells per direction), and on several too: where a
   process's cells can no longer be halved, or the coarse level would have fewer than -dm_qbox_gather_cells cells in all
-  (default 2^21 / k^dim, a coarse level of about 2M nodes: 32^3 cells of Q_3, 16^3 of Q_7), `DMCoarsen()` gathers the coarse level onto rank 0 (the other ranks own none of it) and the
-  hierarchy goes on there; `DMCreateInterpolation()` between the two partitions moves the values with a star forest.
+  (default 2^21 / k^dim, a coarse level of about 2M nodes: 32^3 cells of Q_3, 16^3 of Q_7), `DMCoarsen()` gathers the
+  coarse level onto fewer ranks, about one in -dm_qbox_gather_stage (default 8; the others own none of it), and the next
+  coarsenings go on gathering in stages down to rank 0, as PCTELESCOPE users reduce a coarse problem: the hierarchy has
+  the levels of one rank. `DMCreateInterpolation()` between two partitions moves the values with a packed exchange.
   -dm_qbox_gather false keeps every level on every process (the hierarchy then stops where a process's cells cannot be
   halved). The discontinuous space (-dm_qbox_dg) is not gathered yet. `DMSetUp()` sets the `DM`'s
   refinement level (`DMGetRefineLevel()`) to levels - 1, so `PCMG` with `KSPSetDM()` and no `-pc_mg_levels` (or
