@@ -6,11 +6,12 @@
     petscvpatch.set_mapping(dm, 'shell')        # before setFromOptions()/setUp()
     petscvpatch.set_coefficient(dm, 'oscillatory')
 
-After create() the DM is a petsc4py DM like any other (setFromOptions, createGlobalVec, KSP.setDM, ...). The calls
-petsc4py does not know (DMQBoxCreate(), DMQBoxSetMappingType(), ...) go to the library through ctypes.
+After create() the DM is a petsc4py DM like any other (setFromOptions, createGlobalVec, KSP.setDM, ...). The DMQBOX
+calls petsc4py does not know (DMQBoxSetCells(), DMQBoxSetMappingType(), DMQBoxComputeRHS(), ...) go to the library
+through ctypes.
 
 Where things are found, with no environment set by hand: the checkout's lib/<PETSC_ARCH>/libpetscvpatch.so, and
-petsc4py from the PETSc cache of `make` (config/bootstrap-petsc.sh builds it there) unless it is importable already.
+petsc4py from the PETSc cache of `make` (config/bootstrap-petsc.sh builds it there; else an importable one).
 PETSC_DIR and PETSC_ARCH, when set, choose the PETSc.
 """
 import ctypes
@@ -36,14 +37,14 @@ def _petsc_location():
 
 
 def _import_petsc4py(petsc_dir, petsc_arch):
+    """petsc4py built for this PETSc (make puts it in PETSC_DIR/PETSC_ARCH/petsc4py), else one already importable"""
+    path = os.path.join(petsc_dir, petsc_arch, 'petsc4py')
+    if os.path.isdir(os.path.join(path, 'petsc4py')):
+        sys.path.insert(0, path)  # before any other petsc4py, which may belong to another PETSc
     try:
-        import petsc4py  # noqa: F401 (already importable: a user's own installation)
+        import petsc4py
     except ImportError:
-        path = os.path.join(petsc_dir, petsc_arch, 'petsc4py')
-        if not os.path.isdir(os.path.join(path, 'petsc4py')):
-            raise RuntimeError('petscvpatch: petsc4py not found in %s: run make (it builds petsc4py for the bootstrapped PETSc)' % path)
-        sys.path.insert(0, path)
-    import petsc4py
+        raise RuntimeError('petscvpatch: petsc4py not found in %s: run make (it builds petsc4py for the bootstrapped PETSc)' % path)
     return petsc4py
 
 
@@ -176,12 +177,7 @@ def _pointwise(f, gradient):
                 du[i] = g[i]
         return 0
 
-    cb = FUNCTION(call)
-    _keep.append(cb)  # alive while the C side may call it
-    return cb
-
-
-_keep = []
+    return FUNCTION(call)  # the caller keeps it alive while the C call that uses it runs
 
 
 def get_info(dm):
