@@ -132,8 +132,10 @@ int main(int argc, char **argv)
     PetscCall(PetscOptionsInsertFile(PETSC_COMM_WORLD, NULL, "share/vpatch-mg.options", PETSC_TRUE));
     PetscCall(PetscOptionsPrefixPop(NULL));
   }
-  if (cuda) PetscCall(PetscOptionsInsertString(NULL, "-b_ksp_type fgmres -b_mg_levels_pc_vpatch_precision single -b_dm_qbox_mg_precision single -b_mg_coarse_ksp_rtol 1e-6"));
-  else PetscCall(PetscOptionsInsertString(NULL, "-b_ksp_type richardson -b_ksp_max_it 50"));
+  if (cuda)
+    PetscCall(PetscOptionsInsertString(NULL, "-b_ksp_type fgmres -b_mg_levels_pc_vpatch_precision single -b_dm_qbox_mg_precision single -b_mg_coarse_ksp_rtol 1e-6"));
+  else
+    PetscCall(PetscOptionsInsertString(NULL, "-b_ksp_type richardson -b_ksp_max_it 50"));
   PetscCall(PetscOptionsInsertArgs(NULL, argc - 1, (const char *const *)argv + 1)); /* the command line over the file's and b's defaults */
 
   for (PetscInt c = 0; c < ncycles; c++) {
@@ -145,7 +147,8 @@ int main(int argc, char **argv)
         PetscReal nrm;
         PetscCall(HierarchySolve(&h[i], i ? "b" : "a", &nrm));
         if (c == 0 && s == 0) ref[i] = nrm;
-        PetscCheck(PetscAbsReal(nrm - ref[i]) <= 1e-10 * ref[i], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "soak: cycle %" PetscInt_FMT ", solve %" PetscInt_FMT " of hierarchy %s: |x| = %.15e, the first solve's %.15e", c, s, i ? "b" : "a", (double)nrm, (double)ref[i]);
+        PetscCheck(PetscAbsReal(nrm - ref[i]) <= 1e-10 * ref[i], PETSC_COMM_WORLD, PETSC_ERR_PLIB, "soak: cycle %" PetscInt_FMT ", solve %" PetscInt_FMT " of hierarchy %s: |x| = %.15e, the first solve's %.15e", c, s, i ? "b" : "a", (double)nrm,
+                   (double)ref[i]);
       }
     PetscCall(HierarchyDestroy(&h[1]));
     PetscCall(HierarchyDestroy(&h[0]));
@@ -157,7 +160,8 @@ int main(int argc, char **argv)
     }
   }
   PetscCall(GetUsage(cuda, &last));
-  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " cycles of two hierarchies (Q_%" PetscInt_FMT ", %" PetscInt_FMT "D, %s vectors), %" PetscInt_FMT " solves, all converged to the first cycle's solutions\n", ncycles, k, dim, vectype, 2 * ncycles * nsolves));
+  PetscCall(PetscPrintf(PETSC_COMM_WORLD, "%" PetscInt_FMT " cycles of two hierarchies (Q_%" PetscInt_FMT ", %" PetscInt_FMT "D, %s vectors), %" PetscInt_FMT " solves, all converged to the first cycle's solutions\n", ncycles, k, dim, vectype,
+                        2 * ncycles * nsolves));
   if (first.malloc_ == 0) PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PETSc's allocations are not traced in this run (-malloc_debug traces them)\n"));
   PetscCheck(last.malloc_ == first.malloc_, PETSC_COMM_WORLD, PETSC_ERR_MEM, "soak: PETSc's allocations went from %.0f to %.0f bytes between the first and the last cycle", first.malloc_, last.malloc_);
   PetscCall(CheckGrowth("PETSc's allocations", first.malloc_, last.malloc_, tol));
