@@ -401,6 +401,31 @@ int main(int argc, char **argv)
     args: -case patch -dim 3 -degrees 1,2,3 -dm_qbox_mapping deformed -dm_qbox_deform_amplitude 0 -dm_vec_type cuda
     output_file: none
 
+  # the local solver scaled with damping 1: where the surrogate is the patch matrix (the identity map, a constant
+  # coefficient) its diagonal is the operator's (an interior node's cells all lie in the patch), so the scaling is the
+  # identity and the solve exact, mass term included
+  test:
+    suffix: mapped_patch_2d_scaled
+    args: -case patch -dim 2 -degrees 1,2,3,6,10 -dm_qbox_mapping deformed -dm_qbox_deform_amplitude 0 -pc_vpatch_local_solver scaled -pc_vpatch_local_damping 1
+    output_file: none
+
+  test:
+    suffix: mapped_patch_3d_scaled
+    args: -case patch -dim 3 -degrees 1,2,3 -dm_qbox_mapping deformed -dm_qbox_deform_amplitude 0 -pc_vpatch_local_solver scaled -pc_vpatch_local_damping 1
+    output_file: none
+
+  test:
+    suffix: mapped_patch_2d_scaled_cuda
+    requires: cuda
+    args: -case patch -dim 2 -degrees 1,2,3,4,5,6,7,8,9,10 -dm_qbox_mapping deformed -dm_qbox_deform_amplitude 0 -pc_vpatch_local_solver scaled -pc_vpatch_local_damping 1 -dm_vec_type cuda
+    output_file: none
+
+  test:
+    suffix: mapped_patch_3d_scaled_cuda
+    requires: cuda
+    args: -case patch -dim 3 -degrees 1,2,3,4,5,6,7,8 -dm_qbox_mapping deformed -dm_qbox_deform_amplitude 0 -pc_vpatch_local_solver scaled -pc_vpatch_local_damping 1 -dm_vec_type cuda
+    output_file: none
+
   test:
     suffix: mapped_patch_2d_dense
     args: -case patch -dim 2 -degrees 2,3 -dm_qbox_mapping deformed -dm_qbox_coefficient oscillatory -pc_vpatch_local_solver dense
@@ -409,7 +434,7 @@ int main(int argc, char **argv)
   test:
     suffix: bad_mapped_cg
     args: -case patch -dim 2 -degrees 2 -dm_qbox_mapping deformed -pc_vpatch_local_solver cg
-    expect_error: works on the patches' stiffness only, not yet with a mass term
+    expect_error: -pc_vpatch_local_solver cg works on the patches' stiffness only, not yet with a mass term
 
   test:
     suffix: bad_negative

@@ -311,13 +311,12 @@ typedef struct {
 } VPPatchCGTables;
 /* the patches of one color: dl += their CG corrections from the ghosted residual bl; d_pg, d_geo (cell box of t), diag
    (ghosted local operator diagonal): device arrays */
-/* local solver scaled: the patches of one color, dl += damp z, z = Dsc S (sum_d g_d Lambda_d)^-1 S^T Dsc r with the
-   scaling Dsc = (Dt / D)^1/2 of the CG's preconditioner (no CG step: no factors, no true operator); double arithmetic */
-PETSC_INTERN PetscErrorCode VPPatchScaledColor_CUDA(const VPGrid *, const VPPatchCGTables *, PetscInt color, PetscReal damp, const PetscReal *d_pg, const PetscScalar *diag, const PetscScalar *bl, PetscScalar *dl);
 PETSC_INTERN PetscErrorCode VPPatchCGColor_CUDA(const VPGrid *, const VPPatchCGTables *, PetscInt color, const PetscReal *d_pg, const PetscReal *d_geo, const PetscScalar *diag, const PetscScalar *bl, PetscScalar *dl);
 /* whether the fused kernel of (dim, k, precision) skips the gather and the residual of a color from x = 0 (xzero) */
 PETSC_INTERN PetscBool VPPatchZeroFirst_CUDA(PetscInt dim, PetscInt k, PetscBool single);
 /* w: the weights of the patch operator (NULL: the Laplacian); the surrogate (d_pg) and DG patches take none */
 /* d_pm: NULL, or (with d_pg) per vertex the surrogate's mass term, added to every eigenvalue of its patch */
-PETSC_INTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, const VPWeights *w, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *d_pg, const PetscReal *d_pm, const PetscScalar *bl,
-                                                    const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch);
+/* d_diag: NULL, or (with d_pg; local solver scaled) the ghosted operator diagonal D: each patch's correction is
+   damp Dsc S (m + sum_d g_d Lambda_d)^-1 S^T Dsc r with Dsc = (Dt / D)^1/2, Dt the surrogate's diagonal */
+PETSC_INTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, const VPWeights *w, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *d_pg, const PetscReal *d_pm, const PetscScalar *d_diag,
+                                                    PetscReal damp, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch);

@@ -127,12 +127,13 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
 {
   const VPGrid      *g  = &((DM_QBox *)jac->dm->data)->grid;
   PetscInt           nc = g->dim == 3 ? 8 : 4;
-  const PetscScalar *ba, *xa;
+  const PetscScalar *ba, *xa, *dg = NULL;
   PetscScalar       *da;
   PetscBool          inplace;
 
   PetscFunctionBegin;
   PetscCall(PCVPatchInPlaceSurrogate(jac, x, &inplace));
+  if (jac->cuda && jac->diagl) PetscCall(VecGetArrayReadAndMemType(jac->diagl, &dg, NULL)); /* local solvers cg and scaled: the operator's diagonal, ghosted (on one rank the global layout) */
   if (global) {
     /* one rank: the local box is the global vector. The kernels read b and x and add the corrections into x in
        place: patches of one color share no interior node, and a patch reads only its own nodes, so no patch of the
@@ -143,7 +144,7 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
     PetscCall(VecGetArrayAndMemType(x, &xw, NULL));
     PetscCall(PetscLogGpuTimeBegin());
     for (PetscInt i = 0; i < nc; i++)
-      PetscCall(VPPatchSmoothColor_CUDA(g, &jac->opw, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, (PetscBool)(zero && i == 0), NULL, NULL, ba, xw, xw, jac->scratch));
+      PetscCall(VPPatchSmoothColor_CUDA(g, &jac->opw, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, (PetscBool)(zero && i == 0), NULL, NULL, NULL, 0, ba, xw, xw, jac->scratch));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(VecRestoreArrayAndMemType(x, &xw));
     PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
@@ -157,13 +158,7 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
       PetscCall(VecGetArrayReadAndMemType(jac->w, &ba, NULL));
       PetscCall(VecGetArrayAndMemType(x, &xw, NULL));
       PetscCall(PetscLogGpuTimeBegin());
-      if (jac->local == PC_VPATCH_LOCAL_SCALED) {
-        const PetscScalar *dg;
-        PetscCall(VecGetArrayReadAndMemType(jac->diagl, &dg, NULL)); /* ghosted: on one rank the global layout */
-        PetscCall(VPPatchScaledColor_CUDA(g, &jac->cgt, PCVPatchColor(jac, nc, i, reverse), jac->damp, jac->d_pg, dg, ba, xw));
-        PetscCall(VecRestoreArrayReadAndMemType(jac->diagl, &dg));
-      } else
-        PetscCall(VPPatchSmoothColor_CUDA(g, NULL, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, PETSC_FALSE, jac->d_pg, jac->d_pm, ba, xw, xw, jac->scratch));
+      PetscCall(VPPatchSmoothColor_CUDA(g, NULL, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, PETSC_FALSE, jac->d_pg, jac->d_pm, dg, jac->damp, ba, xw, xw, jac->scratch));
       PetscCall(PetscLogGpuTimeEnd());
       PetscCall(VecRestoreArrayAndMemType(x, &xw));
       PetscCall(VecRestoreArrayReadAndMemType(jac->w, &ba));
@@ -177,20 +172,14 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
       PetscCall(VecGetArrayReadAndMemType(jac->bl, &ba, NULL));
       PetscCall(VecGetArrayReadAndMemType(jac->xl, &xa, NULL));
       PetscCall(VecGetArrayAndMemType(jac->dl, &da, NULL));
-      if (jac->cuda && (jac->local == PC_VPATCH_LOCAL_CG || jac->local == PC_VPATCH_LOCAL_SCALED) && jac->surrogate) {
-        const PetscScalar *dg;
-        PetscCall(VecGetArrayReadAndMemType(jac->diagl, &dg, NULL));
+      if (jac->cuda && jac->local == PC_VPATCH_LOCAL_CG && jac->surrogate) {
         PetscCall(PetscLogGpuTimeBegin());
-        if (jac->local == PC_VPATCH_LOCAL_SCALED)
-          PetscCall(VPPatchScaledColor_CUDA(g, &jac->cgt, PCVPatchColor(jac, nc, i, reverse), jac->damp, jac->d_pg, dg, ba, da));
-        else
-          PetscCall(VPPatchCGColor_CUDA(g, &jac->cgt, PCVPatchColor(jac, nc, i, reverse), jac->d_pg, jac->d_cggeo, dg, ba, da));
+        PetscCall(VPPatchCGColor_CUDA(g, &jac->cgt, PCVPatchColor(jac, nc, i, reverse), jac->d_pg, jac->d_cggeo, dg, ba, da));
         PetscCall(PetscLogGpuTimeEnd());
-        PetscCall(VecRestoreArrayReadAndMemType(jac->diagl, &dg));
       } else if (jac->cuda) {
         PetscCall(PetscLogGpuTimeBegin());
-        PetscCall(VPPatchSmoothColor_CUDA(g, jac->surrogate ? NULL : &jac->opw, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, PETSC_FALSE, jac->d_pg, jac->d_pm, ba, xa, da,
-                                          jac->scratch)); /* the surrogate carries its weights per patch */
+        PetscCall(VPPatchSmoothColor_CUDA(g, jac->surrogate ? NULL : &jac->opw, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, PETSC_FALSE, jac->d_pg, jac->d_pm, dg, jac->damp, ba, xa,
+                                          da, jac->scratch)); /* the surrogate carries its weights per patch */
         PetscCall(PetscLogGpuTimeEnd());
       } else
         PetscCall(VPPatchSmoothColor_CPU(g, &jac->op, &jac->plocal, PCVPatchColor(jac, nc, i, reverse), PETSC_FALSE, ba, NULL, da, jac->work)); /* mapped DMQBOX on the CPU */
@@ -201,6 +190,7 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
     }
     PetscCall(PCVPatchRestoreLocal_Private(jac));
   }
+  if (dg) PetscCall(VecRestoreArrayReadAndMemType(jac->diagl, &dg));
   if (jac->surrogate && jac->local == PC_VPATCH_LOCAL_SCALED) { /* one preconditioner application per patch: a CG step without its true operator */
     const PetscLogDouble f = VPFlopsPatches(g) * (VPFlopsPatchCG(g->dim, g->k, 1) - (g->dim == 2 ? 4 : 8) * VPFlopsMappedCell(g->dim, g->k));
     if (jac->cuda)
@@ -234,7 +224,7 @@ static PetscErrorCode PCVPatchColorBox(PC_VPatch *jac, PetscMemType mt, PetscInt
   }
   if (PetscMemTypeDevice(mt)) {
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(VPPatchSmoothColor_CUDA(&g, &jac->opw, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, jac->kernel, jac->ppb, zero, NULL, NULL, ba, xa, xa, jac->scratch));
+    PetscCall(VPPatchSmoothColor_CUDA(&g, &jac->opw, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, jac->kernel, jac->ppb, zero, NULL, NULL, NULL, 0, ba, xa, xa, jac->scratch));
     PetscCall(PetscLogGpuTimeEnd());
   } else
     PetscCall(VPPatchSmoothColor_CPU(&g, &jac->op, NULL, c, PETSC_FALSE, ba, xa, xa, jac->work));

@@ -99,9 +99,10 @@ static PetscErrorCode PatchTrueApply(const VPGrid *g, const VPPatchLocal *pl, co
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* u ~ A_v^-1 r by pl->its preconditioned CG steps (VPPatchLocal), from u = 0; gv: the patch's surrogate factors. With
-   pl->damp > 0 (local solver scaled) u = damp z, z the preconditioner's solve, and no step on the true operator. */
-static PetscErrorCode PatchCG(const VPGrid *g, const VPPatchOp *op, const VPPatchLocal *pl, const PetscReal *gv, const PetscInt v[3], const PetscScalar *r, PetscScalar *u, PetscScalar *t, PetscScalar *work)
+/* u ~ A_v^-1 r by pl->its preconditioned CG steps (VPPatchLocal), from u = 0; gv: the patch's surrogate factors, mv its
+   mass term. With pl->damp > 0 (local solver scaled) u = damp z, z the preconditioner's solve, and no step on the true
+   operator (which has no mass term: the local solver cg takes none). */
+static PetscErrorCode PatchCG(const VPGrid *g, const VPPatchOp *op, const VPPatchLocal *pl, const PetscReal *gv, PetscReal mv, const PetscInt v[3], const PetscScalar *r, PetscScalar *u, PetscScalar *t, PetscScalar *work)
 {
   const PetscInt dim = g->dim, k = g->k, np = 2 * k + 1, ni = 2 * k - 1, npt = np * np * (dim == 3 ? np : 1), nt = ni * ni * (dim == 3 ? ni : 1);
   PetscScalar   *rr = work, *z = rr + npt, *pp = z + npt, *ww = pp + npt, *sc = ww + npt, *tmp = sc + npt, *box = tmp + npt, *boxo = box + npt, *cu = boxo + npt, *cv = cu + npt, *cw = cv + npt;
@@ -118,6 +119,7 @@ static PetscErrorCode PatchCG(const VPGrid *g, const VPPatchOp *op, const VPPatc
     Kd[2] = dim == 3 ? op->Kp[2][iz * np + iz] : 0;
     Md[2] = dim == 3 ? op->Mp[2][iz * np + iz] : 1;
     for (PetscInt d = 0; d < dim; d++) dt += gv[d] * Kd[d] * Md[(d + 1) % dim] * (dim == 3 ? Md[(d + 2) % 3] : 1);
+    dt += mv * Md[0] * Md[1] * Md[2];
     p[0]  = v[0] * k - k + ix;
     p[1]  = v[1] * k - k + iy;
     p[2]  = dim == 3 ? v[2] * k - k + iz : 0;
@@ -128,7 +130,7 @@ static PetscErrorCode PatchCG(const VPGrid *g, const VPPatchOp *op, const VPPatc
   for (PetscInt it = 0; it < pl->its; it++) {
     PetscScalar pw = 0;
     for (PetscInt e = 0; e < nt; e++) tmp[e] = sc[e] * rr[e];
-    PetscCall(PatchSolve(op, gv, 0.0, NULL, NULL, ni, tmp, z, t));
+    PetscCall(PatchSolve(op, gv, mv, NULL, NULL, ni, tmp, z, t));
     rz = 0;
     for (PetscInt e = 0; e < nt; e++) {
       z[e] *= sc[e];
@@ -192,7 +194,7 @@ PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *g, const VPPatchOp *op, cons
         PetscInt nt = ni * ni * niz;
         if (pl && pl->its > 0) {
           PetscInt vv[3] = {vx, vy, vz};
-          PetscCall(PatchCG(g, op, pl, pl->g + 3 * iv, vv, r, u, t1, work + 8 * npt));
+          PetscCall(PatchCG(g, op, pl, pl->g + 3 * iv, pl->m ? pl->m[iv] : 0.0, vv, r, u, t1, work + 8 * npt));
         } else
           PetscCall(PatchSolve(op, pl && pl->g ? pl->g + 3 * iv : NULL, pl && pl->m ? pl->m[iv] : 0.0, pl && pl->LU ? pl->LU + nt * nt * iv : NULL, pl && pl->piv ? pl->piv + nt * iv : NULL, ni, r, u, t1));
         e = 0;

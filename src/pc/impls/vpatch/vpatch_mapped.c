@@ -336,9 +336,8 @@ static PetscErrorCode PCVPatchSetUp_Mapped(PC pc)
              "PCVPATCH on a mapped DMQBOX (or one with a coefficient): -pc_vpatch_local_solver dense (each patch's exact matrix, LU-factored, for verification) runs on the CPU only: use -dm_vec_type standard, or the default fdm (the separable "
              "surrogate)");
   /* a coefficient can vary by orders of magnitude inside a patch, where the unscaled surrogate stalls or diverges (contrast
-     1e6: no convergence in 100 iterations) and the scaled one converges (10): it is the default there, unless the
-     operator has a mass term, which only the unscaled surrogate takes so far */
-  if (!jac->localset) jac->local = ((DM_QBox *)jac->dm->data)->coeftype != DMQBOX_COEFFICIENT_ONE && jac->opw.mass == 0 ? PC_VPATCH_LOCAL_SCALED : PC_VPATCH_LOCAL_FDM;
+     1e6: no convergence in 100 iterations) and the scaled one converges (10): it is the default there */
+  if (!jac->localset) jac->local = ((DM_QBox *)jac->dm->data)->coeftype != DMQBOX_COEFFICIENT_ONE ? PC_VPATCH_LOCAL_SCALED : PC_VPATCH_LOCAL_FDM;
   if ((jac->local == PC_VPATCH_LOCAL_CG || jac->local == PC_VPATCH_LOCAL_SCALED) && !jac->surtypeset) jac->surtype = PC_VPATCH_SURROGATE_MEAN;
   /* the scaled solver's damping: the scaled surrogate underestimates the patch matrix more as the degree grows (its
      diagonal is exact, the coupling is not), so the largest damping that converges falls with k: at contrast 1e6 on the
@@ -348,9 +347,8 @@ static PetscErrorCode PCVPatchSetUp_Mapped(PC pc)
   PetscCheck(!jac->cuda || !jac->kernelset || jac->kernel == PC_VPATCH_KERNEL_GLOBAL, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
              "PCVPATCH on a mapped DMQBOX (or one with a coefficient) takes each color's residual from the operator (MatMult): -pc_vpatch_kernel %s computes it for the Cartesian Laplacian; use -pc_vpatch_kernel global (the default here)",
              PCVPatchKernels[jac->kernel]);
-  PetscCheck(jac->opw.mass == 0 || (jac->local != PC_VPATCH_LOCAL_CG && jac->local != PC_VPATCH_LOCAL_SCALED), PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
-             "PCVPATCH on a mapped DMQBOX: -pc_vpatch_local_solver %s works on the patches' stiffness only, not yet with a mass term: use -pc_vpatch_local_solver fdm (the default: the surrogate takes the mass term) or dense (CPU)",
-             PCVPatchLocalSolvers[jac->local]);
+  PetscCheck(jac->opw.mass == 0 || jac->local != PC_VPATCH_LOCAL_CG, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+             "PCVPATCH on a mapped DMQBOX: -pc_vpatch_local_solver cg works on the patches' stiffness only, not yet with a mass term: use -pc_vpatch_local_solver scaled or fdm (the surrogate takes the mass term) or dense (CPU)");
   jac->kernel    = PC_VPATCH_KERNEL_GLOBAL;
   jac->surrogate = PETSC_TRUE;
   PetscCall(PCVPatchSetUpContinuous_Private(pc));

@@ -228,6 +228,11 @@ template <int K, typename T> struct VPHatK {
   {
     return VPHat<T>(LAM + i);
   }
+  /* the diagonal entry of the patch matrix Mhat (MAT 0) or Khat (MAT 1) at interior node i (patch row i + 1) */
+  template <int MAT> static __device__ __forceinline__ T diag(int i)
+  {
+    return VPHat<T>(OFF + MAT * NP * NP + (i + 1) * (NP + 1));
+  }
 };
 
 /* a / b for b > 0 by a reciprocal (VPTunePatchFastDiv()): single __fdividef (2 ulp); double the hardware's
@@ -571,11 +576,55 @@ enum {
 };
 
 /* pg, alo, anv: the per-vertex surrogate factors (mode global on a mapped DMQBOX, else NULL) and this rank's vertex box
-   (VPPatchVertexBox()) that indexes them */
+   (VPPatchVertexBox()) that indexes them; dg, damp: the local solver scaled (VPPatchScaling), else NULL */
 #define VP_PATCH_ARGS_DECL                                                                                                                                                                                                   \
   VPGrid g, T c0, T c1, T c2, T cm, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *d, PetscScalar *__restrict__ scratch, const int nbarg, \
-      const PetscReal *__restrict__ pg, const PetscReal *__restrict__ pm, int alo0, int alo1, int alo2, int anv0, int anv1, int xzero
-#define VP_PATCH_ARGS g, c0, c1, c2, cm, npatch, vlo0, vlo1, vlo2, nv0, nv1, b, x, d, scratch, nbarg, pg, pm, alo0, alo1, alo2, anv0, anv1, xzero
+      const PetscReal *__restrict__ pg, const PetscReal *__restrict__ pm, int alo0, int alo1, int alo2, int anv0, int anv1, int xzero, const PetscScalar *__restrict__ dg, T damp
+#define VP_PATCH_ARGS g, c0, c1, c2, cm, npatch, vlo0, vlo1, vlo2, nv0, nv1, b, x, d, scratch, nbarg, pg, pm, alo0, alo1, alo2, anv0, anv1, xzero, dg, damp
+
+/* Patch p's own surrogate factors (q0, q1, q2) and mass term (qm) where the level has them (mode global on a mapped
+   box: pg, pm per vertex of this rank's vertex box alo, anv); otherwise, and for the idle slots past npatch, the values
+   are left as they are (the level's weights) */
+template <int MODE, typename T>
+__device__ __forceinline__ void VPPatchOwnFactors(int p, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscReal *pg, const PetscReal *pm, int alo0, int alo1, int alo2, int anv0, int anv1, T &q0, T &q1, T &q2, T &qm)
+{
+  if (MODE == VP_MODE_SOLVE_GLOBAL && pg && p < npatch) {
+    int vx, vy, vz;
+    VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
+    const size_t     iv = (size_t)(((vz - alo2) * anv1 + (vy - alo1)) * anv0 + (vx - alo0));
+    const PetscReal *gp = pg + 3 * iv;
+    q0                  = (T)gp[0];
+    q1                  = (T)gp[1];
+    q2                  = (T)gp[2];
+    if (pm) qm = (T)pm[iv];
+  }
+}
+
+/* The local solver scaled (mode global on a mapped box): each patch solves Dsc Atilde^-1 Dsc with the scaling
+   Dsc = (Dt / D)^1/2, Atilde the patch's separable surrogate, Dt its diagonal (from the unit patch's 1D diagonals) and
+   D the operator's (dg, ghosted), and its correction is damped by damp. The per-patch data the phases need for it */
+struct VPPatchScaling {
+  const PetscReal   *pg, *pm;
+  const PetscScalar *dg;
+  int                npatch, vlo0, vlo1, vlo2, nv0, nv1, alo0, alo1, alo2, anv0, anv1;
+};
+
+/* Dt = ak Khat_x + am Mhat_x along the interior x row (., iy, iz) of patch p */
+template <int DIM, int K, typename T> __device__ __forceinline__ void VPPatchScaleRow(const VPPatchScaling &s, int p, int iy, int iz, T &ak, T &am)
+{
+  using H = VPHatK<K, T>;
+  T q0 = 0, q1 = 0, q2 = 0, qm = 0;
+  VPPatchOwnFactors<VP_MODE_SOLVE_GLOBAL, T>(p, s.npatch, s.vlo0, s.vlo1, s.vlo2, s.nv0, s.nv1, s.pg, s.pm, s.alo0, s.alo1, s.alo2, s.anv0, s.anv1, q0, q1, q2, qm);
+  const T my = H::template diag<0>(iy), ky = H::template diag<1>(iy), mz = DIM == 3 ? H::template diag<0>(iz) : (T)1, kz = DIM == 3 ? H::template diag<1>(iz) : (T)0;
+  ak = q0 * my * mz;
+  am = q1 * ky * mz + (q2 * kz + qm * mz) * my;
+}
+/* (Dt / D)^1/2 at entry ix of such a row, D the operator's diagonal there */
+template <int K, typename T> __device__ __forceinline__ T VPPatchScaleAt(T ak, T am, int ix, PetscScalar D)
+{
+  using H = VPHatK<K, T>;
+  return sqrt((ak * H::template diag<1>(ix) + am * H::template diag<0>(ix)) / (T)D);
+}
 
 /* v = the line along DIR (0: x, 1: y) of a patch box from x, at the other two box coordinates (e0, e1) = (y, z) or
    (x, z): zero on the box's Dirichlet faces (f: VPDBoxFlags(); f < 0: no patch), and with the reduced residual (BND) an
@@ -796,7 +845,7 @@ template <int DIM, int K, int MODE, typename T, class BK, int NPRE> __device__ _
 
 /* Phase 4, the x pass: r = b - A x on the interior x rows (fused, residual), then Shat_x^T r (fused, solve), in place
    in Rb */
-template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinline__ void VPPatchResidualX(const VPPatchSmem<DIM, K, T, BK> &s, const PetscScalar *b, bool zero, T c0, T c1, T cm)
+template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinline__ void VPPatchResidualX(const VPPatchSmem<DIM, K, T, BK> &s, const PetscScalar *b, bool zero, T c0, T c1, T cm, const VPPatchScaling &sc)
 {
   VP_PATCH_UNPACK(s);
   using P           = VPPatchPlan<DIM, K, MODE, T>;
@@ -836,6 +885,15 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
         for (int j = 0; j < NP; j++) w[j] = V2[v + j];
       }
       H::template rows<0, SR>(w, [&](int i, T u) { r[i] -= u; });
+    }
+    if constexpr (MODE == VP_MODE_SOLVE_GLOBAL) { /* the local solver scaled: Dsc r */
+      if (sc.dg && pflags[q] >= 0) {
+        const PetscScalar *D = sc.dg + interior(q, 0, a0, a1);
+        T                  ak, am;
+        VPPatchScaleRow<DIM, K, T>(sc, blockIdx.x * NB + q, a0, a1, ak, am);
+#pragma unroll
+        for (int i = 0; i < NI; i++) r[i] *= VPPatchScaleAt<K, T>(ak, am, i, D[i]);
+      }
     }
     if constexpr (MODE == VP_MODE_RESIDUAL) {
 #pragma unroll
@@ -890,19 +948,7 @@ __device__ __forceinline__ T *VPPatchSolve(const VPPatchSmem<DIM, K, T, BK> &s, 
     T         v[NI], u[NI];
     const int o = LI::template line<1>(q, a0, a1), w = U3::template line<1>(q, a0, a1);
     T         q0 = c0, q1 = c1, q2 = c2, qm = cm;
-    if (MODE == VP_MODE_SOLVE_GLOBAL && pg) { /* the patch's own surrogate factors (and mass term) */
-      const int p = blockIdx.x * NB + q;
-      if (p < npatch) {
-        int vx, vy, vz;
-        VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
-        const size_t     iv = (size_t)(((vz - alo2) * anv1 + (vy - alo1)) * anv0 + (vx - alo0));
-        const PetscReal *gp = pg + 3 * iv;
-        q0                  = (T)gp[0];
-        q1                  = (T)gp[1];
-        q2                  = (T)gp[2];
-        if (pm) qm = (T)pm[iv];
-      }
-    }
+    VPPatchOwnFactors<MODE, T>(blockIdx.x * NB + q, npatch, vlo0, vlo1, vlo2, nv0, nv1, pg, pm, alo0, alo1, alo2, anv0, anv1, q0, q1, q2, qm);
     const T base = qm + q0 * lam[a0] + (DIM == 3 ? q2 * lam[a1] : (T)0);
 #pragma unroll
     for (int j = 0; j < NI; j++) v[j] = Y[o + j * LI::template stride<1>()];
@@ -927,16 +973,25 @@ __device__ __forceinline__ T *VPPatchSolve(const VPPatchSmem<DIM, K, T, BK> &s, 
 }
 
 /* Phase 6, the patch's correction into d: x_I itself with the reduced residual, else added */
-template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinline__ void VPPatchStoreX(const VPPatchSmem<DIM, K, T, BK> &s, PetscScalar *d, const T *Out)
+template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinline__ void VPPatchStoreX(const VPPatchSmem<DIM, K, T, BK> &s, PetscScalar *d, const T *Out, const VPPatchScaling &sc, T damp)
 {
   VP_PATCH_UNPACK(s);
   using U5 = typename VPPatchShape<DIM, K, T>::U5;
   VPForEntries<U5>(bk, [&](int q, int ix, int iy, int iz) {
     if (pflags[q] >= 0) {
-      PetscScalar *dq = d + interior(q, ix, iy, iz);
+      const PetscInt li = interior(q, ix, iy, iz);
+      PetscScalar   *dq = d + li;
       if constexpr (VPPatchPlan<DIM, K, MODE, T>::BND)
         *dq = (PetscScalar)Out[U5::at(q, ix, iy, iz)]; /* x_I itself */
-      else
+      else if constexpr (MODE == VP_MODE_SOLVE_GLOBAL) {
+        T u = Out[U5::at(q, ix, iy, iz)];
+        if (sc.dg) { /* the local solver scaled: damp Dsc z */
+          T ak, am;
+          VPPatchScaleRow<DIM, K, T>(sc, blockIdx.x * NB + q, iy, iz, ak, am);
+          u *= damp * VPPatchScaleAt<K, T>(ak, am, ix, sc.dg[li]);
+        }
+        *dq += (PetscScalar)u;
+      } else
         *dq += (PetscScalar)Out[U5::at(q, ix, iy, iz)];
     }
   });
@@ -969,13 +1024,14 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
   const bool zero = MODE == VP_MODE_FUSED && VPPatchSkipsZero(DIM, K, (int)sizeof(T)) && xzero;
   if ((MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) && !zero) VPPatchResidualYZ<DIM, K, MODE, T, BK>(s, x, c1, c2, cm);
   VPPatchFillB<DIM, K, MODE, T, BK>(s, b, scratch, pre, bpre);
-  VPPatchResidualX<DIM, K, MODE, T, BK>(s, b, zero, c0, c1, cm);
+  const VPPatchScaling sc{pg, pm, dg, npatch, vlo0, vlo1, vlo2, nv0, nv1, alo0, alo1, alo2, anv0, anv1};
+  VPPatchResidualX<DIM, K, MODE, T, BK>(s, b, zero, c0, c1, cm, sc);
   if constexpr (MODE == VP_MODE_RESIDUAL) {
     VPPatchStoreResidual<DIM, K, MODE, T, BK>(s, scratch);
     return;
   } else {
     const T *Out = VPPatchSolve<DIM, K, MODE, T, BK>(s, c0, c1, c2, cm, npatch, vlo0, vlo1, vlo2, nv0, nv1, pg, pm, alo0, alo1, alo2, anv0, anv1);
-    VPPatchStoreX<DIM, K, MODE, T, BK>(s, d, Out);
+    VPPatchStoreX<DIM, K, MODE, T, BK>(s, d, Out, sc, damp);
   }
 }
 
@@ -992,7 +1048,7 @@ template <int DIM, int K, int MODE, typename T, class BK> __global__ void __maxn
 
 template <int DIM, int K, int MODE, typename T, class BK>
 static PetscErrorCode VPPatchLaunchBlock(const VPGrid *g, const T c[4], int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int NB, int thr, size_t shmem,
-                                         cudaStream_t stream, int xzero, const PetscReal *pg, const PetscReal *pm)
+                                         cudaStream_t stream, int xzero, const PetscReal *pg, const PetscReal *pm, const PetscScalar *dg, PetscReal damp)
 {
   PetscInt alo[3], anv[3];
 
@@ -1001,11 +1057,11 @@ static PetscErrorCode VPPatchLaunchBlock(const VPGrid *g, const T c[4], int npat
   if constexpr (VPPatchRegs<DIM, K, T>::value == 0) {
     PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernel<DIM, K, MODE, T, BK>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
     VPPatchKernel<DIM, K, MODE, T, BK>
-        <<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], c[3], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, pm, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], xzero);
+        <<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], c[3], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, pm, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], xzero, dg, (T)damp);
   } else {
     PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernelCapped<DIM, K, MODE, T, BK>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
     VPPatchKernelCapped<DIM, K, MODE, T, BK>
-        <<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], c[3], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, pm, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], xzero);
+        <<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], c[3], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, pm, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], xzero, dg, (T)damp);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1013,7 +1069,7 @@ static PetscErrorCode VPPatchLaunchBlock(const VPGrid *g, const T c[4], int npat
 
 template <int DIM, int K, int MODE, typename T>
 static PetscErrorCode VPPatchLaunch(const VPGrid *g, const VPWeights *w, int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int ppb, cudaStream_t stream, int xzero = 0,
-                                    const PetscReal *pg = NULL, const PetscReal *pm = NULL)
+                                    const PetscReal *pg = NULL, const PetscReal *pm = NULL, const PetscScalar *dg = NULL, PetscReal damp = 0)
 {
   using S            = VPPatchShape<DIM, K, T>;
   const int    NB    = ppb > 0 ? ppb : S::NB;
@@ -1031,17 +1087,17 @@ static PetscErrorCode VPPatchLaunch(const VPGrid *g, const VPWeights *w, int npa
   constexpr int UNR = VPTunePatchStaticBlock(DIM, K, (int)sizeof(T)); /* vpatch_tuning.cuh */
   if constexpr (UNR > 0) {
     if (NB == S::NB) {
-      PetscCall((VPPatchLaunchBlock<DIM, K, MODE, T, VPBlock<S::NB, S::THREADS, UNR>>(g, c, npatch, vlo, nv, b, x, d, scratch, NB, thr, shmem, stream, xzero, pg, pm)));
+      PetscCall((VPPatchLaunchBlock<DIM, K, MODE, T, VPBlock<S::NB, S::THREADS, UNR>>(g, c, npatch, vlo, nv, b, x, d, scratch, NB, thr, shmem, stream, xzero, pg, pm, dg, damp)));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
-  PetscCall((VPPatchLaunchBlock<DIM, K, MODE, T, VPBlock<0, 0>>(g, c, npatch, vlo, nv, b, x, d, scratch, NB, thr, shmem, stream, xzero, pg, pm)));
+  PetscCall((VPPatchLaunchBlock<DIM, K, MODE, T, VPBlock<0, 0>>(g, c, npatch, vlo, nv, b, x, d, scratch, NB, thr, shmem, stream, xzero, pg, pm, dg, damp)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 template <int DIM, int K, typename T> struct VPPatchSmooth {
-  static PetscErrorCode run(const VPGrid *g, const VPWeights *w, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *pg, const PetscReal *pm, const PetscScalar *b, const PetscScalar *x, PetscScalar *d,
-                            PetscScalar *scratch)
+  static PetscErrorCode run(const VPGrid *g, const VPWeights *w, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *pg, const PetscReal *pm, const PetscScalar *dg, PetscReal damp, const PetscScalar *b,
+                            const PetscScalar *x, PetscScalar *d, PetscScalar *scratch)
   {
     int          vlo[3], nv[3];
     cudaStream_t stream;
@@ -1056,7 +1112,7 @@ template <int DIM, int K, typename T> struct VPPatchSmooth {
       PetscCall((VPPatchLaunch<DIM, K, VP_MODE_RESIDUAL, T>(g, w, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
       PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_SCRATCH, T>(g, w, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
     } else
-      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_GLOBAL, T>(g, w, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream, 0, pg, pm)));
+      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_GLOBAL, T>(g, w, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream, 0, pg, pm, dg, damp)));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 };
@@ -1068,15 +1124,16 @@ PetscBool VPPatchZeroFirst_CUDA(PetscInt dim, PetscInt k, PetscBool single)
   return (PetscBool)VPPatchSkipsZero((int)dim, (int)k, single ? 4 : 8);
 }
 
-PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, const VPWeights *w, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *d_pg, const PetscReal *d_pm, const PetscScalar *bl,
-                                       const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch)
+PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, const VPWeights *w, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *d_pg, const PetscReal *d_pm, const PetscScalar *d_diag,
+                                       PetscReal damp, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch)
 {
   PetscFunctionBegin;
   PetscCheck(!d_pg || variant == PC_VPATCH_KERNEL_GLOBAL, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the surrogate local solves run in the kernel global only");
   PetscCheck(variant != PC_VPATCH_KERNEL_FUSED || xl == dl, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the fused kernel updates x in place (d = x)");
   PetscCheck(!d_pg || !w || w->mass == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the surrogate local solves take their mass term per patch (d_pm), not as a weight");
   PetscCheck(!d_pm || d_pg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a per-patch mass term goes with the surrogate's factors");
-  VP_DISPATCH_PRECISION(VPPatchSmooth, single, g->dim, g->k, g, w, color, variant, ppb, xzero, d_pg, d_pm, bl, xl, dl, scratch);
+  PetscCheck(!d_diag || (d_pg && damp > 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "the local solver scaled goes with the surrogate's factors and a positive damping");
+  VP_DISPATCH_PRECISION(VPPatchSmooth, single, g->dim, g->k, g, w, color, variant, ppb, xzero, d_pg, d_pm, d_diag, damp, bl, xl, dl, scratch);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -151,23 +151,6 @@ __device__ static void VPCGLoadScaled(const VPGrid &g, const VPPatchCGTables &t,
   __syncthreads();
 }
 
-/* local solver scaled: one block per patch, dl += damp sc .* z */
-template <int DIM>
-__global__ void VPPatchScaledKernel(const VPGrid g, const VPPatchCGTables t, PetscReal damp, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscReal *__restrict__ pg, const PetscScalar *__restrict__ diag, const PetscScalar *__restrict__ bl,
-                                    PetscScalar *__restrict__ dl)
-{
-  VP_DYNAMIC_SHARED(PetscReal, sm);
-  const int        k = t.k, ni = 2 * k - 1, nt = ni * ni * (DIM == 3 ? ni : 1);
-  const int        pb = blockIdx.x, v[3] = {vlo0 + 2 * (pb % nv0), vlo1 + 2 * ((pb / nv0) % nv1), DIM == 3 ? vlo2 + 2 * (pb / (nv0 * nv1)) : 0};
-  PetscReal       *rr = sm, *sc = rr + nt, *z = sc + nt, *ta = z + nt, *tb = ta + nt;
-  const PetscReal *gv = pg + 3 * (((PetscInt)(v[2] - t.alo[2]) * t.anv[1] + (v[1] - t.alo[1])) * t.anv[0] + (v[0] - t.alo[0]));
-  const PetscReal  g0 = gv[0], g1 = gv[1], g2 = DIM == 3 ? gv[2] : 0;
-
-  VPCGLoadScaled<DIM>(g, t, v, g0, g1, g2, diag, bl, rr, sc);
-  VPCGScaledSurrogate<DIM>(t, g0, g1, g2, sc, rr, ta, tb, z);
-  for (int e = threadIdx.x; e < nt; e += blockDim.x) dl[VPDLocalIndex(g, v[0] * k - k + 1 + e % ni, v[1] * k - k + 1 + (e / ni) % ni, DIM == 3 ? v[2] * k - k + 1 + e / (ni * ni) : 0)] += damp * sc[e] * z[e];
-}
-
 template <int DIM>
 __global__ void VPPatchCGKernel(const VPGrid g, const VPPatchCGTables t, int B, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscReal *__restrict__ pg, const PetscReal *__restrict__ geo, const PetscScalar *__restrict__ diag,
                                 const PetscScalar *__restrict__ bl, PetscScalar *__restrict__ dl)
@@ -239,27 +222,6 @@ PetscErrorCode VPPatchCGColor_CUDA(const VPGrid *g, const VPPatchCGTables *t, Pe
   } else {
     PetscCallCUDA(cudaFuncSetAttribute(VPPatchCGKernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
     VPPatchCGKernel<2><<<nv[0] * nv[1], thr, shmem, stream>>>(*g, *t, B, vlo[0], vlo[1], vlo[2], nv[0], nv[1], d_pg, d_geo, diag, bl, dl);
-  }
-  PetscCallCUDA(cudaGetLastError());
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-PetscErrorCode VPPatchScaledColor_CUDA(const VPGrid *g, const VPPatchCGTables *t, PetscInt color, PetscReal damp, const PetscReal *d_pg, const PetscScalar *diag, const PetscScalar *bl, PetscScalar *dl)
-{
-  int          vlo[3], nv[3];
-  const int    thr = 128;
-  const size_t ni = 2 * (size_t)t->k - 1, shmem = sizeof(PetscReal) * 5 * (g->dim == 3 ? ni * ni * ni : ni * ni);
-  cudaStream_t stream;
-
-  PetscFunctionBegin;
-  if (!VPPatchColorVertices(g, color, vlo, nv)) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(VPGetStream(&stream));
-  if (g->dim == 3) {
-    PetscCallCUDA(cudaFuncSetAttribute(VPPatchScaledKernel<3>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    VPPatchScaledKernel<3><<<nv[0] * nv[1] * nv[2], thr, shmem, stream>>>(*g, *t, damp, vlo[0], vlo[1], vlo[2], nv[0], nv[1], d_pg, diag, bl, dl);
-  } else {
-    PetscCallCUDA(cudaFuncSetAttribute(VPPatchScaledKernel<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
-    VPPatchScaledKernel<2><<<nv[0] * nv[1], thr, shmem, stream>>>(*g, *t, damp, vlo[0], vlo[1], vlo[2], nv[0], nv[1], d_pg, diag, bl, dl);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
