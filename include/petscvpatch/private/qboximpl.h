@@ -164,6 +164,7 @@ PETSC_INTERN PetscErrorCode DMCreateMassMatrixLumped_QBox(DM, Vec *, Vec *);
 PETSC_INTERN PetscErrorCode DMQBoxComputeOperators_Private(KSP, Mat, Mat, void *);
 PETSC_INTERN PetscErrorCode MatQBoxLaplacianGetInfo_Private(Mat, DM *, VPWeights *, PetscScalar *, const char **);
 PETSC_INTERN PetscErrorCode MatQBoxMultSingle_Private(Mat, Vec, Vec);
+PETSC_INTERN PetscErrorCode MatQBoxResidualSingle_Private(Mat, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatQBoxLaplacianGetAIJ_Private(Mat, const char[], Mat *);
 PETSC_INTERN PetscErrorCode DMQBoxSetUpCoordinates_Private(DM);
 PETSC_INTERN PetscErrorCode MatQBoxSIPGGetDM_Private(Mat, DM *);

@@ -112,7 +112,9 @@ PETSC_INTERN PetscErrorCode VPGeometryBuiltin_CUDA(const VPGrid *, const VPGeome
 PETSC_INTERN PetscErrorCode VPMappedSetUp_CUDA(PetscInt k, const PetscReal *S, const PetscReal *D);
 /* d_geo: the factors in double, or in float when single (VPMappedToFloat_CUDA()): single-precision kernels read half the bytes;
    p: NULL, or (3D) the built-in map and coefficient from which the kernel computes the factors itself (d_geo not read) */
-PETSC_INTERN PetscErrorCode VPMappedApply_CUDA(const VPGrid *, PetscBool single, const VPGeometryParams *p, const void *d_geo, const PetscScalar *xl, PetscScalar *yl);
+/* yl += alpha K xl on the interior nodes and the Dirichlet rows alpha times the identity (yl = alpha xl there), or with bl
+   (the residual: yl = bl on entry, alpha = -stiff) yl = bl + alpha xl there */
+PETSC_INTERN PetscErrorCode VPMappedApply_CUDA(const VPGrid *, PetscBool single, const VPGeometryParams *p, const void *d_geo, PetscScalar alpha, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *yl);
 PETSC_INTERN PetscErrorCode VPMappedToFloat_CUDA(const PetscReal *d_geo, size_t n, float **d_geof);
 PETSC_INTERN PetscErrorCode VPMappedFloatFree_CUDA(float **d_geof);
 PETSC_INTERN PetscErrorCode VPMappedDiagonal_CUDA(const VPGrid *, const PetscReal *d_geo, PetscScalar *dl);

@@ -544,7 +544,7 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
   PetscCall(PetscOptionsBool("-dm_qbox_deterministic", "CUDA operator: scatter by colors of cells (2D) or boxes of cells (3D) instead of atomics (bitwise reproducible)", "DMQBoxCreate", q->deterministic, &q->deterministic, NULL));
   PetscCall(PetscOptionsBool("-dm_qbox_vec_mdot", "CUDA vectors: VecMDot (GMRES orthogonalization) by petsc-vpatch's kernel, which reads at memory bandwidth, instead of PETSc's", "DMQBOX", q->vecmdot, &q->vecmdot, NULL));
   PetscCall(PetscOptionsBool("-dm_qbox_vec_aypx", "CUDA vectors: VecAYPX (the residual b - A x) in one pass by petsc-vpatch's kernel instead of PETSc's two (scal, axpy)", "DMQBOX", q->vecaypx, &q->vecaypx, NULL));
-  PetscCall(PetscOptionsBool("-dm_qbox_fused_residual", "CUDA, one rank: MatResidual (b - A x, PCMG's residual on each level) of the matrix-free Laplacian in the operator's kernel, without a MatMult and a VecAYPX", "DMQBOX", q->fusedres,
+  PetscCall(PetscOptionsBool("-dm_qbox_fused_residual", "CUDA, one rank: MatResidual (b - A x, PCMG's and PCVPATCH's residuals) of the matrix-free operator in the operator's kernel, without a MatMult and a VecAYPX", "DMQBOX", q->fusedres,
                              &q->fusedres, NULL));
   PetscCall(PetscOptionsEnum("-dm_qbox_precision", "CUDA arithmetic of this level's operator and transfers", "DMQBoxSetPrecision", VPPrecisions, (PetscEnum)q->precision, (PetscEnum *)&q->precision, NULL));
   PetscCall(PetscOptionsEnum("-dm_qbox_mg_precision", "CUDA arithmetic of the coarser levels' operators and transfers (DMCoarsen)", "DMQBoxSetPrecision", VPPrecisions, (PetscEnum)q->mgprecision, (PetscEnum *)&q->mgprecision, NULL));
@@ -1102,7 +1102,9 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
   if (dm->vectype && q->samelayout && !q->dg) {
     PetscBool cuda;
     PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
-    if (cuda) PetscCall(PetscViewerASCIIPrintf(viewer, "MatResidual of the Laplacian: %s (-dm_qbox_fused_residual)\n", q->fusedres && !DMQBoxIsGeneral_Private(q) ? "in the operator's kernel, one pass" : "MatMult and VecAYPX"));
+    if (cuda)
+      PetscCall(PetscViewerASCIIPrintf(viewer, "MatResidual of the operator: %s (-dm_qbox_fused_residual)\n",
+                                       !q->fusedres ? "MatMult and VecAYPX" : (DMQBoxIsGeneral_Private(q) ? "the kernel adds -K x into a copy of b (stiffness only; with a mass term MatMult and VecAYPX)" : "in the operator's kernel, one pass")));
   }
   PetscCall(PetscViewerASCIIPrintf(viewer, "processes %d: grid %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT ", vector type %s, matrix type %s\n", size, q->procs[0], q->procs[1], dim == 3 ? q->procs[2] : 1, dm->vectype, dm->mattype));
   if (size > 1 && (q->ghostx.sf || q->exchdevice)) {
@@ -1151,7 +1153,7 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
 . -dm_qbox_deterministic <bool> - CUDA operator without atomics (bitwise reproducible; default false)
 . -dm_qbox_vec_mdot <bool>    - `VecMDot()` of the CUDA global vectors (and their duplicates, e.g. the GMRES basis) by petsc-vpatch's kernel, which reads at memory bandwidth (default true; false: PETSc's own, see src/sys/cuda/vecmdot.cu)
 . -dm_qbox_vec_aypx <bool>    - `VecAYPX()` of the CUDA global vectors and their duplicates (`MatResidual()`, Richardson's residual) in one pass by petsc-vpatch's kernel (default true; false: PETSc's own, two passes, see src/sys/cuda/vecaypx.cu)
-. -dm_qbox_fused_residual <bool> - one rank, CUDA vectors: `MatResidual()` of the matrix-free Laplacian (PCMG's residual on every level) as r = b - A x in the operator's own kernel, one pass over x and b, instead of `MatMult()` and `VecAYPX()` (default true; not for mapped cells, a scaled or shifted operator, or several ranks, where `MatMult()` and `VecAYPX()` run)
+. -dm_qbox_fused_residual <bool> - one rank, CUDA vectors: `MatResidual()` of the matrix-free operator (PCMG's residual on every level, PCVPATCH's for each color on mapped cells) as r = b - A x in the operator's own kernel (Cartesian: one pass over x and b; mapped: the kernel adds -K x into a copy of b), instead of `MatMult()` and `VecAYPX()` (default true; not for a shifted operator, a mapped one with a mass term, or several ranks, where `MatMult()` and `VecAYPX()` run)
 . -dm_qbox_dg <bool>          - the discontinuous Q_k space (SIPG) instead of the continuous one (`DMQBoxSetDiscontinuous()`; CPU and CUDA kernels)
 . -dm_qbox_dg_penalty <C>     - its penalty factor: sigma = C k (k+1) / h (default 2)
 . -dm_qbox_gather <bool>      - several ranks: `DMCoarsen()` gathers the coarse level onto fewer ranks where a process's cells can no longer be halved (or the level is small, -dm_qbox_gather_cells), in stages down to rank 0, so that the hierarchy is as deep as on one rank (default true; false: the hierarchy stops there)

@@ -47,6 +47,36 @@ static PetscErrorCode MatQBoxAddShifts(Mat_QBoxLaplacian *ctx, Vec x, Vec y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* y += alpha K x on a mapped box on the GPU (VPMappedApply_CUDA(); with b the residual's Dirichlet rows): the factors
+   computed in the kernel, or read in float (single precision, or MatQBoxMultSingle_Private()) or in double */
+static PetscErrorCode MatQBoxMappedApplyCUDA(Mat A, PetscScalar alpha, const PetscScalar *b, const PetscScalar *x, PetscScalar *y)
+{
+  Mat_QBoxLaplacian *ctx;
+  DM_QBox           *q;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &ctx));
+  q = (DM_QBox *)ctx->dm->data;
+  if (q->geofly && q->grid.dim == 3) { /* the factors in the kernel; the stored ones checked the map and coefficient */
+    const PetscReal *d_geo;
+    VPGeometryParams p;
+    PetscCheck(q->maptype != DMQBOX_MAPPING_USER && q->coeftype != DMQBOX_COEFFICIENT_USER, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP,
+               "-dm_qbox_geometry_onthefly: the CUDA kernel evaluates the built-in maps and coefficients only, not callbacks; drop the option");
+    PetscCall(DMQBoxGetGeometry_Private(ctx->dm, NULL, &d_geo));
+    PetscCall(DMQBoxGeometryParams_Private(ctx->dm, &p));
+    PetscCall(VPMappedApply_CUDA(&q->grid, (PetscBool)(q->precision == VP_PRECISION_SINGLE), &p, NULL, alpha, b, x, y));
+  } else if (q->precision == VP_PRECISION_SINGLE || ctx->single) {
+    const float *d_geof;
+    PetscCall(DMQBoxGetGeometryFloat_Private(ctx->dm, &d_geof));
+    PetscCall(VPMappedApply_CUDA(&q->grid, PETSC_TRUE, NULL, d_geof, alpha, b, x, y));
+  } else {
+    const PetscReal *d_geo;
+    PetscCall(DMQBoxGetGeometry_Private(ctx->dm, NULL, &d_geo));
+    PetscCall(VPMappedApply_CUDA(&q->grid, PETSC_FALSE, NULL, d_geo, alpha, b, x, y));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* y = z + A x (z may be NULL) by the kernels: on a mapped box the kernel applies K, the caller scales */
 static PetscErrorCode MatQBoxApplyKernels(Mat A, Vec x, Vec z, Vec y)
 {
@@ -80,23 +110,9 @@ static PetscErrorCode MatQBoxApplyKernels(Mat A, Vec x, Vec z, Vec y)
   if (PetscMemTypeDevice(mt)) {
     PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, NULL)); /* also the operator kernel's constants */
     PetscCall(PetscLogGpuTimeBegin());
-    if (general && q->geofly && q->grid.dim == 3) { /* the factors in the kernel; the stored ones checked the map and coefficient */
-      const PetscReal *d_geo;
-      VPGeometryParams p;
-      PetscCheck(q->maptype != DMQBOX_MAPPING_USER && q->coeftype != DMQBOX_COEFFICIENT_USER, PetscObjectComm((PetscObject)A), PETSC_ERR_SUP,
-                 "-dm_qbox_geometry_onthefly: the CUDA kernel evaluates the built-in maps and coefficients only, not callbacks; drop the option");
-      PetscCall(DMQBoxGetGeometry_Private(ctx->dm, NULL, &d_geo));
-      PetscCall(DMQBoxGeometryParams_Private(ctx->dm, &p));
-      PetscCall(VPMappedApply_CUDA(&q->grid, (PetscBool)(q->precision == VP_PRECISION_SINGLE), &p, NULL, xa, ya));
-    } else if (general && (q->precision == VP_PRECISION_SINGLE || ctx->single)) {
-      const float *d_geof;
-      PetscCall(DMQBoxGetGeometryFloat_Private(ctx->dm, &d_geof));
-      PetscCall(VPMappedApply_CUDA(&q->grid, PETSC_TRUE, NULL, d_geof, xa, ya));
-    } else if (general) {
-      const PetscReal *d_geo;
-      PetscCall(DMQBoxGetGeometry_Private(ctx->dm, NULL, &d_geo));
-      PetscCall(VPMappedApply_CUDA(&q->grid, PETSC_FALSE, NULL, d_geo, xa, ya));
-    } else
+    if (general)
+      PetscCall(MatQBoxMappedApplyCUDA(A, 1.0, NULL, xa, ya));
+    else
       PetscCall(VPLaplacianApply_CUDA(&q->grid, &ctx->w, (PetscBool)(q->precision == VP_PRECISION_SINGLE), q->deterministic, xa, ya));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(PetscLogGpuFlops(general ? VPFlopsMapped(&q->grid) : VPFlopsLaplacian(&q->grid)));
@@ -199,19 +215,35 @@ PetscErrorCode MatQBoxMultSingle_Private(Mat A, Vec x, Vec y)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* MatResidual(): r = b - A x. On one rank with CUDA vectors, the Cartesian operator (any weights, no shift or diagonal)
-   (-dm_qbox_fused_residual): the operator's kernel adds b itself (VPLaplacianResidual_CUDA()), one pass over x and b
-   where MatMult() and VecAYPX() make two more over r and one more over b. Otherwise MatMult() and VecAYPX(), as PETSc. */
+/* r = b - A x as MatResidual() does, with the mapped operator's factors in float as in MatQBoxMultSingle_Private() */
+PetscErrorCode MatQBoxResidualSingle_Private(Mat A, Vec b, Vec x, Vec r)
+{
+  Mat_QBoxLaplacian *ctx;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &ctx));
+  ctx->single = PETSC_TRUE;
+  PetscCall(MatResidual(A, b, x, r));
+  ctx->single = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatResidual(): r = b - A x. On one rank with CUDA vectors (-dm_qbox_fused_residual), no shift or diagonal: the
+   Cartesian operator (any weights) adds b in its kernel (VPLaplacianResidual_CUDA()), one pass over x and b where
+   MatMult() and VecAYPX() make two more over r and one more over b; the mapped one (stiffness only; its kernel adds
+   into r with atomics) starts from r = b and adds -stiff K x: a copy instead of MatMult()'s zeroing and VecAYPX()'s
+   pass. Otherwise MatMult() and VecAYPX(), as PETSc. */
 static PetscErrorCode MatResidual_QBoxLaplacian(Mat A, Vec b, Vec x, Vec r)
 {
   Mat_QBoxLaplacian *ctx;
   DM_QBox           *q;
-  PetscBool          fused = PETSC_FALSE;
+  PetscBool          fused = PETSC_FALSE, general;
 
   PetscFunctionBegin;
   PetscCall(MatShellGetContext(A, &ctx));
-  q = (DM_QBox *)ctx->dm->data;
-  if (q->fusedres && !DMQBoxIsGeneral_Private(q) && ctx->shift == (PetscScalar)0.0 && !ctx->dshift && r != x && r != b) {
+  q       = (DM_QBox *)ctx->dm->data;
+  general = DMQBoxIsGeneral_Private(q);
+  if (q->fusedres && (!general || ctx->w.mass == 0) && ctx->shift == (PetscScalar)0.0 && !ctx->dshift && r != x && r != b) {
     PetscBool gx, gb;
     PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, x, &gx));
     PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, b, &gb));
@@ -226,16 +258,26 @@ static PetscErrorCode MatResidual_QBoxLaplacian(Mat A, Vec b, Vec x, Vec r)
     PetscMemType       mt;
 
     PetscCall(PetscLogEventBegin(VPATCH_LaplacianMult, A, x, r, 0));
+    if (general) PetscCall(VecCopy(b, r)); /* the kernel adds into r */
     PetscCall(VecGetArrayReadAndMemType(x, &xa, NULL));
     PetscCall(VecGetArrayReadAndMemType(b, &ba, NULL));
-    PetscCall(VecGetArrayWriteAndMemType(r, &ra, &mt));
+    if (general)
+      PetscCall(VecGetArrayAndMemType(r, &ra, &mt));
+    else
+      PetscCall(VecGetArrayWriteAndMemType(r, &ra, &mt));
     PetscCheck(PetscMemTypeDevice(mt), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "MatResidual of the DMQBOX operator: b and x are CUDA vectors but r is not; use vectors of the DM");
     PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, NULL)); /* the operator kernel's constants */
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(VPLaplacianResidual_CUDA(&q->grid, &ctx->w, (PetscBool)(q->precision == VP_PRECISION_SINGLE), q->deterministic, ba, xa, ra));
+    if (general)
+      PetscCall(MatQBoxMappedApplyCUDA(A, -ctx->w.stiff, ba, xa, ra));
+    else
+      PetscCall(VPLaplacianResidual_CUDA(&q->grid, &ctx->w, (PetscBool)(q->precision == VP_PRECISION_SINGLE), q->deterministic, ba, xa, ra));
     PetscCall(PetscLogGpuTimeEnd());
-    PetscCall(PetscLogGpuFlops(VPFlopsLaplacian(&q->grid) + (PetscLogDouble)A->rmap->n));
-    PetscCall(VecRestoreArrayWriteAndMemType(r, &ra));
+    PetscCall(PetscLogGpuFlops((general ? VPFlopsMapped(&q->grid) : VPFlopsLaplacian(&q->grid)) + (PetscLogDouble)A->rmap->n));
+    if (general)
+      PetscCall(VecRestoreArrayAndMemType(r, &ra));
+    else
+      PetscCall(VecRestoreArrayWriteAndMemType(r, &ra));
     PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
     PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
     PetscCall(PetscLogEventEnd(VPATCH_LaplacianMult, A, x, r, 0));

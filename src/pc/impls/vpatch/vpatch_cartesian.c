@@ -101,12 +101,21 @@ static PetscErrorCode PCVPatchSetUpDense(PC_VPatch *jac)
    own accuracy is float's, and a smoother inside a cycle sees residual equations, whose iterates are small */
 static PetscErrorCode PCVPatchColorResidual(PC_VPatch *jac, Vec b, Vec x, Vec w)
 {
+  const PetscBool single = (PetscBool)(jac->surrogate && jac->cuda && jac->precision == VP_PRECISION_SINGLE);
+
   PetscFunctionBegin;
-  if (jac->surrogate && jac->cuda && jac->precision == VP_PRECISION_SINGLE)
+  if (jac->scale == (PetscScalar)1.0) { /* MatResidual(): the DMQBOX operator's in one pass where it can (laplacian.c) */
+    if (single)
+      PetscCall(MatQBoxResidualSingle_Private(jac->A, b, x, w));
+    else
+      PetscCall(MatResidual(jac->A, b, x, w));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (single)
     PetscCall(MatQBoxMultSingle_Private(jac->A, x, w));
   else
     PetscCall(MatMult(jac->A, x, w)); /* scale L x */
-  if (jac->scale != (PetscScalar)1.0) PetscCall(VecScale(w, 1.0 / jac->scale));
+  PetscCall(VecScale(w, 1.0 / jac->scale));
   PetscCall(VecAYPX(w, -1.0, b));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

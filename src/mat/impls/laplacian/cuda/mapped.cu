@@ -41,7 +41,7 @@ template <int DIM, int K, int DIR, int MAT, bool TR, typename T> __device__ __fo
   return s;
 }
 
-template <int DIM, int K, typename T> __global__ void __launch_bounds__(VPMapShape<DIM, K>::THREADS) VPMapApplyKernel(VPGrid g, int ncells, const T *__restrict__ geo, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+template <int DIM, int K, typename T> __global__ void __launch_bounds__(VPMapShape<DIM, K>::THREADS) VPMapApplyKernel(VPGrid g, int ncells, const T *__restrict__ geo, PetscScalar alpha, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
   using S         = VPMapShape<DIM, K>;
   constexpr int N = S::N, ND = S::ND, NB = S::NB, NC = DIM == 3 ? 6 : 3;
@@ -124,7 +124,7 @@ template <int DIM, int K, typename T> __global__ void __launch_bounds__(VPMapSha
   if (active && !bnd) {
     const T *bx = DIM == 2 ? P[0] : Q[0], *bs = DIM == 2 ? P[1] : Q[1];
     const T  v = VPMapContract<DIM, K, 0, 1, true>(bx + o, i0, i1, i2) + VPMapContract<DIM, K, 0, 0, true>(bs + o, i0, i1, i2);
-    atomicAdd(&y[idx], (PetscScalar)v);
+    atomicAdd(&y[idx], alpha * (PetscScalar)v);
   }
 }
 
@@ -193,7 +193,7 @@ template <int K, typename T> __device__ __forceinline__ void VPMapForwardY(const
    memory, then per component of the map the three passes of the gradient (J's row) and of the value (the point, for
    the coefficient). J stays in registers (12 (k+1) values). */
 template <int K, typename T, bool FLY>
-__global__ void __launch_bounds__(VPMapLineShape<K, T, FLY>::THREADS) VPMapLineKernel(VPGrid g, VPGeometryParams p, int ncells, const T *__restrict__ geo, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+__global__ void __launch_bounds__(VPMapLineShape<K, T, FLY>::THREADS) VPMapLineKernel(VPGrid g, VPGeometryParams p, int ncells, const T *__restrict__ geo, PetscScalar alpha, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
   using S               = VPMapLineShape<K, T, FLY>;
   constexpr int       N = S::N, ND = S::ND, L = S::L, NB = S::NB, NN = N * N, NX = FLY ? NB * ND : 1;
@@ -359,7 +359,7 @@ __global__ void __launch_bounds__(VPMapLineShape<K, T, FLY>::THREADS) VPMapLineK
     VPMapLine<K, 0, true>(c, r2);
 #pragma unroll
     for (int i = 0; i < N; i++)
-      if (!VPDBoxOnBoundary<N>(f, i, la, lb)) atomicAdd(&y[cbase[b] + (i + la * sy + lb * sz)], (PetscScalar)(r1[i] + r2[i]));
+      if (!VPDBoxOnBoundary<N>(f, i, la, lb)) atomicAdd(&y[cbase[b] + (i + la * sy + lb * sz)], alpha * (PetscScalar)(r1[i] + r2[i]));
   }
 }
 
@@ -399,7 +399,7 @@ static inline int VPMapCells(const VPGrid *g)
 }
 
 template <int DIM, int K, typename T> struct VPMapApply {
-  static PetscErrorCode run(const VPGrid *g, const VPGeometryParams *p, const void *geo, const PetscScalar *x, PetscScalar *y)
+  static PetscErrorCode run(const VPGrid *g, const VPGeometryParams *p, const void *geo, PetscScalar alpha, const PetscScalar *x, PetscScalar *y)
   {
     using S         = VPMapShape<DIM, K>;
     const int    nc = VPMapCells(g);
@@ -409,16 +409,16 @@ template <int DIM, int K, typename T> struct VPMapApply {
     if constexpr (DIM == 3) {
       if (nc && p) {
         using SL = VPMapLineShape<K, T, true>;
-        VPMapLineKernel<K, T, true><<<(nc + SL::NB - 1) / SL::NB, SL::THREADS, 0, stream>>>(*g, *p, nc, NULL, x, y);
+        VPMapLineKernel<K, T, true><<<(nc + SL::NB - 1) / SL::NB, SL::THREADS, 0, stream>>>(*g, *p, nc, NULL, alpha, x, y);
         PetscCallCUDA(cudaGetLastError());
       } else if (nc) {
         using SL              = VPMapLineShape<K, T>;
         VPGeometryParams none = {}; /* not read */
-        VPMapLineKernel<K, T, false><<<(nc + SL::NB - 1) / SL::NB, SL::THREADS, 0, stream>>>(*g, none, nc, (const T *)geo, x, y);
+        VPMapLineKernel<K, T, false><<<(nc + SL::NB - 1) / SL::NB, SL::THREADS, 0, stream>>>(*g, none, nc, (const T *)geo, alpha, x, y);
         PetscCallCUDA(cudaGetLastError());
       }
     } else if (nc) {
-      VPMapApplyKernel<DIM, K, T><<<(nc + S::NB - 1) / S::NB, S::THREADS, 0, stream>>>(*g, nc, (const T *)geo, x, y);
+      VPMapApplyKernel<DIM, K, T><<<(nc + S::NB - 1) / S::NB, S::THREADS, 0, stream>>>(*g, nc, (const T *)geo, alpha, x, y);
       PetscCallCUDA(cudaGetLastError());
     }
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -457,14 +457,17 @@ PetscErrorCode VPMappedSetUp_CUDA(PetscInt k, const PetscReal *S, const PetscRea
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode VPMappedApply_CUDA(const VPGrid *g, PetscBool single, const VPGeometryParams *p, const void *d_geo, const PetscScalar *xl, PetscScalar *yl)
+PetscErrorCode VPMappedApply_CUDA(const VPGrid *g, PetscBool single, const VPGeometryParams *p, const void *d_geo, PetscScalar alpha, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *yl)
 {
   PetscFunctionBegin;
   if (VPGridEmpty(g)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck((double)g->cm[0] * g->cm[1] * g->cm[2] < 2147483647.0, PETSC_COMM_SELF, PETSC_ERR_SUP, "The CUDA mapped operator numbers the owned cells of a process in int: use more processes");
   PetscCheck(!p || g->dim == 3, PETSC_COMM_SELF, PETSC_ERR_SUP, "The factors computed on the fly are built in 3D only");
-  VP_DISPATCH_PRECISION(VPMapApply, single, g->dim, g->k, g, p, d_geo, xl, yl);
-  PetscCall(VPOwnedBoundary_CUDA(g, 1.0, xl, yl, PETSC_TRUE));
+  VP_DISPATCH_PRECISION(VPMapApply, single, g->dim, g->k, g, p, d_geo, alpha, xl, yl);
+  if (bl)
+    PetscCall(VPOwnedBoundaryResidual_CUDA(g, -alpha, bl, xl, yl));
+  else
+    PetscCall(VPOwnedBoundary_CUDA(g, alpha, xl, yl, PETSC_TRUE));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
