@@ -133,9 +133,22 @@ template <int DIM, int K, typename T> __global__ void __launch_bounds__(VPMapSha
    output value: 16 N^4 shared-memory loads per cell against 11 N^3 here). Passes: x (D u, S u), y (the three
    partial gradients), z (the gradients, G at the line's points from global memory, and back along z, in place), y
    back, x back with the scatter-add. */
+/* The cells' tensors in shared memory: node (i0, i1, i2) of the block's cell b at b PC + i0 + i1 PX + i2 PY. The passes'
+   lanes (two to eight cells per warp at k <= 3) read lines along x (lane (la, lb) at la PX + lb PY), y (la + lb PY)
+   and z (la + lb PX); with the plain strides (N, N^2, N^3) the x and y passes conflict 4-way at k = 3 (lanes 4 floats
+   apart, and the cells N^3 = 64 apart share their banks) and 8-way at k = 7. These strides, found by trying every
+   padding up to 32 words for the fewest conflicts over the three passes (32 banks of 4 bytes; a double takes two, a
+   half-warp at a time), make them 1, 2, 1 at k = 3 and 1, 1, 2 at k = 7 (k = 1: 1, 2, 1); the other degrees keep the
+   plain ones, which are as good as any padding there or better. */
+template <int K, typename T> struct VPMapPad {
+  static constexpr int N = K + 1, PX = K == 1 ? 2 : (K == 7 ? 9 : N), PY = K == 1 ? 5 : (K == 3 ? 19 : (K == 7 ? 72 : N * PX));
+  static constexpr int PC = K == 1 ? 12 : (K == 3 ? (sizeof(T) == 4 ? 80 : 73) : (K == 7 ? 575 : N * PY));
+  static_assert(PY >= N * PX && PC >= (N - 1) * (PX + PY) + N, "the padded strides must keep the nodes of the cells apart");
+};
+
 template <int K, typename T, bool FLY = false> struct VPMapLineShape {
   /* FLY: three more arrays (the nodes' images); NB capped to keep the eight in the 48 KB of static shared memory */
-  static constexpr int N = K + 1, ND = N * N * N, L = N * N, NB0 = L >= 128 ? 1 : 128 / L, CAP = 49152 / (8 * ND * (int)sizeof(T));
+  static constexpr int N = K + 1, ND = N * N * N, PC = VPMapPad<K, T>::PC, L = N * N, NB0 = L >= 128 ? 1 : 128 / L, CAP = 49152 / (8 * PC * (int)sizeof(T));
   static constexpr int NB = !FLY || NB0 <= CAP ? NB0 : (CAP > 0 ? CAP : 1), THREADS = ((NB * L + 31) / 32) * 32;
 };
 
@@ -156,36 +169,36 @@ template <int K, int MAT, bool TR, typename T> __device__ __forceinline__ void V
    at offset o. x lines (y = la, z = lb) of the line u: A = D_x u, B = S_x u */
 template <int K, typename T> __device__ __forceinline__ void VPMapForwardX(const T *u, T *A, T *B, int o, int la, int lb)
 {
-  constexpr int N = K + 1, NN = N * N;
+  constexpr int N = K + 1, PX = VPMapPad<K, T>::PX, PY = VPMapPad<K, T>::PY;
   T             r1[N], r2[N];
   VPMapLine<K, 1, false>(u, r1);
   VPMapLine<K, 0, false>(u, r2);
 #pragma unroll
   for (int i = 0; i < N; i++) {
-    A[o + i + la * N + lb * NN] = r1[i];
-    B[o + i + la * N + lb * NN] = r2[i];
+    A[o + i + la * PX + lb * PY] = r1[i];
+    B[o + i + la * PX + lb * PY] = r2[i];
   }
 }
 
 /* y lines (x = la, z = lb): P0 = S_y A, P1 = D_y B, P2 = S_y B */
 template <int K, typename T> __device__ __forceinline__ void VPMapForwardY(const T *A, const T *B, T *P0, T *P1, T *P2, int o, int la, int lb)
 {
-  constexpr int N = K + 1, NN = N * N;
+  constexpr int N = K + 1, PX = VPMapPad<K, T>::PX, PY = VPMapPad<K, T>::PY;
   T             a[N], c[N], r[N];
 #pragma unroll
   for (int j = 0; j < N; j++) {
-    a[j] = A[o + la + j * N + lb * NN];
-    c[j] = B[o + la + j * N + lb * NN];
+    a[j] = A[o + la + j * PX + lb * PY];
+    c[j] = B[o + la + j * PX + lb * PY];
   }
   VPMapLine<K, 0, false>(a, r);
 #pragma unroll
-  for (int i = 0; i < N; i++) P0[o + la + i * N + lb * NN] = r[i];
+  for (int i = 0; i < N; i++) P0[o + la + i * PX + lb * PY] = r[i];
   VPMapLine<K, 1, false>(c, r);
 #pragma unroll
-  for (int i = 0; i < N; i++) P1[o + la + i * N + lb * NN] = r[i];
+  for (int i = 0; i < N; i++) P1[o + la + i * PX + lb * PY] = r[i];
   VPMapLine<K, 0, false>(c, r);
 #pragma unroll
-  for (int i = 0; i < N; i++) P2[o + la + i * N + lb * NN] = r[i];
+  for (int i = 0; i < N; i++) P2[o + la + i * PX + lb * PY] = r[i];
 }
 
 /* FLY: the factors G = w a adj(J^T J) / det J at the points of the thread's z line, computed from the built-in map p
@@ -196,8 +209,8 @@ template <int K, typename T, bool FLY>
 __global__ void __launch_bounds__(VPMapLineShape<K, T, FLY>::THREADS) VPMapLineKernel(VPGrid g, VPGeometryParams p, int ncells, const T *__restrict__ geo, PetscScalar alpha, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
   using S               = VPMapLineShape<K, T, FLY>;
-  constexpr int       N = S::N, ND = S::ND, L = S::L, NB = S::NB, NN = N * N, NX = FLY ? NB * ND : 1;
-  __shared__ T        A[NB * ND], B[NB * ND], P0[NB * ND], P1[NB * ND], P2[NB * ND], X[3][NX];
+  constexpr int       N = S::N, ND = S::ND, L = S::L, NB = S::NB, NN = N * N, PC = S::PC, PX = VPMapPad<K, T>::PX, PY = VPMapPad<K, T>::PY, NX = FLY ? NB * PC : 1;
+  __shared__ T        A[NB * PC], B[NB * PC], P0[NB * PC], P1[NB * PC], P2[NB * PC], X[3][NX];
   __shared__ PetscInt cbase[NB]; /* local index of each cell's first node */
   __shared__ int      cflag[NB]; /* VPDBoxFlags of each cell, -1: no cell */
   __shared__ int      ccell[NB][3];
@@ -228,7 +241,7 @@ __global__ void __launch_bounds__(VPMapLineShape<K, T, FLY>::THREADS) VPMapLineK
     }
   }
   __syncthreads();
-  const int  b = threadIdx.x / L, l = threadIdx.x - b * L, cell = blockIdx.x * NB + b, la = l % N, lb = l / N, o = b * ND;
+  const int  b = threadIdx.x / L, l = threadIdx.x - b * L, cell = blockIdx.x * NB + b, la = l % N, lb = l / N, o = b * PC;
   const bool active = b < NB && cflag[b] >= 0;
   const int  f      = active ? cflag[b] : 0;
   T          Gr[FLY ? 6 : 1][FLY ? N : 1]; /* FLY: the factors at the points (la, lb, i) of the thread's z line */
@@ -240,7 +253,7 @@ __global__ void __launch_bounds__(VPMapLineShape<K, T, FLY>::THREADS) VPMapLineK
         const int it[3] = {i, la, lb};
         double    xx[3];
         VPGeoNodeImage(g, p, 3, K, ccell[b], it, xx);
-        for (int a = 0; a < 3; a++) X[a][o + i + la * N + lb * NN] = (T)(xx[a] - cref[b][a]); /* J loses no digits in float */
+        for (int a = 0; a < 3; a++) X[a][o + i + la * PX + lb * PY] = (T)(xx[a] - cref[b][a]); /* J loses no digits in float */
       }
     }
     __syncthreads();
@@ -249,7 +262,7 @@ __global__ void __launch_bounds__(VPMapLineShape<K, T, FLY>::THREADS) VPMapLineK
       if (active) { /* x lines: D_x x_a, S_x x_a */
         T u[N];
 #pragma unroll
-        for (int i = 0; i < N; i++) u[i] = X[a][o + i + la * N + lb * NN];
+        for (int i = 0; i < N; i++) u[i] = X[a][o + i + la * PX + lb * PY];
         VPMapForwardX<K>(u, A, B, o, la, lb);
       }
       __syncthreads();
@@ -259,9 +272,9 @@ __global__ void __launch_bounds__(VPMapLineShape<K, T, FLY>::THREADS) VPMapLineK
         T q0[N], q1[N], q2[N];
 #pragma unroll
         for (int j = 0; j < N; j++) {
-          q0[j] = P0[o + la + lb * N + j * NN];
-          q1[j] = P1[o + la + lb * N + j * NN];
-          q2[j] = P2[o + la + lb * N + j * NN];
+          q0[j] = P0[o + la + lb * PX + j * PY];
+          q1[j] = P1[o + la + lb * PX + j * PY];
+          q2[j] = P2[o + la + lb * PX + j * PY];
         }
         VPMapLine<K, 0, false>(q0, J[a][0]);
         VPMapLine<K, 0, false>(q1, J[a][1]);
@@ -298,9 +311,9 @@ __global__ void __launch_bounds__(VPMapLineShape<K, T, FLY>::THREADS) VPMapLineK
     const T *G = FLY ? NULL : geo + (size_t)cell * 6 * ND + la + lb * N;
 #pragma unroll
     for (int j = 0; j < N; j++) {
-      p0[j] = P0[o + la + lb * N + j * NN];
-      p1[j] = P1[o + la + lb * N + j * NN];
-      p2[j] = P2[o + la + lb * N + j * NN];
+      p0[j] = P0[o + la + lb * PX + j * PY];
+      p1[j] = P1[o + la + lb * PX + j * PY];
+      p2[j] = P2[o + la + lb * PX + j * PY];
     }
     VPMapLine<K, 0, false>(p0, g0);
     VPMapLine<K, 0, false>(p1, g1);
@@ -324,9 +337,9 @@ __global__ void __launch_bounds__(VPMapLineShape<K, T, FLY>::THREADS) VPMapLineK
     VPMapLine<K, 1, true>(g2, p2);
 #pragma unroll
     for (int i = 0; i < N; i++) {
-      P0[o + la + lb * N + i * NN] = p0[i];
-      P1[o + la + lb * N + i * NN] = p1[i];
-      P2[o + la + lb * N + i * NN] = p2[i];
+      P0[o + la + lb * PX + i * PY] = p0[i];
+      P1[o + la + lb * PX + i * PY] = p1[i];
+      P2[o + la + lb * PX + i * PY] = p2[i];
     }
   }
   __syncthreads();
@@ -334,17 +347,17 @@ __global__ void __launch_bounds__(VPMapLineShape<K, T, FLY>::THREADS) VPMapLineK
     T a0[N], a1[N], a2[N], r1[N], r2[N], r3[N];
 #pragma unroll
     for (int j = 0; j < N; j++) {
-      a0[j] = P0[o + la + j * N + lb * NN];
-      a1[j] = P1[o + la + j * N + lb * NN];
-      a2[j] = P2[o + la + j * N + lb * NN];
+      a0[j] = P0[o + la + j * PX + lb * PY];
+      a1[j] = P1[o + la + j * PX + lb * PY];
+      a2[j] = P2[o + la + j * PX + lb * PY];
     }
     VPMapLine<K, 0, true>(a0, r1);
     VPMapLine<K, 1, true>(a1, r2);
     VPMapLine<K, 0, true>(a2, r3);
 #pragma unroll
     for (int i = 0; i < N; i++) {
-      A[o + la + i * N + lb * NN] = r1[i];
-      B[o + la + i * N + lb * NN] = r2[i] + r3[i];
+      A[o + la + i * PX + lb * PY] = r1[i];
+      B[o + la + i * PX + lb * PY] = r2[i] + r3[i];
     }
   }
   __syncthreads();
@@ -352,8 +365,8 @@ __global__ void __launch_bounds__(VPMapLineShape<K, T, FLY>::THREADS) VPMapLineK
     T a[N], c[N], r1[N], r2[N];
 #pragma unroll
     for (int j = 0; j < N; j++) {
-      a[j] = A[o + j + la * N + lb * NN];
-      c[j] = B[o + j + la * N + lb * NN];
+      a[j] = A[o + j + la * PX + lb * PY];
+      c[j] = B[o + j + la * PX + lb * PY];
     }
     VPMapLine<K, 1, true>(a, r1);
     VPMapLine<K, 0, true>(c, r2);
