@@ -591,7 +591,7 @@ __device__ __forceinline__ void VPPatchOwnFactors(int p, int npatch, int vlo0, i
   if (MODE == VP_MODE_SOLVE_GLOBAL && pg && p < npatch) {
     int vx, vy, vz;
     VPDVertex(p, vlo0, vlo1, vlo2, nv0, nv1, vx, vy, vz);
-    const size_t     iv = (size_t)(((vz - alo2) * anv1 + (vy - alo1)) * anv0 + (vx - alo0));
+    const size_t     iv = ((size_t)(vz - alo2) * (size_t)anv1 + (size_t)(vy - alo1)) * (size_t)anv0 + (size_t)(vx - alo0); /* past 2^31 vertices at k = 1 */
     const PetscReal *gp = pg + 3 * iv;
     q0                  = (T)gp[0];
     q1                  = (T)gp[1];
