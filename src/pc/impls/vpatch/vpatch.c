@@ -618,15 +618,15 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
                                                : "CPU kernel"));
     if (jac->surrogate && jac->local == PC_VPATCH_LOCAL_CG)
       PetscCall(PetscViewerASCIIPrintf(
-          viewer, "mapped DMQBOX: %" PetscInt_FMT " CG steps per patch on its true operator, preconditioned by the separable surrogate (%s) scaled by the diagonal; nonlinear (use a flexible outer method); each color's residual by MatMult\n",
+          viewer, "mapped DMQBOX: %" PetscInt_FMT " CG steps per patch on its true operator, preconditioned by the separable surrogate (%s) scaled by the diagonal; nonlinear (use a flexible outer method); each color's residual by MatResidual\n",
           jac->localits, PCVPatchSurrogates[jac->surtype]));
     else if (jac->surrogate && jac->local == PC_VPATCH_LOCAL_SCALED)
-      PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: local solves by the separable surrogate (%s) scaled by the operator's diagonal, damped by %g (-pc_vpatch_local_damping); each color's residual by MatMult\n",
+      PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: local solves by the separable surrogate (%s) scaled by the operator's diagonal, damped by %g (-pc_vpatch_local_damping); each color's residual by MatResidual\n",
                                        PCVPatchSurrogates[jac->surtype], (double)jac->damp));
     else if (jac->surrogate && jac->local == PC_VPATCH_LOCAL_FDM)
-      PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: inexact local solves (fast diagonalization of a separable surrogate per patch, scaled by %s), each color's residual by MatMult\n", PCVPatchSurrogates[jac->surtype]));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: inexact local solves (fast diagonalization of a separable surrogate per patch, scaled by %s), each color's residual by MatResidual\n", PCVPatchSurrogates[jac->surtype]));
     else if (jac->surrogate)
-      PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: exact local solves (each patch's dense LU), each color's residual by MatMult\n"));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: exact local solves (each patch's dense LU), each color's residual by MatResidual\n"));
     else if (jac->local == PC_VPATCH_LOCAL_CG || jac->local == PC_VPATCH_LOCAL_SCALED)
       PetscCall(PetscViewerASCIIPrintf(viewer, "Cartesian DMQBOX: local solver %s is the exact fast diagonalization here\n", PCVPatchLocalSolvers[jac->local]));
     if (jac->opw.mass != 0)
