@@ -280,7 +280,7 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
     }
     PetscCall(DMRestoreLocalVector(jac->dm, &dl));
 #if defined(PETSC_HAVE_CUDA)
-    if (jac->cuda) { /* the kernel's tables; its factors: the DM's own, or with a layer of cells below, pgeo */
+    if (jac->cuda && jac->local == PC_VPATCH_LOCAL_CG) { /* the CG kernel's tables (scaled runs in the fast-diagonalization kernel); its factors: the DM's own, or with a layer of cells below, pgeo */
       VPPatchCGTables *t  = &jac->cgt;
       PetscInt         ni = 2 * g->k - 1, np = 2 * g->k + 1, alo[3], anv[3];
       PetscCall(PetscMemzero(t, sizeof(*t)));
@@ -304,7 +304,7 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
           t->cS[qq * VPATCH_MAX_N1D + i] = b->S[qq * n1 + i];
           t->cD[qq * VPATCH_MAX_N1D + i] = b->D[qq * n1 + i];
         }
-      if (below && jac->pgeo) { /* local solver cg; scaled applies no true operator */
+      if (below && jac->pgeo) {
         PetscCall(VPDeviceCopy_Private(jac->pgeo, (size_t)(ncb * ncomp * nd), &jac->d_pgeo));
         jac->d_cggeo = jac->d_pgeo;
       } else
