@@ -244,7 +244,25 @@ int main(int argc, char **argv)
       PetscCall(DMCreateGlobalVector(dm2, &xd));
       PetscCall(VecDuplicate(xd, &yd));
       PetscCall(VecCopy(x, xd));
-      PetscCall(Sweep(dm2, NULL, PETSC_FALSE, xd, yd));
+      if (dev) { /* on one rank in 3D (factors stored, stiffness only) each color's residual is formed patch by patch from the cells (VPPatchResid), else by MatResidual() */
+        PetscLogEvent      id;
+        PetscEventPerfInfo i0, i1;
+        PetscBool          patchres = PETSC_TRUE, fly = PETSC_FALSE, expect;
+        PetscMPIInt        size;
+        PetscInt           dim = 3;
+        PetscCall(PetscOptionsGetBool(NULL, NULL, "-pc_vpatch_patch_residual", &patchres, NULL));
+        PetscCall(PetscOptionsGetBool(NULL, NULL, "-dm_qbox_geometry_onthefly", &fly, NULL));
+        PetscCall(PetscOptionsGetEnum(NULL, NULL, "-pc_vpatch_local_solver", PCVPatchLocalSolvers, (PetscEnum *)&ls, NULL));
+        PetscCall(DMGetDimension(dm2, &dim));
+        PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
+        expect = (PetscBool)(patchres && !fly && dim == 3 && size == 1 && ls != PC_VPATCH_LOCAL_CG && ls != PC_VPATCH_LOCAL_DENSE);
+        PetscCall(PetscLogEventGetId("VPPatchResid", &id));
+        PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, id, &i0));
+        PetscCall(Sweep(dm2, NULL, PETSC_FALSE, xd, yd));
+        PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, id, &i1));
+        PetscCheck((i1.count > i0.count) == expect, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "PCVPATCH sweep on the GPU: the colors' residuals %s patch by patch, expected %s", i1.count > i0.count ? "were formed" : "were not formed", expect ? "yes" : "no");
+      } else
+        PetscCall(Sweep(dm2, NULL, PETSC_FALSE, xd, yd));
       if (!dev) {
         PetscReal ny;
         PetscCall(VecDuplicate(x, &ys));
@@ -436,6 +454,38 @@ int main(int argc, char **argv)
     suffix: gpu_scaled
     requires: cuda
     args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 -pc_vpatch_local_solver scaled
+    output_file: test_mapped_gpu
+
+  # each color's residual patch by patch (the default on one rank in 3D) at every degree the kernel batches differently,
+  # and the whole residual by MatResidual(): the sweeps equal to the CPU's
+  test:
+    suffix: gpu_scaled_k1
+    requires: cuda
+    args: -gpu -dm_qbox_mapping deformed -dm_qbox_coefficient oscillatory -dm_qbox_degree 1 -dm_qbox_cells 6
+    output_file: test_mapped_gpu
+
+  test:
+    suffix: gpu_scaled_k5
+    requires: cuda
+    args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 5 -dm_qbox_cells 3
+    output_file: test_mapped_gpu
+
+  test:
+    suffix: gpu_scaled_k7
+    requires: cuda
+    args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 7 -dm_qbox_cells 3
+    output_file: test_mapped_gpu
+
+  test:
+    suffix: gpu_scaled_k8
+    requires: cuda
+    args: -gpu -dm_qbox_mapping deformed -dm_qbox_degree 8 -dm_qbox_cells 2
+    output_file: test_mapped_gpu
+
+  test:
+    suffix: gpu_wholeres
+    requires: cuda
+    args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 -pc_vpatch_patch_residual 0
     output_file: test_mapped_gpu
 
   test:

@@ -115,6 +115,9 @@ PETSC_INTERN PetscErrorCode VPMappedSetUp_CUDA(PetscInt k, const PetscReal *S, c
 /* yl += alpha K xl on the interior nodes and the Dirichlet rows alpha times the identity (yl = alpha xl there), or with bl
    (the residual: yl = bl on entry, alpha = -stiff) yl = bl + alpha xl there */
 PETSC_INTERN PetscErrorCode VPMappedApply_CUDA(const VPGrid *, PetscBool single, const VPGeometryParams *p, const void *d_geo, PetscScalar alpha, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *yl);
+/* 3D, the whole box on one rank: r = b - alpha K x on the interior nodes of the vertex patches of one color (the
+   residual their solves read; the other entries of r are left as they are), one thread block per patch, no atomics */
+PETSC_INTERN PetscErrorCode VPMappedPatchResidual_CUDA(const VPGrid *, PetscBool single, const void *d_geo, PetscInt color, PetscScalar alpha, const PetscScalar *b, const PetscScalar *x, PetscScalar *r);
 PETSC_INTERN PetscErrorCode VPMappedToFloat_CUDA(const PetscReal *d_geo, size_t n, float **d_geof);
 PETSC_INTERN PetscErrorCode VPMappedFloatFree_CUDA(float **d_geof);
 PETSC_INTERN PetscErrorCode VPMappedDiagonal_CUDA(const VPGrid *, const PetscReal *d_geo, PetscScalar *dl);

@@ -228,6 +228,59 @@ PetscErrorCode MatQBoxResidualSingle_Private(Mat A, Vec b, Vec x, Vec r)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* r = b - A x on the interior nodes of the vertex patches of one color only (the residual PCVPATCH's solves of that color
+   read; r's other entries are left as they are), by VPMappedPatchResidual_CUDA(): one rank, CUDA vectors of the DM, 3D
+   mapped operator, stiffness only, stored factors (in float when single), -dm_qbox_fused_residual. *done says whether it
+   ran; where it cannot, the caller forms the whole residual. */
+PetscErrorCode MatQBoxPatchResidual_Private(Mat A, PetscBool single, PetscInt color, Vec b, Vec x, Vec r, PetscBool *done)
+{
+  Mat_QBoxLaplacian *ctx;
+  DM_QBox           *q;
+  PetscBool          gx = PETSC_FALSE, gb = PETSC_FALSE, gr = PETSC_FALSE;
+  const PetscScalar *xa, *ba;
+  PetscScalar       *ra;
+  const void        *d_geo;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  PetscCall(MatShellGetContext(A, &ctx));
+  q = (DM_QBox *)ctx->dm->data;
+  if (!q->fusedres || !DMQBoxIsGeneral_Private(q) || q->grid.dim != 3 || q->geofly || ctx->w.mass != 0 || ctx->shift != (PetscScalar)0.0 || ctx->dshift || r == x || r == b) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, x, &gx));
+  PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, b, &gb));
+  PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, r, &gr));
+  if (!gx || !gb || !gr) PetscFunctionReturn(PETSC_SUCCESS);
+  if (single || q->precision == VP_PRECISION_SINGLE) {
+    const float *d_geof;
+    PetscCall(DMQBoxGetGeometryFloat_Private(ctx->dm, &d_geof));
+    d_geo  = d_geof;
+    single = PETSC_TRUE;
+  } else {
+    const PetscReal *d_geod;
+    PetscCall(DMQBoxGetGeometry_Private(ctx->dm, NULL, &d_geod));
+    d_geo = d_geod;
+  }
+  PetscCall(PetscLogEventBegin(VPATCH_PatchResidual, A, x, r, 0));
+  PetscCall(VecGetArrayReadAndMemType(x, &xa, NULL));
+  PetscCall(VecGetArrayReadAndMemType(b, &ba, NULL));
+  PetscCall(VecGetArrayAndMemType(r, &ra, NULL));
+  PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, NULL)); /* the operator kernel's constants */
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(VPMappedPatchResidual_CUDA(&q->grid, single, d_geo, color, ctx->w.stiff, ba, xa, ra));
+  PetscCall(PetscLogGpuTimeEnd());
+  { /* the color's patches, 2^3 cells each, and one subtraction per interior node */
+    int            vlo[3], nv[3];
+    PetscLogDouble np = VPPatchColorVertices(&q->grid, color, vlo, nv) ? (PetscLogDouble)nv[0] * nv[1] * nv[2] : 0;
+    PetscCall(PetscLogGpuFlops(np * (8 * VPFlopsMappedCell(3, q->grid.k) + PetscPowInt(2 * q->grid.k - 1, 3))));
+  }
+  PetscCall(VecRestoreArrayAndMemType(r, &ra));
+  PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
+  PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+  PetscCall(PetscLogEventEnd(VPATCH_PatchResidual, A, x, r, 0));
+  *done = PETSC_TRUE;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* MatResidual(): r = b - A x. On one rank with CUDA vectors (-dm_qbox_fused_residual), no shift or diagonal: the
    Cartesian operator (any weights) adds b in its kernel (VPLaplacianResidual_CUDA()), one pass over x and b where
    MatMult() and VecAYPX() make two more over r and one more over b; the mapped one (stiffness only; its kernel adds

@@ -527,6 +527,7 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
   PetscCheck(jac->localdamp == (PetscReal)PETSC_DETERMINE || (jac->localdamp > 0 && jac->localdamp <= 1), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
              "-pc_vpatch_local_damping %g: give a damping in (0, 1], or -1 for the default min(0.7, 2.1/k)", (double)jac->localdamp);
   if (flg) pc->setupcalled = PETSC_FALSE;
+  PetscCall(PetscOptionsBool("-pc_vpatch_patch_residual", "Mapped DMQBOX, one rank, CUDA, 3D: each color's residual formed patch by patch from its cells (else MatResidual of the whole level)", "PCVPATCH", jac->patchres, &jac->patchres, NULL));
   PetscOptionsHeadEnd();
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -616,17 +617,18 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
                                                       ? "CUDA kernel fused (localized residual and local solve in one kernel per color)"
                                                       : (jac->kernel == PC_VPATCH_KERNEL_SEPARATE ? "CUDA kernels separate (localized residual kernel, then local solve kernel)" : "CUDA kernel global (residual by MatMult, then local solve kernel)"))
                                                : "CPU kernel"));
+    const char *res = jac->patchran ? "patch by patch from its cells (-pc_vpatch_patch_residual)" : "by MatResidual";
     if (jac->surrogate && jac->local == PC_VPATCH_LOCAL_CG)
       PetscCall(PetscViewerASCIIPrintf(
-          viewer, "mapped DMQBOX: %" PetscInt_FMT " CG steps per patch on its true operator, preconditioned by the separable surrogate (%s) scaled by the diagonal; nonlinear (use a flexible outer method); each color's residual by MatResidual\n",
-          jac->localits, PCVPatchSurrogates[jac->surtype]));
+          viewer, "mapped DMQBOX: %" PetscInt_FMT " CG steps per patch on its true operator, preconditioned by the separable surrogate (%s) scaled by the diagonal; nonlinear (use a flexible outer method); each color's residual %s\n", jac->localits,
+          PCVPatchSurrogates[jac->surtype], res));
     else if (jac->surrogate && jac->local == PC_VPATCH_LOCAL_SCALED)
-      PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: local solves by the separable surrogate (%s) scaled by the operator's diagonal, damped by %g (-pc_vpatch_local_damping); each color's residual by MatResidual\n",
-                                       PCVPatchSurrogates[jac->surtype], (double)jac->damp));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: local solves by the separable surrogate (%s) scaled by the operator's diagonal, damped by %g (-pc_vpatch_local_damping); each color's residual %s\n", PCVPatchSurrogates[jac->surtype],
+                                       (double)jac->damp, res));
     else if (jac->surrogate && jac->local == PC_VPATCH_LOCAL_FDM)
-      PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: inexact local solves (fast diagonalization of a separable surrogate per patch, scaled by %s), each color's residual by MatResidual\n", PCVPatchSurrogates[jac->surtype]));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: inexact local solves (fast diagonalization of a separable surrogate per patch, scaled by %s), each color's residual %s\n", PCVPatchSurrogates[jac->surtype], res));
     else if (jac->surrogate)
-      PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: exact local solves (each patch's dense LU), each color's residual by MatResidual\n"));
+      PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: exact local solves (each patch's dense LU), each color's residual %s\n", res));
     else if (jac->local == PC_VPATCH_LOCAL_CG || jac->local == PC_VPATCH_LOCAL_SCALED)
       PetscCall(PetscViewerASCIIPrintf(viewer, "Cartesian DMQBOX: local solver %s is the exact fast diagonalization here\n", PCVPatchLocalSolvers[jac->local]));
     if (jac->opw.mass != 0)
@@ -1019,6 +1021,7 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
 . -pc_vpatch_local_solver <fdm,dense,cg,scaled> - fast diagonalization (default), a stored dense LU (verification), on a mapped `DMQBOX` CG steps on each patch's true operator, or the surrogate scaled by the operator's diagonal (the default where the `DMQBOX` has a coefficient)
 . -pc_vpatch_local_its <n>                      - local solver cg: CG steps per patch (default 2)
 . -pc_vpatch_local_damping <w>                  - local solver scaled: the damping of each correction (default min(0.7, 2.1/k))
+. -pc_vpatch_patch_residual <bool>              - mapped `DMQBOX` in 3D, one rank, CUDA, stiffness only: each color's residual formed patch by patch from the patch's cells, without atomics (default true; false: `MatResidual()` of the whole level)
 . -pc_vpatch_surrogate <pointmax,cellmax,mean>  - mapped `DMQBOX`: the scaling of the separable surrogate (`PCVPatchSurrogate`)
 . -pc_vpatch_dg_lines <bool>                     - discontinuous `DMQBOX` in 3D on the GPU: one thread per 1D line of a patch (default) or per unknown
 . -pc_vpatch_richardson_check <bool>            - `KSPRICHARDSON` with more than one iteration: the true residual after each sweep, for the tolerances (default true; false for a `PCMG` smoother of several steps)
@@ -1085,6 +1088,7 @@ PetscErrorCode PCCreate_VPatch(PC pc)
   jac->ranks     = PC_VPATCH_RANKS_EXACT;
   jac->dglines   = PETSC_TRUE;
   jac->rcheck    = PETSC_TRUE;
+  jac->patchres  = PETSC_TRUE;
 
   pc->ops->apply           = PCApply_VPatch;
   pc->ops->applytranspose  = PCApplyTranspose_VPatch;

@@ -98,12 +98,20 @@ static PetscErrorCode PCVPatchSetUpDense(PC_VPatch *jac)
 
 /* w = b - A x / scale, the residual of a color. The surrogate's solves in single precision take it from the operator in
    float on the GPU (the mapped operator's factors in float: half the bytes of the pass that dominates the sweep); their
-   own accuracy is float's, and a smoother inside a cycle sees residual equations, whose iterates are small */
-static PetscErrorCode PCVPatchColorResidual(PC_VPatch *jac, Vec b, Vec x, Vec w)
+   own accuracy is float's, and a smoother inside a cycle sees residual equations, whose iterates are small. color >= 0:
+   only the interior nodes of that color's patches need it (the in-place sweep), which the mapped operator forms patch by
+   patch where it can (MatQBoxPatchResidual_Private(): one pass without atomics) */
+static PetscErrorCode PCVPatchColorResidual(PC_VPatch *jac, PetscInt color, Vec b, Vec x, Vec w)
 {
   const PetscBool single = (PetscBool)(jac->surrogate && jac->cuda && jac->precision == VP_PRECISION_SINGLE);
+  PetscBool       done   = PETSC_FALSE;
 
   PetscFunctionBegin;
+  if (jac->patchres && jac->scale == (PetscScalar)1.0 && color >= 0 && jac->surrogate && jac->cuda) PetscCall(MatQBoxPatchResidual_Private(jac->A, single, color, b, x, w, &done));
+  if (done) {
+    jac->patchran = PETSC_TRUE;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (jac->scale == (PetscScalar)1.0) { /* MatResidual(): the DMQBOX operator's in one pass where it can (laplacian.c) */
     if (single)
       PetscCall(MatQBoxResidualSingle_Private(jac->A, b, x, w));
@@ -163,7 +171,7 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
        the residual): no ghost copies, half the vector passes of the general branch below */
     PetscScalar *xw;
     for (PetscInt i = 0; i < nc; i++) {
-      PetscCall(PCVPatchColorResidual(jac, b, x, jac->w));
+      PetscCall(PCVPatchColorResidual(jac, PCVPatchColor(jac, nc, i, reverse), b, x, jac->w));
       PetscCall(VecGetArrayReadAndMemType(jac->w, &ba, NULL));
       PetscCall(VecGetArrayAndMemType(x, &xw, NULL));
       PetscCall(PetscLogGpuTimeBegin());
@@ -175,7 +183,7 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
   } else {
     PetscCall(PCVPatchGetLocal_Private(jac, PETSC_TRUE, PETSC_TRUE));
     for (PetscInt i = 0; i < nc; i++) { /* kernel global: the residual of the whole level, ghosted, then the solves */
-      PetscCall(PCVPatchColorResidual(jac, b, x, jac->w));
+      PetscCall(PCVPatchColorResidual(jac, -1, b, x, jac->w));
       PetscCall(DMGlobalToLocal(jac->dm, jac->w, INSERT_VALUES, jac->bl));
       PetscCall(VecSet(jac->dl, 0.0));
       PetscCall(VecGetArrayReadAndMemType(jac->bl, &ba, NULL));

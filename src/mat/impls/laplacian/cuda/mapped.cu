@@ -201,6 +201,77 @@ template <int K, typename T> __device__ __forceinline__ void VPMapForwardY(const
   for (int i = 0; i < N; i++) P2[o + la + i * PX + lb * PY] = r[i];
 }
 
+/* z lines (x = la, y = lb): the gradient (S_z P0, S_z P1, D_z P2), times the factors G(i, m) (component m at the
+   line's point i, order 00 11 22 01 02 12), back along z; in place (the thread owns its line) */
+template <int K, typename T, typename GF> __device__ __forceinline__ void VPMapPassZ(T *P0, T *P1, T *P2, int o, int la, int lb, GF G)
+{
+  constexpr int N = K + 1, PX = VPMapPad<K, T>::PX, PY = VPMapPad<K, T>::PY;
+  T             p0[N], p1[N], p2[N], g0[N], g1[N], g2[N];
+#pragma unroll
+  for (int j = 0; j < N; j++) {
+    p0[j] = P0[o + la + lb * PX + j * PY];
+    p1[j] = P1[o + la + lb * PX + j * PY];
+    p2[j] = P2[o + la + lb * PX + j * PY];
+  }
+  VPMapLine<K, 0, false>(p0, g0);
+  VPMapLine<K, 0, false>(p1, g1);
+  VPMapLine<K, 1, false>(p2, g2);
+#pragma unroll
+  for (int i = 0; i < N; i++) {
+    const T g00 = G(i, 0), g11 = G(i, 1), g22 = G(i, 2), g01 = G(i, 3), g02 = G(i, 4), g12 = G(i, 5);
+    const T a0 = g0[i], a1 = g1[i], a2 = g2[i];
+    g0[i] = g00 * a0 + g01 * a1 + g02 * a2;
+    g1[i] = g01 * a0 + g11 * a1 + g12 * a2;
+    g2[i] = g02 * a0 + g12 * a1 + g22 * a2;
+  }
+  VPMapLine<K, 0, true>(g0, p0);
+  VPMapLine<K, 0, true>(g1, p1);
+  VPMapLine<K, 1, true>(g2, p2);
+#pragma unroll
+  for (int i = 0; i < N; i++) {
+    P0[o + la + lb * PX + i * PY] = p0[i];
+    P1[o + la + lb * PX + i * PY] = p1[i];
+    P2[o + la + lb * PX + i * PY] = p2[i];
+  }
+}
+
+/* y lines back (x = la, z = lb): toward D_x^T (into A), toward S_x^T (into B) */
+template <int K, typename T> __device__ __forceinline__ void VPMapBackY(T *A, T *B, const T *P0, const T *P1, const T *P2, int o, int la, int lb)
+{
+  constexpr int N = K + 1, PX = VPMapPad<K, T>::PX, PY = VPMapPad<K, T>::PY;
+  T             a0[N], a1[N], a2[N], r1[N], r2[N], r3[N];
+#pragma unroll
+  for (int j = 0; j < N; j++) {
+    a0[j] = P0[o + la + j * PX + lb * PY];
+    a1[j] = P1[o + la + j * PX + lb * PY];
+    a2[j] = P2[o + la + j * PX + lb * PY];
+  }
+  VPMapLine<K, 0, true>(a0, r1);
+  VPMapLine<K, 1, true>(a1, r2);
+  VPMapLine<K, 0, true>(a2, r3);
+#pragma unroll
+  for (int i = 0; i < N; i++) {
+    A[o + la + i * PX + lb * PY] = r1[i];
+    B[o + la + i * PX + lb * PY] = r2[i] + r3[i];
+  }
+}
+
+/* x line back (y = la, z = lb): v = D_x^T A + S_x^T B, the cell's K u along the line */
+template <int K, typename T> __device__ __forceinline__ void VPMapBackX(const T *A, const T *B, int o, int la, int lb, T v[K + 1])
+{
+  constexpr int N = K + 1, PX = VPMapPad<K, T>::PX, PY = VPMapPad<K, T>::PY;
+  T             a[N], c[N], r1[N], r2[N];
+#pragma unroll
+  for (int j = 0; j < N; j++) {
+    a[j] = A[o + j + la * PX + lb * PY];
+    c[j] = B[o + j + la * PX + lb * PY];
+  }
+  VPMapLine<K, 1, true>(a, r1);
+  VPMapLine<K, 0, true>(c, r2);
+#pragma unroll
+  for (int i = 0; i < N; i++) v[i] = r1[i] + r2[i];
+}
+
 /* FLY: the factors G = w a adj(J^T J) / det J at the points of the thread's z line, computed from the built-in map p
    and coefficient in T (instead of read from geo): the cell's node images (relative to the first node's) into shared
    memory, then per component of the map the three passes of the gradient (J's row) and of the value (the point, for
@@ -306,73 +377,102 @@ __global__ void __launch_bounds__(VPMapLineShape<K, T, FLY>::THREADS) VPMapLineK
   __syncthreads();
   if (active) VPMapForwardY<K>(A, B, P0, P1, P2, o, la, lb); /* y lines (x = la, z = lb): S_y D_x u, D_y S_x u, S_y S_x u */
   __syncthreads();
-  if (active) { /* z lines (x = la, y = lb): the gradient, G, back along z; in place (the thread owns its line) */
-    T        p0[N], p1[N], p2[N], g0[N], g1[N], g2[N];
-    const T *G = FLY ? NULL : geo + (size_t)cell * 6 * ND + la + lb * N;
-#pragma unroll
-    for (int j = 0; j < N; j++) {
-      p0[j] = P0[o + la + lb * PX + j * PY];
-      p1[j] = P1[o + la + lb * PX + j * PY];
-      p2[j] = P2[o + la + lb * PX + j * PY];
-    }
-    VPMapLine<K, 0, false>(p0, g0);
-    VPMapLine<K, 0, false>(p1, g1);
-    VPMapLine<K, 1, false>(p2, g2);
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-      T g00, g11, g22, g01, g02, g12;
-      if constexpr (FLY) {
-        g00 = Gr[0][i], g11 = Gr[1][i], g22 = Gr[2][i], g01 = Gr[3][i], g02 = Gr[4][i], g12 = Gr[5][i];
-      } else {
-        const T *Gq = G + i * NN;
-        g00 = Gq[0], g11 = Gq[ND], g22 = Gq[2 * ND], g01 = Gq[3 * ND], g02 = Gq[4 * ND], g12 = Gq[5 * ND];
-      }
-      const T a0 = g0[i], a1 = g1[i], a2 = g2[i];
-      g0[i] = g00 * a0 + g01 * a1 + g02 * a2;
-      g1[i] = g01 * a0 + g11 * a1 + g12 * a2;
-      g2[i] = g02 * a0 + g12 * a1 + g22 * a2;
-    }
-    VPMapLine<K, 0, true>(g0, p0);
-    VPMapLine<K, 0, true>(g1, p1);
-    VPMapLine<K, 1, true>(g2, p2);
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-      P0[o + la + lb * PX + i * PY] = p0[i];
-      P1[o + la + lb * PX + i * PY] = p1[i];
-      P2[o + la + lb * PX + i * PY] = p2[i];
+  if (active) { /* z lines (x = la, y = lb): the gradient, G, back along z */
+    if constexpr (FLY)
+      VPMapPassZ<K>(P0, P1, P2, o, la, lb, [&](int i, int m) { return Gr[m][i]; });
+    else {
+      const T *G = geo + (size_t)cell * 6 * ND + la + lb * N;
+      VPMapPassZ<K>(P0, P1, P2, o, la, lb, [&](int i, int m) { return G[i * NN + m * ND]; });
     }
   }
   __syncthreads();
-  if (active) { /* y lines back (x = la, z = lb): toward D_x^T (into A), toward S_x^T (into B) */
-    T a0[N], a1[N], a2[N], r1[N], r2[N], r3[N];
-#pragma unroll
-    for (int j = 0; j < N; j++) {
-      a0[j] = P0[o + la + j * PX + lb * PY];
-      a1[j] = P1[o + la + j * PX + lb * PY];
-      a2[j] = P2[o + la + j * PX + lb * PY];
-    }
-    VPMapLine<K, 0, true>(a0, r1);
-    VPMapLine<K, 1, true>(a1, r2);
-    VPMapLine<K, 0, true>(a2, r3);
-#pragma unroll
-    for (int i = 0; i < N; i++) {
-      A[o + la + i * PX + lb * PY] = r1[i];
-      B[o + la + i * PX + lb * PY] = r2[i] + r3[i];
-    }
-  }
+  if (active) VPMapBackY<K>(A, B, P0, P1, P2, o, la, lb); /* y lines back (x = la, z = lb) */
   __syncthreads();
   if (active) { /* x lines back (y = la, z = lb), scatter-add; Dirichlet rows skipped */
-    T a[N], c[N], r1[N], r2[N];
-#pragma unroll
-    for (int j = 0; j < N; j++) {
-      a[j] = A[o + j + la * PX + lb * PY];
-      c[j] = B[o + j + la * PX + lb * PY];
-    }
-    VPMapLine<K, 1, true>(a, r1);
-    VPMapLine<K, 0, true>(c, r2);
+    T v[N];
+    VPMapBackX<K>(A, B, o, la, lb, v);
 #pragma unroll
     for (int i = 0; i < N; i++)
-      if (!VPDBoxOnBoundary<N>(f, i, la, lb)) atomicAdd(&y[cbase[b] + (i + la * sy + lb * sz)], alpha * (PetscScalar)(r1[i] + r2[i]));
+      if (!VPDBoxOnBoundary<N>(f, i, la, lb)) atomicAdd(&y[cbase[b] + (i + la * sy + lb * sz)], alpha * (PetscScalar)v[i]);
+  }
+}
+
+/* The residual of the vertex patches of one color (3D), r = b - alpha K x on each patch's interior nodes, with one
+   thread block per patch: its box of (2k+1)^3 values of x read once, coalesced (Dirichlet nodes as zero), its 2^3 cells
+   CB at a time through the passes of VPMapLineKernel, and the cells' contributions summed node by node in shared
+   memory (no atomics: deterministic). A patch interior node couples only to the patch's cells, so this is the residual
+   the patch's solve needs; the patches of a color cover each cell at most once: one operator application per color,
+   without the copy of b, the atomics, and the rows that no patch of the color solves for. */
+template <int K, typename T> struct VPMapPatchShape {
+  static constexpr int    N = K + 1, L = N * N, PC = VPMapPad<K, T>::PC, NP = 2 * K + 1, NI = 2 * K - 1;
+  static constexpr int    CB0     = 8 * L <= 256 ? 8 : (4 * L <= 256 ? 4 : (2 * L <= 256 ? 2 : 1)); /* cells at a time: up to 256 threads */
+  static constexpr size_t CELL    = 5 * (size_t)PC * sizeof(T);                                     /* shared bytes per cell */
+  static constexpr int    CB      = CB0 * CELL <= 49152 ? CB0 : (CB0 / 2 * CELL <= 49152 ? CB0 / 2 : (CB0 / 4 >= 1 ? CB0 / 4 : 1));
+  static constexpr int    THREADS = ((CB * L + 31) / 32) * 32;
+  static constexpr size_t SHARED  = NI * NI * NI * sizeof(double) + (5 * (size_t)CB * PC + NP * NP * NP) * sizeof(T);
+};
+
+template <int K, typename T>
+__global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS)
+    VPMapPatchResidualKernel(VPGrid g, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const T *__restrict__ geo, PetscScalar alpha, const PetscScalar *__restrict__ b, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ r)
+{
+  using S         = VPMapPatchShape<K, T>;
+  constexpr int N = S::N, ND = N * N * N, NN = N * N, L = S::L, CB = S::CB, PC = S::PC, NP = S::NP, NI = S::NI, NT = NI * NI * NI, PX = VPMapPad<K, T>::PX, PY = VPMapPad<K, T>::PY;
+  VP_DYNAMIC_SHARED(double, acc); /* K x on the interior */
+  T        *A = reinterpret_cast<T *>(acc + NT), *B = A + CB * PC, *P0 = B + CB * PC, *P1 = P0 + CB * PC, *P2 = P1 + CB * PC, *X = P2 + CB * PC;
+  const int pb = blockIdx.x, v[3] = {vlo0 + 2 * (pb % nv0), vlo1 + 2 * ((pb / nv0) % nv1), vlo2 + 2 * (pb / (nv0 * nv1))};
+  const int q0 = (v[0] - 1) * K, q1 = (v[1] - 1) * K, q2 = (v[2] - 1) * K; /* the box's first node */
+  const int n0 = (int)g.N[0] * K, n1 = (int)g.N[1] * K, n2 = (int)g.N[2] * K;
+
+  for (int e = threadIdx.x; e < NP * NP * NP; e += blockDim.x) {
+    const int p0 = q0 + e % NP, p1 = q1 + (e / NP) % NP, p2 = q2 + e / (NP * NP);
+    X[e] = p0 == 0 || p0 == n0 || p1 == 0 || p1 == n1 || p2 == 0 || p2 == n2 ? (T)0 : (T)x[VPDLocalIndex(g, p0, p1, p2)];
+  }
+  for (int e = threadIdx.x; e < NT; e += blockDim.x) acc[e] = 0;
+  __syncthreads();
+  const int  bc = threadIdx.x / L, l = threadIdx.x - bc * L, la = l % N, lb = l / N, o = bc * PC;
+  const bool active = bc < CB;
+  for (int c0 = 0; c0 < 8; c0 += CB) {
+    const int cc = c0 + bc, ox = (cc & 1) * K, oy = ((cc >> 1) & 1) * K, oz = ((cc >> 2) & 1) * K;
+    if (active) { /* x lines (y = la, z = lb) of the cell from the box */
+      T u[N];
+#pragma unroll
+      for (int i = 0; i < N; i++) u[i] = X[((oz + lb) * NP + oy + la) * NP + ox + i];
+      VPMapForwardX<K>(u, A, B, o, la, lb);
+    }
+    __syncthreads();
+    if (active) VPMapForwardY<K>(A, B, P0, P1, P2, o, la, lb);
+    __syncthreads();
+    if (active) {
+      const size_t cell = ((size_t)(v[2] - 1 + (cc >> 2) - (int)g.cs[2]) * (size_t)g.cm[1] + (size_t)(v[1] - 1 + ((cc >> 1) & 1) - (int)g.cs[1])) * (size_t)g.cm[0] + (size_t)(v[0] - 1 + (cc & 1) - (int)g.cs[0]);
+      const T     *G    = geo + cell * 6 * ND + la + lb * N;
+      VPMapPassZ<K>(P0, P1, P2, o, la, lb, [&](int i, int m) { return G[i * NN + m * ND]; });
+    }
+    __syncthreads();
+    if (active) VPMapBackY<K>(A, B, P0, P1, P2, o, la, lb);
+    __syncthreads();
+    if (active) { /* the cell's K x along its x line, in place of the line in A */
+      T w[N];
+      VPMapBackX<K>(A, B, o, la, lb, w);
+#pragma unroll
+      for (int i = 0; i < N; i++) A[o + i + la * PX + lb * PY] = w[i];
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < NT; e += blockDim.x) { /* each interior node sums the batch's cells that hold it */
+      const int j0 = e % NI + 1, j1 = (e / NI) % NI + 1, j2 = e / (NI * NI) + 1;
+      double    s = 0;
+#pragma unroll
+      for (int c = 0; c < CB; c++) {
+        const int cb = c0 + c, l0 = j0 - (cb & 1) * K, l1 = j1 - ((cb >> 1) & 1) * K, l2 = j2 - (cb >> 2) * K;
+        if (l0 >= 0 && l0 <= K && l1 >= 0 && l1 <= K && l2 >= 0 && l2 <= K) s += (double)A[c * PC + l0 + l1 * PX + l2 * PY];
+      }
+      acc[e] += s;
+    }
+    __syncthreads();
+  }
+  for (int e = threadIdx.x; e < NT; e += blockDim.x) {
+    const PetscInt li = VPDLocalIndex(g, q0 + e % NI + 1, q1 + (e / NI) % NI + 1, q2 + e / (NI * NI) + 1);
+    r[li]             = b[li] - alpha * (PetscScalar)acc[e];
   }
 }
 
@@ -439,6 +539,28 @@ template <int DIM, int K, typename T> struct VPMapApply {
 };
 VP_PRECISION_ALIASES(VPMapApply);
 
+template <int DIM, int K, typename T> struct VPMapPatchRes {
+  static PetscErrorCode run(const VPGrid *g, int color, const void *geo, PetscScalar alpha, const PetscScalar *b, const PetscScalar *x, PetscScalar *r)
+  {
+    PetscFunctionBegin;
+    if constexpr (DIM != 3)
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The patch residual of the mapped operator is built in 3D only");
+    else {
+      using S = VPMapPatchShape<K, T>;
+      int          vlo[3], nv[3];
+      cudaStream_t stream;
+      if (!VPPatchColorVertices(g, color, vlo, nv)) PetscFunctionReturn(PETSC_SUCCESS);
+      PetscCheck((double)nv[0] * nv[1] * nv[2] < 2147483647.0, PETSC_COMM_SELF, PETSC_ERR_SUP, "The patch residual numbers the patches of a color in int: use more processes");
+      PetscCall(VPGetStream(&stream));
+      if (S::SHARED > 49152) PetscCallCUDA(cudaFuncSetAttribute(VPMapPatchResidualKernel<K, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SHARED));
+      VPMapPatchResidualKernel<K, T><<<nv[0] * nv[1] * nv[2], S::THREADS, S::SHARED, stream>>>(*g, vlo[0], vlo[1], vlo[2], nv[0], nv[1], (const T *)geo, alpha, b, x, r);
+      PetscCallCUDA(cudaGetLastError());
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+};
+VP_PRECISION_ALIASES(VPMapPatchRes);
+
 template <int DIM, int K> struct VPMapDiag {
   static PetscErrorCode run(const VPGrid *g, const PetscReal *geo, PetscScalar *y)
   {
@@ -481,6 +603,15 @@ PetscErrorCode VPMappedApply_CUDA(const VPGrid *g, PetscBool single, const VPGeo
     PetscCall(VPOwnedBoundaryResidual_CUDA(g, -alpha, bl, xl, yl));
   else
     PetscCall(VPOwnedBoundary_CUDA(g, alpha, xl, yl, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VPMappedPatchResidual_CUDA(const VPGrid *g, PetscBool single, const void *d_geo, PetscInt color, PetscScalar alpha, const PetscScalar *b, const PetscScalar *x, PetscScalar *r)
+{
+  PetscFunctionBegin;
+  if (VPGridEmpty(g)) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt d = 0; d < g->dim; d++) PetscCheck(g->cs[d] == 0 && g->cm[d] == g->N[d], PETSC_COMM_SELF, PETSC_ERR_SUP, "The patch residual of the mapped operator needs all the cells on one rank");
+  VP_DISPATCH_PRECISION(VPMapPatchRes, single, g->dim, g->k, g, (int)color, d_geo, alpha, b, x, r);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
