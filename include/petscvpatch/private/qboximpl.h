@@ -165,7 +165,7 @@ PETSC_INTERN PetscErrorCode DMQBoxComputeOperators_Private(KSP, Mat, Mat, void *
 PETSC_INTERN PetscErrorCode MatQBoxLaplacianGetInfo_Private(Mat, DM *, VPWeights *, PetscScalar *, const char **);
 PETSC_INTERN PetscErrorCode MatQBoxMultSingle_Private(Mat, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatQBoxResidualSingle_Private(Mat, Vec, Vec, Vec);
-PETSC_INTERN PetscErrorCode MatQBoxPatchResidual_Private(Mat, PetscBool, PetscInt, Vec, Vec, Vec, PetscBool *);
+PETSC_INTERN PetscErrorCode MatQBoxPatchResidual_Private(Mat, PetscBool, PetscInt, Vec, Vec, Vec, const VPPatchScaledTables *, const PetscReal *, const PetscScalar *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatQBoxLaplacianGetAIJ_Private(Mat, const char[], Mat *);
 PETSC_INTERN PetscErrorCode DMQBoxSetUpCoordinates_Private(DM);
 PETSC_INTERN PetscErrorCode MatQBoxSIPGGetDM_Private(Mat, DM *);

@@ -115,9 +115,6 @@ PETSC_INTERN PetscErrorCode VPMappedSetUp_CUDA(PetscInt k, const PetscReal *S, c
 /* yl += alpha K xl on the interior nodes and the Dirichlet rows alpha times the identity (yl = alpha xl there), or with bl
    (the residual: yl = bl on entry, alpha = -stiff) yl = bl + alpha xl there */
 PETSC_INTERN PetscErrorCode VPMappedApply_CUDA(const VPGrid *, PetscBool single, const VPGeometryParams *p, const void *d_geo, PetscScalar alpha, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *yl);
-/* 3D, the whole box on one rank: r = b - alpha K x on the interior nodes of the vertex patches of one color (the
-   residual their solves read; the other entries of r are left as they are), one thread block per patch, no atomics */
-PETSC_INTERN PetscErrorCode VPMappedPatchResidual_CUDA(const VPGrid *, PetscBool single, const void *d_geo, PetscInt color, PetscScalar alpha, const PetscScalar *b, const PetscScalar *x, PetscScalar *r);
 PETSC_INTERN PetscErrorCode VPMappedToFloat_CUDA(const PetscReal *d_geo, size_t n, float **d_geof);
 PETSC_INTERN PetscErrorCode VPMappedFloatFree_CUDA(float **d_geof);
 PETSC_INTERN PetscErrorCode VPMappedDiagonal_CUDA(const VPGrid *, const PetscReal *d_geo, PetscScalar *dl);
@@ -317,6 +314,20 @@ typedef struct {
 /* the patches of one color: dl += their CG corrections from the ghosted residual bl; d_pg, d_geo (cell box of t), diag
    (ghosted local operator diagonal): device arrays */
 PETSC_INTERN PetscErrorCode VPPatchCGColor_CUDA(const VPGrid *, const VPPatchCGTables *, PetscInt color, const PetscReal *d_pg, const PetscReal *d_geo, const PetscScalar *diag, const PetscScalar *bl, PetscScalar *dl);
+/* PCVPATCH's local solver scaled on a mapped DMQBOX (VPMappedPatchResidual_CUDA()): the unit patch's eigenvectors S
+   (row-major, in the columns) and eigenvalues lam, the 1D diagonals Kd, Md of its interior, the damping, and the box of
+   vertices [alo, alo + anv) whose surrogate factors (3 per vertex) the solve reads */
+typedef struct {
+  int       alo[3], anv[3];
+  PetscReal damp;
+  PetscReal S[VPATCH_MAX_NI * VPATCH_MAX_NI], lam[VPATCH_MAX_NI], Kd[VPATCH_MAX_NI], Md[VPATCH_MAX_NI];
+} VPPatchScaledTables;
+/* 3D, the whole box on one rank: for the vertex patches of one color, r = b - alpha K x on their interior nodes (the
+   residual their solves read; the other entries of r are left as they are), one thread block per patch, no atomics.
+   With t (then r is x): also the local solver scaled of each patch on that residual, its correction added into x in
+   place (d_pg: the surrogate factors per vertex of t's box, d_diag: the operator's diagonal) */
+PETSC_INTERN PetscErrorCode VPMappedPatchResidual_CUDA(const VPGrid *, PetscBool single, const void *d_geo, PetscInt color, PetscScalar alpha, const PetscScalar *b, const PetscScalar *x, PetscScalar *r, const VPPatchScaledTables *t,
+                                                       const PetscReal *d_pg, const PetscScalar *d_diag);
 /* whether the fused kernel of (dim, k, precision) skips the gather and the residual of a color from x = 0 (xzero) */
 PETSC_INTERN PetscBool VPPatchZeroFirst_CUDA(PetscInt dim, PetscInt k, PetscBool single);
 /* w: the weights of the patch operator (NULL: the Laplacian); the surrogate (d_pg) and DG patches take none */

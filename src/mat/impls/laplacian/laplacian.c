@@ -230,14 +230,16 @@ PetscErrorCode MatQBoxResidualSingle_Private(Mat A, Vec b, Vec x, Vec r)
 
 /* r = b - A x on the interior nodes of the vertex patches of one color only (the residual PCVPATCH's solves of that color
    read; r's other entries are left as they are), by VPMappedPatchResidual_CUDA(): one rank, CUDA vectors of the DM, 3D
-   mapped operator, stiffness only, stored factors (in float when single), -dm_qbox_fused_residual. *done says whether it
-   ran; where it cannot, the caller forms the whole residual. */
-PetscErrorCode MatQBoxPatchResidual_Private(Mat A, PetscBool single, PetscInt color, Vec b, Vec x, Vec r, PetscBool *done)
+   mapped operator, stiffness only, stored factors (in float when single), -dm_qbox_fused_residual. With t (r is then x),
+   in the same kernel PCVPATCH's local solver scaled on that residual, its corrections added into x (d_pg: the
+   surrogate's factors, d_diag: the operator's diagonal; device arrays). *done says whether it ran; where it cannot, the caller forms the
+   whole residual. The kernel is the operator's (its passes and tables), so it lives here. */
+PetscErrorCode MatQBoxPatchResidual_Private(Mat A, PetscBool single, PetscInt color, Vec b, Vec x, Vec r, const VPPatchScaledTables *t, const PetscReal *d_pg, const PetscScalar *d_diag, PetscBool *done)
 {
   Mat_QBoxLaplacian *ctx;
   DM_QBox           *q;
   PetscBool          gx = PETSC_FALSE, gb = PETSC_FALSE, gr = PETSC_FALSE;
-  const PetscScalar *xa, *ba;
+  const PetscScalar *ba;
   PetscScalar       *ra;
   const void        *d_geo;
 
@@ -245,7 +247,7 @@ PetscErrorCode MatQBoxPatchResidual_Private(Mat A, PetscBool single, PetscInt co
   *done = PETSC_FALSE;
   PetscCall(MatShellGetContext(A, &ctx));
   q = (DM_QBox *)ctx->dm->data;
-  if (!q->fusedres || !DMQBoxIsGeneral_Private(q) || q->grid.dim != 3 || q->geofly || ctx->w.mass != 0 || ctx->shift != (PetscScalar)0.0 || ctx->dshift || r == x || r == b) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!q->fusedres || !DMQBoxIsGeneral_Private(q) || q->grid.dim != 3 || q->geofly || ctx->w.mass != 0 || ctx->shift != (PetscScalar)0.0 || ctx->dshift || r == b || (t ? r != x : r == x)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, x, &gx));
   PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, b, &gb));
   PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, r, &gr));
@@ -261,21 +263,26 @@ PetscErrorCode MatQBoxPatchResidual_Private(Mat A, PetscBool single, PetscInt co
     d_geo = d_geod;
   }
   PetscCall(PetscLogEventBegin(VPATCH_PatchResidual, A, x, r, 0));
-  PetscCall(VecGetArrayReadAndMemType(x, &xa, NULL));
   PetscCall(VecGetArrayReadAndMemType(b, &ba, NULL));
-  PetscCall(VecGetArrayAndMemType(r, &ra, NULL));
+  PetscCall(VecGetArrayAndMemType(r, &ra, NULL));            /* with t: x itself */
   PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, NULL)); /* the operator kernel's constants */
   PetscCall(PetscLogGpuTimeBegin());
-  PetscCall(VPMappedPatchResidual_CUDA(&q->grid, single, d_geo, color, ctx->w.stiff, ba, xa, ra));
+  if (t)
+    PetscCall(VPMappedPatchResidual_CUDA(&q->grid, single, d_geo, color, ctx->w.stiff, ba, ra, ra, t, d_pg, d_diag));
+  else {
+    const PetscScalar *xa;
+    PetscCall(VecGetArrayReadAndMemType(x, &xa, NULL));
+    PetscCall(VPMappedPatchResidual_CUDA(&q->grid, single, d_geo, color, ctx->w.stiff, ba, xa, ra, NULL, NULL, NULL));
+    PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
+  }
   PetscCall(PetscLogGpuTimeEnd());
-  { /* the color's patches, 2^3 cells each, and one subtraction per interior node */
+  { /* the color's patches, 2^3 cells each, and one subtraction per interior node (the local solve's flops: the PC's) */
     int            vlo[3], nv[3];
     PetscLogDouble np = VPPatchColorVertices(&q->grid, color, vlo, nv) ? (PetscLogDouble)nv[0] * nv[1] * nv[2] : 0;
     PetscCall(PetscLogGpuFlops(np * (8 * VPFlopsMappedCell(3, q->grid.k) + PetscPowInt(2 * q->grid.k - 1, 3))));
   }
   PetscCall(VecRestoreArrayAndMemType(r, &ra));
   PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
-  PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
   PetscCall(PetscLogEventEnd(VPATCH_PatchResidual, A, x, r, 0));
   *done = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);

@@ -107,7 +107,7 @@ static PetscErrorCode PCVPatchColorResidual(PC_VPatch *jac, PetscInt color, Vec 
   PetscBool       done   = PETSC_FALSE;
 
   PetscFunctionBegin;
-  if (jac->patchres && jac->scale == (PetscScalar)1.0 && color >= 0 && jac->surrogate && jac->cuda) PetscCall(MatQBoxPatchResidual_Private(jac->A, single, color, b, x, w, &done));
+  if (jac->patchres && jac->scale == (PetscScalar)1.0 && color >= 0 && jac->surrogate && jac->cuda) PetscCall(MatQBoxPatchResidual_Private(jac->A, single, color, b, x, w, NULL, NULL, NULL, &done));
   if (done) {
     jac->patchran = PETSC_TRUE;
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -171,14 +171,21 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
        the residual): no ghost copies, half the vector passes of the general branch below */
     PetscScalar *xw;
     for (PetscInt i = 0; i < nc; i++) {
-      PetscCall(PCVPatchColorResidual(jac, PCVPatchColor(jac, nc, i, reverse), b, x, jac->w));
-      PetscCall(VecGetArrayReadAndMemType(jac->w, &ba, NULL));
+      const Vec r    = zero && i == 0 ? b : jac->w; /* from x = 0 the first color's residual is b */
+      PetscBool done = PETSC_FALSE;
+      if (r != b && jac->patchres && jac->local == PC_VPATCH_LOCAL_SCALED && jac->scale == (PetscScalar)1.0 && dg && jac->d_pg) { /* the residual and the solves in one kernel */
+        PetscCall(MatQBoxPatchResidual_Private(jac->A, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), b, x, x, &jac->sct, jac->d_pg, dg, &done));
+        jac->patchran = (PetscBool)(jac->patchran || done);
+      }
+      if (done) continue;
+      if (r != b) PetscCall(PCVPatchColorResidual(jac, PCVPatchColor(jac, nc, i, reverse), b, x, jac->w));
+      PetscCall(VecGetArrayReadAndMemType(r, &ba, NULL));
       PetscCall(VecGetArrayAndMemType(x, &xw, NULL));
       PetscCall(PetscLogGpuTimeBegin());
       PetscCall(VPPatchSmoothColor_CUDA(g, NULL, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), jac->kernel, jac->ppb, PETSC_FALSE, jac->d_pg, jac->d_pm, dg, jac->damp, ba, xw, xw, jac->scratch));
       PetscCall(PetscLogGpuTimeEnd());
       PetscCall(VecRestoreArrayAndMemType(x, &xw));
-      PetscCall(VecRestoreArrayReadAndMemType(jac->w, &ba));
+      PetscCall(VecRestoreArrayReadAndMemType(r, &ba));
     }
   } else {
     PetscCall(PCVPatchGetLocal_Private(jac, PETSC_TRUE, PETSC_TRUE));

@@ -409,12 +409,39 @@ template <int K, typename T> struct VPMapPatchShape {
   static constexpr size_t CELL    = 5 * (size_t)PC * sizeof(T);                                     /* shared bytes per cell */
   static constexpr int    CB      = CB0 * CELL <= 49152 ? CB0 : (CB0 / 2 * CELL <= 49152 ? CB0 / 2 : (CB0 / 4 >= 1 ? CB0 / 4 : 1));
   static constexpr int    THREADS = ((CB * L + 31) / 32) * 32;
-  static constexpr size_t SHARED  = NI * NI * NI * sizeof(double) + (5 * (size_t)CB * PC + NP * NP * NP) * sizeof(T);
+  static constexpr size_t OPER    = 5 * (size_t)CB * PC + NP * NP * NP;          /* T entries of the operator's passes */
+  static constexpr size_t SOLVE   = 3 * (size_t)NI * NI * NI + NI * NI + 4 * NI; /* T entries of the local solve's */
+  static constexpr size_t SHARED  = NI * NI * NI * sizeof(double) + (OPER > SOLVE ? OPER : SOLVE) * sizeof(T);
 };
 
-template <int K, typename T>
-__global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS)
-    VPMapPatchResidualKernel(VPGrid g, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const T *__restrict__ geo, PetscScalar alpha, const PetscScalar *__restrict__ b, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ r)
+/* out = S^T in (TR) or S in along direction DIR of an NI^3 tensor (x fastest), one thread per line; S (NI x NI,
+   row-major, eigenvectors in the columns) in shared memory */
+template <int NI, int DIR, bool TR, typename T> __device__ __forceinline__ void VPMapFDMPass(const T *S, const T *in, T *out)
+{
+  constexpr int step = DIR == 0 ? 1 : (DIR == 1 ? NI : NI * NI);
+  for (int line = threadIdx.x; line < NI * NI; line += blockDim.x) {
+    const int a = line % NI, c = line / NI, base = DIR == 0 ? (a * NI + c * NI * NI) : (DIR == 1 ? (a + c * NI * NI) : (a + c * NI));
+    T         v[NI];
+#pragma unroll
+    for (int j = 0; j < NI; j++) v[j] = in[base + j * step];
+#pragma unroll
+    for (int i = 0; i < NI; i++) {
+      T s = 0;
+#pragma unroll
+      for (int j = 0; j < NI; j++) s += (TR ? S[j * NI + i] : S[i * NI + j]) * v[j];
+      out[base + i * step] = s;
+    }
+  }
+  __syncthreads();
+}
+
+/* SOLVE: then the patch's local solver scaled (PCVPATCH) on that residual, added into x in place: u = damp Dsc S (sum_d
+   g_d Lambda_d)^-1 S^T Dsc r, Dsc = (Dt / D)^1/2 (t: the unit patch's eigenpairs and 1D diagonals, pg: g per vertex, dg:
+   the operator's diagonal D). In place is safe: a patch reads x on its box, and no other patch of the color writes
+   there (each writes its own interior only). */
+template <int K, typename T, bool SOLVE>
+__global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS) VPMapPatchResidualKernel(VPGrid g, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const T *__restrict__ geo, PetscScalar alpha, const PetscScalar *__restrict__ b,
+                                                                                           const PetscScalar *x, PetscScalar *r, VPPatchScaledTables t, const PetscReal *__restrict__ pg, const PetscScalar *__restrict__ dg)
 {
   using S         = VPMapPatchShape<K, T>;
   constexpr int N = S::N, ND = N * N * N, NN = N * N, L = S::L, CB = S::CB, PC = S::PC, NP = S::NP, NI = S::NI, NT = NI * NI * NI, PX = VPMapPad<K, T>::PX, PY = VPMapPad<K, T>::PY;
@@ -470,9 +497,42 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS)
     }
     __syncthreads();
   }
-  for (int e = threadIdx.x; e < NT; e += blockDim.x) {
-    const PetscInt li = VPDLocalIndex(g, q0 + e % NI + 1, q1 + (e / NI) % NI + 1, q2 + e / (NI * NI) + 1);
-    r[li]             = b[li] - alpha * (PetscScalar)acc[e];
+  if constexpr (!SOLVE) {
+    for (int e = threadIdx.x; e < NT; e += blockDim.x) {
+      const PetscInt li = VPDLocalIndex(g, q0 + e % NI + 1, q1 + (e / NI) % NI + 1, q2 + e / (NI * NI) + 1);
+      r[li]             = b[li] - alpha * (PetscScalar)acc[e];
+    }
+  } else { /* the operator's passes are done: their shared memory holds the local solve's tensors */
+    T               *Sm = A, *lam = Sm + NI * NI, *Kd = lam + NI, *Md = Kd + NI, *ta = A + NI * NI + 4 * NI, *tb = ta + NT, *sc = tb + NT;
+    const PetscReal *gv = pg + 3 * (((size_t)(v[2] - t.alo[2]) * (size_t)t.anv[1] + (size_t)(v[1] - t.alo[1])) * (size_t)t.anv[0] + (size_t)(v[0] - t.alo[0]));
+    const T          g0 = (T)gv[0], g1 = (T)gv[1], g2 = (T)gv[2];
+    for (int e = threadIdx.x; e < NI * NI; e += blockDim.x) Sm[e] = (T)t.S[e];
+    for (int e = threadIdx.x; e < NI; e += blockDim.x) {
+      lam[e] = (T)t.lam[e];
+      Kd[e]  = (T)t.Kd[e];
+      Md[e]  = (T)t.Md[e];
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < NT; e += blockDim.x) { /* Dsc r */
+      const int      i0 = e % NI, i1 = (e / NI) % NI, i2 = e / (NI * NI);
+      const PetscInt li = VPDLocalIndex(g, q0 + i0 + 1, q1 + i1 + 1, q2 + i2 + 1);
+      const T        dt = g0 * Kd[i0] * Md[i1] * Md[i2] + g1 * Md[i0] * Kd[i1] * Md[i2] + g2 * Md[i0] * Md[i1] * Kd[i2];
+      sc[e]             = sqrt(dt / (T)dg[li]);
+      ta[e]             = sc[e] * (T)(b[li] - alpha * (PetscScalar)acc[e]);
+    }
+    __syncthreads();
+    VPMapFDMPass<NI, 0, true>(Sm, ta, tb);
+    VPMapFDMPass<NI, 1, true>(Sm, tb, ta);
+    VPMapFDMPass<NI, 2, true>(Sm, ta, tb);
+    for (int e = threadIdx.x; e < NT; e += blockDim.x) tb[e] /= g0 * lam[e % NI] + g1 * lam[(e / NI) % NI] + g2 * lam[e / (NI * NI)];
+    __syncthreads();
+    VPMapFDMPass<NI, 2, false>(Sm, tb, ta);
+    VPMapFDMPass<NI, 1, false>(Sm, ta, tb);
+    VPMapFDMPass<NI, 0, false>(Sm, tb, ta);
+    for (int e = threadIdx.x; e < NT; e += blockDim.x) {
+      const PetscInt li = VPDLocalIndex(g, q0 + e % NI + 1, q1 + (e / NI) % NI + 1, q2 + e / (NI * NI) + 1);
+      r[li] += (PetscScalar)((T)t.damp * sc[e] * ta[e]);
+    }
   }
 }
 
@@ -540,7 +600,7 @@ template <int DIM, int K, typename T> struct VPMapApply {
 VP_PRECISION_ALIASES(VPMapApply);
 
 template <int DIM, int K, typename T> struct VPMapPatchRes {
-  static PetscErrorCode run(const VPGrid *g, int color, const void *geo, PetscScalar alpha, const PetscScalar *b, const PetscScalar *x, PetscScalar *r)
+  static PetscErrorCode run(const VPGrid *g, int color, const void *geo, PetscScalar alpha, const PetscScalar *b, const PetscScalar *x, PetscScalar *r, const VPPatchScaledTables *t, const PetscReal *pg, const PetscScalar *dg)
   {
     PetscFunctionBegin;
     if constexpr (DIM != 3)
@@ -552,8 +612,14 @@ template <int DIM, int K, typename T> struct VPMapPatchRes {
       if (!VPPatchColorVertices(g, color, vlo, nv)) PetscFunctionReturn(PETSC_SUCCESS);
       PetscCheck((double)nv[0] * nv[1] * nv[2] < 2147483647.0, PETSC_COMM_SELF, PETSC_ERR_SUP, "The patch residual numbers the patches of a color in int: use more processes");
       PetscCall(VPGetStream(&stream));
-      if (S::SHARED > 49152) PetscCallCUDA(cudaFuncSetAttribute(VPMapPatchResidualKernel<K, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SHARED));
-      VPMapPatchResidualKernel<K, T><<<nv[0] * nv[1] * nv[2], S::THREADS, S::SHARED, stream>>>(*g, vlo[0], vlo[1], vlo[2], nv[0], nv[1], (const T *)geo, alpha, b, x, r);
+      if (t) {
+        if (S::SHARED > 49152) PetscCallCUDA(cudaFuncSetAttribute(VPMapPatchResidualKernel<K, T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SHARED));
+        VPMapPatchResidualKernel<K, T, true><<<nv[0] * nv[1] * nv[2], S::THREADS, S::SHARED, stream>>>(*g, vlo[0], vlo[1], vlo[2], nv[0], nv[1], (const T *)geo, alpha, b, x, r, *t, pg, dg);
+      } else {
+        VPPatchScaledTables none = {}; /* not read */
+        if (S::SHARED > 49152) PetscCallCUDA(cudaFuncSetAttribute(VPMapPatchResidualKernel<K, T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SHARED));
+        VPMapPatchResidualKernel<K, T, false><<<nv[0] * nv[1] * nv[2], S::THREADS, S::SHARED, stream>>>(*g, vlo[0], vlo[1], vlo[2], nv[0], nv[1], (const T *)geo, alpha, b, x, r, none, NULL, NULL);
+      }
       PetscCallCUDA(cudaGetLastError());
     }
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -606,12 +672,13 @@ PetscErrorCode VPMappedApply_CUDA(const VPGrid *g, PetscBool single, const VPGeo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode VPMappedPatchResidual_CUDA(const VPGrid *g, PetscBool single, const void *d_geo, PetscInt color, PetscScalar alpha, const PetscScalar *b, const PetscScalar *x, PetscScalar *r)
+PetscErrorCode VPMappedPatchResidual_CUDA(const VPGrid *g, PetscBool single, const void *d_geo, PetscInt color, PetscScalar alpha, const PetscScalar *b, const PetscScalar *x, PetscScalar *r, const VPPatchScaledTables *t, const PetscReal *d_pg,
+                                          const PetscScalar *d_diag)
 {
   PetscFunctionBegin;
   if (VPGridEmpty(g)) PetscFunctionReturn(PETSC_SUCCESS);
   for (PetscInt d = 0; d < g->dim; d++) PetscCheck(g->cs[d] == 0 && g->cm[d] == g->N[d], PETSC_COMM_SELF, PETSC_ERR_SUP, "The patch residual of the mapped operator needs all the cells on one rank");
-  VP_DISPATCH_PRECISION(VPMapPatchRes, single, g->dim, g->k, g, (int)color, d_geo, alpha, b, x, r);
+  VP_DISPATCH_PRECISION(VPMapPatchRes, single, g->dim, g->k, g, (int)color, d_geo, alpha, b, x, r, t, d_pg, d_diag);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
