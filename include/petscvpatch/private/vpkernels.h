@@ -325,7 +325,8 @@ typedef struct {
 /* 3D, the whole box on one rank: for the vertex patches of one color, r = b - alpha K x on their interior nodes (the
    residual their solves read; the other entries of r are left as they are), one thread block per patch, no atomics.
    With t (then r is x): also the local solver scaled of each patch on that residual, its correction added into x in
-   place (d_pg: the surrogate factors per vertex of t's box, d_diag: the operator's diagonal) */
+   place (d_pg: the surrogate factors per vertex of t's box, d_diag: the operator's diagonal, or NULL: the unscaled
+   surrogate, local solver fdm, t->damp 1) */
 PETSC_INTERN PetscErrorCode VPMappedPatchResidual_CUDA(const VPGrid *, PetscBool single, const void *d_geo, PetscInt color, PetscScalar alpha, const PetscScalar *b, const PetscScalar *x, PetscScalar *r, const VPPatchScaledTables *t,
                                                        const PetscReal *d_pg, const PetscScalar *d_diag);
 /* whether the fused kernel of (dim, k, precision) skips the gather and the residual of a color from x = 0 (xzero) */

@@ -252,6 +252,7 @@ PetscErrorCode MatQBoxPatchResidual_Private(Mat A, PetscBool single, PetscInt co
   PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, b, &gb));
   PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, r, &gr));
   if (!gx || !gb || !gr) PetscFunctionReturn(PETSC_SUCCESS);
+  if (t && !single && q->precision == VP_PRECISION_SINGLE) PetscFunctionReturn(PETSC_SUCCESS); /* a double solve on a single operator: the caller's two kernels */
   if (single || q->precision == VP_PRECISION_SINGLE) {
     const float *d_geof;
     PetscCall(DMQBoxGetGeometryFloat_Private(ctx->dm, &d_geof));

@@ -168,13 +168,15 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
   } else if (inplace) {
     /* one rank, CUDA, the surrogate's solves: the ghosted box is the global vector, so each color's residual stays in
        w and the corrections go into x in place (patches of one color share no interior node, and the kernel reads only
-       the residual): no ghost copies, half the vector passes of the general branch below */
+       the residual): no ghost copies, half the vector passes of the general branch below. In 3D (stiffness only) one
+       kernel per color forms each patch's residual from its cells and solves (MatQBoxPatchResidual_Private()): no
+       operator application over the level, no residual vector */
     PetscScalar *xw;
     for (PetscInt i = 0; i < nc; i++) {
       const Vec r    = zero && i == 0 ? b : jac->w; /* from x = 0 the first color's residual is b */
       PetscBool done = PETSC_FALSE;
-      if (r != b && jac->patchres && jac->local == PC_VPATCH_LOCAL_SCALED && jac->scale == (PetscScalar)1.0 && dg && jac->d_pg) { /* the residual and the solves in one kernel */
-        PetscCall(MatQBoxPatchResidual_Private(jac->A, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), b, x, x, &jac->sct, jac->d_pg, dg, &done));
+      if (r != b && jac->patchres && ((jac->local == PC_VPATCH_LOCAL_SCALED && dg) || jac->local == PC_VPATCH_LOCAL_FDM) && jac->scale == (PetscScalar)1.0 && jac->d_pg && !jac->d_pm) { /* the residual and the solves in one kernel */
+        PetscCall(MatQBoxPatchResidual_Private(jac->A, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), b, x, x, &jac->sct, jac->d_pg, jac->local == PC_VPATCH_LOCAL_SCALED ? dg : NULL, &done));
         jac->patchran = (PetscBool)(jac->patchran || done);
       }
       if (done) continue;

@@ -310,23 +310,6 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
       } else
         PetscCall(DMQBoxGetGeometry_Private(jac->dm, NULL, &jac->d_cggeo));
     }
-    if (jac->cuda && jac->local == PC_VPATCH_LOCAL_SCALED) { /* the tables of the solve fused with the patch residual */
-      VPPatchScaledTables *t  = &jac->sct;
-      PetscInt             ni = 2 * g->k - 1, np = 2 * g->k + 1, alo[3], anv[3];
-      PetscCall(PetscMemzero(t, sizeof(*t)));
-      VPPatchVertexBox(g, alo, anv);
-      for (PetscInt d = 0; d < 3; d++) {
-        t->alo[d] = (int)alo[d];
-        t->anv[d] = (int)anv[d];
-      }
-      t->damp = jac->damp;
-      for (PetscInt i = 0; i < ni; i++) {
-        t->lam[i] = jac->op.lam[0][i];
-        t->Kd[i]  = jac->op.Kp[0][(i + 1) * np + i + 1];
-        t->Md[i]  = jac->op.Mp[0][(i + 1) * np + i + 1];
-        for (PetscInt j = 0; j < ni; j++) t->S[i * ni + j] = jac->op.S[0][i * ni + j];
-      }
-    }
 #endif
     PetscCall(DMRestoreGlobalVector(jac->dm, &dg));
     jac->plocal.its   = jac->local == PC_VPATCH_LOCAL_SCALED ? 1 : jac->localits;
@@ -335,6 +318,25 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
     jac->plocal.geo   = below ? jac->pgeo : geo;
     jac->plocal.diag  = jac->pdiag;
   }
+#if defined(PETSC_HAVE_CUDA)
+  if (jac->cuda && (jac->local == PC_VPATCH_LOCAL_SCALED || jac->local == PC_VPATCH_LOCAL_FDM)) { /* the tables of the solve fused with the patch residual */
+    VPPatchScaledTables *t  = &jac->sct;
+    PetscInt             ni = 2 * g->k - 1, np = 2 * g->k + 1, alo[3], anv[3];
+    PetscCall(PetscMemzero(t, sizeof(*t)));
+    VPPatchVertexBox(g, alo, anv);
+    for (PetscInt d = 0; d < 3; d++) {
+      t->alo[d] = (int)alo[d];
+      t->anv[d] = (int)anv[d];
+    }
+    t->damp = jac->local == PC_VPATCH_LOCAL_SCALED ? jac->damp : 1.0; /* fdm: the surrogate's solve, undamped */
+    for (PetscInt i = 0; i < ni; i++) {
+      t->lam[i] = jac->op.lam[0][i];
+      t->Kd[i]  = jac->op.Kp[0][(i + 1) * np + i + 1];
+      t->Md[i]  = jac->op.Mp[0][(i + 1) * np + i + 1];
+      for (PetscInt j = 0; j < ni; j++) t->S[i * ni + j] = jac->op.S[0][i * ni + j];
+    }
+  }
+#endif
   PetscCall(PetscFree3(G, work, Ae));
   PetscCall(PetscFree(mq));
   jac->plocal.g   = jac->pLU ? NULL : jac->pg; /* the CPU kernels' (NULL where the GPU made them: only the device copy) */

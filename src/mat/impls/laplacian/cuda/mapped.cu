@@ -437,8 +437,8 @@ template <int NI, int DIR, bool TR, typename T> __device__ __forceinline__ void 
 
 /* SOLVE: then the patch's local solver scaled (PCVPATCH) on that residual, added into x in place: u = damp Dsc S (sum_d
    g_d Lambda_d)^-1 S^T Dsc r, Dsc = (Dt / D)^1/2 (t: the unit patch's eigenpairs and 1D diagonals, pg: g per vertex, dg:
-   the operator's diagonal D). In place is safe: a patch reads x on its box, and no other patch of the color writes
-   there (each writes its own interior only). */
+   the operator's diagonal D; without dg Dsc = I, the local solver fdm, with damp 1). In place is safe: a patch reads x
+   on its box, and no other patch of the color writes there (each writes its own interior only). */
 template <int K, typename T, bool SOLVE>
 __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS) VPMapPatchResidualKernel(VPGrid g, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const T *__restrict__ geo, PetscScalar alpha, const PetscScalar *__restrict__ b,
                                                                                            const PetscScalar *x, PetscScalar *r, VPPatchScaledTables t, const PetscReal *__restrict__ pg, const PetscScalar *__restrict__ dg)
@@ -517,7 +517,7 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS) VPMapPatchResi
       const int      i0 = e % NI, i1 = (e / NI) % NI, i2 = e / (NI * NI);
       const PetscInt li = VPDLocalIndex(g, q0 + i0 + 1, q1 + i1 + 1, q2 + i2 + 1);
       const T        dt = g0 * Kd[i0] * Md[i1] * Md[i2] + g1 * Md[i0] * Kd[i1] * Md[i2] + g2 * Md[i0] * Md[i1] * Kd[i2];
-      sc[e]             = sqrt(dt / (T)dg[li]);
+      sc[e]             = dg ? sqrt(dt / (T)dg[li]) : (T)1; /* without dg the unscaled surrogate (local solver fdm) */
       ta[e]             = sc[e] * (T)(b[li] - alpha * (PetscScalar)acc[e]);
     }
     __syncthreads();
