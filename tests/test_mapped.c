@@ -297,8 +297,8 @@ int main(int argc, char **argv)
   }
 
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dm_qbox_degree", &degree, NULL));
-  if (degree > 5)
-    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCVPATCH local solver cg: not checked above degree 5 (60 CG steps do not solve a patch of (2k-1)^3 unknowns exactly there)\n"));
+  if (degree > 6)
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCVPATCH local solver cg: not checked above degree 6 (60 CG steps do not solve a patch of (2k-1)^3 unknowns exactly there)\n"));
   else { /* local solver cg: with as many CG steps as a patch has unknowns, each patch solve is exact (up to round-off), so the
        sweep is that of the dense LU of each patch's assembled matrix (an independent computation of the patch operator) */
     Vec ycg, yd;
