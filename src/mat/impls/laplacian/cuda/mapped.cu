@@ -201,18 +201,24 @@ template <int K, typename T> __device__ __forceinline__ void VPMapForwardY(const
   for (int i = 0; i < N; i++) P2[o + la + i * PX + lb * PY] = r[i];
 }
 
+/* the lines of P0, P1, P2 that start at base with stride step */
+template <int K, typename T> __device__ __forceinline__ void VPMapLines3(const T *P0, const T *P1, const T *P2, int base, int step, T a0[K + 1], T a1[K + 1], T a2[K + 1])
+{
+#pragma unroll
+  for (int j = 0; j < K + 1; j++) {
+    a0[j] = P0[base + j * step];
+    a1[j] = P1[base + j * step];
+    a2[j] = P2[base + j * step];
+  }
+}
+
 /* z lines (x = la, y = lb): the gradient (S_z P0, S_z P1, D_z P2), times the factors G(i, m) (component m at the
    line's point i, order 00 11 22 01 02 12), back along z; in place (the thread owns its line) */
 template <int K, typename T, typename GF> __device__ __forceinline__ void VPMapPassZ(T *P0, T *P1, T *P2, int o, int la, int lb, GF G)
 {
   constexpr int N = K + 1, PX = VPMapPad<K, T>::PX, PY = VPMapPad<K, T>::PY;
   T             p0[N], p1[N], p2[N], g0[N], g1[N], g2[N];
-#pragma unroll
-  for (int j = 0; j < N; j++) {
-    p0[j] = P0[o + la + lb * PX + j * PY];
-    p1[j] = P1[o + la + lb * PX + j * PY];
-    p2[j] = P2[o + la + lb * PX + j * PY];
-  }
+  VPMapLines3<K>(P0, P1, P2, o + la + lb * PX, PY, p0, p1, p2);
   VPMapLine<K, 0, false>(p0, g0);
   VPMapLine<K, 0, false>(p1, g1);
   VPMapLine<K, 1, false>(p2, g2);
@@ -240,12 +246,7 @@ template <int K, typename T> __device__ __forceinline__ void VPMapBackY(T *A, T 
 {
   constexpr int N = K + 1, PX = VPMapPad<K, T>::PX, PY = VPMapPad<K, T>::PY;
   T             a0[N], a1[N], a2[N], r1[N], r2[N], r3[N];
-#pragma unroll
-  for (int j = 0; j < N; j++) {
-    a0[j] = P0[o + la + j * PX + lb * PY];
-    a1[j] = P1[o + la + j * PX + lb * PY];
-    a2[j] = P2[o + la + j * PX + lb * PY];
-  }
+  VPMapLines3<K>(P0, P1, P2, o + la + lb * PY, PX, a0, a1, a2);
   VPMapLine<K, 0, true>(a0, r1);
   VPMapLine<K, 1, true>(a1, r2);
   VPMapLine<K, 0, true>(a2, r3);
