@@ -6,6 +6,8 @@
   memory; the factors G (d (d+1) / 2 per point) read from global memory once per apply, coalesced (point fastest; in
   float for single precision);
   scatter-add with atomics. Arithmetic in T (double, or float for single precision), G converted on load.
+  VPMapPatchResidualKernel: the same passes per vertex patch, for PCVPATCH's colors (a patch's residual from its cells,
+  summed in shared memory, and optionally its surrogate's solve), here because it shares the passes and the tables.
 */
 #include <petscvpatch/private/vpgeomap.cuh>
 
