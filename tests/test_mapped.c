@@ -96,7 +96,6 @@ static PetscErrorCode Residual(DM dm, Vec xh, Vec bh, Vec rh, PetscLogDouble *na
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y = one symmetric sweep of PCVPATCH (zero initial guess) on the operator of dm applied to x */
 /* one symmetric sweep of PCVPATCH (options with the prefix; fdm: the unscaled surrogate, whatever the DM's default;
    single: the patch kernels and the colors' residuals in float, as a mixed cycle runs them) */
 static PetscErrorCode SweepPrecision(DM dm, const char prefix[], PetscBool fdm, PetscBool single, Vec x, Vec y)
