@@ -140,7 +140,9 @@ PETSC_EXTERN const char *const PCVPatchRanksTypes[];
                           by the surrogate scaled by the operator's diagonal (-pc_vpatch_local_its); robust where the coefficient varies
                           strongly inside a patch. Nonlinear: use a flexible outer Krylov method (`KSPFGMRES`, `KSPFCG`). On a Cartesian
                           `DMQBOX` it is the exact fast diagonalization.
-- PC_VPATCH_LOCAL_SCALED - on a mapped `DMQBOX`: that preconditioner alone, damped (-pc_vpatch_local_damping, default min(0.7, 2.1/k)): the
+- PC_VPATCH_LOCAL_SCALED - on a mapped `DMQBOX`: that preconditioner alone, damped (in 3D without a mass term each patch by its own
+                          min(1, 1.7 / lambda_max) from -pc_vpatch_local_damping_steps Lanczos steps at set-up, else
+                          -pc_vpatch_local_damping, default min(0.7, 2.1/k)): the
                           surrogate's fast diagonalization between two scalings by the operator's diagonal, so that the local
                           solve sees the coefficient node by node. Linear (any Krylov method), the cost of the surrogate plus a
                           read of the diagonal; converges where the unscaled surrogate does not (contrast 1e6).

@@ -30,17 +30,24 @@ static PetscErrorCode OnBoundary(PetscInt dim, const PetscReal x[], PetscScalar 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the DM of the options; cuda: CUDA vectors; single: float arithmetic of the operator kernels */
-static PetscErrorCode CreateDM(PetscBool cuda, PetscBool single, DM *dm)
+/* the DM of the options on comm; cuda: CUDA vectors; single: float arithmetic of the operator kernels */
+static PetscErrorCode CreateDMOn(MPI_Comm comm, PetscBool cuda, PetscBool single, DM *dm)
 {
   PetscInt cells[3] = {4, 4, 4};
 
   PetscFunctionBeginUser;
-  PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 3, cells, 2, NULL, NULL, dm));
+  PetscCall(DMQBoxCreate(comm, 3, cells, 2, NULL, NULL, dm));
   PetscCall(DMSetFromOptions(*dm));
   if (cuda) PetscCall(DMSetVecType(*dm, VECCUDA));
   if (single) PetscCall(DMQBoxSetPrecision(*dm, VP_PRECISION_SINGLE, VP_PRECISION_SINGLE));
   PetscCall(DMSetUp(*dm));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+static PetscErrorCode CreateDM(PetscBool cuda, PetscBool single, DM *dm)
+{
+  PetscFunctionBeginUser;
+  PetscCall(CreateDMOn(PETSC_COMM_WORLD, cuda, single, dm));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -106,7 +113,7 @@ static PetscErrorCode SweepPrecision(DM dm, const char prefix[], PetscBool fdm, 
   PetscFunctionBeginUser;
   PetscCall(DMSetMatType(dm, MATSHELL));
   PetscCall(DMCreateMatrix(dm, &A));
-  PetscCall(PCCreate(PETSC_COMM_WORLD, &pc));
+  PetscCall(PCCreate(PetscObjectComm((PetscObject)dm), &pc));
   PetscCall(PCSetType(pc, PCVPATCH));
   PetscCall(PCSetOperators(pc, A, A));
   PetscCall(PCVPatchSetSweep(pc, PC_VPATCH_SWEEP_SYMMETRIC));
@@ -125,6 +132,33 @@ static PetscErrorCode Sweep(DM dm, const char prefix[], PetscBool fdm, Vec x, Ve
 {
   PetscFunctionBeginUser;
   PetscCall(SweepPrecision(dm, prefix, fdm, PETSC_FALSE, x, y));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one sweep of PCVPATCH with the options on dm (any number of ranks) against the same on one rank (the DM of the
+   options on PETSC_COMM_SELF), for b = prod_d sin(pi x_d): the largest difference of the owned entries and |y| */
+static PetscErrorCode CompareWithOneRank(DM dm, PetscReal *diff, PetscReal *nrm)
+{
+  DM  ds;
+  Vec b, y, bs, ys;
+
+  PetscFunctionBeginUser;
+  PetscCall(CreateDMOn(PETSC_COMM_SELF, PETSC_FALSE, PETSC_FALSE, &ds));
+  PetscCall(DMCreateGlobalVector(dm, &b));
+  PetscCall(VecDuplicate(b, &y));
+  PetscCall(DMCreateGlobalVector(ds, &bs));
+  PetscCall(VecDuplicate(bs, &ys));
+  PetscCall(DMQBoxProjectFunction(dm, VPTestExactSin, NULL, b));
+  PetscCall(DMQBoxProjectFunction(ds, VPTestExactSin, NULL, bs));
+  PetscCall(Sweep(dm, NULL, PETSC_FALSE, b, y));
+  PetscCall(Sweep(ds, NULL, PETSC_FALSE, bs, ys));
+  PetscCall(VPTestOwnedMaxDiff(dm, y, ys, diff));
+  PetscCall(VecNorm(y, NORM_INFINITY, nrm));
+  PetscCall(VecDestroy(&b));
+  PetscCall(VecDestroy(&y));
+  PetscCall(VecDestroy(&bs));
+  PetscCall(VecDestroy(&ys));
+  PetscCall(DMDestroy(&ds));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -223,6 +257,12 @@ int main(int argc, char **argv)
         PetscCall(VPTestRelDiff(yg, yc, &rel));
         PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCVPATCH on the general path with a = 2.5 vs the Cartesian sweep / 2.5: %s\n", rel < 1e-12 ? "equal to 1e-12" : "DIFFERENT"));
         PetscCheck(rel < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "surrogate sweep on a box: %g off", (double)rel);
+        /* the default local solver with a coefficient (scaled) is exact here too, so each patch's damping, from its
+           largest eigenvalue of P_v^-1 A_v = I, is 1 (one damping for all, min(0.7, 2.1/k), would differ by O(1)) */
+        PetscCall(Sweep(dg, "boxs_", PETSC_FALSE, xg, yg));
+        PetscCall(VPTestRelDiff(yg, yc, &rel));
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCVPATCH scaled, each patch its own damping, on the general path with a = 2.5 vs the Cartesian sweep / 2.5: %s\n", rel < 1e-12 ? "equal to 1e-12" : "DIFFERENT"));
+        PetscCheck(rel < 1e-12, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "scaled sweep with the patches' dampings on a box: %g off", (double)rel);
         PetscCall(VecDestroy(&bnd));
       }
       PetscCall(VecDestroy(&yg));
@@ -263,8 +303,11 @@ int main(int argc, char **argv)
         PetscCheck((i1.count > i0.count) == expect, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "PCVPATCH sweep on the GPU: the colors' residuals %s patch by patch, expected %s", i1.count > i0.count ? "were formed" : "were not formed", expect ? "yes" : "no");
       } else
         PetscCall(Sweep(dm2, NULL, PETSC_FALSE, xd, yd));
-      if (!dev) {
-        PetscReal ny;
+      if (!dev) { /* the sweep of the options on these ranks equals one rank's (the patches' dampings from the cells of other ranks too) */
+        PetscReal ny, d1, n1;
+        PetscCall(CompareWithOneRank(dm2, &d1, &n1));
+        PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCVPATCH sweep vs one rank's: %s\n", d1 <= 1e-12 * n1 ? "equal to 1e-12" : "DIFFERENT"));
+        PetscCheck(n1 > 0 && d1 <= 1e-12 * n1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "PCVPATCH sweep differs from one rank's by %g (max %g)", (double)d1, (double)n1);
         PetscCall(VecDuplicate(x, &ys));
         PetscCall(VecCopy(yd, ys));
         PetscCall(VecNorm(ys, NORM_2, &ny));

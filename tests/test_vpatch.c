@@ -42,14 +42,13 @@ static PetscErrorCode MakePC(DM dm, Mat A, PCVPatchSweep sweep, PCVPatchLocalSol
    sweep make the iterates those of one rank */
 static PetscErrorCode CompareWithOneRank(DM dm, PetscReal s, PCVPatchSweep sweep, Vec y, PetscReal *maxdiff)
 {
-  DM                 ds;
-  Mat                As;
-  PC                 pc;
-  Vec                bs, ys;
-  VecType            vt;
-  PetscInt           dim, cells[3], k, cs[3] = {0, 0, 0}, cm[3] = {1, 1, 1}, xs[3] = {0, 0, 0}, xm[3] = {1, 1, 1}, n[3] = {1, 1, 1}, i = 0;
-  PetscReal          lower[3], upper[3], d = 0;
-  const PetscScalar *ya, *sa;
+  DM        ds;
+  Mat       As;
+  PC        pc;
+  Vec       bs, ys;
+  VecType   vt;
+  PetscInt  dim, cells[3], k;
+  PetscReal lower[3], upper[3];
 
   PetscFunctionBeginUser;
   PetscCall(DMQBoxGetInfo(dm, &dim, cells, &k, lower, upper));
@@ -63,20 +62,7 @@ static PetscErrorCode CompareWithOneRank(DM dm, PetscReal s, PCVPatchSweep sweep
   PetscCall(DMQBoxProjectFunction(ds, Wiggle, &s, bs));
   PetscCall(MakePC(ds, As, sweep, PC_VPATCH_LOCAL_FDM, &pc));
   PetscCall(PCApply(pc, bs, ys));
-  PetscCall(DMQBoxGetOwnedCells(dm, cs, cm));
-  for (PetscInt e = 0; e < dim; e++) {
-    n[e]  = cells[e] * k + 1;
-    xs[e] = cs[e] * k;
-    xm[e] = cm[e] * k + (cs[e] + cm[e] == cells[e] ? 1 : 0);
-  }
-  PetscCall(VecGetArrayRead(y, &ya));
-  PetscCall(VecGetArrayRead(ys, &sa));
-  for (PetscInt pz = xs[2]; pz < xs[2] + xm[2]; pz++)
-    for (PetscInt py = xs[1]; py < xs[1] + xm[1]; py++)
-      for (PetscInt px = xs[0]; px < xs[0] + xm[0]; px++, i++) d = PetscMax(d, PetscAbsScalar(ya[i] - sa[(pz * n[1] + py) * n[0] + px]));
-  PetscCall(VecRestoreArrayRead(ys, &sa));
-  PetscCall(VecRestoreArrayRead(y, &ya));
-  PetscCallMPI(MPIU_Allreduce(&d, maxdiff, 1, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)dm)));
+  PetscCall(VPTestOwnedMaxDiff(dm, y, ys, maxdiff));
   PetscCall(PCDestroy(&pc));
   PetscCall(VecDestroy(&bs));
   PetscCall(VecDestroy(&ys));

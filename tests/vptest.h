@@ -3,6 +3,7 @@
 
 #include <petscsys.h>
 #include <petscdmda.h>
+#include <petscvpatch.h>
 
 /* The degrees to check: 1..ndefault, or the list given by -degrees (at most 10 values).
    PetscOptionsGetIntArray() sets the count to 0 when the option is absent, hence the flag. */
@@ -34,6 +35,33 @@ static inline PetscErrorCode VPTestRelDiff(Vec a, Vec b, PetscReal *rel)
   PetscCall(VecNorm(b, NORM_2, &nb));
   *rel = nd / nb;
   PetscCall(VecDestroy(&d));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the largest difference between the owned entries of y (a global vector of the DMQBOX dm, on any number of ranks) and
+   the same nodes of ys (a vector of the same box on one rank, PETSC_COMM_SELF), over all ranks */
+static inline PetscErrorCode VPTestOwnedMaxDiff(DM dm, Vec y, Vec ys, PetscReal *maxdiff)
+{
+  PetscInt           dim, cells[3], k, cs[3] = {0, 0, 0}, cm[3] = {1, 1, 1}, xs[3] = {0, 0, 0}, xm[3] = {1, 1, 1}, n[3] = {1, 1, 1}, i = 0;
+  PetscReal          lower[3], upper[3], d = 0;
+  const PetscScalar *ya, *sa;
+
+  PetscFunctionBeginUser;
+  PetscCall(DMQBoxGetInfo(dm, &dim, cells, &k, lower, upper));
+  PetscCall(DMQBoxGetOwnedCells(dm, cs, cm));
+  for (PetscInt e = 0; e < dim; e++) {
+    n[e]  = cells[e] * k + 1;
+    xs[e] = cs[e] * k;
+    xm[e] = cm[e] * k + (cs[e] + cm[e] == cells[e] ? 1 : 0);
+  }
+  PetscCall(VecGetArrayRead(y, &ya));
+  PetscCall(VecGetArrayRead(ys, &sa));
+  for (PetscInt pz = xs[2]; pz < xs[2] + xm[2]; pz++)
+    for (PetscInt py = xs[1]; py < xs[1] + xm[1]; py++)
+      for (PetscInt px = xs[0]; px < xs[0] + xm[0]; px++, i++) d = PetscMax(d, PetscAbsScalar(ya[i] - sa[(pz * n[1] + py) * n[0] + px]));
+  PetscCall(VecRestoreArrayRead(ys, &sa));
+  PetscCall(VecRestoreArrayRead(y, &ya));
+  PetscCallMPI(MPIU_Allreduce(&d, maxdiff, 1, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)dm)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -5,8 +5,8 @@
 */
 #include <petscvpatch/private/vpatchimpl.h>
 
-PetscLogEvent VPATCH_LaplacianMult, VPATCH_PatchResidual, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Geometry, VPATCH_Prolong, VPATCH_Restrict, VPATCH_ColorSetUp, VPATCH_ColorXBegin, VPATCH_ColorXEnd, VPATCH_GhostSetUp, VPATCH_MoveSetUp,
-    VPATCH_XWait, VPATCH_XComm, VPATCH_PatchSetUp, VPATCH_PatchSmooth, VPATCH_AuxAMGSetUp, VPATCH_AuxAMGGalerkin, VPATCH_AuxAMGSmooth;
+PetscLogEvent VPATCH_LaplacianMult, VPATCH_PatchResidual, VPATCH_PatchDampings, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Geometry, VPATCH_Prolong, VPATCH_Restrict, VPATCH_ColorSetUp, VPATCH_ColorXBegin, VPATCH_ColorXEnd,
+    VPATCH_GhostSetUp, VPATCH_MoveSetUp, VPATCH_XWait, VPATCH_XComm, VPATCH_PatchSetUp, VPATCH_PatchSmooth, VPATCH_AuxAMGSetUp, VPATCH_AuxAMGGalerkin, VPATCH_AuxAMGSmooth;
 
 static PetscBool PetscVPatchPackageInitialized = PETSC_FALSE;
 
@@ -52,6 +52,7 @@ PetscErrorCode PetscVPatchInitializePackage(void)
   dmid = DM_CLASSID;
   PetscCall(PetscLogEventRegister("VPLapMult", MAT_CLASSID, &VPATCH_LaplacianMult));
   PetscCall(PetscLogEventRegister("VPPatchResid", MAT_CLASSID, &VPATCH_PatchResidual)); /* the residual of a color's vertex patches from their cells (mapped operator) */
+  PetscCall(PetscLogEventRegister("VPPatchDamp", PC_CLASSID, &VPATCH_PatchDampings));   /* each vertex patch's damping from Lanczos steps on its cells (PCVPATCH set-up, mapped operator) */
   PetscCall(PetscLogEventRegister("VPLapDiag", MAT_CLASSID, &VPATCH_LaplacianDiag));
   PetscCall(PetscLogEventRegister("VPLapAssemble", dmid, &VPATCH_LaplacianAssemble));
   PetscCall(PetscLogEventRegister("VPGeometry", dmid, &VPATCH_Geometry));

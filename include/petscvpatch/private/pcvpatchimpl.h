@@ -77,6 +77,9 @@ struct _PC_VPatch {
   PetscBool              patchran;   /* it ran (for -ksp_view) */
   PetscReal              localdamp;  /* local solver scaled: the damping of each patch's correction (PETSC_DETERMINE: by the degree) */
   PetscReal              damp;       /* local solver scaled: the damping in use (set up) */
+  PetscInt               dampsteps;  /* local solver scaled, 3D: Lanczos steps per patch for its own damping (-pc_vpatch_local_damping_steps; 0: damp for all) */
+  PetscReal             *pw;         /* the damping of each patch, per vertex as pg (CPU; NULL: damp for all) */
+  PetscReal             *d_pw;       /* the same on the device (GPU) */
   PetscBool              localset;   /* the local solver was chosen (else a DMQBOX with a coefficient takes scaled) */
   PetscReal             *pgeo;       /* local solver cg with a layer of cells below this rank's: the factors of both (VPPatchLocal); else the DM's own are read */
   PetscScalar           *pdiag;      /* local solver cg, CPU: the operator's diagonal, ghosted local */

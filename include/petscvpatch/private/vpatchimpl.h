@@ -5,8 +5,8 @@
 #include <petsc/private/petscimpl.h>
 #include <petscvpatch/private/vpkernels.h>
 
-PETSC_INTERN PetscLogEvent VPATCH_LaplacianMult, VPATCH_PatchResidual, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Geometry, VPATCH_Prolong, VPATCH_Restrict, VPATCH_ColorSetUp, VPATCH_ColorXBegin, VPATCH_ColorXEnd, VPATCH_GhostSetUp,
-    VPATCH_MoveSetUp, VPATCH_XWait, VPATCH_XComm;
+PETSC_INTERN PetscLogEvent VPATCH_LaplacianMult, VPATCH_PatchResidual, VPATCH_PatchDampings, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Geometry, VPATCH_Prolong, VPATCH_Restrict, VPATCH_ColorSetUp, VPATCH_ColorXBegin, VPATCH_ColorXEnd,
+    VPATCH_GhostSetUp, VPATCH_MoveSetUp, VPATCH_XWait, VPATCH_XComm;
 
 PETSC_EXTERN PetscErrorCode VPBasis1DSetUp(PetscInt, VPBasis1D *); /* exported for the tests */
 PETSC_EXTERN PetscErrorCode VPBasis1DEvaluate(const VPBasis1D *, PetscReal, PetscReal[], PetscReal[]);

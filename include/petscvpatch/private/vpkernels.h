@@ -10,6 +10,7 @@
 
 #include <petscsystypes.h>
 #include <petscvpatch.h> /* the option enums (PCVPatchKernel) */
+#include <math.h>
 
 #define VPATCH_MAX_DEGREE    10                      /* Q_k, k <= 10 in 2D */
 #define VPATCH_MAX_DEGREE_3D 8                       /* Q_k, k <= 8 in 3D */
@@ -195,6 +196,7 @@ typedef struct {
   const PetscReal   *geo;
   PetscInt           gclo[3], gcm[3];
   const PetscScalar *diag;
+  const PetscReal   *w; /* NULL, or per vertex (as g) the damping of its patch's correction, in place of damp */
 } VPPatchLocal;
 /* local solver cg (CPU and GPU alike): a patch's CG stops after its steps, or once r^T z has fallen by this factor (the
    residual by 1e-14, double round-off) or is not positive: a further step would divide by an underflowed residual */
@@ -227,6 +229,74 @@ static inline PetscBool VPPatchColorVertices(const VPGrid *g, PetscInt color, in
   }
   return (PetscBool)(nv[0] && nv[1] && nv[2]);
 }
+#if !defined(VP_HOST_DEVICE)
+#if defined(__CUDACC__)
+#define VP_HOST_DEVICE __host__ __device__
+#else
+#define VP_HOST_DEVICE
+#endif
+#endif
+/* 3D, the layer of cells below a rank's owned ones (those of [cs - h, cs + cm) that it does not own, h_d = 1 where
+   cs_d > 0, else 0), which its lowest patches cover: first the cells with z = cs_2 - 1 (cn_0 cn_1 of them, cn = cm + h),
+   then those with y = cs_1 - 1 (cn_0 cm_2), then those with x = cs_0 - 1 (cm_1 cm_2). The index of cell c there, or -1
+   for an owned cell; with c = NULL, the layer's number of cells */
+VP_HOST_DEVICE static inline long long VPLayerCellIndex(const PetscInt cs[3], const PetscInt cm[3], const int *c)
+{
+  const long long h0 = cs[0] > 0, h1 = cs[1] > 0, h2 = cs[2] > 0, n0 = cm[0] + h0, n1 = cm[1] + h1;
+  const long long o1 = h2 * n0 * n1, o2 = o1 + h1 * n0 * cm[2];
+  if (!c) return o2 + h0 * cm[1] * cm[2];
+  if (c[2] < cs[2]) return (c[1] - cs[1] + h1) * n0 + c[0] - cs[0] + h0;
+  if (c[1] < cs[1]) return o1 + (c[2] - cs[2]) * n0 + c[0] - cs[0] + h0;
+  if (c[0] < cs[0]) return o2 + (c[2] - cs[2]) * cm[1] + c[1] - cs[1];
+  return -1;
+}
+/* the largest eigenvalue of the symmetric tridiagonal matrix (a on the diagonal, b beside it; m <= 32) by bisection on
+   its Sturm sequence, to a relative 1e-12 of the Gershgorin bound */
+VP_HOST_DEVICE static inline double VPTridiagMax(int m, const double *a, const double *b)
+{
+  double lo = a[0], hi = a[0];
+  for (int i = 0; i < m; i++) {
+    const double r = (i > 0 ? fabs(b[i - 1]) : 0) + (i < m - 1 ? fabs(b[i]) : 0);
+    lo             = fmin(lo, a[i] - r);
+    hi             = fmax(hi, a[i] + r);
+  }
+  const double tol = 1e-12 * fmax(fabs(lo), fabs(hi));
+  while (hi - lo > tol) {
+    const double x = 0.5 * (lo + hi);
+    double       q = a[0] - x;
+    int          n = q < 0;
+    for (int i = 1; i < m; i++) { /* the count of eigenvalues below x */
+      q = a[i] - x - b[i - 1] * b[i - 1] / (q != 0 ? q : 1e-300);
+      n += q < 0;
+    }
+    if (n == m)
+      hi = x;
+    else
+      lo = x;
+  }
+  return hi;
+}
+/* the Lanczos matrix of m PCG steps (alpha_j, beta_j = (r_j+1, z_j+1) / (r_j, z_j)): a, b of VPTridiagMax() */
+VP_HOST_DEVICE static inline void VPLanczosFromCG(int m, const double *alpha, const double *beta, double *a, double *b)
+{
+  for (int j = 0; j < m; j++) {
+    a[j] = 1 / alpha[j] + (j > 0 ? beta[j - 1] / alpha[j - 1] : 0);
+    if (j < m - 1) b[j] = sqrt(beta[j]) / alpha[j];
+  }
+}
+/* the start vector of the patches' Lanczos steps: entry e of a patch's interior, in [-0.5, 0.5), the same on every
+   patch, host and device (an integer hash: no vector that misses the largest mode by symmetry) */
+VP_HOST_DEVICE static inline double VPLanczosStart(int e)
+{
+  return (double)(((unsigned)e * 2654435761u) >> 22) / 1024.0 - 0.5;
+}
+/* the local solver scaled, 3D, without a mass term: the damping of each patch's correction, w_v = min(1, theta /
+   lambda_v), lambda_v the largest eigenvalue of P_v^-1 A_v (P_v the scaled surrogate, A_v the true patch matrix, as
+   pl->diag, pl->g and pl->basis give them, the weight stiff on A_v) from steps Lanczos steps (PCG on A_v y =
+   VPLanczosStart()); geo: the factors of the owned cells, lgeo those of the layer below (VPLayerCellIndex()); w per
+   vertex of VPPatchVertexBox() */
+#define VP_PATCH_LANCZOS_MAX 32
+PETSC_INTERN PetscErrorCode VPPatchDampings_CPU(const VPGrid *, const VPPatchOp *, const VPPatchLocal *pl, PetscReal stiff, const PetscReal *geo, const PetscReal *lgeo, PetscInt steps, PetscReal theta, PetscReal *w, PetscScalar *work);
 /* work: 24 (2k+1)^d scalars, allocated once by the caller */
 static inline PetscInt VPPatchWorkSize(PetscInt dim, PetscInt k)
 {
@@ -315,13 +385,20 @@ typedef struct {
    (ghosted local operator diagonal): device arrays */
 PETSC_INTERN PetscErrorCode VPPatchCGColor_CUDA(const VPGrid *, const VPPatchCGTables *, PetscInt color, const PetscReal *d_pg, const PetscReal *d_geo, const PetscScalar *diag, const PetscScalar *bl, PetscScalar *dl);
 /* PCVPATCH's local solver scaled on a mapped DMQBOX (VPMappedPatchResidual_CUDA()): the unit patch's eigenvectors S
-   (row-major, in the columns) and eigenvalues lam, the 1D diagonals Kd, Md of its interior, the damping, and the box of
-   vertices [alo, alo + anv) whose surrogate factors (3 per vertex) the solve reads */
+   (row-major, in the columns) and eigenvalues lam, the 1D diagonals Kd, Md of its interior, the damping (pw: NULL, or
+   the device array of each patch's own, per vertex as the factors), and the box of vertices [alo, alo + anv) whose
+   surrogate factors (3 per vertex) the solve reads */
 typedef struct {
-  int       alo[3], anv[3];
-  PetscReal damp;
-  PetscReal S[VPATCH_MAX_NI * VPATCH_MAX_NI], lam[VPATCH_MAX_NI], Kd[VPATCH_MAX_NI], Md[VPATCH_MAX_NI];
+  int              alo[3], anv[3];
+  PetscReal        damp;
+  const PetscReal *pw;
+  PetscReal        S[VPATCH_MAX_NI * VPATCH_MAX_NI], lam[VPATCH_MAX_NI], Kd[VPATCH_MAX_NI], Md[VPATCH_MAX_NI];
 } VPPatchScaledTables;
+/* VPPatchDampings_CPU() on the device: every patch of this rank, one thread block each, in double (d_geo: the DM's
+   factors of the owned cells, d_lgeo those of the layer below or NULL, d_pg the surrogate's factors, d_diag the
+   operator's ghosted diagonal); w: per vertex of t's box */
+PETSC_INTERN PetscErrorCode VPMappedPatchDampings_CUDA(const VPGrid *, const PetscReal *d_geo, const PetscReal *d_lgeo, const VPPatchScaledTables *t, const PetscReal *d_pg, const PetscScalar *d_diag, PetscReal stiff, PetscInt steps, PetscReal theta,
+                                                       PetscReal *d_w);
 /* 3D, the whole box on one rank: for the vertex patches of one color, r = b - alpha K x on their interior nodes (the
    residual their solves read; the other entries of r are left as they are), one thread block per patch, no atomics.
    With t (then r is x): also the local solver scaled of each patch on that residual, its correction added into x in
@@ -334,6 +411,7 @@ PETSC_INTERN PetscBool VPPatchZeroFirst_CUDA(PetscInt dim, PetscInt k, PetscBool
 /* w: the weights of the patch operator (NULL: the Laplacian); the surrogate (d_pg) and DG patches take none */
 /* d_pm: NULL, or (with d_pg) per vertex the surrogate's mass term, added to every eigenvalue of its patch */
 /* d_diag: NULL, or (with d_pg; local solver scaled) the ghosted operator diagonal D: each patch's correction is
-   damp Dsc S (m + sum_d g_d Lambda_d)^-1 S^T Dsc r with Dsc = (Dt / D)^1/2, Dt the surrogate's diagonal */
+   damp Dsc S (m + sum_d g_d Lambda_d)^-1 S^T Dsc r with Dsc = (Dt / D)^1/2, Dt the surrogate's diagonal; d_pw: NULL,
+   or per vertex (as d_pg) the damping of its patch in place of damp */
 PETSC_INTERN PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *, const VPWeights *w, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *d_pg, const PetscReal *d_pm, const PetscScalar *d_diag,
-                                                    PetscReal damp, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch);
+                                                    PetscReal damp, const PetscReal *d_pw, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch);

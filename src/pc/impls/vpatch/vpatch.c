@@ -163,6 +163,8 @@ static PetscErrorCode PCReset_VPatch(PC pc)
   PetscCall(VPDeviceFree_Private(&jac->d_pg));
   PetscCall(PetscFree(jac->pm));
   PetscCall(VPDeviceFree_Private(&jac->d_pm));
+  PetscCall(PetscFree(jac->pw));
+  PetscCall(VPDeviceFree_Private(&jac->d_pw));
   jac->op.LU  = NULL;
   jac->op.piv = NULL;
   PetscCall(DMDestroy(&jac->dm));
@@ -174,10 +176,10 @@ static PetscErrorCode PCReset_VPatch(PC pc)
 static PetscErrorCode PCVPatchCheckSameOnRanks(PC pc)
 {
   PC_VPatch        *jac     = (PC_VPatch *)pc->data;
-  const char *const names[] = {"-pc_vpatch_type",   "-pc_vpatch_sweep",   "-pc_vpatch_local_solver", "-pc_vpatch_local_its", "-pc_vpatch_surrogate", "-pc_vpatch_precision", "-pc_vpatch_kernel",       "-pc_vpatch_patches_per_block",
-                               "-pc_vpatch_ranks",  "-pc_vpatch_overlap", "-pc_vpatch_correction",   "-pc_vpatch_damping",   "-pc_vpatch_dg_lines",  "-pc_vpatch_colors",    "-pc_vpatch_colors",       "-pc_vpatch_colors",
-                               "-pc_vpatch_colors", "-pc_vpatch_colors",  "-pc_vpatch_colors",       "-pc_vpatch_colors",    "-pc_vpatch_colors",    "-pc_vpatch_colors",    "-pc_vpatch_local_damping"};
-  PetscReal         v[23];
+  const char *const names[] = {"-pc_vpatch_type",   "-pc_vpatch_sweep",   "-pc_vpatch_local_solver", "-pc_vpatch_local_its", "-pc_vpatch_surrogate", "-pc_vpatch_precision", "-pc_vpatch_kernel",        "-pc_vpatch_patches_per_block",
+                               "-pc_vpatch_ranks",  "-pc_vpatch_overlap", "-pc_vpatch_correction",   "-pc_vpatch_damping",   "-pc_vpatch_dg_lines",  "-pc_vpatch_colors",    "-pc_vpatch_colors",        "-pc_vpatch_colors",
+                               "-pc_vpatch_colors", "-pc_vpatch_colors",  "-pc_vpatch_colors",       "-pc_vpatch_colors",    "-pc_vpatch_colors",    "-pc_vpatch_colors",    "-pc_vpatch_local_damping", "-pc_vpatch_local_damping_steps"};
+  PetscReal         v[24];
 
   PetscFunctionBegin;
   v[0]  = (PetscReal)jac->type;
@@ -196,6 +198,7 @@ static PetscErrorCode PCVPatchCheckSameOnRanks(PC pc)
   v[13] = (PetscReal)jac->norder;
   for (PetscInt i = 0; i < 8; i++) v[14 + i] = i < jac->norder ? (PetscReal)jac->order[i] : -1;
   v[22] = jac->localdamp;
+  v[23] = (PetscReal)jac->dampsteps;
   PetscCall(VPCheckSameOnRanks_Private(PetscObjectComm((PetscObject)pc), "PCVPATCH", (PetscInt)PETSC_STATIC_ARRAY_LENGTH(v), v, names));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -523,9 +526,13 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
   }
   PetscCall(PetscOptionsRangeInt("-pc_vpatch_local_its", "Local solver cg: CG steps per patch", "PCVPATCH", jac->localits, &jac->localits, &flg, 1, 100));
   if (flg) pc->setupcalled = PETSC_FALSE;
-  PetscCall(VPOptionsReal("-pc_vpatch_local_damping", "Local solver scaled: the damping of each patch's correction (0 < w <= 1; -1: min(0.7, 2.1/k))", "PCVPATCH", jac->localdamp, &jac->localdamp, &flg));
+  PetscCall(VPOptionsReal("-pc_vpatch_local_damping", "Local solver scaled: one damping of every patch's correction (0 < w <= 1; -1: in 3D each patch its own, -pc_vpatch_local_damping_steps, else min(0.7, 2.1/k))", "PCVPATCH", jac->localdamp,
+                          &jac->localdamp, &flg));
   PetscCheck(jac->localdamp == (PetscReal)PETSC_DETERMINE || (jac->localdamp > 0 && jac->localdamp <= 1), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
-             "-pc_vpatch_local_damping %g: give a damping in (0, 1], or -1 for the default min(0.7, 2.1/k)", (double)jac->localdamp);
+             "-pc_vpatch_local_damping %g: give a damping in (0, 1], or -1 for the default (each patch its own in 3D, else min(0.7, 2.1/k))", (double)jac->localdamp);
+  if (flg) pc->setupcalled = PETSC_FALSE;
+  PetscCall(PetscOptionsRangeInt("-pc_vpatch_local_damping_steps", "Local solver scaled, 3D, without -pc_vpatch_local_damping: Lanczos steps per patch for its own damping min(1, 1.7/lambda_max) (0: min(0.7, 2.1/k) for all)", "PCVPATCH",
+                                 jac->dampsteps, &jac->dampsteps, &flg, 0, VP_PATCH_LANCZOS_MAX));
   if (flg) pc->setupcalled = PETSC_FALSE;
   PetscCall(PetscOptionsBool("-pc_vpatch_patch_residual", "Mapped DMQBOX, one rank, CUDA, 3D: each color's residual formed patch by patch from its cells (else MatResidual of the whole level)", "PCVPATCH", jac->patchres, &jac->patchres, NULL));
   PetscOptionsHeadEnd();
@@ -622,6 +629,11 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
       PetscCall(PetscViewerASCIIPrintf(
           viewer, "mapped DMQBOX: %" PetscInt_FMT " CG steps per patch on its true operator, preconditioned by the separable surrogate (%s) scaled by the diagonal; nonlinear (use a flexible outer method); each color's residual %s\n", jac->localits,
           PCVPatchSurrogates[jac->surtype], res));
+    else if (jac->surrogate && jac->local == PC_VPATCH_LOCAL_SCALED && (jac->pw || jac->d_pw))
+      PetscCall(PetscViewerASCIIPrintf(viewer,
+                                       "mapped DMQBOX: local solves by the separable surrogate (%s) scaled by the operator's diagonal, each patch damped by min(1, 1.7 / lambda_max) from %" PetscInt_FMT
+                                       " Lanczos steps (-pc_vpatch_local_damping_steps); each color's residual %s\n",
+                                       PCVPatchSurrogates[jac->surtype], jac->dampsteps, res));
     else if (jac->surrogate && jac->local == PC_VPATCH_LOCAL_SCALED)
       PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: local solves by the separable surrogate (%s) scaled by the operator's diagonal, damped by %g (-pc_vpatch_local_damping); each color's residual %s\n", PCVPatchSurrogates[jac->surtype],
                                        (double)jac->damp, res));
@@ -973,7 +985,8 @@ PetscErrorCode PCVPatchSetDamping(PC pc, PetscReal w)
   Options Database Keys:
 + -pc_vpatch_local_solver <fdm,dense,cg,scaled> - the local solver
 . -pc_vpatch_local_its <n>                      - local solver cg: CG steps per patch (default 2)
-- -pc_vpatch_local_damping <w>                  - local solver scaled: the damping of each correction (default min(0.7, 2.1/k))
+. -pc_vpatch_local_damping <w>                  - local solver scaled: one damping of every correction (default: in 3D without a mass term each patch its own, else min(0.7, 2.1/k))
+- -pc_vpatch_local_damping_steps <m>            - local solver scaled, 3D: Lanczos steps per patch at set-up for its own damping min(1, 1.7 / lambda_max(P_v^-1 A_v)) (default 8; 0: min(0.7, 2.1/k) for all)
 
   Level: advanced
 
@@ -1020,7 +1033,8 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
 . -pc_vpatch_patches_per_block <n>              - GPU: patches per thread block (default 0: enough patches for about 256 threads, one per 1D line, at most 64, fewer where such a block would take more than half of an SM's shared memory)
 . -pc_vpatch_local_solver <fdm,dense,cg,scaled> - fast diagonalization (default), a stored dense LU (verification), on a mapped `DMQBOX` CG steps on each patch's true operator, or the surrogate scaled by the operator's diagonal (the default where the `DMQBOX` has a coefficient)
 . -pc_vpatch_local_its <n>                      - local solver cg: CG steps per patch (default 2)
-. -pc_vpatch_local_damping <w>                  - local solver scaled: the damping of each correction (default min(0.7, 2.1/k))
+. -pc_vpatch_local_damping <w>                  - local solver scaled: one damping of every correction (default: in 3D without a mass term each patch its own, else min(0.7, 2.1/k))
+. -pc_vpatch_local_damping_steps <m>            - local solver scaled, 3D: Lanczos steps per patch at set-up for its own damping min(1, 1.7 / lambda_max(P_v^-1 A_v)) (default 8; 0: min(0.7, 2.1/k) for all)
 . -pc_vpatch_patch_residual <bool>              - mapped `DMQBOX` in 3D, one rank, CUDA, stiffness only: each color's residual formed patch by patch from the patch's cells, without atomics (default true; false: `MatResidual()` of the whole level)
 . -pc_vpatch_surrogate <pointmax,cellmax,mean>  - mapped `DMQBOX`: the scaling of the separable surrogate (`PCVPatchSurrogate`)
 . -pc_vpatch_dg_lines <bool>                     - discontinuous `DMQBOX` in 3D on the GPU: one thread per 1D line of a patch (default) or per unknown
@@ -1083,6 +1097,7 @@ PetscErrorCode PCCreate_VPatch(PC pc)
   jac->local     = PC_VPATCH_LOCAL_FDM;
   jac->localits  = 2;               /* two steps: 4-5 cycles at contrast 1e6 where one step takes 5-7, measured */
   jac->localdamp = PETSC_DETERMINE; /* local solver scaled: min(0.7, 2.1/k) (vpatch_mapped.c says why) */
+  jac->dampsteps = 8;               /* local solver scaled, 3D: each patch's own damping from 8 Lanczos steps (vpatch_mapped.c says why) */
   jac->kernel    = PC_VPATCH_KERNEL_FUSED;
   jac->overlap   = PETSC_TRUE;
   jac->ranks     = PC_VPATCH_RANKS_EXACT;

@@ -75,41 +75,45 @@ static inline PetscInt PatchBoxIndex(PetscInt dim, PetscInt ni, PetscInt np, Pet
   return ((dim == 3 ? e / (ni * ni) + 1 : 0) * np + (e / ni) % ni + 1) * np + e % ni + 1;
 }
 
-/* w = A_v p on the patch's interior: the true operator of its 2^d cells (matrix-free, VPMappedCellApply_CPU()), p zero
-   on the patch's boundary; v: the patch's vertex */
-static PetscErrorCode PatchTrueApply(const VPGrid *g, const VPPatchLocal *pl, const PetscInt v[3], const PetscScalar *p, PetscScalar *w, PetscScalar *box, PetscScalar *boxo, PetscScalar *cu, PetscScalar *cv, PetscScalar *cw)
+/* the factors of the 2^d cells of patch v (cell cc at v - 1 + bit d of cc): in pl->geo, the box [gclo, gclo + gcm) */
+static void PatchCellsBox(const VPGrid *g, const VPPatchLocal *pl, const PetscInt v[3], const PetscReal *G[8])
+{
+  const PetscInt nd = VPGridCellNodes(g), ncomp = VPGeometryComponents(g->dim);
+  for (PetscInt cc = 0; cc < (1 << g->dim); cc++) {
+    PetscInt cell = 0;
+    for (PetscInt d = g->dim - 1; d >= 0; d--) cell = cell * pl->gcm[d] + (v[d] - 1 + ((cc >> d) & 1) - pl->gclo[d]);
+    G[cc] = pl->geo + cell * ncomp * nd;
+  }
+}
+
+/* w = A_v p on the patch's interior: the true operator of its 2^d cells (matrix-free, VPMappedCellApply_CPU(), the
+   factors G of cell cc at v - 1 + bit d of cc), p zero on the patch's boundary; v: the patch's vertex */
+static PetscErrorCode PatchTrueApply(const VPGrid *g, const VPPatchLocal *pl, const PetscReal *const G[8], const PetscScalar *p, PetscScalar *w, PetscScalar *box, PetscScalar *boxo, PetscScalar *cu, PetscScalar *cv, PetscScalar *cw)
 {
   const PetscInt dim = g->dim, k = g->k, n = k + 1, np = 2 * k + 1, ni = 2 * k - 1, npt = np * np * (dim == 3 ? np : 1), nt = ni * ni * (dim == 3 ? ni : 1);
-  const PetscInt nd = n * n * (dim == 3 ? n : 1), ncomp = VPGeometryComponents(dim);
+  const PetscInt nd = n * n * (dim == 3 ? n : 1);
 
   PetscFunctionBegin;
   for (PetscInt e = 0; e < npt; e++) box[e] = boxo[e] = 0;
   for (PetscInt e = 0; e < nt; e++) box[PatchBoxIndex(dim, ni, np, e)] = p[e];
   for (PetscInt cc = 0; cc < (1 << dim); cc++) {
-    PetscInt off[3] = {0, 0, 0}, cell = 0;
-    for (PetscInt d = dim - 1; d >= 0; d--) {
-      off[d] = ((cc >> d) & 1) * k;
-      cell   = cell * pl->gcm[d] + (v[d] - 1 + ((cc >> d) & 1) - pl->gclo[d]);
-    }
+    PetscInt off[3] = {0, 0, 0};
+    for (PetscInt d = 0; d < dim; d++) off[d] = ((cc >> d) & 1) * k;
     for (PetscInt l = 0; l < nd; l++) cu[l] = box[((dim == 3 ? off[2] + l / (n * n) : 0) * np + off[1] + (l / n) % n) * np + off[0] + l % n];
-    PetscCall(VPMappedCellApply_CPU(dim, pl->basis, pl->geo + cell * ncomp * nd, cu, cv, cw));
+    PetscCall(VPMappedCellApply_CPU(dim, pl->basis, G[cc], cu, cv, cw));
     for (PetscInt l = 0; l < nd; l++) boxo[((dim == 3 ? off[2] + l / (n * n) : 0) * np + off[1] + (l / n) % n) * np + off[0] + l % n] += cv[l];
   }
   for (PetscInt e = 0; e < nt; e++) w[e] = boxo[PatchBoxIndex(dim, ni, np, e)];
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* u ~ A_v^-1 r by pl->its preconditioned CG steps (VPPatchLocal), from u = 0; gv: the patch's surrogate factors, mv its
-   mass term. With pl->damp > 0 (local solver scaled) u = damp z, z the preconditioner's solve, and no step on the true
-   operator (which has no mass term: the local solver cg takes none). */
-static PetscErrorCode PatchCG(const VPGrid *g, const VPPatchOp *op, const VPPatchLocal *pl, const PetscReal *gv, PetscReal mv, const PetscInt v[3], const PetscScalar *r, PetscScalar *u, PetscScalar *t, PetscScalar *work)
+/* sc = (Dt / D)^1/2 on patch v's interior: Dt the diagonal of its surrogate (factors gv, mass term mv), D the
+   operator's (pl->diag) */
+static void PatchScaling(const VPGrid *g, const VPPatchOp *op, const VPPatchLocal *pl, const PetscReal *gv, PetscReal mv, const PetscInt v[3], PetscScalar *sc)
 {
-  const PetscInt dim = g->dim, k = g->k, np = 2 * k + 1, ni = 2 * k - 1, npt = np * np * (dim == 3 ? np : 1), nt = ni * ni * (dim == 3 ? ni : 1);
-  PetscScalar   *rr = work, *z = rr + npt, *pp = z + npt, *ww = pp + npt, *sc = ww + npt, *tmp = sc + npt, *box = tmp + npt, *boxo = box + npt, *cu = boxo + npt, *cv = cu + npt, *cw = cv + npt;
-  PetscScalar    rz = 0, rzold = 1, rz0 = 0;
+  const PetscInt dim = g->dim, k = g->k, np = 2 * k + 1, ni = 2 * k - 1, nt = ni * ni * (dim == 3 ? ni : 1);
 
-  PetscFunctionBegin;
-  for (PetscInt e = 0; e < nt; e++) { /* the scaling sqrt(Dt / D) */
+  for (PetscInt e = 0; e < nt; e++) {
     PetscInt  ix = e % ni + 1, iy = (e / ni) % ni + 1, iz = dim == 3 ? e / (ni * ni) + 1 : 0, p[3];
     PetscReal Kd[3], Md[3], dt                            = 0;
     Kd[0] = op->Kp[0][ix * np + ix];
@@ -124,26 +128,52 @@ static PetscErrorCode PatchCG(const VPGrid *g, const VPPatchOp *op, const VPPatc
     p[1]  = v[1] * k - k + iy;
     p[2]  = dim == 3 ? v[2] * k - k + iz : 0;
     sc[e] = PetscSqrtReal(dt / PetscRealPart(pl->diag[VPGridLocalIndex(g, p)]));
+  }
+}
+
+/* z = Dsc Atilde^-1 Dsc r (the scaled surrogate's solve; sc from PatchScaling()), and its r^T z */
+static PetscErrorCode PatchScaledSolve(const VPPatchOp *op, const PetscReal *gv, PetscReal mv, PetscInt nt, PetscInt ni, const PetscScalar *sc, const PetscScalar *r, PetscScalar *z, PetscScalar *tmp, PetscScalar *t, PetscScalar *rz)
+{
+  PetscFunctionBegin;
+  for (PetscInt e = 0; e < nt; e++) tmp[e] = sc[e] * r[e];
+  PetscCall(PatchSolve(op, gv, mv, NULL, NULL, ni, tmp, z, t));
+  *rz = 0;
+  for (PetscInt e = 0; e < nt; e++) {
+    z[e] *= sc[e];
+    *rz += r[e] * z[e];
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* u ~ A_v^-1 r by pl->its preconditioned CG steps (VPPatchLocal), from u = 0; gv: the patch's surrogate factors, mv its
+   mass term, iv its vertex's index. With pl->damp > 0 (local solver scaled) u = damp z (pl->w: its own damping), z the
+   preconditioner's solve, and no step on the true operator (which has no mass term: the local solver cg takes none). */
+static PetscErrorCode PatchCG(const VPGrid *g, const VPPatchOp *op, const VPPatchLocal *pl, const PetscReal *gv, PetscReal mv, const PetscInt v[3], PetscInt iv, const PetscScalar *r, PetscScalar *u, PetscScalar *t, PetscScalar *work)
+{
+  const PetscInt   dim = g->dim, k = g->k, np = 2 * k + 1, ni = 2 * k - 1, npt = np * np * (dim == 3 ? np : 1), nt = ni * ni * (dim == 3 ? ni : 1);
+  PetscScalar     *rr = work, *z = rr + npt, *pp = z + npt, *ww = pp + npt, *sc = ww + npt, *tmp = sc + npt, *box = tmp + npt, *boxo = box + npt, *cu = boxo + npt, *cv = cu + npt, *cw = cv + npt;
+  PetscScalar      rz = 0, rzold = 1, rz0 = 0;
+  const PetscReal *G[8];
+
+  PetscFunctionBegin;
+  PatchScaling(g, op, pl, gv, mv, v, sc);
+  for (PetscInt e = 0; e < nt; e++) {
     rr[e] = r[e];
     u[e]  = 0;
   }
+  if (pl->damp <= 0) PatchCellsBox(g, pl, v, G); /* CG steps on the true operator */
   for (PetscInt it = 0; it < pl->its; it++) {
     PetscScalar pw = 0;
-    for (PetscInt e = 0; e < nt; e++) tmp[e] = sc[e] * rr[e];
-    PetscCall(PatchSolve(op, gv, mv, NULL, NULL, ni, tmp, z, t));
-    rz = 0;
-    for (PetscInt e = 0; e < nt; e++) {
-      z[e] *= sc[e];
-      rz += rr[e] * z[e];
-    }
+    PetscCall(PatchScaledSolve(op, gv, mv, nt, ni, sc, rr, z, tmp, t, &rz));
     if (pl->damp > 0) {
-      for (PetscInt e = 0; e < nt; e++) u[e] = pl->damp * z[e];
+      const PetscReal w = pl->w ? pl->w[iv] : pl->damp;
+      for (PetscInt e = 0; e < nt; e++) u[e] = w * z[e];
       break;
     }
     if (!it) rz0 = rz;
     if (!(PetscRealPart(rz) > VP_PATCH_CG_RTOL2 * PetscRealPart(rz0))) break; /* converged to round-off, or a zero residual: a further step would divide by it */
     for (PetscInt e = 0; e < nt; e++) pp[e] = it ? z[e] + (rz / rzold) * pp[e] : z[e];
-    PetscCall(PatchTrueApply(g, pl, v, pp, ww, box, boxo, cu, cv, cw));
+    PetscCall(PatchTrueApply(g, pl, G, pp, ww, box, boxo, cu, cv, cw));
     for (PetscInt e = 0; e < nt; e++) pw += pp[e] * ww[e];
     if (PetscRealPart(pw) <= 0) break; /* rr = 0 (or round-off): nothing left to correct */
     for (PetscInt e = 0; e < nt; e++) {
@@ -194,7 +224,7 @@ PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *g, const VPPatchOp *op, cons
         PetscInt nt = ni * ni * niz;
         if (pl && pl->its > 0) {
           PetscInt vv[3] = {vx, vy, vz};
-          PetscCall(PatchCG(g, op, pl, pl->g + 3 * iv, pl->m ? pl->m[iv] : 0.0, vv, r, u, t1, work + 8 * npt));
+          PetscCall(PatchCG(g, op, pl, pl->g + 3 * iv, pl->m ? pl->m[iv] : 0.0, vv, iv, r, u, t1, work + 8 * npt));
         } else
           PetscCall(PatchSolve(op, pl && pl->g ? pl->g + 3 * iv : NULL, pl && pl->m ? pl->m[iv] : 0.0, pl && pl->LU ? pl->LU + nt * nt * iv : NULL, pl && pl->piv ? pl->piv + nt * iv : NULL, ni, r, u, t1));
         e = 0;
@@ -206,6 +236,55 @@ PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *g, const VPPatchOp *op, cons
               p[2] = dim == 3 ? vz * k - k + 1 + iz : 0;
               dl[VPGridLocalIndex(g, p)] += u[e];
             }
+      }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VPPatchDampings_CPU(const VPGrid *g, const VPPatchOp *op, const VPPatchLocal *pl, PetscReal stiff, const PetscReal *geo, const PetscReal *lgeo, PetscInt steps, PetscReal theta, PetscReal *w, PetscScalar *work)
+{
+  const PetscInt k = g->k, np = 2 * k + 1, ni = 2 * k - 1, npt = np * np * np, nt = ni * ni * ni, nd = VPGridCellNodes(g), ncomp = VPGeometryComponents(3);
+  PetscScalar   *r = work, *z = r + npt, *p = z + npt, *q = p + npt, *sc = q + npt, *tmp = sc + npt, *box = tmp + npt, *boxo = box + npt, *cu = boxo + npt, *cv = cu + npt, *t = cv + npt, *cw = t + npt; /* cw: 6 (k+1)^3 */
+  PetscInt       vlo[3], nv[3];
+
+  PetscFunctionBegin;
+  PetscCheck(g->dim == 3 && steps >= 1 && steps <= VP_PATCH_LANCZOS_MAX, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the patch dampings are built in 3D for 1 to %d Lanczos steps", VP_PATCH_LANCZOS_MAX);
+  VPPatchVertexBox(g, vlo, nv);
+  for (PetscInt vz = 0, iv = 0; vz < nv[2]; vz++)
+    for (PetscInt vy = 0; vy < nv[1]; vy++)
+      for (PetscInt vx = 0; vx < nv[0]; vx++, iv++) {
+        const PetscInt   v[3] = {vlo[0] + vx, vlo[1] + vy, vlo[2] + vz};
+        const PetscReal *G[8], *gv = pl->g + 3 * iv;
+        double           alpha[VP_PATCH_LANCZOS_MAX], beta[VP_PATCH_LANCZOS_MAX], a[VP_PATCH_LANCZOS_MAX], b[VP_PATCH_LANCZOS_MAX];
+        PetscScalar      rz = 0, rzold = 0, rz0 = 0;
+        int              m = 0;
+
+        for (PetscInt cc = 0; cc < 8; cc++) { /* the owned cells' factors, or the layer's */
+          const int c[3] = {(int)(v[0] - 1 + (cc & 1)), (int)(v[1] - 1 + ((cc >> 1) & 1)), (int)(v[2] - 1 + (cc >> 2))};
+          long long l    = VPLayerCellIndex(g->cs, g->cm, c);
+          G[cc]          = l < 0 ? geo + (((c[2] - g->cs[2]) * g->cm[1] + c[1] - g->cs[1]) * g->cm[0] + c[0] - g->cs[0]) * ncomp * nd : lgeo + l * ncomp * nd;
+        }
+        PatchScaling(g, op, pl, gv, 0.0, v, sc);
+        for (PetscInt e = 0; e < nt; e++) r[e] = VPLanczosStart((int)e);
+        for (PetscInt j = 0; j < steps; j++) {
+          PetscScalar pq = 0;
+          PetscCall(PatchScaledSolve(op, gv, 0.0, nt, ni, sc, r, z, tmp, t, &rz));
+          if (!j) rz0 = rz;
+          if (!(PetscRealPart(rz) > VP_PATCH_CG_RTOL2 * PetscRealPart(rz0))) break; /* an invariant subspace: T is exact */
+          if (j) beta[j - 1] = PetscRealPart(rz / rzold);
+          for (PetscInt e = 0; e < nt; e++) p[e] = j ? z[e] + (rz / rzold) * p[e] : z[e];
+          PetscCall(PatchTrueApply(g, pl, G, p, q, box, boxo, cu, cv, cw));
+          for (PetscInt e = 0; e < nt; e++) {
+            q[e] *= stiff;
+            pq += p[e] * q[e];
+          }
+          if (!(PetscRealPart(pq) > 0)) break;
+          alpha[j] = PetscRealPart(rz / pq);
+          for (PetscInt e = 0; e < nt; e++) r[e] -= alpha[j] * q[e];
+          rzold = rz;
+          m     = (int)j + 1;
+        }
+        VPLanczosFromCG(m, alpha, beta, a, b);
+        w[iv] = m ? PetscMin(1.0, theta / VPTridiagMax(m, a, b)) : pl->damp; /* no step (r^T z = 0 from the start): the damping of all */
       }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -438,30 +438,15 @@ template <int NI, int DIR, bool TR, typename T> __device__ __forceinline__ void 
   __syncthreads();
 }
 
-/* SOLVE: then the patch's local solver scaled (PCVPATCH) on that residual, added into x in place: u = damp Dsc S (sum_d
-   g_d Lambda_d)^-1 S^T Dsc r, Dsc = (Dt / D)^1/2 (t: the unit patch's eigenpairs and 1D diagonals, pg: g per vertex, dg:
-   the operator's diagonal D; without dg Dsc = I, the local solver fdm, with damp 1). In place is safe: a patch reads x
-   on its box, and no other patch of the color writes there (each writes its own interior only). */
-template <int K, typename T, bool SOLVE>
-__global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS) VPMapPatchResidualKernel(VPGrid g, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const T *__restrict__ geo, PetscScalar alpha, const PetscScalar *__restrict__ b,
-                                                                                           const PetscScalar *x, PetscScalar *r, VPPatchScaledTables t, const PetscReal *__restrict__ pg, const PetscScalar *__restrict__ dg)
+/* acc += K X on the interior of a patch (X: its (2k+1)^3 box in shared memory, zero on its boundary), its 2^3 cells CB
+   at a time through the line passes of VPMapLineKernel (A..P2: CB cells' pass arrays), the cells' outputs summed node by
+   node; cellgeo(cc): the factors of cell cc (at the vertex - 1 + bit d of cc) */
+template <int K, typename T, typename CG> __device__ __forceinline__ void VPMapPatchOperator(const T *X, double *acc, T *A, T *B, T *P0, T *P1, T *P2, CG cellgeo)
 {
   using S         = VPMapPatchShape<K, T>;
   constexpr int N = S::N, ND = N * N * N, NN = N * N, L = S::L, CB = S::CB, PC = S::PC, NP = S::NP, NI = S::NI, NT = NI * NI * NI, PX = VPMapPad<K, T>::PX, PY = VPMapPad<K, T>::PY;
-  VP_DYNAMIC_SHARED(double, acc); /* K x on the interior */
-  T        *A = reinterpret_cast<T *>(acc + NT), *B = A + CB * PC, *P0 = B + CB * PC, *P1 = P0 + CB * PC, *P2 = P1 + CB * PC, *X = P2 + CB * PC;
-  const int pb = blockIdx.x, v[3] = {vlo0 + 2 * (pb % nv0), vlo1 + 2 * ((pb / nv0) % nv1), vlo2 + 2 * (pb / (nv0 * nv1))};
-  const int q0 = (v[0] - 1) * K, q1 = (v[1] - 1) * K, q2 = (v[2] - 1) * K; /* the box's first node */
-  const int n0 = (int)g.N[0] * K, n1 = (int)g.N[1] * K, n2 = (int)g.N[2] * K;
-
-  for (int e = threadIdx.x; e < NP * NP * NP; e += blockDim.x) {
-    const int p0 = q0 + e % NP, p1 = q1 + (e / NP) % NP, p2 = q2 + e / (NP * NP);
-    X[e] = p0 == 0 || p0 == n0 || p1 == 0 || p1 == n1 || p2 == 0 || p2 == n2 ? (T)0 : (T)x[VPDLocalIndex(g, p0, p1, p2)];
-  }
-  for (int e = threadIdx.x; e < NT; e += blockDim.x) acc[e] = 0;
-  __syncthreads();
-  const int  bc = threadIdx.x / L, l = threadIdx.x - bc * L, la = l % N, lb = l / N, o = bc * PC;
-  const bool active = bc < CB;
+  const int     bc = threadIdx.x / L, l = threadIdx.x - bc * L, la = l % N, lb = l / N, o = bc * PC;
+  const bool    active = bc < CB;
   for (int c0 = 0; c0 < 8; c0 += CB) {
     const int cc = c0 + bc, ox = (cc & 1) * K, oy = ((cc >> 1) & 1) * K, oz = ((cc >> 2) & 1) * K;
     if (active) { /* x lines (y = la, z = lb) of the cell from the box */
@@ -474,8 +459,7 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS) VPMapPatchResi
     if (active) VPMapForwardY<K>(A, B, P0, P1, P2, o, la, lb);
     __syncthreads();
     if (active) {
-      const size_t cell = ((size_t)(v[2] - 1 + (cc >> 2) - (int)g.cs[2]) * (size_t)g.cm[1] + (size_t)(v[1] - 1 + ((cc >> 1) & 1) - (int)g.cs[1])) * (size_t)g.cm[0] + (size_t)(v[0] - 1 + (cc & 1) - (int)g.cs[0]);
-      const T     *G    = geo + cell * 6 * ND + la + lb * N;
+      const T *G = cellgeo(cc) + la + lb * N;
       VPMapPassZ<K>(P0, P1, P2, o, la, lb, [&](int i, int m) { return G[i * NN + m * ND]; });
     }
     __syncthreads();
@@ -500,6 +484,49 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS) VPMapPatchResi
     }
     __syncthreads();
   }
+}
+
+/* ta = S (sum_d g_d Lambda_d)^-1 S^T ta on the NI^3 interior of a patch (fast diagonalization of its separable
+   surrogate; S, lam in shared memory), tb scratch */
+template <int NI, typename T> __device__ __forceinline__ void VPMapFDMSolve(const T *S, const T *lam, T g0, T g1, T g2, T *ta, T *tb)
+{
+  constexpr int NT = NI * NI * NI;
+  VPMapFDMPass<NI, 0, true>(S, ta, tb);
+  VPMapFDMPass<NI, 1, true>(S, tb, ta);
+  VPMapFDMPass<NI, 2, true>(S, ta, tb);
+  for (int e = threadIdx.x; e < NT; e += blockDim.x) tb[e] /= g0 * lam[e % NI] + g1 * lam[(e / NI) % NI] + g2 * lam[e / (NI * NI)];
+  __syncthreads();
+  VPMapFDMPass<NI, 2, false>(S, tb, ta);
+  VPMapFDMPass<NI, 1, false>(S, ta, tb);
+  VPMapFDMPass<NI, 0, false>(S, tb, ta);
+}
+
+/* SOLVE: then the patch's local solver scaled (PCVPATCH) on that residual, added into x in place: u = damp Dsc S (sum_d
+   g_d Lambda_d)^-1 S^T Dsc r, Dsc = (Dt / D)^1/2 (t: the unit patch's eigenpairs and 1D diagonals, pg: g per vertex, dg:
+   the operator's diagonal D; without dg Dsc = I, the local solver fdm, with damp 1). In place is safe: a patch reads x
+   on its box, and no other patch of the color writes there (each writes its own interior only). */
+template <int K, typename T, bool SOLVE>
+__global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS) VPMapPatchResidualKernel(VPGrid g, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const T *__restrict__ geo, PetscScalar alpha, const PetscScalar *__restrict__ b,
+                                                                                           const PetscScalar *x, PetscScalar *r, VPPatchScaledTables t, const PetscReal *__restrict__ pg, const PetscScalar *__restrict__ dg)
+{
+  using S         = VPMapPatchShape<K, T>;
+  constexpr int N = S::N, ND = N * N * N, CB = S::CB, PC = S::PC, NP = S::NP, NI = S::NI, NT = NI * NI * NI;
+  VP_DYNAMIC_SHARED(double, acc); /* K x on the interior */
+  T        *A = reinterpret_cast<T *>(acc + NT), *B = A + CB * PC, *P0 = B + CB * PC, *P1 = P0 + CB * PC, *P2 = P1 + CB * PC, *X = P2 + CB * PC;
+  const int pb = blockIdx.x, v[3] = {vlo0 + 2 * (pb % nv0), vlo1 + 2 * ((pb / nv0) % nv1), vlo2 + 2 * (pb / (nv0 * nv1))};
+  const int q0 = (v[0] - 1) * K, q1 = (v[1] - 1) * K, q2 = (v[2] - 1) * K; /* the box's first node */
+  const int n0 = (int)g.N[0] * K, n1 = (int)g.N[1] * K, n2 = (int)g.N[2] * K;
+
+  for (int e = threadIdx.x; e < NP * NP * NP; e += blockDim.x) {
+    const int p0 = q0 + e % NP, p1 = q1 + (e / NP) % NP, p2 = q2 + e / (NP * NP);
+    X[e] = p0 == 0 || p0 == n0 || p1 == 0 || p1 == n1 || p2 == 0 || p2 == n2 ? (T)0 : (T)x[VPDLocalIndex(g, p0, p1, p2)];
+  }
+  for (int e = threadIdx.x; e < NT; e += blockDim.x) acc[e] = 0;
+  __syncthreads();
+  VPMapPatchOperator<K, T>(X, acc, A, B, P0, P1, P2, [&](int cc) {
+    const size_t cell = ((size_t)(v[2] - 1 + (cc >> 2) - (int)g.cs[2]) * (size_t)g.cm[1] + (size_t)(v[1] - 1 + ((cc >> 1) & 1) - (int)g.cs[1])) * (size_t)g.cm[0] + (size_t)(v[0] - 1 + (cc & 1) - (int)g.cs[0]);
+    return geo + cell * 6 * ND;
+  });
   if constexpr (!SOLVE) {
     for (int e = threadIdx.x; e < NT; e += blockDim.x) {
       const PetscInt li = VPDLocalIndex(g, q0 + e % NI + 1, q1 + (e / NI) % NI + 1, q2 + e / (NI * NI) + 1);
@@ -507,8 +534,9 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS) VPMapPatchResi
     }
   } else { /* the operator's passes are done: their shared memory holds the local solve's tensors */
     T               *Sm = A, *lam = Sm + NI * NI, *Kd = lam + NI, *Md = Kd + NI, *ta = A + NI * NI + 4 * NI, *tb = ta + NT, *sc = tb + NT;
-    const PetscReal *gv = pg + 3 * (((size_t)(v[2] - t.alo[2]) * (size_t)t.anv[1] + (size_t)(v[1] - t.alo[1])) * (size_t)t.anv[0] + (size_t)(v[0] - t.alo[0]));
-    const T          g0 = (T)gv[0], g1 = (T)gv[1], g2 = (T)gv[2];
+    const size_t     iv = ((size_t)(v[2] - t.alo[2]) * (size_t)t.anv[1] + (size_t)(v[1] - t.alo[1])) * (size_t)t.anv[0] + (size_t)(v[0] - t.alo[0]);
+    const PetscReal *gv = pg + 3 * iv;
+    const T          g0 = (T)gv[0], g1 = (T)gv[1], g2 = (T)gv[2], damp = (T)(t.pw ? t.pw[iv] : t.damp); /* the patch's own damping, or the one of all */
     for (int e = threadIdx.x; e < NI * NI; e += blockDim.x) Sm[e] = (T)t.S[e];
     for (int e = threadIdx.x; e < NI; e += blockDim.x) {
       lam[e] = (T)t.lam[e];
@@ -524,18 +552,105 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS) VPMapPatchResi
       ta[e]             = sc[e] * (T)(b[li] - alpha * (PetscScalar)acc[e]);
     }
     __syncthreads();
-    VPMapFDMPass<NI, 0, true>(Sm, ta, tb);
-    VPMapFDMPass<NI, 1, true>(Sm, tb, ta);
-    VPMapFDMPass<NI, 2, true>(Sm, ta, tb);
-    for (int e = threadIdx.x; e < NT; e += blockDim.x) tb[e] /= g0 * lam[e % NI] + g1 * lam[(e / NI) % NI] + g2 * lam[e / (NI * NI)];
-    __syncthreads();
-    VPMapFDMPass<NI, 2, false>(Sm, tb, ta);
-    VPMapFDMPass<NI, 1, false>(Sm, ta, tb);
-    VPMapFDMPass<NI, 0, false>(Sm, tb, ta);
+    VPMapFDMSolve<NI>(Sm, lam, g0, g1, g2, ta, tb);
     for (int e = threadIdx.x; e < NT; e += blockDim.x) {
       const PetscInt li = VPDLocalIndex(g, q0 + e % NI + 1, q1 + (e / NI) % NI + 1, q2 + e / (NI * NI) + 1);
-      r[li] += (PetscScalar)((T)t.damp * sc[e] * ta[e]);
+      r[li] += (PetscScalar)(damp * sc[e] * ta[e]);
     }
+  }
+}
+
+/* the sum over the block of each thread's v, the same value in every thread (summed in one order: deterministic); red:
+   32 doubles of shared memory */
+__device__ __forceinline__ double VPMapBlockSum(double v, double *red)
+{
+  const int nw = (blockDim.x + 31) / 32;
+  double    s  = 0;
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  __syncthreads(); /* red's previous values are read */
+  if ((threadIdx.x & 31) == 0) red[threadIdx.x / 32] = v;
+  __syncthreads();
+  for (int i = 0; i < nw; i++) s += red[i];
+  return s;
+}
+
+template <int K> struct VPMapDampShape {
+  using S                    = VPMapPatchShape<K, double>;
+  static constexpr int    NI = S::NI, NT = NI * NI * NI;
+  static constexpr size_t SCR   = S::OPER > 2 * (size_t)NT ? S::OPER : 2 * (size_t)NT; /* the operator's passes, or the solve's two tensors */
+  static constexpr size_t BYTES = (NT + SCR + 3 * (size_t)NT + NI * NI + NI + 32 + 2 * VP_PATCH_LANCZOS_MAX) * sizeof(double);
+};
+
+/* VPPatchDampings_CPU() of the patches of this rank's vertex box (t.alo, t.anv), one block per patch, in double: steps
+   PCG steps on A_v y = VPLanczosStart() preconditioned by the scaled surrogate, their Lanczos matrix's largest eigenvalue
+   lambda_v, w_v = min(1, theta / lambda_v). Shared: acc (A p), the operator's or the solve's scratch, r, p, Dsc, S, lam,
+   the block sums and the CG coefficients */
+template <int K>
+__global__ void __launch_bounds__(VPMapPatchShape<K, double>::THREADS) VPMapPatchDampingKernel(VPGrid g, const PetscReal *__restrict__ geo, const PetscReal *__restrict__ lgeo, VPPatchScaledTables t, const PetscReal *__restrict__ pg,
+                                                                                               const PetscScalar *__restrict__ dg, double stiff, int steps, double theta, PetscReal *__restrict__ w)
+{
+  using S         = VPMapPatchShape<K, double>;
+  using D         = VPMapDampShape<K>;
+  constexpr int N = S::N, ND = N * N * N, CB = S::CB, PC = S::PC, NP = S::NP, NI = S::NI, NT = NI * NI * NI;
+  VP_DYNAMIC_SHARED(double, acc);
+  double      *A = acc + NT, *B = A + CB * PC, *P0 = B + CB * PC, *P1 = P0 + CB * PC, *P2 = P1 + CB * PC, *X = P2 + CB * PC, *ta = A, *tb = A + NT;
+  double      *r = A + D::SCR, *p = r + NT, *sc = p + NT, *Sm = sc + NT, *lam = Sm + NI * NI, *red = lam + NI, *al = red + 32, *be = al + VP_PATCH_LANCZOS_MAX;
+  const size_t iv   = blockIdx.x;
+  const int    v[3] = {t.alo[0] + (int)(iv % t.anv[0]), t.alo[1] + (int)((iv / t.anv[0]) % t.anv[1]), t.alo[2] + (int)(iv / ((size_t)t.anv[0] * t.anv[1]))};
+  const int    q0 = (v[0] - 1) * K, q1 = (v[1] - 1) * K, q2 = (v[2] - 1) * K;
+  const double g0 = pg[3 * iv], g1 = pg[3 * iv + 1], g2 = pg[3 * iv + 2];
+  double       rz, rzold = 1, rz0 = 0;
+  int          m = 0;
+
+  for (int e = threadIdx.x; e < NI * NI; e += blockDim.x) Sm[e] = t.S[e];
+  for (int e = threadIdx.x; e < NI; e += blockDim.x) lam[e] = t.lam[e];
+  for (int e = threadIdx.x; e < NT; e += blockDim.x) {
+    const int    i0 = e % NI, i1 = (e / NI) % NI, i2 = e / (NI * NI);
+    const double dt = g0 * t.Kd[i0] * t.Md[i1] * t.Md[i2] + g1 * t.Md[i0] * t.Kd[i1] * t.Md[i2] + g2 * t.Md[i0] * t.Md[i1] * t.Kd[i2];
+    sc[e]           = sqrt(dt / (double)dg[VPDLocalIndex(g, q0 + i0 + 1, q1 + i1 + 1, q2 + i2 + 1)]);
+    r[e]            = VPLanczosStart(e);
+  }
+  __syncthreads();
+  for (int j = 0; j < steps; j++) {
+    double s = 0;
+    for (int e = threadIdx.x; e < NT; e += blockDim.x) ta[e] = sc[e] * r[e];
+    __syncthreads();
+    VPMapFDMSolve<NI>(Sm, lam, g0, g1, g2, ta, tb); /* z = Dsc Atilde^-1 Dsc r, in ta */
+    for (int e = threadIdx.x; e < NT; e += blockDim.x) {
+      ta[e] *= sc[e];
+      s += r[e] * ta[e];
+    }
+    rz = VPMapBlockSum(s, red);
+    if (!j) rz0 = rz;
+    if (!(rz > VP_PATCH_CG_RTOL2 * rz0)) break; /* an invariant subspace: the Lanczos matrix is exact */
+    if (j && threadIdx.x == 0) be[j - 1] = rz / rzold;
+    for (int e = threadIdx.x; e < NT; e += blockDim.x) p[e] = j ? ta[e] + (rz / rzold) * p[e] : ta[e];
+    __syncthreads(); /* X overwrites ta */
+    for (int e = threadIdx.x; e < NP * NP * NP; e += blockDim.x) {
+      const int i0 = e % NP - 1, i1 = (e / NP) % NP - 1, i2 = e / (NP * NP) - 1;
+      X[e] = i0 < 0 || i0 >= NI || i1 < 0 || i1 >= NI || i2 < 0 || i2 >= NI ? 0.0 : p[(i2 * NI + i1) * NI + i0];
+    }
+    for (int e = threadIdx.x; e < NT; e += blockDim.x) acc[e] = 0;
+    __syncthreads();
+    VPMapPatchOperator<K, double>(X, acc, A, B, P0, P1, P2, [&](int cc) {
+      const int       c[3] = {v[0] - 1 + (cc & 1), v[1] - 1 + ((cc >> 1) & 1), v[2] - 1 + (cc >> 2)};
+      const long long l    = VPLayerCellIndex(g.cs, g.cm, c);
+      return l < 0 ? geo + (((size_t)(c[2] - g.cs[2]) * (size_t)g.cm[1] + (size_t)(c[1] - g.cs[1])) * (size_t)g.cm[0] + (size_t)(c[0] - g.cs[0])) * 6 * ND : lgeo + (size_t)l * 6 * ND;
+    });
+    s = 0;
+    for (int e = threadIdx.x; e < NT; e += blockDim.x) s += p[e] * stiff * acc[e];
+    const double pq = VPMapBlockSum(s, red);
+    if (!(pq > 0)) break;
+    if (threadIdx.x == 0) al[j] = rz / pq;
+    for (int e = threadIdx.x; e < NT; e += blockDim.x) r[e] -= (rz / pq) * stiff * acc[e];
+    rzold = rz;
+    m     = j + 1;
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    double a[VP_PATCH_LANCZOS_MAX], b[VP_PATCH_LANCZOS_MAX];
+    VPLanczosFromCG(m, al, be, a, b);
+    w[iv] = m ? fmin(1.0, theta / VPTridiagMax(m, a, b)) : t.damp; /* no step (r^T z = 0 from the start): the damping of all */
   }
 }
 
@@ -630,6 +745,27 @@ template <int DIM, int K, typename T> struct VPMapPatchRes {
 };
 VP_PRECISION_ALIASES(VPMapPatchRes);
 
+template <int DIM, int K> struct VPMapDamp {
+  static PetscErrorCode run(const VPGrid *g, const PetscReal *geo, const PetscReal *lgeo, const VPPatchScaledTables *t, const PetscReal *pg, const PetscScalar *dg, PetscReal stiff, PetscInt steps, PetscReal theta, PetscReal *w)
+  {
+    PetscFunctionBegin;
+    if constexpr (DIM != 3)
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The patch dampings are built in 3D only");
+    else {
+      using S         = VPMapPatchShape<K, double>;
+      const size_t nv = (size_t)t->anv[0] * (size_t)t->anv[1] * (size_t)t->anv[2];
+      cudaStream_t stream;
+      if (!nv) PetscFunctionReturn(PETSC_SUCCESS);
+      PetscCheck(nv < 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "The patch dampings run one block per patch: at most 2^31 - 1 patches per rank, not %zu: use more processes", nv);
+      PetscCall(VPGetStream(&stream));
+      if (VPMapDampShape<K>::BYTES > 49152) PetscCallCUDA(cudaFuncSetAttribute(VPMapPatchDampingKernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)VPMapDampShape<K>::BYTES));
+      VPMapPatchDampingKernel<K><<<(unsigned)nv, S::THREADS, VPMapDampShape<K>::BYTES, stream>>>(*g, geo, lgeo, *t, pg, dg, (double)stiff, (int)steps, (double)theta, w);
+      PetscCallCUDA(cudaGetLastError());
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+};
+
 template <int DIM, int K> struct VPMapDiag {
   static PetscErrorCode run(const VPGrid *g, const PetscReal *geo, PetscScalar *y)
   {
@@ -682,6 +818,15 @@ PetscErrorCode VPMappedPatchResidual_CUDA(const VPGrid *g, PetscBool single, con
   if (VPGridEmpty(g)) PetscFunctionReturn(PETSC_SUCCESS);
   for (PetscInt d = 0; d < g->dim; d++) PetscCheck(g->cs[d] == 0 && g->cm[d] == g->N[d], PETSC_COMM_SELF, PETSC_ERR_SUP, "The patch residual of the mapped operator needs all the cells on one rank");
   VP_DISPATCH_PRECISION(VPMapPatchRes, single, g->dim, g->k, g, (int)color, d_geo, alpha, b, x, r, t, d_pg, d_diag);
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VPMappedPatchDampings_CUDA(const VPGrid *g, const PetscReal *d_geo, const PetscReal *d_lgeo, const VPPatchScaledTables *t, const PetscReal *d_pg, const PetscScalar *d_diag, PetscReal stiff, PetscInt steps, PetscReal theta,
+                                          PetscReal *d_w)
+{
+  PetscFunctionBegin;
+  PetscCheck(g->dim == 3 && steps >= 1 && steps <= VP_PATCH_LANCZOS_MAX, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the patch dampings are built in 3D for 1 to %d Lanczos steps", VP_PATCH_LANCZOS_MAX);
+  VP_DISPATCH_3D(VPMapDamp, g->k, g, d_geo, d_lgeo, t, d_pg, d_diag, stiff, steps, theta, d_w);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

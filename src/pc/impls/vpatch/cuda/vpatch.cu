@@ -576,11 +576,12 @@ enum {
 };
 
 /* pg, alo, anv: the per-vertex surrogate factors (mode global on a mapped DMQBOX, else NULL) and this rank's vertex box
-   (VPPatchVertexBox()) that indexes them; dg, damp: the local solver scaled (VPPatchScaling), else NULL */
+   (VPPatchVertexBox()) that indexes them; dg, damp: the local solver scaled (VPPatchScaling), else NULL; pw: NULL, or
+   per vertex the damping of its patch, in place of damp */
 #define VP_PATCH_ARGS_DECL                                                                                                                                                                                                   \
   VPGrid g, T c0, T c1, T c2, T cm, int npatch, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *d, PetscScalar *__restrict__ scratch, const int nbarg, \
-      const PetscReal *__restrict__ pg, const PetscReal *__restrict__ pm, int alo0, int alo1, int alo2, int anv0, int anv1, int xzero, const PetscScalar *__restrict__ dg, T damp
-#define VP_PATCH_ARGS g, c0, c1, c2, cm, npatch, vlo0, vlo1, vlo2, nv0, nv1, b, x, d, scratch, nbarg, pg, pm, alo0, alo1, alo2, anv0, anv1, xzero, dg, damp
+      const PetscReal *__restrict__ pg, const PetscReal *__restrict__ pm, int alo0, int alo1, int alo2, int anv0, int anv1, int xzero, const PetscScalar *__restrict__ dg, T damp, const PetscReal *__restrict__ pw
+#define VP_PATCH_ARGS g, c0, c1, c2, cm, npatch, vlo0, vlo1, vlo2, nv0, nv1, b, x, d, scratch, nbarg, pg, pm, alo0, alo1, alo2, anv0, anv1, xzero, dg, damp, pw
 
 /* Patch p's own surrogate factors (q0, q1, q2) and mass term (qm) where the level has them (mode global on a mapped
    box: pg, pm per vertex of this rank's vertex box alo, anv); otherwise, and for the idle slots past npatch, the values
@@ -602,9 +603,10 @@ __device__ __forceinline__ void VPPatchOwnFactors(int p, int npatch, int vlo0, i
 
 /* The local solver scaled (mode global on a mapped box): each patch solves Dsc Atilde^-1 Dsc with the scaling
    Dsc = (Dt / D)^1/2, Atilde the patch's separable surrogate, Dt its diagonal (from the unit patch's 1D diagonals) and
-   D the operator's (dg, ghosted), and its correction is damped by damp. The per-patch data the phases need for it */
+   D the operator's (dg, ghosted), and its correction is damped by damp (pw: by its own). The per-patch data the phases
+   need for it */
 struct VPPatchScaling {
-  const PetscReal   *pg, *pm;
+  const PetscReal   *pg, *pm, *pw;
   const PetscScalar *dg;
   int                npatch, vlo0, vlo1, vlo2, nv0, nv1, alo0, alo1, alo2, anv0, anv1;
 };
@@ -624,6 +626,14 @@ template <int K, typename T> __device__ __forceinline__ T VPPatchScaleAt(T ak, T
 {
   using H = VPHatK<K, T>;
   return sqrt((ak * H::template diag<1>(ix) + am * H::template diag<0>(ix)) / (T)D);
+}
+
+/* patch p's own damping (pw per vertex of the box alo, anv) */
+template <typename T> __device__ __forceinline__ T VPPatchOwnDamping(const VPPatchScaling &s, int p)
+{
+  int vx, vy, vz;
+  VPDVertex(p, s.vlo0, s.vlo1, s.vlo2, s.nv0, s.nv1, vx, vy, vz);
+  return (T)s.pw[((size_t)(vz - s.alo2) * (size_t)s.anv1 + (size_t)(vy - s.alo1)) * (size_t)s.anv0 + (size_t)(vx - s.alo0)];
 }
 
 /* v = the line along DIR (0: x, 1: y) of a patch box from x, at the other two box coordinates (e0, e1) = (y, z) or
@@ -988,7 +998,7 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
         if (sc.dg) { /* the local solver scaled: damp Dsc z */
           T ak, am;
           VPPatchScaleRow<DIM, K, T>(sc, blockIdx.x * NB + q, iy, iz, ak, am);
-          u *= damp * VPPatchScaleAt<K, T>(ak, am, ix, sc.dg[li]);
+          u *= (sc.pw ? VPPatchOwnDamping<T>(sc, blockIdx.x * NB + q) : damp) * VPPatchScaleAt<K, T>(ak, am, ix, sc.dg[li]);
         }
         *dq += (PetscScalar)u;
       } else
@@ -1024,7 +1034,7 @@ template <int DIM, int K, int MODE, typename T, class BK> __device__ __forceinli
   const bool zero = MODE == VP_MODE_FUSED && VPPatchSkipsZero(DIM, K, (int)sizeof(T)) && xzero;
   if ((MODE == VP_MODE_FUSED || MODE == VP_MODE_RESIDUAL) && !zero) VPPatchResidualYZ<DIM, K, MODE, T, BK>(s, x, c1, c2, cm);
   VPPatchFillB<DIM, K, MODE, T, BK>(s, b, scratch, pre, bpre);
-  const VPPatchScaling sc{pg, pm, dg, npatch, vlo0, vlo1, vlo2, nv0, nv1, alo0, alo1, alo2, anv0, anv1};
+  const VPPatchScaling sc{pg, pm, pw, dg, npatch, vlo0, vlo1, vlo2, nv0, nv1, alo0, alo1, alo2, anv0, anv1};
   VPPatchResidualX<DIM, K, MODE, T, BK>(s, b, zero, c0, c1, cm, sc);
   if constexpr (MODE == VP_MODE_RESIDUAL) {
     VPPatchStoreResidual<DIM, K, MODE, T, BK>(s, scratch);
@@ -1048,7 +1058,7 @@ template <int DIM, int K, int MODE, typename T, class BK> __global__ void __maxn
 
 template <int DIM, int K, int MODE, typename T, class BK>
 static PetscErrorCode VPPatchLaunchBlock(const VPGrid *g, const T c[4], int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int NB, int thr, size_t shmem,
-                                         cudaStream_t stream, int xzero, const PetscReal *pg, const PetscReal *pm, const PetscScalar *dg, PetscReal damp)
+                                         cudaStream_t stream, int xzero, const PetscReal *pg, const PetscReal *pm, const PetscScalar *dg, PetscReal damp, const PetscReal *pw)
 {
   PetscInt alo[3], anv[3];
 
@@ -1057,11 +1067,11 @@ static PetscErrorCode VPPatchLaunchBlock(const VPGrid *g, const T c[4], int npat
   if constexpr (VPPatchRegs<DIM, K, T>::value == 0) {
     PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernel<DIM, K, MODE, T, BK>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
     VPPatchKernel<DIM, K, MODE, T, BK>
-        <<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], c[3], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, pm, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], xzero, dg, (T)damp);
+        <<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], c[3], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, pm, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], xzero, dg, (T)damp, pw);
   } else {
     PetscCallCUDA(cudaFuncSetAttribute(VPPatchKernelCapped<DIM, K, MODE, T, BK>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shmem));
     VPPatchKernelCapped<DIM, K, MODE, T, BK>
-        <<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], c[3], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, pm, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], xzero, dg, (T)damp);
+        <<<(npatch + NB - 1) / NB, thr, shmem, stream>>>(*g, c[0], c[1], c[2], c[3], npatch, vlo[0], vlo[1], vlo[2], nv[0], nv[1], b, x, d, scratch, NB, pg, pm, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], xzero, dg, (T)damp, pw);
   }
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1069,7 +1079,7 @@ static PetscErrorCode VPPatchLaunchBlock(const VPGrid *g, const T c[4], int npat
 
 template <int DIM, int K, int MODE, typename T>
 static PetscErrorCode VPPatchLaunch(const VPGrid *g, const VPWeights *w, int npatch, const int vlo[3], const int nv[3], const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch, int ppb, cudaStream_t stream, int xzero = 0,
-                                    const PetscReal *pg = NULL, const PetscReal *pm = NULL, const PetscScalar *dg = NULL, PetscReal damp = 0)
+                                    const PetscReal *pg = NULL, const PetscReal *pm = NULL, const PetscScalar *dg = NULL, PetscReal damp = 0, const PetscReal *pw = NULL)
 {
   using S            = VPPatchShape<DIM, K, T>;
   const int    NB    = ppb > 0 ? ppb : S::NB;
@@ -1087,17 +1097,17 @@ static PetscErrorCode VPPatchLaunch(const VPGrid *g, const VPWeights *w, int npa
   constexpr int UNR = VPTunePatchStaticBlock(DIM, K, (int)sizeof(T)); /* vpatch_tuning.cuh */
   if constexpr (UNR > 0) {
     if (NB == S::NB) {
-      PetscCall((VPPatchLaunchBlock<DIM, K, MODE, T, VPBlock<S::NB, S::THREADS, UNR>>(g, c, npatch, vlo, nv, b, x, d, scratch, NB, thr, shmem, stream, xzero, pg, pm, dg, damp)));
+      PetscCall((VPPatchLaunchBlock<DIM, K, MODE, T, VPBlock<S::NB, S::THREADS, UNR>>(g, c, npatch, vlo, nv, b, x, d, scratch, NB, thr, shmem, stream, xzero, pg, pm, dg, damp, pw)));
       PetscFunctionReturn(PETSC_SUCCESS);
     }
   }
-  PetscCall((VPPatchLaunchBlock<DIM, K, MODE, T, VPBlock<0, 0>>(g, c, npatch, vlo, nv, b, x, d, scratch, NB, thr, shmem, stream, xzero, pg, pm, dg, damp)));
+  PetscCall((VPPatchLaunchBlock<DIM, K, MODE, T, VPBlock<0, 0>>(g, c, npatch, vlo, nv, b, x, d, scratch, NB, thr, shmem, stream, xzero, pg, pm, dg, damp, pw)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 template <int DIM, int K, typename T> struct VPPatchSmooth {
-  static PetscErrorCode run(const VPGrid *g, const VPWeights *w, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *pg, const PetscReal *pm, const PetscScalar *dg, PetscReal damp, const PetscScalar *b,
-                            const PetscScalar *x, PetscScalar *d, PetscScalar *scratch)
+  static PetscErrorCode run(const VPGrid *g, const VPWeights *w, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *pg, const PetscReal *pm, const PetscScalar *dg, PetscReal damp, const PetscReal *pw,
+                            const PetscScalar *b, const PetscScalar *x, PetscScalar *d, PetscScalar *scratch)
   {
     int          vlo[3], nv[3];
     cudaStream_t stream;
@@ -1112,7 +1122,7 @@ template <int DIM, int K, typename T> struct VPPatchSmooth {
       PetscCall((VPPatchLaunch<DIM, K, VP_MODE_RESIDUAL, T>(g, w, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
       PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_SCRATCH, T>(g, w, npatch, vlo, nv, b, x, d, scratch, (int)ppb, stream)));
     } else
-      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_GLOBAL, T>(g, w, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream, 0, pg, pm, dg, damp)));
+      PetscCall((VPPatchLaunch<DIM, K, VP_MODE_SOLVE_GLOBAL, T>(g, w, npatch, vlo, nv, b, x, d, NULL, (int)ppb, stream, 0, pg, pm, dg, damp, pw)));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 };
@@ -1125,7 +1135,7 @@ PetscBool VPPatchZeroFirst_CUDA(PetscInt dim, PetscInt k, PetscBool single)
 }
 
 PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, const VPWeights *w, PetscBool single, PetscInt color, PCVPatchKernel variant, PetscInt ppb, PetscBool xzero, const PetscReal *d_pg, const PetscReal *d_pm, const PetscScalar *d_diag,
-                                       PetscReal damp, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch)
+                                       PetscReal damp, const PetscReal *d_pw, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *dl, PetscScalar *scratch)
 {
   PetscFunctionBegin;
   PetscCheck(!d_pg || variant == PC_VPATCH_KERNEL_GLOBAL, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the surrogate local solves run in the kernel global only");
@@ -1133,7 +1143,8 @@ PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, const VPWeights *w, Pets
   PetscCheck(!d_pg || !w || w->mass == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the surrogate local solves take their mass term per patch (d_pm), not as a weight");
   PetscCheck(!d_pm || d_pg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a per-patch mass term goes with the surrogate's factors");
   PetscCheck(!d_diag || (d_pg && damp > 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "the local solver scaled goes with the surrogate's factors and a positive damping");
-  VP_DISPATCH_PRECISION(VPPatchSmooth, single, g->dim, g->k, g, w, color, variant, ppb, xzero, d_pg, d_pm, d_diag, damp, bl, xl, dl, scratch);
+  PetscCheck(!d_pw || d_diag, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a damping per patch goes with the local solver scaled");
+  VP_DISPATCH_PRECISION(VPPatchSmooth, single, g->dim, g->k, g, w, color, variant, ppb, xzero, d_pg, d_pm, d_diag, damp, d_pw, bl, xl, dl, scratch);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
