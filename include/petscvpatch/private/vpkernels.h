@@ -284,6 +284,22 @@ VP_HOST_DEVICE static inline void VPLanczosFromCG(int m, const double *alpha, co
     if (j < m - 1) b[j] = sqrt(beta[j]) / alpha[j];
   }
 }
+/* a Lanczos estimate of the largest eigenvalue that does not trust unconverged steps: the largest eigenvalue theta of
+   the m x m Lanczos matrix (a, b) plus the residual norm of its Ritz pair, bnext |s_m| (s its unit eigenvector, bnext
+   the next off-diagonal entry, 0 where the steps spanned an invariant subspace); theta alone lies below the operator's */
+VP_HOST_DEVICE static inline double VPLanczosMax(int m, const double *a, const double *b, double bnext)
+{
+  const double theta = VPTridiagMax(m, a, b);
+  double       s0 = 1, s1 = 0, nrm = 1, last = 1;
+  for (int i = 0; i < m - 1; i++) { /* (T - theta) s = 0 row by row: s_i+1 from s_i and s_i-1 */
+    const double s2 = ((theta - a[i]) * s0 - (i > 0 ? b[i - 1] * s1 : 0)) / b[i];
+    s1              = s0;
+    s0              = s2;
+    nrm += s2 * s2;
+    last = s2;
+  }
+  return theta + fabs(bnext) * fabs(last) / sqrt(nrm);
+}
 /* the start vector of the patches' Lanczos steps: entry e of a patch's interior, in [-0.5, 0.5), the same on every
    patch, host and device (an integer hash: no vector that misses the largest mode by symmetry) */
 VP_HOST_DEVICE static inline double VPLanczosStart(int e)
@@ -293,7 +309,7 @@ VP_HOST_DEVICE static inline double VPLanczosStart(int e)
 /* the local solver scaled, 3D, without a mass term: the damping of each patch's correction, w_v = min(1, theta /
    lambda_v), lambda_v the largest eigenvalue of P_v^-1 A_v (P_v the scaled surrogate, A_v the true patch matrix, as
    pl->diag, pl->g and pl->basis give them, the weight stiff on A_v) from steps Lanczos steps (PCG on A_v y =
-   VPLanczosStart()); geo: the factors of the owned cells, lgeo those of the layer below (VPLayerCellIndex()); w per
+   VPLanczosStart()) and VPLanczosMax(); geo: the factors of the owned cells, lgeo those of the layer below (VPLayerCellIndex()); w per
    vertex of VPPatchVertexBox() */
 #define VP_PATCH_LANCZOS_MAX 32
 PETSC_INTERN PetscErrorCode VPPatchDampings_CPU(const VPGrid *, const VPPatchOp *, const VPPatchLocal *pl, PetscReal stiff, const PetscReal *geo, const PetscReal *lgeo, PetscInt steps, PetscReal theta, PetscReal *w, PetscScalar *work);
@@ -394,11 +410,11 @@ typedef struct {
   const PetscReal *pw;
   PetscReal        S[VPATCH_MAX_NI * VPATCH_MAX_NI], lam[VPATCH_MAX_NI], Kd[VPATCH_MAX_NI], Md[VPATCH_MAX_NI];
 } VPPatchScaledTables;
-/* VPPatchDampings_CPU() on the device: every patch of this rank, one thread block each, in double (d_geo: the DM's
-   factors of the owned cells, d_lgeo those of the layer below or NULL, d_pg the surrogate's factors, d_diag the
-   operator's ghosted diagonal); w: per vertex of t's box */
-PETSC_INTERN PetscErrorCode VPMappedPatchDampings_CUDA(const VPGrid *, const PetscReal *d_geo, const PetscReal *d_lgeo, const VPPatchScaledTables *t, const PetscReal *d_pg, const PetscScalar *d_diag, PetscReal stiff, PetscInt steps, PetscReal theta,
-                                                       PetscReal *d_w);
+/* VPPatchDampings_CPU() on the device: every patch of this rank, one thread block each, in float (single) or double
+   (d_geo: the DM's factors of the owned cells in that precision, d_lgeo those of the layer below or NULL, d_pg the
+   surrogate's factors, d_diag the operator's ghosted diagonal); w: per vertex of t's box */
+PETSC_INTERN PetscErrorCode VPMappedPatchDampings_CUDA(const VPGrid *, PetscBool single, const void *d_geo, const void *d_lgeo, const VPPatchScaledTables *t, const PetscReal *d_pg, const PetscScalar *d_diag, PetscReal stiff, PetscInt steps,
+                                                       PetscReal theta, PetscReal *d_w);
 /* 3D, the whole box on one rank: for the vertex patches of one color, r = b - alpha K x on their interior nodes (the
    residual their solves read; the other entries of r are left as they are), one thread block per patch, no atomics.
    With t (then r is x): also the local solver scaled of each patch on that residual, its correction added into x in

@@ -986,7 +986,7 @@ PetscErrorCode PCVPatchSetDamping(PC pc, PetscReal w)
 + -pc_vpatch_local_solver <fdm,dense,cg,scaled> - the local solver
 . -pc_vpatch_local_its <n>                      - local solver cg: CG steps per patch (default 2)
 . -pc_vpatch_local_damping <w>                  - local solver scaled: one damping of every correction (default: in 3D without a mass term each patch its own, else min(0.7, 2.1/k))
-- -pc_vpatch_local_damping_steps <m>            - local solver scaled, 3D: Lanczos steps per patch at set-up for its own damping min(1, 1.7 / lambda_max(P_v^-1 A_v)) (default 8; 0: min(0.7, 2.1/k) for all)
+- -pc_vpatch_local_damping_steps <m>            - local solver scaled, 3D: Lanczos steps per patch at set-up for its own damping min(1, 1.7 / lambda_max(P_v^-1 A_v)) (default 3; 0: min(0.7, 2.1/k) for all)
 
   Level: advanced
 
@@ -1034,7 +1034,7 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
 . -pc_vpatch_local_solver <fdm,dense,cg,scaled> - fast diagonalization (default), a stored dense LU (verification), on a mapped `DMQBOX` CG steps on each patch's true operator, or the surrogate scaled by the operator's diagonal (the default where the `DMQBOX` has a coefficient)
 . -pc_vpatch_local_its <n>                      - local solver cg: CG steps per patch (default 2)
 . -pc_vpatch_local_damping <w>                  - local solver scaled: one damping of every correction (default: in 3D without a mass term each patch its own, else min(0.7, 2.1/k))
-. -pc_vpatch_local_damping_steps <m>            - local solver scaled, 3D: Lanczos steps per patch at set-up for its own damping min(1, 1.7 / lambda_max(P_v^-1 A_v)) (default 8; 0: min(0.7, 2.1/k) for all)
+. -pc_vpatch_local_damping_steps <m>            - local solver scaled, 3D: Lanczos steps per patch at set-up for its own damping min(1, 1.7 / lambda_max(P_v^-1 A_v)) (default 3; 0: min(0.7, 2.1/k) for all)
 . -pc_vpatch_patch_residual <bool>              - mapped `DMQBOX` in 3D, one rank, CUDA, stiffness only: each color's residual formed patch by patch from the patch's cells, without atomics (default true; false: `MatResidual()` of the whole level)
 . -pc_vpatch_surrogate <pointmax,cellmax,mean>  - mapped `DMQBOX`: the scaling of the separable surrogate (`PCVPatchSurrogate`)
 . -pc_vpatch_dg_lines <bool>                     - discontinuous `DMQBOX` in 3D on the GPU: one thread per 1D line of a patch (default) or per unknown
@@ -1097,7 +1097,7 @@ PetscErrorCode PCCreate_VPatch(PC pc)
   jac->local     = PC_VPATCH_LOCAL_FDM;
   jac->localits  = 2;               /* two steps: 4-5 cycles at contrast 1e6 where one step takes 5-7, measured */
   jac->localdamp = PETSC_DETERMINE; /* local solver scaled: min(0.7, 2.1/k) (vpatch_mapped.c says why) */
-  jac->dampsteps = 8;               /* local solver scaled, 3D: each patch's own damping from 8 Lanczos steps (vpatch_mapped.c says why) */
+  jac->dampsteps = 3;               /* local solver scaled, 3D: each patch's own damping from 3 Lanczos steps (vpatch_mapped.c says why) */
   jac->kernel    = PC_VPATCH_KERNEL_FUSED;
   jac->overlap   = PETSC_TRUE;
   jac->ranks     = PC_VPATCH_RANKS_EXACT;

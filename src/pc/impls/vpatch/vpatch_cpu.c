@@ -254,7 +254,7 @@ PetscErrorCode VPPatchDampings_CPU(const VPGrid *g, const VPPatchOp *op, const V
       for (PetscInt vx = 0; vx < nv[0]; vx++, iv++) {
         const PetscInt   v[3] = {vlo[0] + vx, vlo[1] + vy, vlo[2] + vz};
         const PetscReal *G[8], *gv = pl->g + 3 * iv;
-        double           alpha[VP_PATCH_LANCZOS_MAX], beta[VP_PATCH_LANCZOS_MAX], a[VP_PATCH_LANCZOS_MAX], b[VP_PATCH_LANCZOS_MAX];
+        double           alpha[VP_PATCH_LANCZOS_MAX], beta[VP_PATCH_LANCZOS_MAX] = {0}, a[VP_PATCH_LANCZOS_MAX], b[VP_PATCH_LANCZOS_MAX];
         PetscScalar      rz = 0, rzold = 0, rz0 = 0;
         int              m = 0;
 
@@ -265,12 +265,13 @@ PetscErrorCode VPPatchDampings_CPU(const VPGrid *g, const VPPatchOp *op, const V
         }
         PatchScaling(g, op, pl, gv, 0.0, v, sc);
         for (PetscInt e = 0; e < nt; e++) r[e] = VPLanczosStart((int)e);
-        for (PetscInt j = 0; j < steps; j++) {
+        for (PetscInt j = 0; j <= steps; j++) { /* steps steps, and of one more its r^T z (the Lanczos residual) */
           PetscScalar pq = 0;
           PetscCall(PatchScaledSolve(op, gv, 0.0, nt, ni, sc, r, z, tmp, t, &rz));
           if (!j) rz0 = rz;
           if (!(PetscRealPart(rz) > VP_PATCH_CG_RTOL2 * PetscRealPart(rz0))) break; /* an invariant subspace: T is exact */
           if (j) beta[j - 1] = PetscRealPart(rz / rzold);
+          if (j == steps) break;
           for (PetscInt e = 0; e < nt; e++) p[e] = j ? z[e] + (rz / rzold) * p[e] : z[e];
           PetscCall(PatchTrueApply(g, pl, G, p, q, box, boxo, cu, cv, cw));
           for (PetscInt e = 0; e < nt; e++) {
@@ -284,7 +285,7 @@ PetscErrorCode VPPatchDampings_CPU(const VPGrid *g, const VPPatchOp *op, const V
           m     = (int)j + 1;
         }
         VPLanczosFromCG(m, alpha, beta, a, b);
-        w[iv] = m ? PetscMin(1.0, theta / VPTridiagMax(m, a, b)) : pl->damp; /* no step (r^T z = 0 from the start): the damping of all */
+        w[iv] = m ? PetscMin(1.0, theta / VPLanczosMax(m, a, b, m == steps && beta[m - 1] > 0 ? PetscSqrtReal(beta[m - 1]) / alpha[m - 1] : 0.0)) : pl->damp; /* no step (r^T z = 0 from the start): the damping of all */
       }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

@@ -352,10 +352,13 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
   vary mildly inside a patch the surrogate is nearly exact and w = 1 takes the box's 4-5 cycles, where they vary
   strongly the same w diverges. So in 3D without a mass term each patch takes its own, w_v = min(1, theta / lambda_v),
   lambda_v from a few Lanczos steps (PCG on the patch's true operator, preconditioned by its scaled surrogate) at
-  set-up. theta = 1.7 keeps w_v lambda_v below 2 with room for the Lanczos estimate, which lies below lambda_v; with
-  it, ex1 on the shell (Q_3, 12^3 cells) takes 5 cycles at contrast 1e2 (7 with min(0.7, 2.1/k)), 4 on the deformed
-  map (7), 11 at contrast 1e6 (12), and Q_7 at contrast 1e6 26 (35), measured. The layer of cells below this rank's
-  (their factors computed here, as the surrogate's) makes the dampings independent of the number of ranks.
+  set-up: the largest Ritz value plus the norm of its residual (VPLanczosMax()). The Ritz value alone lies below
+  lambda_v, far below where the steps have not converged (2 steps: 189 cycles at contrast 1e4; with the residual 12;
+  3 steps take the cycles of 8). theta = 1.7 keeps w_v lambda_v below 2 with room for the estimate's error. ex1 on the
+  shell (Q_3, 12^3 cells) takes 5 cycles at contrast 1e2 (7 with min(0.7, 2.1/k)), 8 at 1e4 (10), 11 at 1e6 (12), 4 on
+  the deformed map (7), measured. Each step costs a patch operator application on every patch (as a sweep's
+  residuals), so the steps are few. The layer of cells below this rank's (their factors computed here, as the
+  surrogate's) makes the dampings independent of the number of ranks.
 */
 #define VP_PATCH_DAMPING_THETA 1.7
 static PetscErrorCode PCVPatchSetUpDampings(PC_VPatch *jac)
@@ -395,18 +398,30 @@ static PetscErrorCode PCVPatchSetUpDampings(PC_VPatch *jac)
   }
   if (jac->cuda) {
 #if defined(PETSC_HAVE_CUDA)
-    const PetscReal   *d_geo;
-    PetscReal         *d_lgeo = NULL;
+    const PetscBool    single = (PetscBool)(jac->precision == VP_PRECISION_SINGLE); /* in the sweep's precision: float's estimate serves a float sweep */
+    const void        *d_geo;
+    PetscReal         *d_lgeo  = NULL;
+    float             *d_lgeof = NULL;
     const PetscScalar *dg;
-    PetscCall(DMQBoxGetGeometry_Private(jac->dm, NULL, &d_geo));
+    if (single) {
+      const float *d_geof;
+      PetscCall(DMQBoxGetGeometryFloat_Private(jac->dm, &d_geof));
+      d_geo = d_geof;
+    } else {
+      const PetscReal *d_geod;
+      PetscCall(DMQBoxGetGeometry_Private(jac->dm, NULL, &d_geod));
+      d_geo = d_geod;
+    }
     if (lgeo) PetscCall(VPDeviceCopy_Private(lgeo, (size_t)nl * (size_t)(ncomp * nd), &d_lgeo));
+    if (lgeo && single) PetscCall(VPMappedToFloat_CUDA(d_lgeo, (size_t)nl * (size_t)(ncomp * nd), &d_lgeof));
     PetscCall(VPDeviceAlloc_Private((size_t)PetscMax(nvert, 1), &jac->d_pw));
     PetscCall(VecGetArrayReadAndMemType(jac->diagl, &dg, NULL));
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(VPMappedPatchDampings_CUDA(g, d_geo, d_lgeo, &jac->sct, jac->d_pg, dg, jac->opw.stiff, jac->dampsteps, VP_PATCH_DAMPING_THETA, jac->d_pw));
+    PetscCall(VPMappedPatchDampings_CUDA(g, single, d_geo, single ? (const void *)d_lgeof : (const void *)d_lgeo, &jac->sct, jac->d_pg, dg, jac->opw.stiff, jac->dampsteps, VP_PATCH_DAMPING_THETA, jac->d_pw));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(VecRestoreArrayReadAndMemType(jac->diagl, &dg));
     PetscCall(VPDeviceFree_Private(&d_lgeo));
+    PetscCall(VPMappedFloatFree_CUDA(&d_lgeof));
     jac->sct.pw = jac->d_pw;
 #endif
   } else {

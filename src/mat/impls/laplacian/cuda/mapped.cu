@@ -574,75 +574,78 @@ __device__ __forceinline__ double VPMapBlockSum(double v, double *red)
   return s;
 }
 
-template <int K> struct VPMapDampShape {
-  using S                    = VPMapPatchShape<K, double>;
+template <int K, typename T> struct VPMapDampShape {
+  using S                    = VPMapPatchShape<K, T>;
   static constexpr int    NI = S::NI, NT = NI * NI * NI;
   static constexpr size_t SCR   = S::OPER > 2 * (size_t)NT ? S::OPER : 2 * (size_t)NT; /* the operator's passes, or the solve's two tensors */
-  static constexpr size_t BYTES = (NT + SCR + 3 * (size_t)NT + NI * NI + NI + 32 + 2 * VP_PATCH_LANCZOS_MAX) * sizeof(double);
+  static constexpr size_t BYTES = (NT + 32 + 2 * VP_PATCH_LANCZOS_MAX) * sizeof(double) + (SCR + 3 * (size_t)NT + NI * NI + NI) * sizeof(T);
 };
 
-/* VPPatchDampings_CPU() of the patches of this rank's vertex box (t.alo, t.anv), one block per patch, in double: steps
-   PCG steps on A_v y = VPLanczosStart() preconditioned by the scaled surrogate, their Lanczos matrix's largest eigenvalue
-   lambda_v, w_v = min(1, theta / lambda_v). Shared: acc (A p), the operator's or the solve's scratch, r, p, Dsc, S, lam,
-   the block sums and the CG coefficients */
-template <int K>
-__global__ void __launch_bounds__(VPMapPatchShape<K, double>::THREADS) VPMapPatchDampingKernel(VPGrid g, const PetscReal *__restrict__ geo, const PetscReal *__restrict__ lgeo, VPPatchScaledTables t, const PetscReal *__restrict__ pg,
-                                                                                               const PetscScalar *__restrict__ dg, double stiff, int steps, double theta, PetscReal *__restrict__ w)
+/* VPPatchDampings_CPU() of the patches of this rank's vertex box (t.alo, t.anv), one block per patch, in T: steps PCG
+   steps on A_v y = VPLanczosStart() preconditioned by the scaled surrogate and one more r^T z, the Lanczos estimate
+   lambda_v of VPLanczosMax(), w_v = min(1, theta / lambda_v). Shared: acc (A p), the block sums and the CG coefficients
+   in double; the operator's or the solve's scratch, r, p, Dsc, S, lam in T */
+template <int K, typename T>
+__global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS) VPMapPatchDampingKernel(VPGrid g, const T *__restrict__ geo, const T *__restrict__ lgeo, VPPatchScaledTables t, const PetscReal *__restrict__ pg, const PetscScalar *__restrict__ dg,
+                                                                                          double stiff, int steps, double theta, PetscReal *__restrict__ w)
 {
-  using S         = VPMapPatchShape<K, double>;
-  using D         = VPMapDampShape<K>;
+  using S         = VPMapPatchShape<K, T>;
+  using D         = VPMapDampShape<K, T>;
   constexpr int N = S::N, ND = N * N * N, CB = S::CB, PC = S::PC, NP = S::NP, NI = S::NI, NT = NI * NI * NI;
   VP_DYNAMIC_SHARED(double, acc);
-  double      *A = acc + NT, *B = A + CB * PC, *P0 = B + CB * PC, *P1 = P0 + CB * PC, *P2 = P1 + CB * PC, *X = P2 + CB * PC, *ta = A, *tb = A + NT;
-  double      *r = A + D::SCR, *p = r + NT, *sc = p + NT, *Sm = sc + NT, *lam = Sm + NI * NI, *red = lam + NI, *al = red + 32, *be = al + VP_PATCH_LANCZOS_MAX;
+  double      *red = acc + NT, *al = red + 32, *be = al + VP_PATCH_LANCZOS_MAX;
+  T           *A = reinterpret_cast<T *>(be + VP_PATCH_LANCZOS_MAX), *B = A + CB * PC, *P0 = B + CB * PC, *P1 = P0 + CB * PC, *P2 = P1 + CB * PC, *X = P2 + CB * PC, *ta = A, *tb = A + NT;
+  T           *r = A + D::SCR, *p = r + NT, *sc = p + NT, *Sm = sc + NT, *lam = Sm + NI * NI;
   const size_t iv   = blockIdx.x;
   const int    v[3] = {t.alo[0] + (int)(iv % t.anv[0]), t.alo[1] + (int)((iv / t.anv[0]) % t.anv[1]), t.alo[2] + (int)(iv / ((size_t)t.anv[0] * t.anv[1]))};
   const int    q0 = (v[0] - 1) * K, q1 = (v[1] - 1) * K, q2 = (v[2] - 1) * K;
-  const double g0 = pg[3 * iv], g1 = pg[3 * iv + 1], g2 = pg[3 * iv + 2];
+  const T      g0 = (T)pg[3 * iv], g1 = (T)pg[3 * iv + 1], g2 = (T)pg[3 * iv + 2];
   double       rz, rzold = 1, rz0 = 0;
   int          m = 0;
 
-  for (int e = threadIdx.x; e < NI * NI; e += blockDim.x) Sm[e] = t.S[e];
-  for (int e = threadIdx.x; e < NI; e += blockDim.x) lam[e] = t.lam[e];
+  for (int e = threadIdx.x; e < NI * NI; e += blockDim.x) Sm[e] = (T)t.S[e];
+  for (int e = threadIdx.x; e < NI; e += blockDim.x) lam[e] = (T)t.lam[e];
+  if (threadIdx.x == 0) be[steps - 1] = 0; /* no residual step: no correction of the estimate */
   for (int e = threadIdx.x; e < NT; e += blockDim.x) {
     const int    i0 = e % NI, i1 = (e / NI) % NI, i2 = e / (NI * NI);
-    const double dt = g0 * t.Kd[i0] * t.Md[i1] * t.Md[i2] + g1 * t.Md[i0] * t.Kd[i1] * t.Md[i2] + g2 * t.Md[i0] * t.Md[i1] * t.Kd[i2];
-    sc[e]           = sqrt(dt / (double)dg[VPDLocalIndex(g, q0 + i0 + 1, q1 + i1 + 1, q2 + i2 + 1)]);
-    r[e]            = VPLanczosStart(e);
+    const double dt = (double)g0 * t.Kd[i0] * t.Md[i1] * t.Md[i2] + (double)g1 * t.Md[i0] * t.Kd[i1] * t.Md[i2] + (double)g2 * t.Md[i0] * t.Md[i1] * t.Kd[i2];
+    sc[e]           = (T)sqrt(dt / (double)dg[VPDLocalIndex(g, q0 + i0 + 1, q1 + i1 + 1, q2 + i2 + 1)]);
+    r[e]            = (T)VPLanczosStart(e);
   }
   __syncthreads();
-  for (int j = 0; j < steps; j++) {
+  for (int j = 0; j <= steps; j++) { /* steps steps, and of one more its r^T z (the Lanczos residual) */
     double s = 0;
     for (int e = threadIdx.x; e < NT; e += blockDim.x) ta[e] = sc[e] * r[e];
     __syncthreads();
     VPMapFDMSolve<NI>(Sm, lam, g0, g1, g2, ta, tb); /* z = Dsc Atilde^-1 Dsc r, in ta */
     for (int e = threadIdx.x; e < NT; e += blockDim.x) {
       ta[e] *= sc[e];
-      s += r[e] * ta[e];
+      s += (double)r[e] * (double)ta[e];
     }
     rz = VPMapBlockSum(s, red);
     if (!j) rz0 = rz;
     if (!(rz > VP_PATCH_CG_RTOL2 * rz0)) break; /* an invariant subspace: the Lanczos matrix is exact */
     if (j && threadIdx.x == 0) be[j - 1] = rz / rzold;
-    for (int e = threadIdx.x; e < NT; e += blockDim.x) p[e] = j ? ta[e] + (rz / rzold) * p[e] : ta[e];
+    if (j == steps) break;
+    for (int e = threadIdx.x; e < NT; e += blockDim.x) p[e] = j ? ta[e] + (T)(rz / rzold) * p[e] : ta[e];
     __syncthreads(); /* X overwrites ta */
     for (int e = threadIdx.x; e < NP * NP * NP; e += blockDim.x) {
       const int i0 = e % NP - 1, i1 = (e / NP) % NP - 1, i2 = e / (NP * NP) - 1;
-      X[e] = i0 < 0 || i0 >= NI || i1 < 0 || i1 >= NI || i2 < 0 || i2 >= NI ? 0.0 : p[(i2 * NI + i1) * NI + i0];
+      X[e] = i0 < 0 || i0 >= NI || i1 < 0 || i1 >= NI || i2 < 0 || i2 >= NI ? (T)0 : p[(i2 * NI + i1) * NI + i0];
     }
     for (int e = threadIdx.x; e < NT; e += blockDim.x) acc[e] = 0;
     __syncthreads();
-    VPMapPatchOperator<K, double>(X, acc, A, B, P0, P1, P2, [&](int cc) {
+    VPMapPatchOperator<K, T>(X, acc, A, B, P0, P1, P2, [&](int cc) {
       const int       c[3] = {v[0] - 1 + (cc & 1), v[1] - 1 + ((cc >> 1) & 1), v[2] - 1 + (cc >> 2)};
       const long long l    = VPLayerCellIndex(g.cs, g.cm, c);
       return l < 0 ? geo + (((size_t)(c[2] - g.cs[2]) * (size_t)g.cm[1] + (size_t)(c[1] - g.cs[1])) * (size_t)g.cm[0] + (size_t)(c[0] - g.cs[0])) * 6 * ND : lgeo + (size_t)l * 6 * ND;
     });
     s = 0;
-    for (int e = threadIdx.x; e < NT; e += blockDim.x) s += p[e] * stiff * acc[e];
+    for (int e = threadIdx.x; e < NT; e += blockDim.x) s += (double)p[e] * stiff * acc[e];
     const double pq = VPMapBlockSum(s, red);
     if (!(pq > 0)) break;
     if (threadIdx.x == 0) al[j] = rz / pq;
-    for (int e = threadIdx.x; e < NT; e += blockDim.x) r[e] -= (rz / pq) * stiff * acc[e];
+    for (int e = threadIdx.x; e < NT; e += blockDim.x) r[e] -= (T)(rz / pq * stiff * acc[e]);
     rzold = rz;
     m     = j + 1;
     __syncthreads();
@@ -650,7 +653,7 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, double>::THREADS) VPMapPatc
   if (threadIdx.x == 0) {
     double a[VP_PATCH_LANCZOS_MAX], b[VP_PATCH_LANCZOS_MAX];
     VPLanczosFromCG(m, al, be, a, b);
-    w[iv] = m ? fmin(1.0, theta / VPTridiagMax(m, a, b)) : t.damp; /* no step (r^T z = 0 from the start): the damping of all */
+    w[iv] = m ? fmin(1.0, theta / VPLanczosMax(m, a, b, m == steps && be[m - 1] > 0 ? sqrt(be[m - 1]) / al[m - 1] : 0.0)) : t.damp; /* no step (r^T z = 0 from the start): the damping of all */
   }
 }
 
@@ -745,26 +748,28 @@ template <int DIM, int K, typename T> struct VPMapPatchRes {
 };
 VP_PRECISION_ALIASES(VPMapPatchRes);
 
-template <int DIM, int K> struct VPMapDamp {
-  static PetscErrorCode run(const VPGrid *g, const PetscReal *geo, const PetscReal *lgeo, const VPPatchScaledTables *t, const PetscReal *pg, const PetscScalar *dg, PetscReal stiff, PetscInt steps, PetscReal theta, PetscReal *w)
+template <int DIM, int K, typename T> struct VPMapDamp {
+  static PetscErrorCode run(const VPGrid *g, const void *geo, const void *lgeo, const VPPatchScaledTables *t, const PetscReal *pg, const PetscScalar *dg, PetscReal stiff, PetscInt steps, PetscReal theta, PetscReal *w)
   {
     PetscFunctionBegin;
     if constexpr (DIM != 3)
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The patch dampings are built in 3D only");
     else {
-      using S         = VPMapPatchShape<K, double>;
+      using S         = VPMapPatchShape<K, T>;
+      using D         = VPMapDampShape<K, T>;
       const size_t nv = (size_t)t->anv[0] * (size_t)t->anv[1] * (size_t)t->anv[2];
       cudaStream_t stream;
       if (!nv) PetscFunctionReturn(PETSC_SUCCESS);
       PetscCheck(nv < 2147483647, PETSC_COMM_SELF, PETSC_ERR_SUP, "The patch dampings run one block per patch: at most 2^31 - 1 patches per rank, not %zu: use more processes", nv);
       PetscCall(VPGetStream(&stream));
-      if (VPMapDampShape<K>::BYTES > 49152) PetscCallCUDA(cudaFuncSetAttribute(VPMapPatchDampingKernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)VPMapDampShape<K>::BYTES));
-      VPMapPatchDampingKernel<K><<<(unsigned)nv, S::THREADS, VPMapDampShape<K>::BYTES, stream>>>(*g, geo, lgeo, *t, pg, dg, (double)stiff, (int)steps, (double)theta, w);
+      if (D::BYTES > 49152) PetscCallCUDA(cudaFuncSetAttribute(VPMapPatchDampingKernel<K, T>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)D::BYTES));
+      VPMapPatchDampingKernel<K, T><<<(unsigned)nv, S::THREADS, D::BYTES, stream>>>(*g, (const T *)geo, (const T *)lgeo, *t, pg, dg, (double)stiff, (int)steps, (double)theta, w);
       PetscCallCUDA(cudaGetLastError());
     }
     PetscFunctionReturn(PETSC_SUCCESS);
   }
 };
+VP_PRECISION_ALIASES(VPMapDamp);
 
 template <int DIM, int K> struct VPMapDiag {
   static PetscErrorCode run(const VPGrid *g, const PetscReal *geo, PetscScalar *y)
@@ -821,12 +826,12 @@ PetscErrorCode VPMappedPatchResidual_CUDA(const VPGrid *g, PetscBool single, con
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode VPMappedPatchDampings_CUDA(const VPGrid *g, const PetscReal *d_geo, const PetscReal *d_lgeo, const VPPatchScaledTables *t, const PetscReal *d_pg, const PetscScalar *d_diag, PetscReal stiff, PetscInt steps, PetscReal theta,
+PetscErrorCode VPMappedPatchDampings_CUDA(const VPGrid *g, PetscBool single, const void *d_geo, const void *d_lgeo, const VPPatchScaledTables *t, const PetscReal *d_pg, const PetscScalar *d_diag, PetscReal stiff, PetscInt steps, PetscReal theta,
                                           PetscReal *d_w)
 {
   PetscFunctionBegin;
   PetscCheck(g->dim == 3 && steps >= 1 && steps <= VP_PATCH_LANCZOS_MAX, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the patch dampings are built in 3D for 1 to %d Lanczos steps", VP_PATCH_LANCZOS_MAX);
-  VP_DISPATCH_3D(VPMapDamp, g->k, g, d_geo, d_lgeo, t, d_pg, d_diag, stiff, steps, theta, d_w);
+  VP_DISPATCH_PRECISION(VPMapDamp, single, g->dim, g->k, g, d_geo, d_lgeo, t, d_pg, d_diag, stiff, steps, theta, d_w);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
