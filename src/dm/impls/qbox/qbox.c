@@ -115,6 +115,11 @@ PetscErrorCode DMQBoxCreate(MPI_Comm comm, PetscInt dim, const PetscInt cells[],
 
   Level: beginner
 
+  Note:
+  A direction the new dimension adds (2D to 3D) takes the cell count of the first direction (a 2D box of 16 x 16 cells
+  becomes 16 x 16 x 16), on [0, 1]; `DMQBoxSetCells()` and `DMQBoxSetBox()` (-dm_qbox_cells, -dm_qbox_lower,
+  -dm_qbox_upper) set others.
+
 .seealso: `DMQBOX`, `DMQBoxCreate()`
 @*/
 PetscErrorCode DMQBoxSetDimension(DM dm, PetscInt dim)
@@ -125,6 +130,7 @@ PetscErrorCode DMQBoxSetDimension(DM dm, PetscInt dim)
   PetscCall(DMQBoxCheckSetter_Private(dm, "DMQBoxSetDimension"));
   PetscCall(DMQBoxCheckNotSetUp(dm));
   PetscCheck(dim == 2 || dim == 3, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "DMQBOX supports dimension 2 or 3, not %" PetscInt_FMT, dim);
+  for (PetscInt d = q->dim; d < dim; d++) q->cells[d] = q->cells[0]; /* a level of one cell in the new direction would leave no interior vertex */
   q->dim = dim;
   PetscCall(DMSetDimension(dm, dim));
   PetscFunctionReturn(PETSC_SUCCESS);

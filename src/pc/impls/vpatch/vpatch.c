@@ -533,6 +533,8 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
   if (flg) pc->setupcalled = PETSC_FALSE;
   PetscCall(PetscOptionsRangeInt("-pc_vpatch_local_damping_steps", "Local solver scaled, 3D, without -pc_vpatch_local_damping: Lanczos steps per patch for its own damping min(1, 1.7/lambda_max) (0: min(0.7, 2.1/k) for all)", "PCVPATCH",
                                  jac->dampsteps, &jac->dampsteps, &flg, 0, VP_PATCH_LANCZOS_MAX));
+  PetscCheck(jac->dampsteps == 0 || jac->dampsteps >= 3, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+             "-pc_vpatch_local_damping_steps %" PetscInt_FMT ": give 0 (one damping for all) or at least 3 Lanczos steps; fewer estimate too small a largest eigenvalue on some patches (Q_7 diverges with 2)", jac->dampsteps);
   if (flg) pc->setupcalled = PETSC_FALSE;
   PetscCall(PetscOptionsBool("-pc_vpatch_patch_residual", "Mapped DMQBOX, one rank, CUDA, 3D: each color's residual formed patch by patch from its cells (else MatResidual of the whole level)", "PCVPATCH", jac->patchres, &jac->patchres, NULL));
   PetscOptionsHeadEnd();
@@ -1096,7 +1098,7 @@ PetscErrorCode PCCreate_VPatch(PC pc)
   jac->damping   = 0.0; /* 1/2^d at set-up */
   jac->local     = PC_VPATCH_LOCAL_FDM;
   jac->localits  = 2;               /* two steps: 4-5 cycles at contrast 1e6 where one step takes 5-7, measured */
-  jac->localdamp = PETSC_DETERMINE; /* local solver scaled: min(0.7, 2.1/k) (vpatch_mapped.c says why) */
+  jac->localdamp = PETSC_DETERMINE; /* local solver scaled: each patch its own in 3D, else min(0.7, 2.1/k) (vpatch_mapped.c says why) */
   jac->dampsteps = 3;               /* local solver scaled, 3D: each patch's own damping from 3 Lanczos steps (vpatch_mapped.c says why) */
   jac->kernel    = PC_VPATCH_KERNEL_FUSED;
   jac->overlap   = PETSC_TRUE;
