@@ -6,6 +6,7 @@ Options: -dim, -k, -cells (per direction), -expect_levels <n>, and the KSP's and
 
 #include <petscvpatch.h>
 #include <petscksp.h>
+#include "vptest.h"
 
 static PetscErrorCode Wiggle(PetscInt dim, const PetscReal x[], PetscScalar *u, PetscScalar du[], void *ctx)
 {
@@ -14,33 +15,6 @@ static PetscErrorCode Wiggle(PetscInt dim, const PetscReal x[], PetscScalar *u, 
   (void)ctx;
   *u = 1.0;
   for (PetscInt d = 0; d < dim; d++) *u *= PetscSinReal(PETSC_PI * x[d]) * (1.0 + 0.3 * PetscCosReal(5.0 * x[d] + d));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-/* max over the nodes of |y - ys|, y a global vector of dm (several ranks), ys the same function on one rank (natural
-   order: x fastest) */
-static PetscErrorCode MaxDiffOneRank(DM dm, Vec y, Vec ys, PetscReal *maxdiff)
-{
-  PetscInt           dim, cells[3] = {1, 1, 1}, k, cs[3] = {0, 0, 0}, cm[3] = {1, 1, 1}, xs[3] = {0, 0, 0}, xm[3] = {1, 1, 1}, n[3] = {1, 1, 1}, i = 0;
-  PetscReal          lower[3], upper[3], d = 0;
-  const PetscScalar *ya, *sa;
-
-  PetscFunctionBeginUser;
-  PetscCall(DMQBoxGetInfo(dm, &dim, cells, &k, lower, upper));
-  PetscCall(DMQBoxGetOwnedCells(dm, cs, cm));
-  for (PetscInt e = 0; e < dim; e++) {
-    n[e]  = cells[e] * k + 1;
-    xs[e] = cs[e] * k;
-    xm[e] = cm[e] ? cm[e] * k + (cs[e] + cm[e] == cells[e] ? 1 : 0) : 0;
-  }
-  PetscCall(VecGetArrayRead(y, &ya));
-  PetscCall(VecGetArrayRead(ys, &sa));
-  for (PetscInt pz = xs[2]; pz < xs[2] + xm[2]; pz++)
-    for (PetscInt py = xs[1]; py < xs[1] + xm[1]; py++)
-      for (PetscInt px = xs[0]; px < xs[0] + xm[0]; px++, i++) d = PetscMax(d, PetscAbsScalar(ya[i] - sa[(pz * n[1] + py) * n[0] + px]));
-  PetscCall(VecRestoreArrayRead(ys, &sa));
-  PetscCall(VecRestoreArrayRead(y, &ya));
-  PetscCallMPI(MPIU_Allreduce(&d, maxdiff, 1, MPIU_REAL, MPIU_MAX, PetscObjectComm((PetscObject)dm)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -95,7 +69,7 @@ int main(int argc, char **argv)
   PetscCall(DMQBoxGetMaxLevels(dms, &ms));
   PetscCheck(lw == ls && mw == ms, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%d ranks: %" PetscInt_FMT " levels (max %" PetscInt_FMT "), one rank %" PetscInt_FMT " (max %" PetscInt_FMT ")", (int)size, lw, mw, ls, ms);
   PetscCheck(!expect || lw == expect, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%" PetscInt_FMT " levels, expected %" PetscInt_FMT, lw, expect);
-  PetscCall(MaxDiffOneRank(dmw, xw, xs, &diff));
+  PetscCall(VPTestOwnedMaxDiff(dmw, xw, xs, &diff));
   PetscCall(VecNorm(xs, NORM_INFINITY, &nrm));
   PetscCheck(nrm > 0 && diff <= 1e-12 * nrm, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%d ranks: the multigrid iterate differs from one rank's by %g (max %g)", (int)size, (double)diff, (double)nrm);
   PetscCall(PetscPrintf(PETSC_COMM_WORLD, "levels as on one rank; multigrid iterate equal to one rank's\n"));
@@ -121,12 +95,12 @@ int main(int argc, char **argv)
     PetscCall(DMQBoxProjectFunction(cs, Wiggle, &s, ucs));
     PetscCall(MatMult(Pw, uc, uf));
     PetscCall(MatMult(Ps, ucs, ufs));
-    PetscCall(MaxDiffOneRank(dmw, uf, ufs, &diff));
+    PetscCall(VPTestOwnedMaxDiff(dmw, uf, ufs, &diff));
     PetscCall(VecNorm(ufs, NORM_INFINITY, &nrm));
     PetscCheck(nrm > 0 && diff <= 1e-13 * nrm, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "interpolation differs from one rank's by %g (max %g)", (double)diff, (double)nrm);
     PetscCall(MatMultAdd(Pw, uc, uf, uf)); /* in place: twice the interpolant */
     PetscCall(VecScale(ufs, 2.0));
-    PetscCall(MaxDiffOneRank(dmw, uf, ufs, &diff));
+    PetscCall(VPTestOwnedMaxDiff(dmw, uf, ufs, &diff));
     PetscCheck(diff <= 2e-13 * nrm, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "MatMultAdd of the interpolation differs from twice one rank's by %g", (double)diff);
     PetscCall(DMQBoxProjectFunction(dmw, Wiggle, NULL, vf));
     PetscCall(MatMultTranspose(Pw, vf, vc));

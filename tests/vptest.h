@@ -38,11 +38,12 @@ static inline PetscErrorCode VPTestRelDiff(Vec a, Vec b, PetscReal *rel)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the largest difference between the owned entries of y (a global vector of the DMQBOX dm, on any number of ranks) and
-   the same nodes of ys (a vector of the same box on one rank, PETSC_COMM_SELF), over all ranks */
+/* the largest difference between the owned entries of y (a global vector of the DMQBOX dm, on any number of ranks, some
+   of which may own no cell) and the same nodes of ys (a vector of the same box on one rank, PETSC_COMM_SELF: natural
+   order, x fastest), over all ranks */
 static inline PetscErrorCode VPTestOwnedMaxDiff(DM dm, Vec y, Vec ys, PetscReal *maxdiff)
 {
-  PetscInt           dim, cells[3], k, cs[3] = {0, 0, 0}, cm[3] = {1, 1, 1}, xs[3] = {0, 0, 0}, xm[3] = {1, 1, 1}, n[3] = {1, 1, 1}, i = 0;
+  PetscInt           dim, cells[3] = {1, 1, 1}, k, cs[3] = {0, 0, 0}, cm[3] = {1, 1, 1}, xs[3] = {0, 0, 0}, xm[3] = {1, 1, 1}, n[3] = {1, 1, 1}, i = 0;
   PetscReal          lower[3], upper[3], d = 0;
   const PetscScalar *ya, *sa;
 
@@ -52,7 +53,7 @@ static inline PetscErrorCode VPTestOwnedMaxDiff(DM dm, Vec y, Vec ys, PetscReal 
   for (PetscInt e = 0; e < dim; e++) {
     n[e]  = cells[e] * k + 1;
     xs[e] = cs[e] * k;
-    xm[e] = cm[e] * k + (cs[e] + cm[e] == cells[e] ? 1 : 0);
+    xm[e] = cm[e] ? cm[e] * k + (cs[e] + cm[e] == cells[e] ? 1 : 0) : 0;
   }
   PetscCall(VecGetArrayRead(y, &ya));
   PetscCall(VecGetArrayRead(ys, &sa));

@@ -657,33 +657,60 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS) VPMapPatchDamp
   }
 }
 
-/* the diagonal, one thread per node of a cell: sum over the points and the components of G of the products of the two
-   reference-gradient factors (O((k+1)^(2d)) per cell: a set-up operation) */
-template <int DIM, int K> __global__ void VPMapDiagKernel(VPGrid g, int ncells, const PetscReal *__restrict__ geo, PetscScalar *__restrict__ y)
+/* the 1D product of the two reference-gradient factors of component (b, c) along direction e at point q, node i:
+   T_b,e T_c,e with T_b,e = D if e = b, else S */
+template <int K> __device__ __forceinline__ double VPMapDiagFactor(int e, int b, int c, int q, int i)
 {
-  using S         = VPMapShape<DIM, K>;
-  constexpr int N = S::N, ND = S::ND, NB = S::NB, NC = DIM == 3 ? 6 : 3;
-  const int     b = threadIdx.x / ND, t = threadIdx.x - b * ND, cell = blockIdx.x * NB + b;
-  if (b >= NB || cell >= ncells) return;
-  const int cx = cell % (int)g.cm[0], cy = (cell / (int)g.cm[0]) % (int)g.cm[1], cz = DIM == 3 ? cell / (int)(g.cm[0] * g.cm[1]) : 0;
-  const int i[3] = {t % N, (t / N) % N, DIM == 3 ? t / (N * N) : 0};
-  const int px = ((int)g.cs[0] + cx) * K + i[0], py = ((int)g.cs[1] + cy) * K + i[1], pz = DIM == 3 ? ((int)g.cs[2] + cz) * K + i[2] : 0;
-  if (VPDIsBoundary(g, px, py, pz)) return;
-  const PetscReal *G     = geo + (size_t)cell * NC * ND;
-  const int        pb[6] = {0, 1, 2, 0, 0, 1}, pc[6] = {0, 1, 2, 1, 2, 2}, pb2[3] = {0, 1, 0}, pc2[3] = {0, 1, 1};
-  double           s = 0;
-  for (int q = 0; q < ND; q++) {
-    const int qi[3] = {q % N, (q / N) % N, DIM == 3 ? q / (N * N) : 0};
-    double    F[3];
-    for (int a = 0; a < DIM; a++) {
-      F[a] = 1;
-      for (int e = 0; e < DIM; e++) F[a] *= e == a ? VPMapB<K, 1, double>(qi[e], i[e]) : VPMapB<K, 0, double>(qi[e], i[e]);
+  return (e == b ? VPMapB<K, 1, double>(q, i) : VPMapB<K, 0, double>(q, i)) * (e == c ? VPMapB<K, 1, double>(q, i) : VPMapB<K, 0, double>(q, i));
+}
+
+/* the diagonal, one thread per node of a cell, NB cells per block: for each component (b, c) of G, sum over the points
+   of G_bc times the products of the two reference-gradient factors, which factor by direction, so by sum factorization
+   (one contraction per direction with the 1D products VPMapDiagFactor(), (k+1)^(d+1) per cell and component) */
+template <int DIM, int K> __global__ void __launch_bounds__(VPMapShape<DIM, K>::THREADS) VPMapDiagKernel(VPGrid g, int ncells, const PetscReal *__restrict__ geo, PetscScalar *__restrict__ y)
+{
+  using S             = VPMapShape<DIM, K>;
+  constexpr int     N = S::N, ND = S::ND, NB = S::NB, NC = DIM == 3 ? 6 : 3;
+  __shared__ double sh[2 * NB * ND];
+  const int         b = threadIdx.x / ND, t = threadIdx.x - b * ND, cell = blockIdx.x * NB + b;
+  const bool        active = b < NB && cell < ncells;
+  double           *u = sh + 2 * (active ? b : 0) * ND, *v = u + ND;
+  const int         i0 = t % N, i1 = (t / N) % N, i2 = DIM == 3 ? t / (N * N) : 0;
+  const int         pb[6] = {0, 1, 2, 0, 0, 1}, pc[6] = {0, 1, 2, 1, 2, 2}, pb2[3] = {0, 1, 0}, pc2[3] = {0, 1, 1};
+  const PetscReal  *G = geo + (size_t)(active ? cell : 0) * NC * ND;
+  double            s = 0;
+
+  for (int m = 0; m < NC; m++) {
+    const int bb = DIM == 3 ? pb[m] : pb2[m], cc = DIM == 3 ? pc[m] : pc2[m];
+    double    a = 0;
+    if (active) { /* along x: u[(q2, q1), i0] = sum_q0 G[(q2, q1), q0] F_x(q0, i0) */
+#pragma unroll
+      for (int q = 0; q < N; q++) a += G[m * ND + t - i0 + q] * VPMapDiagFactor<K>(0, bb, cc, q, i0);
+      u[t] = a;
     }
-    for (int m = 0; m < NC; m++) {
-      const int bb = DIM == 3 ? pb[m] : pb2[m], cc = DIM == 3 ? pc[m] : pc2[m];
-      s += (bb == cc ? 1.0 : 2.0) * G[m * ND + q] * F[bb] * F[cc];
+    __syncthreads();
+    if (active) { /* along y: v[(q2), i1, i0] = sum_q1 u[(q2), q1, i0] F_y(q1, i1) */
+      a = 0;
+#pragma unroll
+      for (int q = 0; q < N; q++) a += u[i2 * N * N + q * N + i0] * VPMapDiagFactor<K>(1, bb, cc, q, i1);
+      v[t] = a;
     }
+    __syncthreads();
+    if (active) {
+      if constexpr (DIM == 3) { /* along z */
+        a = 0;
+#pragma unroll
+        for (int q = 0; q < N; q++) a += v[q * N * N + i1 * N + i0] * VPMapDiagFactor<K>(2, bb, cc, q, i2);
+      } else
+        a = v[t];
+      s += (bb == cc ? 1.0 : 2.0) * a;
+    }
+    __syncthreads(); /* u and v are the next component's */
   }
+  if (!active) return;
+  const int cx = cell % (int)g.cm[0], cy = (cell / (int)g.cm[0]) % (int)g.cm[1], cz = DIM == 3 ? cell / (int)(g.cm[0] * g.cm[1]) : 0;
+  const int px = ((int)g.cs[0] + cx) * K + i0, py = ((int)g.cs[1] + cy) * K + i1, pz = DIM == 3 ? ((int)g.cs[2] + cz) * K + i2 : 0;
+  if (VPDIsBoundary(g, px, py, pz)) return;
   atomicAdd(&y[VPDLocalIndex(g, px, py, pz)], (PetscScalar)s);
 }
 
