@@ -398,7 +398,8 @@ static PetscErrorCode PCVPatchSetUpDampings(PC_VPatch *jac)
   }
   if (jac->cuda) {
 #if defined(PETSC_HAVE_CUDA)
-    const PetscBool    single = (PetscBool)(jac->precision == VP_PRECISION_SINGLE); /* in the sweep's precision: float's estimate serves a float sweep */
+    const PetscBool    single = (PetscBool)(jac->precision == VP_PRECISION_SINGLE &&
+                                         !q->geofly); /* in the sweep's precision (a float estimate serves a float sweep), but with the factors on the fly in double: the surrogate's set-up made those, a float copy would add half their memory */
     const void        *d_geo;
     PetscReal         *d_lgeo  = NULL;
     float             *d_lgeof = NULL;
