@@ -97,6 +97,9 @@ typedef struct {
                                       [cell][component][point], components 00 11 (22) 01 (02 12); NULL until first use (VPGeometryComponents()) */
   PetscReal            *d_geo;     /* its device copy, or NULL */
   float                *d_geof;    /* single precision (-dm_qbox_precision single): the device copy in float, read by the operator kernel */
+  PetscReal            *lgeo;      /* 3D: the factors of the layer of cells below this rank's (VPLayerCellIndex()), for the vertex patches that cover them; made on first use */
+  PetscReal            *d_lgeo;    /* its device copy */
+  float                *d_lgeof;   /* and in float */
   PetscReal            *mgeo;      /* per owned cell and Gauss point w det(J), the mass matrix's factor [cell][point]; NULL until a mass term needs it */
   PetscReal            *d_mgeo;    /* its device copy, or NULL */
 } DM_QBox;
@@ -165,7 +168,7 @@ PETSC_INTERN PetscErrorCode DMQBoxComputeOperators_Private(KSP, Mat, Mat, void *
 PETSC_INTERN PetscErrorCode MatQBoxLaplacianGetInfo_Private(Mat, DM *, VPWeights *, PetscScalar *, const char **);
 PETSC_INTERN PetscErrorCode MatQBoxMultSingle_Private(Mat, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatQBoxResidualSingle_Private(Mat, Vec, Vec, Vec);
-PETSC_INTERN PetscErrorCode MatQBoxPatchResidual_Private(Mat, PetscBool, PetscInt, Vec, Vec, Vec, const VPPatchScaledTables *, const PetscReal *, const PetscScalar *, PetscBool *);
+PETSC_INTERN PetscErrorCode MatQBoxPatchResidual_Private(Mat, PetscBool, PetscInt, PetscBool, Vec, Vec, Vec, const VPPatchScaledTables *, const PetscReal *, const PetscScalar *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatQBoxLaplacianGetAIJ_Private(Mat, const char[], Mat *);
 PETSC_INTERN PetscErrorCode DMQBoxSetUpCoordinates_Private(DM);
 PETSC_INTERN PetscErrorCode MatQBoxSIPGGetDM_Private(Mat, DM *);
@@ -226,6 +229,7 @@ PETSC_INTERN PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM, const PetscReal 
 PETSC_INTERN PetscErrorCode DMQBoxGetDeviceDG_Private(DM, const VPDG1D **, const PetscReal **);
 PETSC_INTERN PetscErrorCode DMQBoxGetGeometry_Private(DM, const PetscReal **, const PetscReal **);
 PETSC_INTERN PetscErrorCode DMQBoxGetGeometryFloat_Private(DM, const float **);
+PETSC_INTERN PetscErrorCode DMQBoxGetLayerGeometry_Private(DM, const PetscReal **, const PetscReal **, const float **);
 PETSC_INTERN PetscErrorCode DMQBoxGeometryParams_Private(DM, VPGeometryParams *);
 PETSC_INTERN PetscErrorCode DMQBoxDestroyGeometry_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxCopyGeometry_Private(DM, DM);

@@ -415,13 +415,15 @@ typedef struct {
    surrogate's factors, d_diag the operator's ghosted diagonal); w: per vertex of t's box */
 PETSC_INTERN PetscErrorCode VPMappedPatchDampings_CUDA(const VPGrid *, PetscBool single, const void *d_geo, const void *d_lgeo, const VPPatchScaledTables *t, const PetscReal *d_pg, const PetscScalar *d_diag, PetscReal stiff, PetscInt steps,
                                                        PetscReal theta, PetscReal *d_w);
-/* 3D, the whole box on one rank: for the vertex patches of one color, r = b - alpha K x on their interior nodes (the
-   residual their solves read; the other entries of r are left as they are), one thread block per patch, no atomics.
-   With t (then r is x): also the local solver scaled of each patch on that residual, its correction added into x in
-   place (d_pg: the surrogate factors per vertex of t's box, d_diag: the operator's diagonal, or NULL: the unscaled
-   surrogate, local solver fdm, t->damp 1) */
-PETSC_INTERN PetscErrorCode VPMappedPatchResidual_CUDA(const VPGrid *, PetscBool single, const void *d_geo, PetscInt color, PetscScalar alpha, const PetscScalar *b, const PetscScalar *x, PetscScalar *r, const VPPatchScaledTables *t,
-                                                       const PetscReal *d_pg, const PetscScalar *d_diag);
+/* 3D: for the vertex patches of one color among this rank's, r = b - alpha K x on their interior nodes (the residual
+   their solves read; the other entries of r are left as they are), one thread block per patch, no atomics; b, x, r
+   ghosted local arrays (on one rank the global ones), d_geo the owned cells' factors and d_lgeo those of the layer of
+   cells below this rank's (VPLayerCellIndex(); NULL where there is none), in float when single. With t: also the local
+   solver scaled of each patch on that residual, its correction added into r (r = x: in place; several ranks: a
+   correction array) (d_pg: the surrogate factors per vertex of t's box, d_diag: the operator's diagonal, or NULL: the
+   unscaled surrogate, local solver fdm, t->damp 1) */
+PETSC_INTERN PetscErrorCode VPMappedPatchResidual_CUDA(const VPGrid *, PetscBool single, const void *d_geo, const void *d_lgeo, PetscInt color, PetscScalar alpha, const PetscScalar *b, const PetscScalar *x, PetscScalar *r,
+                                                       const VPPatchScaledTables *t, const PetscReal *d_pg, const PetscScalar *d_diag);
 /* whether the fused kernel of (dim, k, precision) skips the gather and the residual of a color from x = 0 (xzero) */
 PETSC_INTERN PetscBool VPPatchZeroFirst_CUDA(PetscInt dim, PetscInt k, PetscBool single);
 /* w: the weights of the patch operator (NULL: the Laplacian); the surrogate (d_pg) and DG patches take none */

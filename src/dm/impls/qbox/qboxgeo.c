@@ -651,6 +651,51 @@ PetscErrorCode DMQBoxGetGeometryFloat_Private(DM dm, const float **d_geof)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* 3D: the factors of the layer of cells below this rank's owned ones (VPLayerCellIndex(): the cells of its vertex
+   patches it does not own), computed on the host on first use (lgeo) and copied to the device in double (d_lgeo) or float
+   (d_lgeof) on request; NULL where the rank has no such layer (it starts the box in every direction) */
+PetscErrorCode DMQBoxGetLayerGeometry_Private(DM dm, const PetscReal **lgeo, const PetscReal **d_lgeo, const float **d_lgeof)
+{
+  DM_QBox       *q  = (DM_QBox *)dm->data;
+  const VPGrid  *g  = &q->grid;
+  const PetscInt nd = VPGridCellNodes(g), stride = VPGeometryComponents(g->dim) * nd;
+  const size_t   nl = g->dim == 3 ? (size_t)VPLayerCellIndex(g->cs, g->cm, NULL) : 0;
+
+  PetscFunctionBegin;
+  PetscCheck(g->dim == 3, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "DMQBOX: the layer of cells below a rank's is kept in 3D only");
+  if (nl && !q->lgeo) {
+    PetscReal *work;
+    char       msg[1024] = "";
+    PetscInt   h[3];
+    for (PetscInt d = 0; d < 3; d++) h[d] = g->cs[d] > 0;
+    PetscCall(PetscLogEventBegin(VPATCH_Geometry, dm, 0, 0, 0));
+    PetscCall(PetscMalloc1(nl * stride, &q->lgeo));
+    PetscCall(PetscMalloc1((2 * g->dim + g->dim * g->dim + 2) * nd, &work));
+    for (PetscInt cz = g->cs[2] - h[2]; cz < g->cs[2] + g->cm[2] && !msg[0]; cz++)
+      for (PetscInt cy = g->cs[1] - h[1]; cy < g->cs[1] + g->cm[1] && !msg[0]; cy++)
+        for (PetscInt cx = g->cs[0] - h[0]; cx < g->cs[0] + g->cm[0] && !msg[0]; cx++) {
+          const int       ci[3] = {(int)cx, (int)cy, (int)cz};
+          const PetscInt  c[3]  = {cx, cy, cz};
+          const long long l     = VPLayerCellIndex(g->cs, g->cm, ci);
+          if (l >= 0) PetscCall(DMQBoxCellFactors_Private(dm, c, q->lgeo + l * stride, work, msg, sizeof(msg)));
+        }
+    PetscCall(PetscFree(work));
+    PetscCheck(!msg[0], PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s", msg); /* the owner found it too */
+    PetscCall(PetscLogFlops((PetscLogDouble)nl * nd * (2.0 * g->dim * (g->dim + 1) * (g->k + 1) + 40)));
+    PetscCall(PetscLogEventEnd(VPATCH_Geometry, dm, 0, 0, 0));
+  }
+  if (lgeo) *lgeo = q->lgeo;
+#if defined(PETSC_HAVE_CUDA)
+  if ((d_lgeo || d_lgeof) && nl && !q->d_lgeo) PetscCall(VPDeviceCopy_Private(q->lgeo, nl * stride, &q->d_lgeo));
+  if (d_lgeof && nl && !q->d_lgeof) PetscCall(VPMappedToFloat_CUDA(q->d_lgeo, nl * stride, &q->d_lgeof));
+  if (d_lgeo) *d_lgeo = q->d_lgeo;
+  if (d_lgeof) *d_lgeof = q->d_lgeof;
+#else
+  PetscCheck(!d_lgeo && !d_lgeof, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "This PETSc has no CUDA");
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 PetscErrorCode DMQBoxDestroyGeometry_Private(DM dm)
 {
   DM_QBox *q = (DM_QBox *)dm->data;
@@ -658,10 +703,13 @@ PetscErrorCode DMQBoxDestroyGeometry_Private(DM dm)
   PetscFunctionBegin;
   PetscCall(PetscFree(q->geo));
   PetscCall(VPDeviceFree_Private(&q->d_geo));
+  PetscCall(PetscFree(q->lgeo));
+  PetscCall(VPDeviceFree_Private(&q->d_lgeo));
   PetscCall(PetscFree(q->mgeo));
   PetscCall(VPDeviceFree_Private(&q->d_mgeo));
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(VPMappedFloatFree_CUDA(&q->d_geof));
+  PetscCall(VPMappedFloatFree_CUDA(&q->d_lgeof));
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }

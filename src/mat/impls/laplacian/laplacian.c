@@ -229,51 +229,61 @@ PetscErrorCode MatQBoxResidualSingle_Private(Mat A, Vec b, Vec x, Vec r)
 }
 
 /* r = b - A x on the interior nodes of the vertex patches of one color only (the residual PCVPATCH's solves of that color
-   read; r's other entries are left as they are), by VPMappedPatchResidual_CUDA(): one rank, CUDA vectors of the DM, 3D
-   mapped operator, stiffness only, stored factors (in float when single), -dm_qbox_fused_residual. With t (r is then x),
-   in the same kernel PCVPATCH's local solver scaled on that residual, its corrections added into x (d_pg: the
-   surrogate's factors, d_diag: the operator's diagonal; device arrays). *done says whether it ran; where it cannot, the caller forms the
-   whole residual. The kernel is the operator's (its passes and tables), so it lives here. */
-PetscErrorCode MatQBoxPatchResidual_Private(Mat A, PetscBool single, PetscInt color, Vec b, Vec x, Vec r, const VPPatchScaledTables *t, const PetscReal *d_pg, const PetscScalar *d_diag, PetscBool *done)
+   read; r's other entries are left as they are), by VPMappedPatchResidual_CUDA(): CUDA vectors of the DM, 3D mapped
+   operator, stiffness only, stored factors (in float when single), -dm_qbox_fused_residual. b, x, r: global vectors on
+   one rank, or (local) ghosted local vectors of the DM, current on their ghosts, on any number of ranks (the patches'
+   cells below this rank's from DMQBoxGetLayerGeometry_Private()). With t, in the same kernel PCVPATCH's local solver
+   scaled on that residual, its corrections added into r: x itself (one rank, in place) or a correction vector (local)
+   (d_pg: the surrogate's factors, d_diag: the operator's diagonal, ghosted; device arrays). *done says whether it ran;
+   where it cannot, the caller forms the whole residual. The kernel is the operator's (its passes and tables), so it
+   lives here. */
+PetscErrorCode MatQBoxPatchResidual_Private(Mat A, PetscBool single, PetscInt color, PetscBool local, Vec b, Vec x, Vec r, const VPPatchScaledTables *t, const PetscReal *d_pg, const PetscScalar *d_diag, PetscBool *done)
 {
   Mat_QBoxLaplacian *ctx;
   DM_QBox           *q;
-  PetscBool          gx = PETSC_FALSE, gb = PETSC_FALSE, gr = PETSC_FALSE;
+  PetscBool          gx = PETSC_TRUE, gb = PETSC_TRUE, gr = PETSC_TRUE;
   const PetscScalar *ba;
   PetscScalar       *ra;
-  const void        *d_geo;
+  const void        *d_geo, *d_lgeo = NULL;
 
   PetscFunctionBegin;
   *done = PETSC_FALSE;
   PetscCall(MatShellGetContext(A, &ctx));
   q = (DM_QBox *)ctx->dm->data;
-  if (!q->fusedres || !DMQBoxIsGeneral_Private(q) || q->grid.dim != 3 || q->geofly || ctx->w.mass != 0 || ctx->shift != (PetscScalar)0.0 || ctx->dshift || r == b || (t ? r != x : r == x)) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, x, &gx));
-  PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, b, &gb));
-  PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, r, &gr));
+  if (!q->fusedres || !DMQBoxIsGeneral_Private(q) || q->grid.dim != 3 || q->geofly || ctx->w.mass != 0 || ctx->shift != (PetscScalar)0.0 || ctx->dshift || r == b) PetscFunctionReturn(PETSC_SUCCESS);
+  if (local ? !t || r == x : (t ? r != x : r == x)) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!local) {
+    PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, x, &gx));
+    PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, b, &gb));
+    PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, r, &gr));
+  }
   if (!gx || !gb || !gr) PetscFunctionReturn(PETSC_SUCCESS);
   if (t && !single && q->precision == VP_PRECISION_SINGLE) PetscFunctionReturn(PETSC_SUCCESS); /* a double solve on a single operator: the caller's two kernels */
   if (single || q->precision == VP_PRECISION_SINGLE) {
-    const float *d_geof;
+    const float *d_geof, *d_lgeof;
     PetscCall(DMQBoxGetGeometryFloat_Private(ctx->dm, &d_geof));
+    if (local) PetscCall(DMQBoxGetLayerGeometry_Private(ctx->dm, NULL, NULL, &d_lgeof));
     d_geo  = d_geof;
+    d_lgeo = local ? (const void *)d_lgeof : NULL;
     single = PETSC_TRUE;
   } else {
-    const PetscReal *d_geod;
+    const PetscReal *d_geod, *d_lgeod;
     PetscCall(DMQBoxGetGeometry_Private(ctx->dm, NULL, &d_geod));
-    d_geo = d_geod;
+    if (local) PetscCall(DMQBoxGetLayerGeometry_Private(ctx->dm, NULL, &d_lgeod, NULL));
+    d_geo  = d_geod;
+    d_lgeo = local ? (const void *)d_lgeod : NULL;
   }
   PetscCall(PetscLogEventBegin(VPATCH_PatchResidual, A, x, r, 0));
   PetscCall(VecGetArrayReadAndMemType(b, &ba, NULL));
-  PetscCall(VecGetArrayAndMemType(r, &ra, NULL));            /* with t: x itself */
+  PetscCall(VecGetArrayAndMemType(r, &ra, NULL));            /* with t on one rank: x itself */
   PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, NULL)); /* the operator kernel's constants */
   PetscCall(PetscLogGpuTimeBegin());
-  if (t)
-    PetscCall(VPMappedPatchResidual_CUDA(&q->grid, single, d_geo, color, ctx->w.stiff, ba, ra, ra, t, d_pg, d_diag));
+  if (t && !local) /* in place */
+    PetscCall(VPMappedPatchResidual_CUDA(&q->grid, single, d_geo, d_lgeo, color, ctx->w.stiff, ba, ra, ra, t, d_pg, d_diag));
   else {
     const PetscScalar *xa;
     PetscCall(VecGetArrayReadAndMemType(x, &xa, NULL));
-    PetscCall(VPMappedPatchResidual_CUDA(&q->grid, single, d_geo, color, ctx->w.stiff, ba, xa, ra, NULL, NULL, NULL));
+    PetscCall(VPMappedPatchResidual_CUDA(&q->grid, single, d_geo, d_lgeo, color, ctx->w.stiff, ba, xa, ra, t, d_pg, d_diag));
     PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
   }
   PetscCall(PetscLogGpuTimeEnd());

@@ -107,7 +107,7 @@ static PetscErrorCode PCVPatchColorResidual(PC_VPatch *jac, PetscInt color, Vec 
   PetscBool       done   = PETSC_FALSE;
 
   PetscFunctionBegin;
-  if (jac->patchres && jac->scale == (PetscScalar)1.0 && color >= 0 && jac->surrogate && jac->cuda) PetscCall(MatQBoxPatchResidual_Private(jac->A, single, color, b, x, w, NULL, NULL, NULL, &done));
+  if (jac->patchres && jac->scale == (PetscScalar)1.0 && color >= 0 && jac->surrogate && jac->cuda) PetscCall(MatQBoxPatchResidual_Private(jac->A, single, color, PETSC_FALSE, b, x, w, NULL, NULL, NULL, &done));
   if (done) {
     jac->patchran = PETSC_TRUE;
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -176,7 +176,7 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
       const Vec r    = zero && i == 0 ? b : jac->w; /* from x = 0 the first color's residual is b */
       PetscBool done = PETSC_FALSE;
       if (r != b && jac->patchres && ((jac->local == PC_VPATCH_LOCAL_SCALED && dg) || jac->local == PC_VPATCH_LOCAL_FDM) && jac->scale == (PetscScalar)1.0 && jac->d_pg && !jac->d_pm) { /* the residual and the solves in one kernel */
-        PetscCall(MatQBoxPatchResidual_Private(jac->A, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), b, x, x, &jac->sct, jac->d_pg, jac->local == PC_VPATCH_LOCAL_SCALED ? dg : NULL, &done));
+        PetscCall(MatQBoxPatchResidual_Private(jac->A, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), PETSC_FALSE, b, x, x, &jac->sct, jac->d_pg, jac->local == PC_VPATCH_LOCAL_SCALED ? dg : NULL, &done));
         jac->patchran = (PetscBool)(jac->patchran || done);
       }
       if (done) continue;
@@ -190,8 +190,29 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
       PetscCall(VecRestoreArrayReadAndMemType(r, &ba));
     }
   } else {
+    /* several ranks, the surrogate's solves in 3D (stiffness only): each color's patches form their residuals from
+       their cells and solve in one kernel, on x's ghosted copy, their corrections summed back into x
+       (MatQBoxPatchResidual_Private(), local): two exchanges per color and no operator application over the level */
+    PetscBool fused = (PetscBool)(jac->cuda && jac->patchres && jac->surrogate && g->dim == 3 && ((jac->local == PC_VPATCH_LOCAL_SCALED && dg) || jac->local == PC_VPATCH_LOCAL_FDM) && jac->scale == (PetscScalar)1.0 && jac->d_pg && !jac->d_pm);
     PetscCall(PCVPatchGetLocal_Private(jac, PETSC_TRUE, PETSC_TRUE));
-    for (PetscInt i = 0; i < nc; i++) { /* kernel global: the residual of the whole level, ghosted, then the solves */
+    if (fused) PetscCall(DMGlobalToLocal(jac->dm, b, INSERT_VALUES, jac->bl)); /* b on the patches' interior nodes below this rank's too */
+    for (PetscInt i = 0; i < nc; i++) {                                        /* kernel global: the residual of the whole level, ghosted, then the solves */
+      if (fused) {
+        PetscBool done = PETSC_FALSE;
+        if (zero && i == 0)
+          PetscCall(VecSet(jac->xl, 0.0));
+        else
+          PetscCall(DMGlobalToLocal(jac->dm, x, INSERT_VALUES, jac->xl));
+        PetscCall(VecSet(jac->dl, 0.0));
+        PetscCall(MatQBoxPatchResidual_Private(jac->A, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), PETSC_TRUE, jac->bl, jac->xl, jac->dl, &jac->sct, jac->d_pg,
+                                               jac->local == PC_VPATCH_LOCAL_SCALED ? dg : NULL, &done));
+        jac->patchran = (PetscBool)(jac->patchran || done);
+        if (done) {
+          PetscCall(DMLocalToGlobal(jac->dm, jac->dl, ADD_VALUES, x));
+          continue;
+        }
+        fused = PETSC_FALSE; /* the operator cannot (MatQBoxPatchResidual_Private() says why): the path below for every color */
+      }
       PetscCall(PCVPatchColorResidual(jac, -1, b, x, jac->w));
       PetscCall(DMGlobalToLocal(jac->dm, jac->w, INSERT_VALUES, jac->bl));
       PetscCall(VecSet(jac->dl, 0.0));

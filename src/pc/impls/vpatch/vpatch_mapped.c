@@ -365,10 +365,9 @@ static PetscErrorCode PCVPatchSetUpDampings(PC_VPatch *jac)
 {
   DM_QBox         *q  = (DM_QBox *)jac->dm->data;
   const VPGrid    *g  = &q->grid;
-  const PetscInt   nd = VPGridCellNodes(g), ncomp = VPGeometryComponents(g->dim);
+  const PetscInt   nd = VPGridCellNodes(g);
   PetscInt         vlo[3], nv[3], nvert, nl;
-  PetscReal       *lgeo = NULL;
-  const PetscReal *geo  = NULL;
+  const PetscReal *lgeo = NULL, *geo = NULL;
   PetscLogDouble   flops;
 
   PetscFunctionBegin;
@@ -377,32 +376,14 @@ static PetscErrorCode PCVPatchSetUpDampings(PC_VPatch *jac)
   VPPatchVertexBox(g, vlo, nv);
   nvert = nv[0] * nv[1] * nv[2];
   nl    = (PetscInt)VPLayerCellIndex(g->cs, g->cm, NULL);
-  if (nl && nvert) { /* the factors of the layer of cells below this rank's */
-    PetscReal *G, *work;
-    PetscInt   h[3];
-    for (PetscInt d = 0; d < 3; d++) h[d] = g->cs[d] > 0;
-    PetscCall(PetscMalloc1(nl * ncomp * nd, &lgeo));
-    PetscCall(PetscMalloc2(ncomp * nd, &G, PetscMax(2 * g->dim + g->dim * g->dim + 2, g->dim * nd) * nd, &work));
-    for (PetscInt cz = g->cs[2] - h[2]; cz < g->cs[2] + g->cm[2]; cz++)
-      for (PetscInt cy = g->cs[1] - h[1]; cy < g->cs[1] + g->cm[1]; cy++)
-        for (PetscInt cx = g->cs[0] - h[0]; cx < g->cs[0] + g->cm[0]; cx++) {
-          const int        ci[3] = {(int)cx, (int)cy, (int)cz};
-          const PetscInt   c[3]  = {cx, cy, cz};
-          const long long  l     = VPLayerCellIndex(g->cs, g->cm, ci);
-          const PetscReal *Gc;
-          if (l < 0) continue;
-          PetscCall(PCVPatchCellFactors(jac, NULL, c, G, work, &Gc));
-          PetscCall(PetscArraycpy(lgeo + l * ncomp * nd, Gc, ncomp * nd));
-        }
-    PetscCall(PetscFree2(G, work));
-  }
   if (jac->cuda) {
 #if defined(PETSC_HAVE_CUDA)
-    const PetscBool    single = (PetscBool)(jac->precision == VP_PRECISION_SINGLE &&
-                                         !q->geofly); /* in the sweep's precision (a float estimate serves a float sweep), but with the factors on the fly in double: the surrogate's set-up made those, a float copy would add half their memory */
+    /* in the sweep's precision (a float estimate serves a float sweep); with the factors on the fly in double, which the
+       surrogate's set-up made: a float copy would add half their memory */
+    const PetscBool    single = (PetscBool)(jac->precision == VP_PRECISION_SINGLE && !q->geofly);
     const void        *d_geo;
-    PetscReal         *d_lgeo  = NULL;
-    float             *d_lgeof = NULL;
+    const PetscReal   *d_lgeo  = NULL;
+    const float       *d_lgeof = NULL;
     const PetscScalar *dg;
     if (single) {
       const float *d_geof;
@@ -413,25 +394,22 @@ static PetscErrorCode PCVPatchSetUpDampings(PC_VPatch *jac)
       PetscCall(DMQBoxGetGeometry_Private(jac->dm, NULL, &d_geod));
       d_geo = d_geod;
     }
-    if (lgeo) PetscCall(VPDeviceCopy_Private(lgeo, (size_t)nl * (size_t)(ncomp * nd), &d_lgeo));
-    if (lgeo && single) PetscCall(VPMappedToFloat_CUDA(d_lgeo, (size_t)nl * (size_t)(ncomp * nd), &d_lgeof));
+    if (nl) PetscCall(DMQBoxGetLayerGeometry_Private(jac->dm, NULL, single ? NULL : &d_lgeo, single ? &d_lgeof : NULL)); /* the cells below this rank's */
     PetscCall(VPDeviceAlloc_Private((size_t)PetscMax(nvert, 1), &jac->d_pw));
     PetscCall(VecGetArrayReadAndMemType(jac->diagl, &dg, NULL));
     PetscCall(PetscLogGpuTimeBegin());
     PetscCall(VPMappedPatchDampings_CUDA(g, single, d_geo, single ? (const void *)d_lgeof : (const void *)d_lgeo, &jac->sct, jac->d_pg, dg, jac->opw.stiff, jac->dampsteps, VP_PATCH_DAMPING_THETA, jac->d_pw));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(VecRestoreArrayReadAndMemType(jac->diagl, &dg));
-    PetscCall(VPDeviceFree_Private(&d_lgeo));
-    PetscCall(VPMappedFloatFree_CUDA(&d_lgeof));
     jac->sct.pw = jac->d_pw;
 #endif
   } else {
+    if (nl) PetscCall(DMQBoxGetLayerGeometry_Private(jac->dm, &lgeo, NULL, NULL));
     PetscCall(DMQBoxGetGeometry_Private(jac->dm, &geo, NULL));
     PetscCall(PetscMalloc1(PetscMax(nvert, 1), &jac->pw));
     if (nvert) PetscCall(VPPatchDampings_CPU(g, &jac->op, &jac->plocal, jac->opw.stiff, geo, lgeo, jac->dampsteps, VP_PATCH_DAMPING_THETA, jac->pw, jac->work));
     jac->plocal.w = jac->pw;
   }
-  PetscCall(PetscFree(lgeo));
   /* per Lanczos step the patch operator (8 cells: 16 1D contractions of (k+1)^4 multiply-adds and 6 products per point)
      and the surrogate's solve (6 contractions of (2k-1)^4) */
   flops = (PetscLogDouble)nvert * jac->dampsteps * (8.0 * (32.0 * (g->k + 1) + 12.0) * nd + 12.0 * (2 * g->k - 1) * (2 * g->k - 1) * (2 * g->k - 1) * (2 * g->k - 1));

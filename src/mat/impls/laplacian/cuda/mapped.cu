@@ -438,6 +438,14 @@ template <int NI, int DIR, bool TR, typename T> __device__ __forceinline__ void 
   __syncthreads();
 }
 
+/* the factors of cell c: an owned cell's in geo, a cell of the layer below this rank's (VPLayerCellIndex()) in lgeo */
+template <int K, typename T> __device__ __forceinline__ const T *VPMapCellFactors(const VPGrid &g, const T *geo, const T *lgeo, const int c[3])
+{
+  constexpr int   ND = (K + 1) * (K + 1) * (K + 1);
+  const long long l  = VPLayerCellIndex(g.cs, g.cm, c);
+  return l < 0 ? geo + (((size_t)(c[2] - g.cs[2]) * (size_t)g.cm[1] + (size_t)(c[1] - g.cs[1])) * (size_t)g.cm[0] + (size_t)(c[0] - g.cs[0])) * 6 * ND : lgeo + (size_t)l * 6 * ND;
+}
+
 /* acc += K X on the interior of a patch (X: its (2k+1)^3 box in shared memory, zero on its boundary), its 2^3 cells CB
    at a time through the line passes of VPMapLineKernel (A..P2: CB cells' pass arrays), the cells' outputs summed node by
    node; cellgeo(cc): the factors of cell cc (at the vertex - 1 + bit d of cc) */
@@ -501,13 +509,15 @@ template <int NI, typename T> __device__ __forceinline__ void VPMapFDMSolve(cons
   VPMapFDMPass<NI, 0, false>(S, tb, ta);
 }
 
-/* SOLVE: then the patch's local solver scaled (PCVPATCH) on that residual, added into x in place: u = damp Dsc S (sum_d
-   g_d Lambda_d)^-1 S^T Dsc r, Dsc = (Dt / D)^1/2 (t: the unit patch's eigenpairs and 1D diagonals, pg: g per vertex, dg:
-   the operator's diagonal D; without dg Dsc = I, the local solver fdm, with damp 1). In place is safe: a patch reads x
-   on its box, and no other patch of the color writes there (each writes its own interior only). */
+/* SOLVE: then the patch's local solver scaled (PCVPATCH) on that residual, added into r (x itself, or a correction
+   array): u = damp Dsc S (sum_d g_d Lambda_d)^-1 S^T Dsc r, Dsc = (Dt / D)^1/2 (t: the unit patch's eigenpairs and 1D
+   diagonals, pg: g per vertex, dg: the operator's diagonal D; without dg Dsc = I, the local solver fdm, with damp 1). In
+   place is safe: a patch reads x on its box, and no other patch of the color writes there (each writes its own
+   interior only). lgeo: the factors of the layer of cells below this rank's (VPMapCellFactors()). */
 template <int K, typename T, bool SOLVE>
-__global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS) VPMapPatchResidualKernel(VPGrid g, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const T *__restrict__ geo, PetscScalar alpha, const PetscScalar *__restrict__ b,
-                                                                                           const PetscScalar *x, PetscScalar *r, VPPatchScaledTables t, const PetscReal *__restrict__ pg, const PetscScalar *__restrict__ dg)
+__global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS)
+    VPMapPatchResidualKernel(VPGrid g, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const T *__restrict__ geo, const T *__restrict__ lgeo, PetscScalar alpha, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *r,
+                             VPPatchScaledTables t, const PetscReal *__restrict__ pg, const PetscScalar *__restrict__ dg)
 {
   using S         = VPMapPatchShape<K, T>;
   constexpr int N = S::N, ND = N * N * N, CB = S::CB, PC = S::PC, NP = S::NP, NI = S::NI, NT = NI * NI * NI;
@@ -524,8 +534,8 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS) VPMapPatchResi
   for (int e = threadIdx.x; e < NT; e += blockDim.x) acc[e] = 0;
   __syncthreads();
   VPMapPatchOperator<K, T>(X, acc, A, B, P0, P1, P2, [&](int cc) {
-    const size_t cell = ((size_t)(v[2] - 1 + (cc >> 2) - (int)g.cs[2]) * (size_t)g.cm[1] + (size_t)(v[1] - 1 + ((cc >> 1) & 1) - (int)g.cs[1])) * (size_t)g.cm[0] + (size_t)(v[0] - 1 + (cc & 1) - (int)g.cs[0]);
-    return geo + cell * 6 * ND;
+    const int c[3] = {v[0] - 1 + (cc & 1), v[1] - 1 + ((cc >> 1) & 1), v[2] - 1 + (cc >> 2)};
+    return VPMapCellFactors<K, T>(g, geo, lgeo, c);
   });
   if constexpr (!SOLVE) {
     for (int e = threadIdx.x; e < NT; e += blockDim.x) {
@@ -636,9 +646,8 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS) VPMapPatchDamp
     for (int e = threadIdx.x; e < NT; e += blockDim.x) acc[e] = 0;
     __syncthreads();
     VPMapPatchOperator<K, T>(X, acc, A, B, P0, P1, P2, [&](int cc) {
-      const int       c[3] = {v[0] - 1 + (cc & 1), v[1] - 1 + ((cc >> 1) & 1), v[2] - 1 + (cc >> 2)};
-      const long long l    = VPLayerCellIndex(g.cs, g.cm, c);
-      return l < 0 ? geo + (((size_t)(c[2] - g.cs[2]) * (size_t)g.cm[1] + (size_t)(c[1] - g.cs[1])) * (size_t)g.cm[0] + (size_t)(c[0] - g.cs[0])) * 6 * ND : lgeo + (size_t)l * 6 * ND;
+      const int c[3] = {v[0] - 1 + (cc & 1), v[1] - 1 + ((cc >> 1) & 1), v[2] - 1 + (cc >> 2)};
+      return VPMapCellFactors<K, T>(g, geo, lgeo, c);
     });
     s = 0;
     for (int e = threadIdx.x; e < NT; e += blockDim.x) s += (double)p[e] * stiff * acc[e];
@@ -748,7 +757,7 @@ template <int DIM, int K, typename T> struct VPMapApply {
 VP_PRECISION_ALIASES(VPMapApply);
 
 template <int DIM, int K, typename T> struct VPMapPatchRes {
-  static PetscErrorCode run(const VPGrid *g, int color, const void *geo, PetscScalar alpha, const PetscScalar *b, const PetscScalar *x, PetscScalar *r, const VPPatchScaledTables *t, const PetscReal *pg, const PetscScalar *dg)
+  static PetscErrorCode run(const VPGrid *g, int color, const void *geo, const void *lgeo, PetscScalar alpha, const PetscScalar *b, const PetscScalar *x, PetscScalar *r, const VPPatchScaledTables *t, const PetscReal *pg, const PetscScalar *dg)
   {
     PetscFunctionBegin;
     if constexpr (DIM != 3)
@@ -762,11 +771,11 @@ template <int DIM, int K, typename T> struct VPMapPatchRes {
       PetscCall(VPGetStream(&stream));
       if (t) {
         if (S::SHARED > 49152) PetscCallCUDA(cudaFuncSetAttribute(VPMapPatchResidualKernel<K, T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SHARED));
-        VPMapPatchResidualKernel<K, T, true><<<nv[0] * nv[1] * nv[2], S::THREADS, S::SHARED, stream>>>(*g, vlo[0], vlo[1], vlo[2], nv[0], nv[1], (const T *)geo, alpha, b, x, r, *t, pg, dg);
+        VPMapPatchResidualKernel<K, T, true><<<nv[0] * nv[1] * nv[2], S::THREADS, S::SHARED, stream>>>(*g, vlo[0], vlo[1], vlo[2], nv[0], nv[1], (const T *)geo, (const T *)lgeo, alpha, b, x, r, *t, pg, dg);
       } else {
         VPPatchScaledTables none = {}; /* not read */
         if (S::SHARED > 49152) PetscCallCUDA(cudaFuncSetAttribute(VPMapPatchResidualKernel<K, T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SHARED));
-        VPMapPatchResidualKernel<K, T, false><<<nv[0] * nv[1] * nv[2], S::THREADS, S::SHARED, stream>>>(*g, vlo[0], vlo[1], vlo[2], nv[0], nv[1], (const T *)geo, alpha, b, x, r, none, NULL, NULL);
+        VPMapPatchResidualKernel<K, T, false><<<nv[0] * nv[1] * nv[2], S::THREADS, S::SHARED, stream>>>(*g, vlo[0], vlo[1], vlo[2], nv[0], nv[1], (const T *)geo, (const T *)lgeo, alpha, b, x, r, none, NULL, NULL);
       }
       PetscCallCUDA(cudaGetLastError());
     }
@@ -843,13 +852,13 @@ PetscErrorCode VPMappedApply_CUDA(const VPGrid *g, PetscBool single, const VPGeo
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode VPMappedPatchResidual_CUDA(const VPGrid *g, PetscBool single, const void *d_geo, PetscInt color, PetscScalar alpha, const PetscScalar *b, const PetscScalar *x, PetscScalar *r, const VPPatchScaledTables *t, const PetscReal *d_pg,
-                                          const PetscScalar *d_diag)
+PetscErrorCode VPMappedPatchResidual_CUDA(const VPGrid *g, PetscBool single, const void *d_geo, const void *d_lgeo, PetscInt color, PetscScalar alpha, const PetscScalar *b, const PetscScalar *x, PetscScalar *r, const VPPatchScaledTables *t,
+                                          const PetscReal *d_pg, const PetscScalar *d_diag)
 {
   PetscFunctionBegin;
   if (VPGridEmpty(g)) PetscFunctionReturn(PETSC_SUCCESS);
-  for (PetscInt d = 0; d < g->dim; d++) PetscCheck(g->cs[d] == 0 && g->cm[d] == g->N[d], PETSC_COMM_SELF, PETSC_ERR_SUP, "The patch residual of the mapped operator needs all the cells on one rank");
-  VP_DISPATCH_PRECISION(VPMapPatchRes, single, g->dim, g->k, g, (int)color, d_geo, alpha, b, x, r, t, d_pg, d_diag);
+  PetscCheck(d_lgeo || !VPLayerCellIndex(g->cs, g->cm, NULL), PETSC_COMM_SELF, PETSC_ERR_PLIB, "the patch residual of a rank with cells below its own needs their factors");
+  VP_DISPATCH_PRECISION(VPMapPatchRes, single, g->dim, g->k, g, (int)color, d_geo, d_lgeo, alpha, b, x, r, t, d_pg, d_diag);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
