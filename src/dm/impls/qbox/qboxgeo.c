@@ -659,7 +659,7 @@ PetscErrorCode DMQBoxGetLayerGeometry_Private(DM dm, const PetscReal **lgeo, con
   DM_QBox       *q  = (DM_QBox *)dm->data;
   const VPGrid  *g  = &q->grid;
   const PetscInt nd = VPGridCellNodes(g), stride = VPGeometryComponents(g->dim) * nd;
-  const size_t   nl = g->dim == 3 ? (size_t)VPLayerCellIndex(g->cs, g->cm, NULL) : 0;
+  const size_t   nl = g->dim == 3 && !VPGridEmpty(g) ? (size_t)VPLayerCellIndex(g->cs, g->cm, NULL) : 0; /* a rank with no cell (a gathered level) has no patch */
 
   PetscFunctionBegin;
   PetscCheck(g->dim == 3, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "DMQBOX: the layer of cells below a rank's is kept in 3D only");

@@ -193,7 +193,8 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
     /* several ranks, the surrogate's solves in 3D (stiffness only): each color's patches form their residuals from
        their cells and solve in one kernel, on x's ghosted copy, their corrections summed back into x
        (MatQBoxPatchResidual_Private(), local): two exchanges per color and no operator application over the level */
-    PetscBool fused = (PetscBool)(jac->cuda && jac->patchres && jac->surrogate && g->dim == 3 && ((jac->local == PC_VPATCH_LOCAL_SCALED && dg) || jac->local == PC_VPATCH_LOCAL_FDM) && jac->scale == (PetscScalar)1.0 && jac->d_pg && !jac->d_pm);
+    PetscBool fused = (PetscBool)(jac->cuda && jac->patchres && jac->surrogate && g->dim == 3 && ((jac->local == PC_VPATCH_LOCAL_SCALED && jac->diagl) || jac->local == PC_VPATCH_LOCAL_FDM) && jac->scale == (PetscScalar)1.0 && jac->d_pg &&
+                                  !jac->d_pm); /* the same on every rank: the exchanges below are collective */
     PetscCall(PCVPatchGetLocal_Private(jac, PETSC_TRUE, PETSC_TRUE));
     if (fused) PetscCall(DMGlobalToLocal(jac->dm, b, INSERT_VALUES, jac->bl)); /* b on the patches' interior nodes below this rank's too */
     for (PetscInt i = 0; i < nc; i++) {                                        /* kernel global: the residual of the whole level, ghosted, then the solves */

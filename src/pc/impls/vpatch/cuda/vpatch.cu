@@ -1143,6 +1143,7 @@ PetscErrorCode VPPatchSmoothColor_CUDA(const VPGrid *g, const VPWeights *w, Pets
   PetscCheck(!d_pg || !w || w->mass == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the surrogate local solves take their mass term per patch (d_pm), not as a weight");
   PetscCheck(!d_pm || d_pg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a per-patch mass term goes with the surrogate's factors");
   PetscCheck(!d_diag || (d_pg && damp > 0), PETSC_COMM_SELF, PETSC_ERR_PLIB, "the local solver scaled goes with the surrogate's factors and a positive damping");
+  if (VPGridEmpty(g)) PetscFunctionReturn(PETSC_SUCCESS); /* no patch (a gathered level); its arrays may be NULL */
   PetscCheck(!d_pw || d_diag, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a damping per patch goes with the local solver scaled");
   VP_DISPATCH_PRECISION(VPPatchSmooth, single, g->dim, g->k, g, w, color, variant, ppb, xzero, d_pg, d_pm, d_diag, damp, d_pw, bl, xl, dl, scratch);
   PetscFunctionReturn(PETSC_SUCCESS);
