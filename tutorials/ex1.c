@@ -310,6 +310,20 @@ int main(int argc, char **argv)
     suffix: 3d_shell_oscillatory
     args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 2 -dm_qbox_cells 4 -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory
 
+  # two ranks, the coarse levels gathered onto one (the other owns no cell there), the scaled local solver with each
+  # patch's own damping and (CUDA) the patch kernel on several ranks: the CPU's iterations
+  test:
+    suffix: 3d_shell_oscillatory_np2
+    nsize: 2
+    args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 3 -dm_qbox_cells 16 -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_coefficient_contrast 1e2
+
+  test:
+    suffix: 3d_shell_oscillatory_np2_cuda
+    requires: cuda
+    nsize: 2
+    args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 3 -dm_qbox_cells 16 -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_coefficient_contrast 1e2 -dm_vec_type cuda
+    output_file: ex1_3d_shell_oscillatory_np2
+
   test:
     suffix: 2d_mass
     args: -options_file share/vpatch-mg.options -dm_qbox_degree 3 -dm_qbox_cells 16 -dm_qbox_operator_mass 10
