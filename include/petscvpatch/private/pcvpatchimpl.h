@@ -73,7 +73,7 @@ struct _PC_VPatch {
   PCVPatchSurrogate      surtype;    /* how the surrogate is scaled (-pc_vpatch_surrogate) */
   PetscBool              surtypeset; /* -pc_vpatch_surrogate given (else the local solver cg takes mean) */
   PetscInt               localits;   /* local solver cg: CG steps per patch solve */
-  PetscBool              patchres;   /* mapped DMQBOX, one rank, CUDA, 3D: each color's residual patch by patch (-pc_vpatch_patch_residual) */
+  PetscBool              patchres;   /* mapped DMQBOX, CUDA, 3D: each color's residual patch by patch (-pc_vpatch_patch_residual) */
   PetscBool              patchran;   /* it ran (for -ksp_view) */
   PetscReal              localdamp;  /* local solver scaled: the damping of each patch's correction (PETSC_DETERMINE: by the degree) */
   PetscReal              damp;       /* local solver scaled: the damping in use (set up) */

@@ -175,7 +175,8 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
     for (PetscInt i = 0; i < nc; i++) {
       const Vec r    = zero && i == 0 ? b : jac->w; /* from x = 0 the first color's residual is b */
       PetscBool done = PETSC_FALSE;
-      if (r != b && jac->patchres && ((jac->local == PC_VPATCH_LOCAL_SCALED && dg) || jac->local == PC_VPATCH_LOCAL_FDM) && jac->scale == (PetscScalar)1.0 && jac->d_pg && !jac->d_pm) { /* the residual and the solves in one kernel */
+      if (r != b && jac->patchres && ((jac->local == PC_VPATCH_LOCAL_SCALED && jac->diagl) || jac->local == PC_VPATCH_LOCAL_FDM) && jac->scale == (PetscScalar)1.0 && jac->d_pg &&
+          !jac->d_pm) { /* the residual and the solves in one kernel (also on a rank of a gathered level that owns no cell: its diagonal's array is NULL) */
         PetscCall(MatQBoxPatchResidual_Private(jac->A, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), PETSC_FALSE, b, x, x, &jac->sct, jac->d_pg, jac->local == PC_VPATCH_LOCAL_SCALED ? dg : NULL, &done));
         jac->patchran = (PetscBool)(jac->patchran || done);
       }
