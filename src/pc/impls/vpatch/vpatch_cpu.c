@@ -253,7 +253,7 @@ PetscErrorCode VPPatchDampings_CPU(const VPGrid *g, const VPPatchOp *op, const V
     for (PetscInt vy = 0; vy < nv[1]; vy++)
       for (PetscInt vx = 0; vx < nv[0]; vx++, iv++) {
         const PetscInt   v[3] = {vlo[0] + vx, vlo[1] + vy, vlo[2] + vz};
-        const PetscReal *G[8], *gv = pl->g + 3 * iv;
+        const PetscReal *G[8], *gv                                               = pl->g + 3 * iv;
         double           alpha[VP_PATCH_LANCZOS_MAX], beta[VP_PATCH_LANCZOS_MAX] = {0}, a[VP_PATCH_LANCZOS_MAX], b[VP_PATCH_LANCZOS_MAX];
         PetscScalar      rz = 0, rzold = 0, rz0 = 0;
         int              m = 0;
