@@ -97,7 +97,7 @@ typedef struct {
                                       [cell][component][point], components 00 11 (22) 01 (02 12); NULL until first use (VPGeometryComponents()) */
   PetscReal            *d_geo;     /* its device copy, or NULL */
   float                *d_geof;    /* single precision (-dm_qbox_precision single): the device copy in float, read by the operator kernel */
-  PetscReal            *lgeo;      /* 3D: the factors of the layer of cells below this rank's (VPLayerCellIndex()), for the vertex patches that cover them; made on first use */
+  PetscReal            *lgeo;      /* the factors of the layer of cells below this rank's (VPLayerCellIndex()), for the vertex patches that cover them; made on first use */
   PetscReal            *d_lgeo;    /* its device copy */
   float                *d_lgeof;   /* and in float */
   PetscReal            *mgeo;      /* per owned cell and Gauss point w det(J), the mass matrix's factor [cell][point]; NULL until a mass term needs it */

@@ -236,10 +236,10 @@ static inline PetscBool VPPatchColorVertices(const VPGrid *g, PetscInt color, in
 #define VP_HOST_DEVICE
 #endif
 #endif
-/* 3D, the layer of cells below a rank's owned ones (those of [cs - h, cs + cm) that it does not own, h_d = 1 where
+/* the layer of cells below a rank's owned ones (those of [cs - h, cs + cm) that it does not own, h_d = 1 where
    cs_d > 0, else 0), which its lowest patches cover: first the cells with z = cs_2 - 1 (cn_0 cn_1 of them, cn = cm + h),
-   then those with y = cs_1 - 1 (cn_0 cm_2), then those with x = cs_0 - 1 (cm_1 cm_2). The index of cell c there, or -1
-   for an owned cell; with c = NULL, the layer's number of cells */
+   then those with y = cs_1 - 1 (cn_0 cm_2), then those with x = cs_0 - 1 (cm_1 cm_2); in 2D (cs_2 = 0, cm_2 = 1) the
+   first part is empty. The index of cell c there, or -1 for an owned cell; with c = NULL, the layer's number of cells */
 VP_HOST_DEVICE static inline long long VPLayerCellIndex(const PetscInt cs[3], const PetscInt cm[3], const int *c)
 {
   const long long h0 = cs[0] > 0, h1 = cs[1] > 0, h2 = cs[2] > 0, n0 = cm[0] + h0, n1 = cm[1] + h1;

@@ -651,7 +651,7 @@ PetscErrorCode DMQBoxGetGeometryFloat_Private(DM dm, const float **d_geof)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* 3D: the factors of the layer of cells below this rank's owned ones (VPLayerCellIndex(): the cells of its vertex
+/* the factors of the layer of cells below this rank's owned ones (VPLayerCellIndex(): the cells of its vertex
    patches it does not own), computed on the host on first use (lgeo) and copied to the device in double (d_lgeo) or float
    (d_lgeof) on request; NULL where the rank has no such layer (it starts the box in every direction) */
 PetscErrorCode DMQBoxGetLayerGeometry_Private(DM dm, const PetscReal **lgeo, const PetscReal **d_lgeo, const float **d_lgeof)
@@ -659,10 +659,9 @@ PetscErrorCode DMQBoxGetLayerGeometry_Private(DM dm, const PetscReal **lgeo, con
   DM_QBox       *q  = (DM_QBox *)dm->data;
   const VPGrid  *g  = &q->grid;
   const PetscInt nd = VPGridCellNodes(g), stride = VPGeometryComponents(g->dim) * nd;
-  const size_t   nl = g->dim == 3 && !VPGridEmpty(g) ? (size_t)VPLayerCellIndex(g->cs, g->cm, NULL) : 0; /* a rank with no cell (a gathered level) has no patch */
+  const size_t   nl = !VPGridEmpty(g) ? (size_t)VPLayerCellIndex(g->cs, g->cm, NULL) : 0; /* a rank with no cell (a gathered level) has no patch */
 
   PetscFunctionBegin;
-  PetscCheck(g->dim == 3, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "DMQBOX: the layer of cells below a rank's is kept in 3D only");
   if (nl && !q->lgeo) {
     PetscReal *work;
     char       msg[1024] = "";

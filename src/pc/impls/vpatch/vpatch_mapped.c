@@ -18,23 +18,22 @@ static inline PetscInt PatchInterior(PetscInt dim, PetscInt k, const PetscInt of
   return (p[0] - 1) + ni * ((p[1] - 1) + (dim == 3 ? ni * (p[2] - 1) : 0));
 }
 
-/* the factors G of cell c of this rank's cells or the layer below them: a pointer into the DM's (owned cells), or
-   computed into G (work: the scratch of DMQBoxCellFactors_Private()) */
-static PetscErrorCode PCVPatchCellFactors(PC_VPatch *jac, const PetscReal *geo, const PetscInt c[3], PetscReal *G, PetscReal *work, const PetscReal **Gc)
+/* the factors G of cell c of this rank's cells or the layer below them: a pointer into the DM's (owned cells), or into
+   the DM's factors of the layer (DMQBoxGetLayerGeometry_Private()) */
+static PetscErrorCode PCVPatchCellFactors(PC_VPatch *jac, const PetscReal *geo, const PetscInt c[3], const PetscReal **Gc)
 {
-  const VPGrid *g     = &((DM_QBox *)jac->dm->data)->grid;
-  PetscBool     owned = PETSC_TRUE;
-  char          msg[1024];
+  const VPGrid   *g      = &((DM_QBox *)jac->dm->data)->grid;
+  const PetscInt  stride = VPGeometryComponents(g->dim) * VPGridCellNodes(g);
+  const int       ci[3]  = {(int)c[0], (int)c[1], (int)c[2]};
+  const long long l      = VPLayerCellIndex(g->cs, g->cm, ci);
 
   PetscFunctionBegin;
-  for (PetscInt d = 0; d < g->dim; d++)
-    if (c[d] < g->cs[d]) owned = PETSC_FALSE;
-  if (owned)
-    *Gc = geo + (((c[2] - g->cs[2]) * g->cm[1] + c[1] - g->cs[1]) * g->cm[0] + c[0] - g->cs[0]) * VPGeometryComponents(g->dim) * VPGridCellNodes(g);
+  if (l < 0)
+    *Gc = geo + (((c[2] - g->cs[2]) * g->cm[1] + c[1] - g->cs[1]) * g->cm[0] + c[0] - g->cs[0]) * stride;
   else {
-    PetscCall(DMQBoxCellFactors_Private(jac->dm, c, G, work, msg, sizeof(msg)));
-    PetscCheck(!msg[0], PETSC_COMM_SELF, PETSC_ERR_USER_INPUT, "%s", msg); /* the owner found it too, in DMCreateMatrix() */
-    *Gc = G;
+    const PetscReal *lgeo;
+    PetscCall(DMQBoxGetLayerGeometry_Private(jac->dm, &lgeo, NULL, NULL));
+    *Gc = lgeo + l * stride;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -62,7 +61,7 @@ static PetscErrorCode PCVPatchCellMassFactors(PC_VPatch *jac, const PetscInt c[3
 
 /* the values of cell c (VPSurrogateInfo): for d < dim the largest point value of G_dd or its integral over the cell, and
    the cell's volume (the integral of w det J; the unit cell's is 1) where there is a mass term */
-static PetscErrorCode PCVPatchCellValues(PC_VPatch *jac, const PetscReal *geo, const PetscInt c[3], const PetscReal *Gpre, PetscReal *G, PetscReal *mq, PetscReal *work, PetscReal v[4])
+static PetscErrorCode PCVPatchCellValues(PC_VPatch *jac, const PetscReal *geo, const PetscInt c[3], const PetscReal *Gpre, PetscReal *mq, PetscReal *work, PetscReal v[4])
 {
   DM_QBox         *q  = (DM_QBox *)jac->dm->data;
   const VPBasis1D *b  = &q->basis;
@@ -70,7 +69,7 @@ static PetscErrorCode PCVPatchCellValues(PC_VPatch *jac, const PetscReal *geo, c
   const PetscReal *Gc = Gpre;
 
   PetscFunctionBegin;
-  if (!Gc) PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
+  if (!Gc) PetscCall(PCVPatchCellFactors(jac, geo, c, &Gc));
   for (PetscInt d = 0; d < 3; d++) {
     PetscReal gd = 0;
     if (d < dim && jac->surtype == PC_VPATCH_SURROGATE_POINTMAX) /* the entry itself: the factor over the point's weight */
@@ -119,18 +118,18 @@ static PetscErrorCode PCVPatchSetUpSurrogateCUDA(PC_VPatch *jac, const PetscInt 
   PetscCall(DMQBoxGetGeometry_Private(jac->dm, NULL, &d_geo));
   if (jac->opw.mass != 0) PetscCall(DMQBoxGetMassGeometry_Private(jac->dm, NULL, &d_mgeo));
   if (below) { /* the cells of the layer below this rank's, on the host: one layer of cells */
-    PetscInt   nd = VPGridCellNodes(g), ncomp = VPGeometryComponents(g->dim);
-    PetscReal *G, *work, *mq;
+    PetscInt   nd = VPGridCellNodes(g);
+    PetscReal *work, *mq;
     PetscCall(PetscCalloc1(4 * cn[0] * cn[1] * cn[2], &hcgv));
-    PetscCall(PetscMalloc3(ncomp * nd, &G, PetscMax(2 * g->dim + g->dim * g->dim + 2, g->dim * nd) * nd, &work, nd, &mq));
+    PetscCall(PetscMalloc2(PetscMax(2 * g->dim + g->dim * g->dim + 2, g->dim * nd) * nd, &work, nd, &mq));
     for (PetscInt cz = 0, ic = 0; cz < cn[2]; cz++)
       for (PetscInt cy = 0; cy < cn[1]; cy++)
         for (PetscInt cx = 0; cx < cn[0]; cx++, ic++) {
           PetscInt c[3] = {clo[0] + cx, clo[1] + cy, clo[2] + cz};
           if (c[0] >= g->cs[0] && c[1] >= g->cs[1] && c[2] >= g->cs[2]) continue; /* owned: the kernel's */
-          PetscCall(PCVPatchCellValues(jac, NULL, c, NULL, G, mq, work, hcgv + 4 * ic));
+          PetscCall(PCVPatchCellValues(jac, NULL, c, NULL, mq, work, hcgv + 4 * ic));
         }
-    PetscCall(PetscFree3(G, work, mq));
+    PetscCall(PetscFree2(work, mq));
   }
   PetscCall(VPSurrogateFactors_CUDA(&s, d_geo, d_mgeo, hcgv, &jac->d_pg, &jac->d_pm));
   PetscCall(PetscFree(hcgv));
@@ -161,7 +160,7 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
   const VPBasis1D *b  = &q->basis;
   PetscInt         nd = VPGridCellNodes(g), ncomp = VPGeometryComponents(g->dim), dim = g->dim, n1 = g->k + 1, vlo[3], nv[3], nvert;
   const PetscReal *geo = NULL;
-  PetscReal       *G, *work, *mq;
+  PetscReal       *work, *mq;
   PetscScalar     *Ae;
   PetscInt         nt = (2 * g->k - 1) * (2 * g->k - 1) * (g->dim == 3 ? 2 * g->k - 1 : 1), clo[3], cn[3], ncb = 1;
   PetscReal       *cgv;                 /* per cell of the box [clo, clo + cn) (this rank's cells and the layer below): the three values */
@@ -178,7 +177,7 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
   }
   nvert = nv[0] * nv[1] * nv[2];
   gpu   = (PetscBool)(jac->cuda && jac->local != PC_VPATCH_LOCAL_DENSE && !(jac->local == PC_VPATCH_LOCAL_CG && below));
-  PetscCall(PetscMalloc3(ncomp * nd, &G, PetscMax(2 * dim + dim * dim + 2, dim * nd) * nd, &work, jac->local == PC_VPATCH_LOCAL_DENSE ? 2 * nd * nd : 1, &Ae));
+  PetscCall(PetscMalloc2(PetscMax(2 * dim + dim * dim + 2, dim * nd) * nd, &work, jac->local == PC_VPATCH_LOCAL_DENSE ? 2 * nd * nd : 1, &Ae));
   PetscCall(PetscMalloc1(nd, &mq));
 #if defined(PETSC_HAVE_CUDA)
   if (gpu) PetscCall(PCVPatchSetUpSurrogateCUDA(jac, clo, cn, below));
@@ -195,7 +194,7 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
           for (PetscInt cx = 0; cx < cn[0]; cx++, ic++) {
             PetscInt         c[3] = {clo[0] + cx, clo[1] + cy, clo[2] + cz};
             const PetscReal *Gc;
-            PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
+            PetscCall(PCVPatchCellFactors(jac, geo, c, &Gc));
             PetscCall(PetscArraycpy(jac->pgeo + ic * ncomp * nd, Gc, ncomp * nd));
           }
     }
@@ -205,7 +204,7 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
       for (PetscInt cy = 0; cy < cn[1]; cy++)
         for (PetscInt cx = 0; cx < cn[0]; cx++, ic++) {
           PetscInt c[3] = {clo[0] + cx, clo[1] + cy, clo[2] + cz};
-          PetscCall(PCVPatchCellValues(jac, geo, c, jac->pgeo ? jac->pgeo + ic * ncomp * nd : NULL, G, mq, work, cgv + 4 * ic));
+          PetscCall(PCVPatchCellValues(jac, geo, c, jac->pgeo ? jac->pgeo + ic * ncomp * nd : NULL, mq, work, cgv + 4 * ic));
         }
     for (PetscInt vz = 0, iv = 0; vz < nv[2]; vz++)
       for (PetscInt vy = 0; vy < nv[1]; vy++)
@@ -219,7 +218,7 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
             if (jac->pLU) { /* the exact patch matrix: this cell's matrix on the patch's interior nodes */
               PetscInt         n1d = n1 * n1 * (dim == 3 ? n1 : 1), off[3] = {0, 0, 0};
               const PetscReal *Gc;
-              PetscCall(PCVPatchCellFactors(jac, geo, c, G, work, &Gc));
+              PetscCall(PCVPatchCellFactors(jac, geo, c, &Gc));
               PetscCall(VPMappedCellMatrix_CPU(dim, b, Gc, Ae, work));
               if (jac->opw.mass != 0 || jac->opw.stiff != 1) { /* the operator's weights (over their sum) */
                 const PetscReal *mc;
@@ -337,7 +336,7 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
     }
   }
 #endif
-  PetscCall(PetscFree3(G, work, Ae));
+  PetscCall(PetscFree2(work, Ae));
   PetscCall(PetscFree(mq));
   jac->plocal.g   = jac->pLU ? NULL : jac->pg; /* the CPU kernels' (NULL where the GPU made them: only the device copy) */
   jac->plocal.m   = jac->pLU ? NULL : jac->pm;
