@@ -324,6 +324,18 @@ int main(int argc, char **argv)
     args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 3 -dm_qbox_cells 16 -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_coefficient_contrast 1e2 -dm_vec_type cuda
     output_file: ex1_3d_shell_oscillatory_np2
 
+  # CG with a symmetric sweep of the scaled local solver: each patch's damping from 5 Lanczos steps keeps the
+  # preconditioner positive definite (with 3, -pc_vpatch_local_damping_steps 3, CG stops with DIVERGED_INDEFINITE_PC)
+  test:
+    suffix: 3d_shell_cg_symmetric
+    args: -dm_qbox_dim 3 -dm_qbox_degree 4 -dm_qbox_cells 10 -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_coefficient_contrast 1e4 -ksp_type cg -pc_type vpatch -pc_vpatch_sweep symmetric
+
+  test:
+    suffix: 3d_shell_cg_symmetric_cuda
+    requires: cuda
+    args: -dm_qbox_dim 3 -dm_qbox_degree 4 -dm_qbox_cells 10 -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_coefficient_contrast 1e4 -ksp_type cg -pc_type vpatch -pc_vpatch_sweep symmetric -dm_vec_type cuda
+    output_file: ex1_3d_shell_cg_symmetric
+
   test:
     suffix: 2d_mass
     args: -options_file share/vpatch-mg.options -dm_qbox_degree 3 -dm_qbox_cells 16 -dm_qbox_operator_mass 10

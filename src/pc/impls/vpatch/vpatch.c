@@ -198,7 +198,7 @@ static PetscErrorCode PCVPatchCheckSameOnRanks(PC pc)
   v[13] = (PetscReal)jac->norder;
   for (PetscInt i = 0; i < 8; i++) v[14 + i] = i < jac->norder ? (PetscReal)jac->order[i] : -1;
   v[22] = jac->localdamp;
-  v[23] = (PetscReal)jac->dampsteps;
+  v[23] = (PetscReal)PCVPatchDampSteps(jac);
   PetscCall(VPCheckSameOnRanks_Private(PetscObjectComm((PetscObject)pc), "PCVPATCH", (PetscInt)PETSC_STATIC_ARRAY_LENGTH(v), v, names));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -531,9 +531,10 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
   PetscCheck(jac->localdamp == (PetscReal)PETSC_DETERMINE || (jac->localdamp > 0 && jac->localdamp <= 1), PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
              "-pc_vpatch_local_damping %g: give a damping in (0, 1], or -1 for the default (each patch its own in 3D, else min(0.7, 2.1/k))", (double)jac->localdamp);
   if (flg) pc->setupcalled = PETSC_FALSE;
-  PetscCall(PetscOptionsRangeInt("-pc_vpatch_local_damping_steps", "Local solver scaled, 3D, without -pc_vpatch_local_damping: Lanczos steps per patch for its own damping min(1, 1.7/lambda_max) (0: min(0.7, 2.1/k) for all)", "PCVPATCH",
-                                 jac->dampsteps, &jac->dampsteps, &flg, 0, VP_PATCH_LANCZOS_MAX));
-  PetscCheck(jac->dampsteps == 0 || jac->dampsteps >= 3, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
+  PetscCall(PetscOptionsRangeInt("-pc_vpatch_local_damping_steps",
+                                 "Local solver scaled, 3D, without -pc_vpatch_local_damping: Lanczos steps per patch for its own damping min(1, 1.7/lambda_max) (-1: 3, a symmetric sweep 5; 0: min(0.7, 2.1/k) for all)", "PCVPATCH", jac->dampsteps,
+                                 &jac->dampsteps, &flg, PETSC_DETERMINE, VP_PATCH_LANCZOS_MAX));
+  PetscCheck(jac->dampsteps == PETSC_DETERMINE || jac->dampsteps == 0 || jac->dampsteps >= 3, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE,
              "-pc_vpatch_local_damping_steps %" PetscInt_FMT ": give 0 (one damping for all) or at least 3 Lanczos steps; fewer estimate too small a largest eigenvalue on some patches (Q_7 diverges with 2)", jac->dampsteps);
   if (flg) pc->setupcalled = PETSC_FALSE;
   PetscCall(PetscOptionsBool("-pc_vpatch_patch_residual", "Mapped DMQBOX, CUDA, 3D: each color's residual formed patch by patch from its cells (else MatResidual of the whole level)", "PCVPATCH", jac->patchres, &jac->patchres, NULL));
@@ -635,7 +636,7 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
       PetscCall(PetscViewerASCIIPrintf(viewer,
                                        "mapped DMQBOX: local solves by the separable surrogate (%s) scaled by the operator's diagonal, each patch damped by min(1, 1.7 / lambda_max) from %" PetscInt_FMT
                                        " Lanczos steps (-pc_vpatch_local_damping_steps); each color's residual %s\n",
-                                       PCVPatchSurrogates[jac->surtype], jac->dampsteps, res));
+                                       PCVPatchSurrogates[jac->surtype], PCVPatchDampSteps(jac), res));
     else if (jac->surrogate && jac->local == PC_VPATCH_LOCAL_SCALED)
       PetscCall(PetscViewerASCIIPrintf(viewer, "mapped DMQBOX: local solves by the separable surrogate (%s) scaled by the operator's diagonal, damped by %g (-pc_vpatch_local_damping); each color's residual %s\n", PCVPatchSurrogates[jac->surtype],
                                        (double)jac->damp, res));
@@ -988,7 +989,7 @@ PetscErrorCode PCVPatchSetDamping(PC pc, PetscReal w)
 + -pc_vpatch_local_solver <fdm,dense,cg,scaled> - the local solver
 . -pc_vpatch_local_its <n>                      - local solver cg: CG steps per patch (default 2)
 . -pc_vpatch_local_damping <w>                  - local solver scaled: one damping of every correction (default: in 3D without a mass term each patch its own, else min(0.7, 2.1/k))
-- -pc_vpatch_local_damping_steps <m>            - local solver scaled, 3D: Lanczos steps per patch at set-up for its own damping min(1, 1.7 / lambda_max(P_v^-1 A_v)) (default 3; 0: min(0.7, 2.1/k) for all)
+- -pc_vpatch_local_damping_steps <m>            - local solver scaled, 3D: Lanczos steps per patch at set-up for its own damping min(1, 1.7 / lambda_max(P_v^-1 A_v)) (default 3, a symmetric sweep 5; 0: min(0.7, 2.1/k) for all)
 
   Level: advanced
 
@@ -1036,7 +1037,7 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
 . -pc_vpatch_local_solver <fdm,dense,cg,scaled> - fast diagonalization (default), a stored dense LU (verification), on a mapped `DMQBOX` CG steps on each patch's true operator, or the surrogate scaled by the operator's diagonal (the default where the `DMQBOX` has a coefficient)
 . -pc_vpatch_local_its <n>                      - local solver cg: CG steps per patch (default 2)
 . -pc_vpatch_local_damping <w>                  - local solver scaled: one damping of every correction (default: in 3D without a mass term each patch its own, else min(0.7, 2.1/k))
-. -pc_vpatch_local_damping_steps <m>            - local solver scaled, 3D: Lanczos steps per patch at set-up for its own damping min(1, 1.7 / lambda_max(P_v^-1 A_v)) (default 3; 0: min(0.7, 2.1/k) for all)
+. -pc_vpatch_local_damping_steps <m>            - local solver scaled, 3D: Lanczos steps per patch at set-up for its own damping min(1, 1.7 / lambda_max(P_v^-1 A_v)) (default 3, a symmetric sweep 5; 0: min(0.7, 2.1/k) for all)
 . -pc_vpatch_patch_residual <bool>              - mapped `DMQBOX` in 3D, CUDA, stiffness only: each color's residual formed patch by patch from the patch's cells, without atomics (several ranks: on x's ghosted copy, the corrections summed back) (default true; false: `MatResidual()` of the whole level)
 . -pc_vpatch_surrogate <pointmax,cellmax,mean>  - mapped `DMQBOX`: the scaling of the separable surrogate (`PCVPatchSurrogate`)
 . -pc_vpatch_dg_lines <bool>                     - discontinuous `DMQBOX` in 3D on the GPU: one thread per 1D line of a patch (default) or per unknown
@@ -1099,7 +1100,7 @@ PetscErrorCode PCCreate_VPatch(PC pc)
   jac->local     = PC_VPATCH_LOCAL_FDM;
   jac->localits  = 2;               /* two steps: 4-5 cycles at contrast 1e6 where one step takes 5-7, measured */
   jac->localdamp = PETSC_DETERMINE; /* local solver scaled: each patch its own in 3D, else min(0.7, 2.1/k) (vpatch_mapped.c says why) */
-  jac->dampsteps = 3;               /* local solver scaled, 3D: each patch's own damping from 3 Lanczos steps (vpatch_mapped.c says why) */
+  jac->dampsteps = PETSC_DETERMINE; /* local solver scaled, 3D: each patch's own damping from 3 Lanczos steps, 5 for a symmetric sweep (PCVPatchDampSteps(), vpatch_mapped.c says why) */
   jac->kernel    = PC_VPATCH_KERNEL_FUSED;
   jac->overlap   = PETSC_TRUE;
   jac->ranks     = PC_VPATCH_RANKS_EXACT;

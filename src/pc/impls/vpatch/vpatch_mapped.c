@@ -370,7 +370,7 @@ static PetscErrorCode PCVPatchSetUpDampings(PC_VPatch *jac)
   PetscLogDouble   flops;
 
   PetscFunctionBegin;
-  if (jac->local != PC_VPATCH_LOCAL_SCALED || jac->localdamp > 0 || jac->dampsteps == 0 || g->dim != 3 || jac->opw.mass != 0) PetscFunctionReturn(PETSC_SUCCESS);
+  if (jac->local != PC_VPATCH_LOCAL_SCALED || jac->localdamp > 0 || PCVPatchDampSteps(jac) == 0 || g->dim != 3 || jac->opw.mass != 0) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscLogEventBegin(VPATCH_PatchDampings, 0, 0, 0, 0));
   VPPatchVertexBox(g, vlo, nv);
   nvert = nv[0] * nv[1] * nv[2];
@@ -397,7 +397,7 @@ static PetscErrorCode PCVPatchSetUpDampings(PC_VPatch *jac)
     PetscCall(VPDeviceAlloc_Private((size_t)PetscMax(nvert, 1), &jac->d_pw));
     PetscCall(VecGetArrayReadAndMemType(jac->diagl, &dg, NULL));
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(VPMappedPatchDampings_CUDA(g, single, d_geo, single ? (const void *)d_lgeof : (const void *)d_lgeo, &jac->sct, jac->d_pg, dg, jac->opw.stiff, jac->dampsteps, VP_PATCH_DAMPING_THETA, jac->d_pw));
+    PetscCall(VPMappedPatchDampings_CUDA(g, single, d_geo, single ? (const void *)d_lgeof : (const void *)d_lgeo, &jac->sct, jac->d_pg, dg, jac->opw.stiff, PCVPatchDampSteps(jac), VP_PATCH_DAMPING_THETA, jac->d_pw));
     PetscCall(PetscLogGpuTimeEnd());
     PetscCall(VecRestoreArrayReadAndMemType(jac->diagl, &dg));
     jac->sct.pw = jac->d_pw;
@@ -406,12 +406,12 @@ static PetscErrorCode PCVPatchSetUpDampings(PC_VPatch *jac)
     if (nl) PetscCall(DMQBoxGetLayerGeometry_Private(jac->dm, &lgeo, NULL, NULL));
     PetscCall(DMQBoxGetGeometry_Private(jac->dm, &geo, NULL));
     PetscCall(PetscMalloc1(PetscMax(nvert, 1), &jac->pw));
-    if (nvert) PetscCall(VPPatchDampings_CPU(g, &jac->op, &jac->plocal, jac->opw.stiff, geo, lgeo, jac->dampsteps, VP_PATCH_DAMPING_THETA, jac->pw, jac->work));
+    if (nvert) PetscCall(VPPatchDampings_CPU(g, &jac->op, &jac->plocal, jac->opw.stiff, geo, lgeo, PCVPatchDampSteps(jac), VP_PATCH_DAMPING_THETA, jac->pw, jac->work));
     jac->plocal.w = jac->pw;
   }
   /* per Lanczos step the patch operator (8 cells: 16 1D contractions of (k+1)^4 multiply-adds and 6 products per point)
      and the surrogate's solve (6 contractions of (2k-1)^4) */
-  flops = (PetscLogDouble)nvert * jac->dampsteps * (8.0 * (32.0 * (g->k + 1) + 12.0) * nd + 12.0 * (2 * g->k - 1) * (2 * g->k - 1) * (2 * g->k - 1) * (2 * g->k - 1));
+  flops = (PetscLogDouble)nvert * PCVPatchDampSteps(jac) * (8.0 * (32.0 * (g->k + 1) + 12.0) * nd + 12.0 * (2 * g->k - 1) * (2 * g->k - 1) * (2 * g->k - 1) * (2 * g->k - 1));
   if (jac->cuda)
     PetscCall(PetscLogGpuFlops(flops));
   else
