@@ -532,6 +532,15 @@ int main(int argc, char **argv)
     args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 -pc_vpatch_patch_residual 0
     output_file: test_mapped_gpu
 
+  # 8 ranks in a 2 x 2 x 2 grid: each rank's layer of cells below has all three parts (z, y, x), the GPU's layer
+  # factors and surrogate against the CPU's, and the sweep against one rank's
+  test:
+    suffix: gpu_np8
+    requires: cuda
+    nsize: 8
+    args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 2 -dm_qbox_cells 6
+    output_file: test_mapped_gpu
+
   test:
     suffix: gpu_scaled_2d_np2
     requires: cuda

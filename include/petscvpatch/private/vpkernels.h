@@ -250,6 +250,20 @@ VP_HOST_DEVICE static inline long long VPLayerCellIndex(const PetscInt cs[3], co
   if (c[0] < cs[0]) return o2 + (c[2] - cs[2]) * cm[1] + c[1] - cs[1];
   return -1;
 }
+/* part s (0: z = cs_2 - 1, 1: y = cs_1 - 1, 2: x = cs_0 - 1) of that layer as a box of cells [lo, lo + n), numbered
+   there x fastest as VPLayerCellIndex() numbers it: the index of its first cell, or -1 where the part is empty */
+static inline long long VPLayerSlab(const PetscInt cs[3], const PetscInt cm[3], int s, PetscInt lo[3], PetscInt n[3])
+{
+  const PetscInt h[3] = {cs[0] > 0, cs[1] > 0, cs[2] > 0}, e = 2 - s; /* e: the direction the part is one cell thick in */
+  if (!h[e] || !cm[0] || !cm[1] || !cm[2]) return -1;
+  for (int d = 0; d < 3; d++) {
+    lo[d] = d == e ? cs[d] - 1 : cs[d] - (d < e ? h[d] : 0); /* the directions before e take their layer cell too */
+    n[d]  = d == e ? 1 : cm[d] + (d < e ? h[d] : 0);
+  }
+  if (s == 0) return 0;
+  const long long n0 = cm[0] + h[0], n1 = cm[1] + h[1], o1 = h[2] * n0 * n1;
+  return s == 1 ? o1 : o1 + h[1] * n0 * cm[2];
+}
 /* the largest eigenvalue of the symmetric tridiagonal matrix (a on the diagonal, b beside it; m <= 32) by bisection on
    its Sturm sequence, to a relative 1e-12 of the Gershgorin bound */
 VP_HOST_DEVICE static inline double VPTridiagMax(int m, const double *a, const double *b)
@@ -376,8 +390,9 @@ PETSC_INTERN PetscErrorCode VPPatchSetUp_CUDA(PetscInt k, const PetscReal *Mcell
 /* the separable surrogate's factors on the GPU (vpatch_surrogate.cu; the host version: PCVPatchSetUpSurrogate()). Per
    cell of the box [clo, clo + cn): the value of each direction d < dim, the largest of G_dd over the point's weight
    (pointmax) or the integral of G_dd, and the integral of w det J (the mass factors, where d_mgeo); the owned cells'
-   (box [cs, cs + cm), the layout of DMQBoxGetGeometry_Private()) from d_geo and d_mgeo, the others from h_cgv (4 per
-   cell, NULL where every cell is owned). Then per vertex of the box [vlo, vlo + nv) the mean (mean) or the largest of
+   (box [cs, cs + cm), the layout of DMQBoxGetGeometry_Private()) from d_geo and d_mgeo, the layer below them from d_lgeo
+   (the layout of DMQBoxGetLayerGeometry_Private(); no mass term) or else from h_cgv (4 per cell; both NULL where every
+   cell is owned). Then per vertex of the box [vlo, vlo + nv) the mean (mean) or the largest of
    its 2^d cells' values times stiff into d_pg (3 per vertex), and mass times the mean volume into d_pm (where d_mgeo). */
 typedef struct {
   PetscInt  dim, n1, ncomp;
@@ -386,7 +401,7 @@ typedef struct {
   PetscReal stiff, mass;
   PetscReal qwts[VPATCH_MAX_N1D];
 } VPSurrogateInfo;
-PETSC_INTERN PetscErrorCode VPSurrogateFactors_CUDA(const VPSurrogateInfo *, const PetscReal *d_geo, const PetscReal *d_mgeo, const PetscReal *h_cgv, PetscReal **d_pg, PetscReal **d_pm);
+PETSC_INTERN PetscErrorCode VPSurrogateFactors_CUDA(const VPSurrogateInfo *, const PetscReal *d_geo, const PetscReal *d_mgeo, const PetscReal *d_lgeo, const PetscReal *h_cgv, PetscReal **d_pg, PetscReal **d_pm);
 /* local solver cg on the GPU (VPPatchLocal; vpatch_cg.cu): the unit patch's eigenpairs (S[i ni + j]: entry i of vector
    j) and the diagonals of its 1D stiffness and mass matrices at the interior nodes, the cell basis at the Gauss points
    (cS[q][i], cD[q][i], leading dimension VPATCH_MAX_N1D), the cell box of geo and this rank's vertex box (the index of

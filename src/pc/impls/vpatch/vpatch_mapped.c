@@ -88,14 +88,14 @@ static PetscErrorCode PCVPatchCellValues(PC_VPatch *jac, const PetscReal *geo, c
 }
 
 #if defined(PETSC_HAVE_CUDA)
-/* the GPU path of PCVPatchSetUpSurrogate(): the owned cells' values from the device factors, the layer below (cells of
-   other ranks) on the host; d_pg and d_pm without a host copy */
+/* the GPU path of PCVPatchSetUpSurrogate(): the values of the owned cells and of the layer below them (cells of other
+   ranks) from the DM's device factors (with a mass term the layer's on the host); d_pg and d_pm without a host copy */
 static PetscErrorCode PCVPatchSetUpSurrogateCUDA(PC_VPatch *jac, const PetscInt clo[3], const PetscInt cn[3], PetscBool below)
 {
   DM_QBox         *q = (DM_QBox *)jac->dm->data;
   const VPGrid    *g = &q->grid;
   VPSurrogateInfo  s;
-  const PetscReal *d_geo, *d_mgeo = NULL;
+  const PetscReal *d_geo, *d_mgeo = NULL, *d_lgeo = NULL;
   PetscReal       *hcgv = NULL;
 
   PetscFunctionBegin;
@@ -117,7 +117,9 @@ static PetscErrorCode PCVPatchSetUpSurrogateCUDA(PC_VPatch *jac, const PetscInt 
   VPPatchVertexBox(g, s.vlo, s.nv);
   PetscCall(DMQBoxGetGeometry_Private(jac->dm, NULL, &d_geo));
   if (jac->opw.mass != 0) PetscCall(DMQBoxGetMassGeometry_Private(jac->dm, NULL, &d_mgeo));
-  if (below) { /* the cells of the layer below this rank's, on the host: one layer of cells */
+  if (below && jac->opw.mass == 0)
+    PetscCall(DMQBoxGetLayerGeometry_Private(jac->dm, NULL, &d_lgeo, NULL)); /* the layer of cells below this rank's: the DM's factors of it */
+  else if (below) {                                                          /* with a mass term its values on the host, the mass factors of those cells computed there */
     PetscInt   nd = VPGridCellNodes(g);
     PetscReal *work, *mq;
     PetscCall(PetscCalloc1(4 * cn[0] * cn[1] * cn[2], &hcgv));
@@ -131,7 +133,7 @@ static PetscErrorCode PCVPatchSetUpSurrogateCUDA(PC_VPatch *jac, const PetscInt 
         }
     PetscCall(PetscFree2(work, mq));
   }
-  PetscCall(VPSurrogateFactors_CUDA(&s, d_geo, d_mgeo, hcgv, &jac->d_pg, &jac->d_pm));
+  PetscCall(VPSurrogateFactors_CUDA(&s, d_geo, d_mgeo, d_lgeo, hcgv, &jac->d_pg, &jac->d_pm));
   PetscCall(PetscFree(hcgv));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -149,9 +151,10 @@ static PetscErrorCode PCVPatchSetUpSurrogateCUDA(PC_VPatch *jac, const PetscInt 
   at the price of a slower sweep where it varies strongly (more iterations at contrast 1e6 than mean, measured).
   With a mass term each patch's surrogate adds the mass weight times the mean volume of its cells to every eigenvalue
   (the unit patch's mass matrix has S^T M S = I).
-  Cells owned by another process (the layer below this rank's cells) get their factors computed here. With CUDA vectors
-  the GPU computes the factors from its own copy of the geometry (PCVPatchSetUpSurrogateCUDA()), except for the local
-  solver cg with a layer of cells below, which needs the host factors of both.
+  The cells owned by another process (the layer below this rank's cells) take the DM's factors of that layer
+  (DMQBoxGetLayerGeometry_Private()). With CUDA vectors the GPU computes the surrogate from its own copy of both
+  (PCVPatchSetUpSurrogateCUDA()), except for the local solver cg with a layer of cells below, which needs the host
+  factors of both.
 */
 static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
 {

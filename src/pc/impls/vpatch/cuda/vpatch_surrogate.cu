@@ -58,7 +58,7 @@ __global__ static void VPSurrogateVertexKernel(VPSurrogateInfo s, const PetscRea
   }
 }
 
-PetscErrorCode VPSurrogateFactors_CUDA(const VPSurrogateInfo *s, const PetscReal *d_geo, const PetscReal *d_mgeo, const PetscReal *h_cgv, PetscReal **d_pg, PetscReal **d_pm)
+PetscErrorCode VPSurrogateFactors_CUDA(const VPSurrogateInfo *s, const PetscReal *d_geo, const PetscReal *d_mgeo, const PetscReal *d_lgeo, const PetscReal *h_cgv, PetscReal **d_pg, PetscReal **d_pm)
 {
   const size_t ncb = (size_t)s->cn[0] * (size_t)s->cn[1] * (size_t)s->cn[2], nvert = (size_t)s->nv[0] * (size_t)s->nv[1] * (size_t)s->nv[2];
   const size_t ncell = (size_t)s->cm[0] * (size_t)s->cm[1] * (size_t)s->cm[2];
@@ -76,6 +76,14 @@ PetscErrorCode VPSurrogateFactors_CUDA(const VPSurrogateInfo *s, const PetscReal
     PetscCallCUDA(cudaMemsetAsync(cgv, 0, PetscMax(4 * ncb, (size_t)1) * sizeof(PetscReal), stream));
   if (ncell) {
     VPSurrogateCellKernel<<<(unsigned)PetscMin((ncell * 32 + 255) / 256, (size_t)1 << 20), 256, 0, stream>>>(*s, d_geo, d_mgeo, cgv);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  for (int p = 0; d_lgeo && p < 3; p++) { /* the layer below, part by part, as boxes of cells */
+    VPSurrogateInfo t = *s;
+    const long long o = VPLayerSlab(s->cs, s->cm, p, t.cs, t.cm);
+    const size_t    n = (size_t)t.cm[0] * (size_t)t.cm[1] * (size_t)t.cm[2];
+    if (o < 0) continue;
+    VPSurrogateCellKernel<<<(unsigned)PetscMin((n * 32 + 255) / 256, (size_t)1 << 20), 256, 0, stream>>>(t, d_lgeo + (size_t)o * s->ncomp * (s->dim == 3 ? s->n1 * s->n1 * s->n1 : s->n1 * s->n1), NULL, cgv);
     PetscCallCUDA(cudaGetLastError());
   }
   if (nvert) {
