@@ -159,7 +159,7 @@ def table_peers(recs):
 
 def table_scaling(recs):
     series = solves_by(recs, 'series')
-    rows = ['| series (vpatch-r-mixed) | 1 GPU: DoF, s (its) | 2 GPUs: DoF, s (its), set-up s | 4 GPUs: DoF, s (its), set-up s | GPU, dates, commits |', '|---|---|---|---|---|']
+    rows = ['| series (vpatch-r-mixed where no solver is named) | 1 GPU: DoF, s (its) | 2 GPUs: DoF, s (its), set-up s | 4 GPUs: DoF, s (its), set-up s | GPU, dates, commits |', '|---|---|---|---|---|']
     for name, rs in sorted(series.items()):
         by = {r['gpus']: r for r in newest(rs, lambda r: r['gpus'])}
         one = by.get(1)
