@@ -169,6 +169,7 @@ PETSC_INTERN PetscErrorCode MatQBoxLaplacianGetInfo_Private(Mat, DM *, VPWeights
 PETSC_INTERN PetscErrorCode MatQBoxMultSingle_Private(Mat, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatQBoxResidualSingle_Private(Mat, Vec, Vec, Vec);
 PETSC_INTERN PetscErrorCode MatQBoxPatchResidual_Private(Mat, PetscBool, PetscInt, PetscBool, Vec, Vec, Vec, const VPPatchScaledTables *, const PetscReal *, const PetscScalar *, PetscBool *);
+PETSC_INTERN PetscErrorCode MatQBoxPatchResidualArrays_Private(Mat, PetscBool, PetscInt, PetscBool, const PetscScalar *, const PetscScalar *, PetscScalar *, const VPPatchScaledTables *, const PetscReal *, const PetscScalar *, PetscBool *);
 PETSC_INTERN PetscErrorCode MatQBoxLaplacianGetAIJ_Private(Mat, const char[], Mat *);
 PETSC_INTERN PetscErrorCode DMQBoxSetUpCoordinates_Private(DM);
 PETSC_INTERN PetscErrorCode MatQBoxSIPGGetDM_Private(Mat, DM *);

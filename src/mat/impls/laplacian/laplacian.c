@@ -228,37 +228,35 @@ PetscErrorCode MatQBoxResidualSingle_Private(Mat A, Vec b, Vec x, Vec r)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* r = b - A x on the interior nodes of the vertex patches of one color only (the residual PCVPATCH's solves of that color
-   read; r's other entries are left as they are), by VPMappedPatchResidual_CUDA(): CUDA vectors of the DM, 3D mapped
-   operator, stiffness only, stored factors (in float when single), -dm_qbox_fused_residual. b, x, r: global vectors on
-   one rank, or (local) ghosted local vectors of the DM, current on their ghosts, on any number of ranks (the patches'
-   cells below this rank's from DMQBoxGetLayerGeometry_Private()). With t, in the same kernel PCVPATCH's local solver
-   scaled on that residual, its corrections added into r: x itself (one rank, in place) or a correction vector (local)
-   (d_pg: the surrogate's factors, d_diag: the operator's diagonal, ghosted; device arrays). *done says whether it ran;
-   where it cannot, the caller forms the whole residual. The kernel is the operator's (its passes and tables), so it
-   lives here. */
-PetscErrorCode MatQBoxPatchResidual_Private(Mat A, PetscBool single, PetscInt color, PetscBool local, Vec b, Vec x, Vec r, const VPPatchScaledTables *t, const PetscReal *d_pg, const PetscScalar *d_diag, PetscBool *done)
+/* whether VPMappedPatchResidual_CUDA() can form A's patch residuals (MatQBoxPatchResidual_Private()): CUDA vectors of
+   the DM, 3D mapped operator, stiffness only, stored factors, -dm_qbox_fused_residual; with a solve (solve: the tables t
+   given) in single precision or on a double operator. The same on every rank. */
+static PetscErrorCode MatQBoxPatchResidualCan(Mat A, PetscBool single, PetscBool solve, PetscBool *can)
 {
   Mat_QBoxLaplacian *ctx;
   DM_QBox           *q;
-  PetscBool          gx = PETSC_TRUE, gb = PETSC_TRUE, gr = PETSC_TRUE;
-  const PetscScalar *ba;
-  PetscScalar       *ra;
+
+  PetscFunctionBegin;
+  PetscCall(MatShellGetContext(A, &ctx));
+  q    = (DM_QBox *)ctx->dm->data;
+  *can = (PetscBool)(q->fusedres && DMQBoxIsGeneral_Private(q) && q->grid.dim == 3 && !q->geofly && ctx->w.mass == 0 && ctx->shift == (PetscScalar)0.0 && !ctx->dshift && !(solve && !single && q->precision == VP_PRECISION_SINGLE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* MatQBoxPatchResidual_Private() on arrays: ba, xa, ra ghosted local arrays of the DM (local) or global ones on one
+   rank, device memory, current on their ghosts; ra = xa with t: the corrections added into x in place */
+PetscErrorCode MatQBoxPatchResidualArrays_Private(Mat A, PetscBool single, PetscInt color, PetscBool local, const PetscScalar *ba, const PetscScalar *xa, PetscScalar *ra, const VPPatchScaledTables *t, const PetscReal *d_pg, const PetscScalar *d_diag,
+                                                  PetscBool *done)
+{
+  Mat_QBoxLaplacian *ctx;
+  DM_QBox           *q;
   const void        *d_geo, *d_lgeo = NULL;
 
   PetscFunctionBegin;
-  *done = PETSC_FALSE;
+  PetscCall(MatQBoxPatchResidualCan(A, single, (PetscBool) !!t, done));
+  if (!*done) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatShellGetContext(A, &ctx));
   q = (DM_QBox *)ctx->dm->data;
-  if (!q->fusedres || !DMQBoxIsGeneral_Private(q) || q->grid.dim != 3 || q->geofly || ctx->w.mass != 0 || ctx->shift != (PetscScalar)0.0 || ctx->dshift || r == b) PetscFunctionReturn(PETSC_SUCCESS);
-  if (local ? !t || r == x : (t ? r != x : r == x)) PetscFunctionReturn(PETSC_SUCCESS);
-  if (!local) {
-    PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, x, &gx));
-    PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, b, &gb));
-    PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, r, &gr));
-  }
-  if (!gx || !gb || !gr) PetscFunctionReturn(PETSC_SUCCESS);
-  if (t && !single && q->precision == VP_PRECISION_SINGLE) PetscFunctionReturn(PETSC_SUCCESS); /* a double solve on a single operator: the caller's two kernels */
   if (single || q->precision == VP_PRECISION_SINGLE) {
     const float *d_geof, *d_lgeof;
     PetscCall(DMQBoxGetGeometryFloat_Private(ctx->dm, &d_geof));
@@ -273,29 +271,58 @@ PetscErrorCode MatQBoxPatchResidual_Private(Mat A, PetscBool single, PetscInt co
     d_geo  = d_geod;
     d_lgeo = local ? (const void *)d_lgeod : NULL;
   }
-  PetscCall(PetscLogEventBegin(VPATCH_PatchResidual, A, x, r, 0));
-  PetscCall(VecGetArrayReadAndMemType(b, &ba, NULL));
-  PetscCall(VecGetArrayAndMemType(r, &ra, NULL));            /* with t on one rank: x itself */
+  PetscCall(PetscLogEventBegin(VPATCH_PatchResidual, A, 0, 0, 0));
   PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, NULL)); /* the operator kernel's constants */
   PetscCall(PetscLogGpuTimeBegin());
-  if (t && !local) /* in place */
-    PetscCall(VPMappedPatchResidual_CUDA(&q->grid, single, d_geo, d_lgeo, color, ctx->w.stiff, ba, ra, ra, t, d_pg, d_diag));
-  else {
-    const PetscScalar *xa;
-    PetscCall(VecGetArrayReadAndMemType(x, &xa, NULL));
-    PetscCall(VPMappedPatchResidual_CUDA(&q->grid, single, d_geo, d_lgeo, color, ctx->w.stiff, ba, xa, ra, t, d_pg, d_diag));
-    PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
-  }
+  PetscCall(VPMappedPatchResidual_CUDA(&q->grid, single, d_geo, d_lgeo, color, ctx->w.stiff, ba, xa, ra, t, d_pg, d_diag));
   PetscCall(PetscLogGpuTimeEnd());
   { /* the color's patches, 2^3 cells each, and one subtraction per interior node (the local solve's flops: the PC's) */
     int            vlo[3], nv[3];
     PetscLogDouble np = VPPatchColorVertices(&q->grid, color, vlo, nv) ? (PetscLogDouble)nv[0] * nv[1] * nv[2] : 0;
     PetscCall(PetscLogGpuFlops(np * (8 * VPFlopsMappedCell(3, q->grid.k) + PetscPowInt(2 * q->grid.k - 1, 3))));
   }
+  PetscCall(PetscLogEventEnd(VPATCH_PatchResidual, A, 0, 0, 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* r = b - A x on the interior nodes of the vertex patches of one color only (the residual PCVPATCH's solves of that color
+   read; r's other entries are left as they are), by VPMappedPatchResidual_CUDA(): CUDA vectors of the DM, 3D mapped
+   operator, stiffness only, stored factors (in float when single), -dm_qbox_fused_residual. b, x, r: global vectors on
+   one rank, or (local) ghosted local vectors of the DM, current on their ghosts, on any number of ranks (the patches'
+   cells below this rank's from DMQBoxGetLayerGeometry_Private()). With t, in the same kernel PCVPATCH's local solver
+   scaled on that residual, its corrections added into r: x itself (one rank, in place) or a correction vector (local)
+   (d_pg: the surrogate's factors, d_diag: the operator's diagonal, ghosted; device arrays). *done says whether it ran;
+   where it cannot, the caller forms the whole residual. The kernel is the operator's (its passes and tables), so it
+   lives here. */
+PetscErrorCode MatQBoxPatchResidual_Private(Mat A, PetscBool single, PetscInt color, PetscBool local, Vec b, Vec x, Vec r, const VPPatchScaledTables *t, const PetscReal *d_pg, const PetscScalar *d_diag, PetscBool *done)
+{
+  Mat_QBoxLaplacian *ctx;
+  PetscBool          gx = PETSC_TRUE, gb = PETSC_TRUE, gr = PETSC_TRUE;
+  const PetscScalar *ba, *xa;
+  PetscScalar       *ra;
+
+  PetscFunctionBegin;
+  *done = PETSC_FALSE;
+  PetscCall(MatShellGetContext(A, &ctx));
+  if (r == b || (local ? !t || r == x : (t ? r != x : r == x))) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!local) {
+    PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, x, &gx));
+    PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, b, &gb));
+    PetscCall(DMQBoxUseGlobalArrays_Private(ctx->dm, r, &gr));
+  }
+  if (!gx || !gb || !gr) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(MatQBoxPatchResidualCan(A, single, (PetscBool) !!t, done));
+  if (!*done) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VecGetArrayReadAndMemType(b, &ba, NULL));
+  PetscCall(VecGetArrayAndMemType(r, &ra, NULL)); /* with t on one rank: x itself */
+  if (r == x)
+    xa = ra;
+  else
+    PetscCall(VecGetArrayReadAndMemType(x, &xa, NULL));
+  PetscCall(MatQBoxPatchResidualArrays_Private(A, single, color, local, ba, xa, ra, t, d_pg, d_diag, done));
+  if (r != x) PetscCall(VecRestoreArrayReadAndMemType(x, &xa));
   PetscCall(VecRestoreArrayAndMemType(r, &ra));
   PetscCall(VecRestoreArrayReadAndMemType(b, &ba));
-  PetscCall(PetscLogEventEnd(VPATCH_PatchResidual, A, x, r, 0));
-  *done = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

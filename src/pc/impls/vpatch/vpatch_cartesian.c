@@ -192,29 +192,36 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
     }
   } else {
     /* several ranks, the surrogate's solves in 3D (stiffness only): each color's patches form their residuals from
-       their cells and solve in one kernel, on x's ghosted copy, their corrections summed back into x
-       (MatQBoxPatchResidual_Private(), local): two exchanges per color and no operator application over the level */
+       their cells and solve in one kernel (MatQBoxPatchResidualArrays_Private(), local), in place on x's ghosted copy,
+       and after each group of colors the exchange of the values they changed (DMQBoxColorExchangeBegin_Private(), as
+       PCVPatchStepLocal()): b and x into their ghosted copies once per pass, no operator application over the level
+       and no pass over the level's vectors per color. The kernel reads and changes the nodes of its patches only, as the
+       Cartesian one does, so the same exchanges keep every rank's copy current. */
     PetscBool fused = (PetscBool)(jac->cuda && jac->patchres && jac->surrogate && g->dim == 3 && ((jac->local == PC_VPATCH_LOCAL_SCALED && jac->diagl) || jac->local == PC_VPATCH_LOCAL_FDM) && jac->scale == (PetscScalar)1.0 && jac->d_pg &&
                                   !jac->d_pm); /* the same on every rank: the exchanges below are collective */
-    PetscCall(PCVPatchGetLocal_Private(jac, PETSC_TRUE, PETSC_TRUE));
-    if (fused) PetscCall(DMGlobalToLocal(jac->dm, b, INSERT_VALUES, jac->bl)); /* b on the patches' interior nodes below this rank's too */
-    for (PetscInt i = 0; i < nc; i++) {                                        /* kernel global: the residual of the whole level, ghosted, then the solves */
-      if (fused) {
-        PetscBool done = PETSC_FALSE;
-        if (zero && i == 0)
-          PetscCall(VecSet(jac->xl, 0.0));
-        else
-          PetscCall(DMGlobalToLocal(jac->dm, x, INSERT_VALUES, jac->xl));
-        PetscCall(VecSet(jac->dl, 0.0));
-        PetscCall(MatQBoxPatchResidual_Private(jac->A, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), PCVPatchColor(jac, nc, i, reverse), PETSC_TRUE, jac->bl, jac->xl, jac->dl, &jac->sct, jac->d_pg,
-                                               jac->local == PC_VPATCH_LOCAL_SCALED ? dg : NULL, &done));
-        jac->patchran = (PetscBool)(jac->patchran || done);
-        if (done) {
-          PetscCall(DMLocalToGlobal(jac->dm, jac->dl, ADD_VALUES, x));
-          continue;
+    if (fused) {
+      const PetscInt gb = DMQBoxColorGroupBits_Private(jac->dm);
+      DMQBoxGhosted  B, X;
+      PetscBool      done = PETSC_FALSE;
+
+      PetscCall(DMQBoxGhostedGet_Private(jac->dm, b, DMQBOX_GHOSTED_IN, PETSC_FALSE, &B));
+      PetscCall(DMQBoxGhostedGet_Private(jac->dm, x, DMQBOX_GHOSTED_INOUT, PETSC_FALSE, &X));
+      for (PetscInt i = 0; i < nc; i++) {
+        const PetscInt c = PCVPatchColor(jac, nc, i, reverse), next = i < nc - 1 ? PCVPatchColor(jac, nc, i + 1, reverse) : -1;
+        PetscCall(MatQBoxPatchResidualArrays_Private(jac->A, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, PETSC_TRUE, B.a, X.a, X.a, &jac->sct, jac->d_pg, jac->local == PC_VPATCH_LOCAL_SCALED ? dg : NULL, &done));
+        if (!done) break;                            /* the operator cannot (MatQBoxPatchResidualCan()), for every color and on every rank: the path below */
+        if (next < 0 || (next >> gb) != (c >> gb)) { /* the last color of its group */
+          PetscCall(DMQBoxColorExchangeBegin_Private(jac->dm, c, X.mt, X.a));
+          PetscCall(DMQBoxColorExchangeEnd_Private(jac->dm, c, X.mt, X.a));
         }
-        fused = PETSC_FALSE; /* the operator cannot (MatQBoxPatchResidual_Private() says why): the path below for every color */
       }
+      PetscCall(DMQBoxGhostedRestore_Private(jac->dm, &X));
+      PetscCall(DMQBoxGhostedRestore_Private(jac->dm, &B));
+      jac->patchran = (PetscBool)(jac->patchran || done);
+      fused         = done;
+    }
+    if (!fused) PetscCall(PCVPatchGetLocal_Private(jac, PETSC_TRUE, PETSC_TRUE));
+    for (PetscInt i = 0; i < nc && !fused; i++) { /* kernel global: the residual of the whole level, ghosted, then the solves */
       PetscCall(PCVPatchColorResidual(jac, -1, b, x, jac->w));
       PetscCall(DMGlobalToLocal(jac->dm, jac->w, INSERT_VALUES, jac->bl));
       PetscCall(VecSet(jac->dl, 0.0));
@@ -237,7 +244,7 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
       PetscCall(VecRestoreArrayReadAndMemType(jac->bl, &ba));
       PetscCall(DMLocalToGlobal(jac->dm, jac->dl, ADD_VALUES, x));
     }
-    PetscCall(PCVPatchRestoreLocal_Private(jac));
+    if (!fused) PetscCall(PCVPatchRestoreLocal_Private(jac));
   }
   if (dg) PetscCall(VecRestoreArrayReadAndMemType(jac->diagl, &dg));
   if (jac->surrogate && jac->local == PC_VPATCH_LOCAL_SCALED) { /* one preconditioner application per patch: a CG step without its true operator */
@@ -425,8 +432,8 @@ PetscErrorCode PCVPatchSetUpContinuous_Private(PC pc)
     }
     if (jac->kernel == PC_VPATCH_KERNEL_GLOBAL) PetscCall(DMCreateGlobalVector(dm, &jac->w));
   }
-  if (!q->samelayout && jac->type == PC_VPATCH_MULTIPLICATIVE && !jac->surrogate && !(jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL) && jac->ranks == PC_VPATCH_RANKS_EXACT)
-    for (PetscInt c = 0; c < (1 << q->dim); c++) PetscCall(DMQBoxColorExchangeSetUp_Private(dm, c)); /* several ranks: the exchange of each color (PCVPatchStepLocal()) */
+  if (!q->samelayout && jac->type == PC_VPATCH_MULTIPLICATIVE && (jac->surrogate ? jac->cuda && jac->patchres && q->dim == 3 : !(jac->cuda && jac->kernel == PC_VPATCH_KERNEL_GLOBAL) && jac->ranks == PC_VPATCH_RANKS_EXACT))
+    for (PetscInt c = 0; c < (1 << q->dim); c++) PetscCall(DMQBoxColorExchangeSetUp_Private(dm, c)); /* several ranks: the exchange of each color (PCVPatchStepLocal(), the mapped patch kernel's sweep) */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
