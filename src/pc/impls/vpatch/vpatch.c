@@ -1038,7 +1038,7 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
 . -pc_vpatch_local_its <n>                      - local solver cg: CG steps per patch (default 2)
 . -pc_vpatch_local_damping <w>                  - local solver scaled: one damping of every correction (default: in 3D without a mass term each patch its own, else min(0.7, 2.1/k))
 . -pc_vpatch_local_damping_steps <m>            - local solver scaled, 3D: Lanczos steps per patch at set-up for its own damping min(1, 1.7 / lambda_max(P_v^-1 A_v)) (default 3, a symmetric sweep 5; 0: min(0.7, 2.1/k) for all)
-. -pc_vpatch_patch_residual <bool>              - mapped `DMQBOX` in 3D, CUDA, stiffness only: each color's residual formed patch by patch from the patch's cells, without atomics (several ranks: on x's ghosted copy, the corrections summed back) (default true; false: `MatResidual()` of the whole level)
+. -pc_vpatch_patch_residual <bool>              - mapped `DMQBOX` in 3D, CUDA, stiffness only: each color's residual formed patch by patch from the patch's cells, without atomics (several ranks: in place on x's ghosted copy, an exchange after each group of colors) (default true; false: `MatResidual()` of the whole level)
 . -pc_vpatch_surrogate <pointmax,cellmax,mean>  - mapped `DMQBOX`: the scaling of the separable surrogate (`PCVPatchSurrogate`)
 . -pc_vpatch_dg_lines <bool>                     - discontinuous `DMQBOX` in 3D on the GPU: one thread per 1D line of a patch (default) or per unknown
 . -pc_vpatch_richardson_check <bool>            - `KSPRICHARDSON` with more than one iteration: the true residual after each sweep, for the tolerances (default true; false for a `PCMG` smoother of several steps)
