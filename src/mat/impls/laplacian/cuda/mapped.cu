@@ -520,7 +520,7 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS)
                              VPPatchScaledTables t, const PetscReal *__restrict__ pg, const PetscScalar *__restrict__ dg)
 {
   using S         = VPMapPatchShape<K, T>;
-  constexpr int N = S::N, ND = N * N * N, CB = S::CB, PC = S::PC, NP = S::NP, NI = S::NI, NT = NI * NI * NI;
+  constexpr int CB = S::CB, PC = S::PC, NP = S::NP, NI = S::NI, NT = NI * NI * NI;
   VP_DYNAMIC_SHARED(double, acc); /* K x on the interior */
   T        *A = reinterpret_cast<T *>(acc + NT), *B = A + CB * PC, *P0 = B + CB * PC, *P1 = P0 + CB * PC, *P2 = P1 + CB * PC, *X = P2 + CB * PC;
   const int pb = blockIdx.x, v[3] = {vlo0 + 2 * (pb % nv0), vlo1 + 2 * ((pb / nv0) % nv1), vlo2 + 2 * (pb / (nv0 * nv1))};
@@ -601,7 +601,7 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS) VPMapPatchDamp
 {
   using S         = VPMapPatchShape<K, T>;
   using D         = VPMapDampShape<K, T>;
-  constexpr int N = S::N, ND = N * N * N, CB = S::CB, PC = S::PC, NP = S::NP, NI = S::NI, NT = NI * NI * NI;
+  constexpr int CB = S::CB, PC = S::PC, NP = S::NP, NI = S::NI, NT = NI * NI * NI;
   VP_DYNAMIC_SHARED(double, acc);
   double      *red = acc + NT, *al = red + 32, *be = al + VP_PATCH_LANCZOS_MAX;
   T           *A = reinterpret_cast<T *>(be + VP_PATCH_LANCZOS_MAX), *B = A + CB * PC, *P0 = B + CB * PC, *P1 = P0 + CB * PC, *P2 = P1 + CB * PC, *X = P2 + CB * PC, *ta = A, *tb = A + NT;
