@@ -655,7 +655,7 @@ PetscErrorCode DMQBoxGetGeometryFloat_Private(DM dm, const float **d_geof)
    patches it does not own), made on first use: on the GPU where a device copy is asked for first and the map and the
    coefficient are built in (the layer's parts as boxes of cells, VPLayerSlab()), else on the host (lgeo, then copied to
    the device); in double (d_lgeo) or float (d_lgeof) on request; NULL where the rank has no such layer (it starts the
-   box in every direction). The host loop took about 0.5 s of a 2-rank set-up at 111M unknowns of Q_3. */
+   box in every direction). On the host, cell after cell, it would cost about 0.5 s of a 2-rank set-up at 111M unknowns. */
 PetscErrorCode DMQBoxGetLayerGeometry_Private(DM dm, const PetscReal **lgeo, const PetscReal **d_lgeo, const float **d_lgeof)
 {
   DM_QBox       *q  = (DM_QBox *)dm->data;

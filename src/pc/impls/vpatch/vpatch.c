@@ -458,8 +458,11 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
   if (dm) PetscCall(DMGetDimension(dm, &dim));
   w = jac->damping > 0 ? jac->damping : (dim == 3 ? 0.125 : 0.25); /* the default shown by -help: 1/2^d */
   PetscOptionsHeadBegin(PetscOptionsObject, "Vertex-patch smoother options");
-  PetscCall(
-      PetscOptionsEnum("-pc_vpatch_sweep", "Color order of one smoothing step (symmetric: CG-safe; forward: the PCMG smoother of share/vpatch-mg.options)", "PCVPatchSetSweep", PCVPatchSweeps, (PetscEnum)jac->sweep, (PetscEnum *)&jac->sweep, NULL));
+  {
+    PCVPatchSweep sweep = jac->sweep;
+    PetscCall(PetscOptionsEnum("-pc_vpatch_sweep", "Color order of one smoothing step (symmetric: CG-safe; forward: the PCMG smoother of share/vpatch-mg.options)", "PCVPatchSetSweep", PCVPatchSweeps, (PetscEnum)sweep, (PetscEnum *)&sweep, &flg));
+    if (flg) PetscCall(PCVPatchSetSweep(pc, sweep));
+  }
   {
     PCVPatchType t = jac->type;
     PetscCall(PetscOptionsEnum("-pc_vpatch_type", "Multiplicative (colored) or additive", "PCVPatchSetType", PCVPatchTypes, (PetscEnum)t, (PetscEnum *)&t, &flg));
@@ -664,8 +667,12 @@ static PetscErrorCode PCView_VPatch(PC pc, PetscViewer viewer)
 
 static PetscErrorCode PCVPatchSetSweep_VPatch(PC pc, PCVPatchSweep s)
 {
+  PC_VPatch     *jac   = (PC_VPatch *)pc->data;
+  const PetscInt steps = PCVPatchDampSteps(jac);
+
   PetscFunctionBegin;
-  ((PC_VPatch *)pc->data)->sweep = s;
+  jac->sweep = s;
+  if (PCVPatchDampSteps(jac) != steps) pc->setupcalled = PETSC_FALSE; /* the dampings' default steps follow the sweep */
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 static PetscErrorCode PCVPatchSetRanks_VPatch(PC pc, PCVPatchRanks r)

@@ -81,8 +81,8 @@ PetscErrorCode VPSurrogateFactors_CUDA(const VPSurrogateInfo *s, const PetscReal
   for (int p = 0; d_lgeo && p < 3; p++) { /* the layer below, part by part, as boxes of cells */
     VPSurrogateInfo t = *s;
     const long long o = VPLayerSlab(s->cs, s->cm, p, t.cs, t.cm);
-    const size_t    n = (size_t)t.cm[0] * (size_t)t.cm[1] * (size_t)t.cm[2];
     if (o < 0) continue;
+    const size_t n = (size_t)t.cm[0] * (size_t)t.cm[1] * (size_t)t.cm[2];
     VPSurrogateCellKernel<<<(unsigned)PetscMin((n * 32 + 255) / 256, (size_t)1 << 20), 256, 0, stream>>>(t, d_lgeo + (size_t)o * s->ncomp * (s->dim == 3 ? s->n1 * s->n1 * s->n1 : s->n1 * s->n1), NULL, cgv);
     PetscCallCUDA(cudaGetLastError());
   }
