@@ -519,7 +519,7 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS)
     VPMapPatchResidualKernel(VPGrid g, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const T *__restrict__ geo, const T *__restrict__ lgeo, PetscScalar alpha, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *r,
                              VPPatchScaledTables t, const PetscReal *__restrict__ pg, const PetscScalar *__restrict__ dg)
 {
-  using S         = VPMapPatchShape<K, T>;
+  using S          = VPMapPatchShape<K, T>;
   constexpr int CB = S::CB, PC = S::PC, NP = S::NP, NI = S::NI, NT = NI * NI * NI;
   VP_DYNAMIC_SHARED(double, acc); /* K x on the interior */
   T        *A = reinterpret_cast<T *>(acc + NT), *B = A + CB * PC, *P0 = B + CB * PC, *P1 = P0 + CB * PC, *P2 = P1 + CB * PC, *X = P2 + CB * PC;
@@ -599,8 +599,8 @@ template <int K, typename T>
 __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS) VPMapPatchDampingKernel(VPGrid g, const T *__restrict__ geo, const T *__restrict__ lgeo, VPPatchScaledTables t, const PetscReal *__restrict__ pg, const PetscScalar *__restrict__ dg,
                                                                                           double stiff, int steps, double theta, PetscReal *__restrict__ w)
 {
-  using S         = VPMapPatchShape<K, T>;
-  using D         = VPMapDampShape<K, T>;
+  using S          = VPMapPatchShape<K, T>;
+  using D          = VPMapDampShape<K, T>;
   constexpr int CB = S::CB, PC = S::PC, NP = S::NP, NI = S::NI, NT = NI * NI * NI;
   VP_DYNAMIC_SHARED(double, acc);
   double      *red = acc + NT, *al = red + 32, *be = al + VP_PATCH_LANCZOS_MAX;
