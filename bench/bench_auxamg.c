@@ -9,7 +9,9 @@ seconds), then made an AIJCUSPARSE matrix with -mat_type aijcusparse (the GPU ru
                          1/2 centred in the square, a staircase polygon whose bounding box has empty corners) or the\n\
                          cube with a cavity (3D: the vertices of the closed box [(n+1)/4, 3(n+1)/4]^3 of indices\n\
                          removed, u = 0 on its surface)\n\
-  -solvers s1,s2,...     auxamg (FCG(-fcg_mmax) + PCAUXAMG, K-cycle), gamg (CG + GAMG, its defaults), gamg-tuned\n\
+  -solvers s1,s2,...     auxamg (FGMRES + PCAUXAMG, K-cycle: a flexible method whose inner products stay on the GPU;\n\
+                         PETSc's KSPFCG takes them on the host with CUDA vectors, and its KSPGCR needs 2-7x the\n\
+                         iterations in 2D), gamg (CG + GAMG, its defaults), gamg-tuned\n\
                          (CG + GAMG without smoothing of the prolongation and with aggressive coarsening off: a cheaper set-up)\n\
   -perturb a             move the interior vertices by up to a times the spacing per direction (default 0.2 in 2D,\n\
                          0.15 in 3D; a mesh with a simplex turned inside out stops with an error)\n\
@@ -284,8 +286,7 @@ static PetscErrorCode RunSolver(Mat A, PetscInt dim, PetscInt N, PetscReal *xy, 
   PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
   PetscCall(KSPGetPC(ksp, &pc));
   if (!strcmp(name, "auxamg")) {
-    PetscCall(KSPSetType(ksp, KSPFCG));
-    PetscCall(KSPFCGSetMmax(ksp, 8));
+    PetscCall(KSPSetType(ksp, KSPFGMRES));
     PetscCall(PCSetType(pc, PCAUXAMG));
   } else {
     PetscCall(KSPSetType(ksp, KSPCG));

@@ -39,8 +39,8 @@ for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
   # PCAUXAMG's kernels (racecheck on ours only: cuSPARSE's csrmv, PETSc's MatMult, reports hazards of its own)
   k=""
   [ "$tool" = racecheck ] && k="--kernel-name kns=Aux"
-  check "$tool" $k "$B/tests/test_auxamggpu" -dim 3 -n 12 -gpu_pc_auxamg_check_galerkin
-  check "$tool" $k "$B/tests/test_auxamggpu" -dim 2 -n 40 -perturb 0.45
+  check "$tool" $k "$B/tests/test_auxamggpu" -coarse_size 100 -dim 3 -n 12 -gpu_pc_auxamg_check_galerkin
+  check "$tool" $k "$B/tests/test_auxamggpu" -coarse_size 100 -dim 2 -n 40 -perturb 0.45
 done
 # two ranks on the GPU (memcheck): the ghosted global vectors and the coarse levels gathered onto one rank
 if [ "${SANITIZE_RANKS:-1}" != 0 ] && command -v mpiexec > /dev/null; then

@@ -3,7 +3,10 @@ static char help[] = "PCAUXAMG on the GPU against the host path, same matrix and
 across two auxiliary cells and the coarse stencils widen). Checks: the same levels and aggregates on every level\n\
 (PCAuxAMGGetAggregates(): identical index sets), the GPU path's coarse operators equal to MatPtAP()\n\
 (-pc_auxamg_check_galerkin), one application of the preconditioner equal to 1e-10 (relative, on a random vector), and\n\
-a FCG solve to rtol 1e-8 with the same iteration count and solutions equal to 1e-8. Prints the differences.\n\n";
+a FCG solve to rtol 1e-8 with the same iteration count and solutions equal to 1e-8. Prints the differences.\n\
+-coarse_size n: -pc_auxamg_coarse_size of both PCs (default: the host PC takes the GPU path's default, 2048, so that\n\
+the levels compare). -expect_device_cycle <bool> (default true): whether the GPU PC runs its coarse levels as the device cycle (else each\n\
+level's operations from the host, as when the coarsest level is too large to invert), checked in its PCView().\n\n";
 
 #include <petscdmda.h>
 #include <petscksp.h>
@@ -33,6 +36,7 @@ static PetscErrorCode MakeSolver(Mat A, PetscInt dim, PetscInt n, PetscReal *xy,
 int main(int argc, char **argv)
 {
   PetscInt           dim = 2, n = 64, N, nl = 0, itc, itg;
+  PetscBool          expect  = PETSC_TRUE, has;
   PetscReal          perturb = 0.3, *xy, d, nrm;
   DM                 da;
   Mat                A, Ag;
@@ -48,6 +52,13 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-perturb", &perturb, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-expect_device_cycle", &expect, NULL));
+  {
+    char cs[32] = "2048";
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-coarse_size", cs, sizeof(cs), &has));
+    PetscCall(PetscOptionsSetValue(NULL, "-host_pc_auxamg_coarse_size", cs));
+    if (has) PetscCall(PetscOptionsSetValue(NULL, "-gpu_pc_auxamg_coarse_size", cs));
+  }
   if (dim == 2)
     PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, n, n, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &da));
   else
@@ -99,6 +110,15 @@ int main(int argc, char **argv)
     nl++;
   }
   PetscCheck(nl >= 2, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "expected at least 3 levels, got %" PetscInt_FMT, nl + 1);
+  {
+    char        text[4096];
+    PetscViewer sv;
+    PetscCall(PetscViewerStringOpen(PETSC_COMM_SELF, text, sizeof(text), &sv));
+    PetscCall(PCView(pg, sv));
+    PetscCall(PetscViewerDestroy(&sv));
+    has = strstr(text, "coarse levels' cycle on the device") ? PETSC_TRUE : PETSC_FALSE;
+    PetscCheck(has == expect, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the GPU PC %s the device cycle, expected %s", has ? "runs" : "does not run", expect ? "it" : "the host-launched levels");
+  }
   /* one application on a random vector */
   PetscCall(MatCreateVecs(A, &xc, &b));
   PetscCall(MatCreateVecs(Ag, &xg, &bg));
@@ -151,25 +171,55 @@ int main(int argc, char **argv)
   test:
     suffix: 2d
     requires: cuda
-    args: -gpu_pc_auxamg_check_galerkin -gpu_ksp_view
+    args: -coarse_size 100 -gpu_pc_auxamg_check_galerkin -gpu_ksp_view
     output_file: none
 
   test:
     suffix: 2d_unperturbed_vcycle
     requires: cuda
-    args: -perturb 0 -n 100 -host_pc_auxamg_cycle v -gpu_pc_auxamg_cycle v -gpu_pc_auxamg_check_galerkin
+    args: -coarse_size 100 -perturb 0 -n 100 -host_pc_auxamg_cycle v -gpu_pc_auxamg_cycle v -gpu_pc_auxamg_check_galerkin
     output_file: none
 
   test:
     suffix: 3d
     requires: cuda
-    args: -dim 3 -n 24 -gpu_pc_auxamg_check_galerkin -gpu_ksp_view
+    args: -coarse_size 100 -dim 3 -n 24 -gpu_pc_auxamg_check_galerkin -gpu_ksp_view
+    output_file: none
+
+  test:
+    suffix: 3d_nograph
+    requires: cuda
+    args: -coarse_size 100 -dim 3 -n 24 -gpu_pc_auxamg_gpu_graph 0
+    output_file: none
+
+  test:
+    suffix: 2d_ktol
+    requires: cuda
+    args: -coarse_size 100 -n 100 -host_pc_auxamg_ktol 0.6 -gpu_pc_auxamg_ktol 0.6
+    output_file: none
+
+  test:
+    suffix: 3d_vcycle_coarse1000
+    requires: cuda
+    args: -coarse_size 1000 -dim 3 -n 30 -host_pc_auxamg_cycle v -gpu_pc_auxamg_cycle v
+    output_file: none
+
+  test:
+    suffix: 2d_host_coarsest
+    requires: cuda
+    args: -coarse_size 100 -n 300 -host_pc_auxamg_max_levels 3 -gpu_pc_auxamg_max_levels 3 -expect_device_cycle 0
+    output_file: none
+
+  test:
+    suffix: 3d_gpu_default_coarse
+    requires: cuda
+    args: -dim 3 -n 40
     output_file: none
 
   test:
     suffix: 3d_ppc
     requires: cuda
-    args: -dim 3 -n 20 -perturb 0.45 -host_pc_auxamg_points_per_cell 3 -gpu_pc_auxamg_points_per_cell 3 -gpu_pc_auxamg_check_galerkin
+    args: -coarse_size 100 -dim 3 -n 20 -perturb 0.45 -host_pc_auxamg_points_per_cell 3 -gpu_pc_auxamg_points_per_cell 3 -gpu_pc_auxamg_check_galerkin
     output_file: none
 
 TEST*/

@@ -6,7 +6,7 @@
 #include <petscvpatch/private/vpatchimpl.h>
 
 PetscLogEvent VPATCH_LaplacianMult, VPATCH_PatchResidual, VPATCH_PatchDampings, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Geometry, VPATCH_Prolong, VPATCH_Restrict, VPATCH_ColorSetUp, VPATCH_ColorXBegin, VPATCH_ColorXEnd,
-    VPATCH_GhostSetUp, VPATCH_MoveSetUp, VPATCH_XWait, VPATCH_XComm, VPATCH_PatchSetUp, VPATCH_PatchSmooth, VPATCH_AuxAMGSetUp, VPATCH_AuxAMGGalerkin, VPATCH_AuxAMGSmooth;
+    VPATCH_GhostSetUp, VPATCH_MoveSetUp, VPATCH_XWait, VPATCH_XComm, VPATCH_PatchSetUp, VPATCH_PatchSmooth, VPATCH_AuxAMGSetUp, VPATCH_AuxAMGGalerkin, VPATCH_AuxAMGSmooth, VPATCH_AuxAMGCoarse;
 
 static PetscBool PetscVPatchPackageInitialized = PETSC_FALSE;
 
@@ -70,6 +70,7 @@ PetscErrorCode PetscVPatchInitializePackage(void)
   PetscCall(PetscLogEventRegister("AuxAMGSetUp", PC_CLASSID, &VPATCH_AuxAMGSetUp));
   PetscCall(PetscLogEventRegister("AuxAMGGalerkin", PC_CLASSID, &VPATCH_AuxAMGGalerkin));
   PetscCall(PetscLogEventRegister("AuxAMGSmooth", PC_CLASSID, &VPATCH_AuxAMGSmooth));
+  PetscCall(PetscLogEventRegister("AuxAMGCoarse", PC_CLASSID, &VPATCH_AuxAMGCoarse));
   PetscCall(PetscRegisterFinalize(PetscVPatchFinalizePackage));
   PetscFunctionReturn(PETSC_SUCCESS);
 }

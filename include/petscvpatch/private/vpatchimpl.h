@@ -14,7 +14,7 @@ PETSC_EXTERN PetscErrorCode VPBasis1DEvaluate(const VPBasis1D *, PetscReal, Pets
 PETSC_EXTERN PetscErrorCode DMCreate_QBox(DM);
 PETSC_EXTERN PetscErrorCode PCCreate_VPatch(PC);
 PETSC_EXTERN PetscErrorCode PCCreate_AuxAMG(PC);
-PETSC_INTERN PetscLogEvent  VPATCH_PatchSetUp, VPATCH_PatchSmooth, VPATCH_AuxAMGSetUp, VPATCH_AuxAMGGalerkin, VPATCH_AuxAMGSmooth;
+PETSC_INTERN PetscLogEvent  VPATCH_PatchSetUp, VPATCH_PatchSmooth, VPATCH_AuxAMGSetUp, VPATCH_AuxAMGGalerkin, VPATCH_AuxAMGSmooth, VPATCH_AuxAMGCoarse;
 
 /* device memory for small host-made arrays (src/sys/vpdevice.c; without CUDA, copy and allocate are errors) */
 PETSC_INTERN PetscErrorCode VPDeviceCopy_Private(const PetscReal *, size_t, PetscReal **);

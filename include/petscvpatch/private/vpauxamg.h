@@ -12,7 +12,9 @@
 
 #include <petscsys.h>
 
-#define AUXAMG_MAX_SLOTS 125 /* (2r + 1)^d slots at most: r <= 2 in 3D, r <= 5 in 2D */
+#define AUXAMG_MAX_SLOTS  125 /* (2r + 1)^d slots at most: r <= 2 in 3D, r <= 5 in 2D */
+#define AUXAMG_MAX_LEVELS 32
+#define AUXAMG_DENSE_MAX  4096 /* the GPU path inverts a coarsest level of at most this many unknowns (128 MB) */
 
 typedef struct {
   PetscInt           n, w;   /* rows; ELL slots per row (0: CSR) */
@@ -45,3 +47,32 @@ PETSC_INTERN PetscErrorCode AuxAMGRestrict_CUDA(const AuxAMGDeviceAgg *g, const 
 PETSC_INTERN PetscErrorCode AuxAMGProlongAdd_CUDA(const AuxAMGDeviceAgg *g, const PetscScalar *e, PetscScalar *x);
 PETSC_INTERN PetscErrorCode AuxAMGFree_CUDA(void *d);
 PETSC_INTERN PetscErrorCode AuxAMGCopyToHost_CUDA(void *h, const void *d, size_t bytes);
+
+/*
+  The cycle on the coarse levels (1 .. L - 1) on the device: what one visit of level 1 does (the K- or V-cycle below
+  it, the coarsest level by its dense inverse), as a fixed sequence of kernels on one stream with no host
+  synchronization, so that it can be captured once into a CUDA graph and launched as one. The K-cycle's inner products
+  are reduced on the device and its coefficients computed there; the second inner step that the first made unnecessary
+  is skipped by a flag in device memory that each of its kernels reads (so the sequence does not depend on the data).
+  The level 0 part of a V- or K-cycle stays with the host glue.
+*/
+typedef struct {
+  PetscInt           nlevels; /* L: the levels 0 .. L - 1; the cycle runs on 1 .. L - 1 */
+  PetscBool          kcycle;
+  PetscReal          ktol;
+  AuxAMGDeviceMat    A[AUXAMG_MAX_LEVELS];
+  AuxAMGDeviceAgg    agg[AUXAMG_MAX_LEVELS]; /* level l into level l + 1 */
+  const PetscScalar *idiag[AUXAMG_MAX_LEVELS];
+  PetscInt           maxlen[AUXAMG_MAX_LEVELS], ncolors[AUXAMG_MAX_LEVELS];
+  const PetscInt    *colorstart[AUXAMG_MAX_LEVELS]; /* host arrays of ncolors + 1, kept by the caller while the cycle lives */
+  /* device work vectors of each level l >= 1 (n = A[l].n), kept by the caller: b and x, the right-hand side and the
+     correction of a visit; r, the residual after pre-smoothing; c1, v1, r1, c2, v2, the K-cycle's inner steps */
+  PetscScalar *b[AUXAMG_MAX_LEVELS], *x[AUXAMG_MAX_LEVELS], *r[AUXAMG_MAX_LEVELS];
+  PetscScalar *c1[AUXAMG_MAX_LEVELS], *v1[AUXAMG_MAX_LEVELS], *r1[AUXAMG_MAX_LEVELS], *c2[AUXAMG_MAX_LEVELS], *v2[AUXAMG_MAX_LEVELS];
+} AuxAMGCycleDesc;
+
+typedef struct _n_AuxAMGCycle *AuxAMGCycle;
+
+PETSC_INTERN PetscErrorCode AuxAMGCycleCreate_CUDA(const AuxAMGCycleDesc *desc, AuxAMGCycle *cycle);
+PETSC_INTERN PetscErrorCode AuxAMGCycleRun_CUDA(AuxAMGCycle cycle, PetscBool graph, PetscLogDouble *flops);
+PETSC_INTERN PetscErrorCode AuxAMGCycleDestroy_CUDA(AuxAMGCycle *cycle);

@@ -45,9 +45,13 @@
 #include <petscvpatch/private/vpauxamg.h>
 #include <petscvpatch/private/qboximpl.h>
 
-#define AUXAMG_MAX_LEVELS 32
-
 #define AUXAMG_COARSENING 0.5 /* a tree level is a multigrid level when it keeps at most this fraction of the unknowns */
+
+/* the coarsest level's largest size by default: on the host its LU is cheap and the cycle's cost per level is small;
+   on the GPU a level costs its kernels' launches, which the K-cycle doubles per level, so fewer levels and a larger
+   coarsest level (one dense matrix-vector product per visit) are faster (bench/history: 2D and 3D, 1M and 10M) */
+#define AUXAMG_COARSE_HOST 100
+#define AUXAMG_COARSE_GPU  2048
 
 const char *const PCAuxAMGCycles[] = {"v", "k", "PCAuxAMGCycle", "PC_AUXAMG_CYCLE_", NULL};
 
@@ -59,7 +63,7 @@ typedef struct {
   KSP            coarse;
   PetscReal     *coords; /* PCSetCoordinates(): cdim values per local row */
   PetscInt       cdim, ncoords;
-  PetscInt       maxlevels, coarsesize;
+  PetscInt       maxlevels, coarsesize; /* coarsesize PETSC_DETERMINE: AUXAMG_COARSE_HOST or AUXAMG_COARSE_GPU by the path */
   PetscReal      ppc, ktol;
   PCAuxAMGCycle  cycle;
   PetscInt       M;             /* auxiliary cells per direction of level 1 */
@@ -85,7 +89,16 @@ typedef struct {
   PetscScalar    *dval[AUXAMG_MAX_LEVELS], *didiag[AUXAMG_MAX_LEVELS];
   PetscInt        maxlen[AUXAMG_MAX_LEVELS]; /* the longest row's stored entries (sets the lanes per cell of the smoother) */
   Vec             hb, hx;
+  /* the coarse levels' cycle on the device (a coarsest level of at most AUXAMG_DENSE_MAX unknowns, by its inverse), one
+     CUDA graph unless -pc_auxamg_gpu_graph 0; NULL: each level's operations from the host, the coarsest LU on the host */
+  AuxAMGCycle dcycle;
+  PetscBool   graph;
 } PC_AuxAMG;
+
+static inline PetscInt PCAuxAMGCoarseSize(const PC_AuxAMG *j)
+{
+  return j->coarsesize != PETSC_DETERMINE ? j->coarsesize : (j->gpu ? AUXAMG_COARSE_GPU : AUXAMG_COARSE_HOST);
+}
 
 static PetscErrorCode PCSetCoordinates_AuxAMG(PC pc, PetscInt dim, PetscInt n, PetscReal coords[])
 {
@@ -500,6 +513,9 @@ static PetscErrorCode PCReset_AuxAMG(PC pc)
   }
   PetscCall(VecDestroy(&j->hb));
   PetscCall(VecDestroy(&j->hx));
+#if defined(PETSC_HAVE_CUDA)
+  PetscCall(AuxAMGCycleDestroy_CUDA(&j->dcycle));
+#endif
   PetscCall(KSPDestroy(&j->coarse));
   j->nlevels = 0;
   j->gpu     = PETSC_FALSE;
@@ -535,7 +551,7 @@ static PetscErrorCode PCAuxAMGSetUpHost(PC pc, PetscInt cdim, PetscInt M, PetscI
   for (PetscInt l = 0; l + 1 < j->maxlevels && l + 1 < AUXAMG_MAX_LEVELS; l++) {
     PetscInt nc = 0, Nc = 0, Nf, cstart = 0, fstart;
     PetscCall(MatGetSize(j->A[l], &Nf, NULL));
-    if (Nf <= j->coarsesize) break;
+    if (Nf <= PCAuxAMGCoarseSize(j)) break;
     if (l > 0) {
       if (M == 1) break;
       PetscCall(PCAuxAMGParent(nf, cdim, key, &M));
@@ -667,7 +683,7 @@ static PetscErrorCode PCAuxAMGSetUpDevice(PC pc, PetscInt cdim, PetscInt M, Pets
     PetscInt64       nnz;
     PetscInt        *agg;
 
-    if (nf <= j->coarsesize) break;
+    if (nf <= PCAuxAMGCoarseSize(j)) break;
     if (l > 0) {
       if (M == 1) break;
       PetscCall(AuxAMGParent_CUDA(nf, cdim, M, d_key));
@@ -723,7 +739,8 @@ static PetscErrorCode PCAuxAMGSetUpDevice(PC pc, PetscInt cdim, PetscInt M, Pets
     j->nlevels = l + 2;
   }
   PetscCall(AuxAMGFree_CUDA(d_key));
-  if (j->nlevels > 1) { /* the coarsest level's LU on the host */
+  if (j->nlevels > 1 && j->nrows[j->nlevels - 1] > AUXAMG_DENSE_MAX) { /* too large to invert: its LU on the host */
+    PetscCall(PetscInfo(pc, "the coarsest level has %" PetscInt_FMT " > %d unknowns: its LU on the host, each level's operations launched from the host\n", j->nrows[j->nlevels - 1], AUXAMG_DENSE_MAX));
     PetscCall(PCAuxAMGDeviceToAIJ(j, j->nlevels - 1, &j->A[j->nlevels - 1]));
     PetscCall(MatCreateVecs(j->A[j->nlevels - 1], &j->hx, &j->hb));
   }
@@ -731,6 +748,45 @@ static PetscErrorCode PCAuxAMGSetUpDevice(PC pc, PetscInt cdim, PetscInt M, Pets
 #else
   PetscFunctionBegin;
   SETERRQ(PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCAUXAMG: this PETSc has no CUDA");
+#endif
+}
+
+/* the coarse levels' cycle on the device: the levels' operators, aggregations and colors, and the device arrays of
+   their work vectors (which the Vecs keep: they are allocated here, on first access, and never moved) */
+static PetscErrorCode PCAuxAMGSetUpDeviceCycle(PC_AuxAMG *j)
+{
+#if defined(PETSC_HAVE_CUDA)
+  AuxAMGCycleDesc d;
+  Vec            *v[8] = {j->rc, j->e, j->r, j->c1, j->v1, j->r1, j->c2, j->v2};
+  PetscScalar   **a[8] = {d.b, d.x, d.r, d.c1, d.v1, d.r1, d.c2, d.v2};
+
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(&d, sizeof(d)));
+  d.nlevels = j->nlevels;
+  d.kcycle  = j->cycle == PC_AUXAMG_CYCLE_K ? PETSC_TRUE : PETSC_FALSE;
+  d.ktol    = j->ktol;
+  for (PetscInt l = 0; l < j->nlevels; l++) {
+    d.A[l]      = j->dA[l];
+    d.idiag[l]  = j->didiag[l];
+    d.maxlen[l] = j->maxlen[l];
+    if (l + 1 < j->nlevels) {
+      d.agg[l]        = j->dagg[l];
+      d.ncolors[l]    = j->ncolors[l];
+      d.colorstart[l] = j->colorstart[l];
+    }
+    if (!l) continue;
+    for (PetscInt q = 0; q < 8; q++) {
+      PetscScalar *p;
+      PetscCall(VecCUDAGetArray(v[q][l], &p));
+      a[q][l] = p;
+      PetscCall(VecCUDARestoreArray(v[q][l], &p)); /* sets p to NULL */
+    }
+  }
+  PetscCall(AuxAMGCycleCreate_CUDA(&d, &j->dcycle));
+  PetscFunctionReturn(PETSC_SUCCESS);
+#else
+  PetscFunctionBegin;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "PCAUXAMG: this PETSc has no CUDA");
 #endif
 }
 
@@ -842,6 +898,11 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
     nnzall += j->nnz[l];
   }
   j->opcomplexity = j->nnz[0] > 0 ? nnzall / j->nnz[0] : 1;
+  if (gpu && j->nlevels > 1 && !j->A[j->nlevels - 1]) {
+    PetscCall(PCAuxAMGSetUpDeviceCycle(j));
+    PetscCall(PetscLogEventEnd(VPATCH_AuxAMGSetUp, pc, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   PetscCall(KSPCreate(comm, &j->coarse));
   PetscCall(KSPSetNestLevel(j->coarse, pc->kspnestlevel + 1));
   PetscCall(KSPSetOptionsPrefix(j->coarse, ((PetscObject)pc)->prefix));
@@ -1032,6 +1093,22 @@ static PetscErrorCode PCAuxAMGCoarseCorrect(PC_AuxAMG *j, PetscInt l, Vec r, Vec
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* e = B_1 r on the device: the coarse levels' cycle, whose vectors are r = rc[1] and e = e[1] */
+static PetscErrorCode PCAuxAMGDeviceCoarseCorrect(PC_AuxAMG *j)
+{
+  PetscFunctionBegin;
+#if defined(PETSC_HAVE_CUDA)
+  PetscLogDouble flops;
+  PetscCall(PetscLogEventBegin(VPATCH_AuxAMGCoarse, 0, 0, 0, 0));
+  PetscCall(PetscLogGpuTimeBegin());
+  PetscCall(AuxAMGCycleRun_CUDA(j->dcycle, j->graph, &flops));
+  PetscCall(PetscLogGpuTimeEnd());
+  PetscCall(PetscLogGpuFlops(flops));
+  PetscCall(PetscLogEventEnd(VPATCH_AuxAMGCoarse, 0, 0, 0, 0));
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* x = B_l b: pre-smoothing, the coarse correction, post-smoothing (the coarsest level: LU) */
 static PetscErrorCode PCAuxAMGCycle_Private(PC_AuxAMG *j, PetscInt l, Vec b, Vec x)
 {
@@ -1043,7 +1120,11 @@ static PetscErrorCode PCAuxAMGCycle_Private(PC_AuxAMG *j, PetscInt l, Vec b, Vec
   PetscCall(PCAuxAMGSmooth(j, l, b, x, PETSC_TRUE, PETSC_TRUE));
   PetscCall(PCAuxAMGMult(j, l, b, x, j->r[l]));
   PetscCall(PCAuxAMGTransfer(j, l, PETSC_TRUE, j->r[l], j->rc[l + 1]));
-  PetscCall(PCAuxAMGCoarseCorrect(j, l + 1, j->rc[l + 1], j->e[l + 1]));
+  if (j->dcycle) {
+    PetscCheck(l == 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCAUXAMG: the device cycle runs below level 0 only");
+    PetscCall(PCAuxAMGDeviceCoarseCorrect(j));
+  } else
+    PetscCall(PCAuxAMGCoarseCorrect(j, l + 1, j->rc[l + 1], j->e[l + 1]));
   PetscCall(PCAuxAMGTransfer(j, l, PETSC_FALSE, j->e[l + 1], x));
   PetscCall(PCAuxAMGSmooth(j, l, b, x, PETSC_FALSE, PETSC_FALSE));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1064,7 +1145,10 @@ static PetscErrorCode PCSetFromOptions_AuxAMG(PC pc, PetscOptionItems PetscOptio
   PetscOptionsHeadBegin(PetscOptionsObject, "Auxiliary-grid AMG options");
   PetscCall(PetscOptionsEnum("-pc_auxamg_cycle", "The cycle: k (K-cycle, nonlinear: use a flexible outer method) or v", "PCAUXAMG", PCAuxAMGCycles, (PetscEnum)j->cycle, (PetscEnum *)&j->cycle, NULL));
   PetscCall(PetscOptionsRangeInt("-pc_auxamg_max_levels", "Most levels", "PCAUXAMG", j->maxlevels, &j->maxlevels, NULL, 1, AUXAMG_MAX_LEVELS));
-  PetscCall(PetscOptionsInt("-pc_auxamg_coarse_size", "Stop coarsening at this many unknowns (the coarsest level is solved by LU)", "PCAUXAMG", j->coarsesize, &j->coarsesize, NULL));
+  PetscCall(PetscOptionsInt("-pc_auxamg_coarse_size",
+                            "Stop coarsening at this many unknowns (default " PetscStringize(AUXAMG_COARSE_HOST) " on the host, where the coarsest level is solved by LU, " PetscStringize(AUXAMG_COARSE_GPU) " on the GPU, by its inverse)", "PCAUXAMG",
+                            j->coarsesize, &j->coarsesize, NULL));
+  PetscCheck(j->coarsesize == PETSC_DETERMINE || j->coarsesize >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_auxamg_coarse_size must be at least 1, not %" PetscInt_FMT, j->coarsesize);
   PetscCall(VPOptionsReal("-pc_auxamg_points_per_cell", "About this many points per cell of the auxiliary grid on average (a level that does not halve the unknowns is skipped)", "PCAUXAMG", j->ppc, &j->ppc, NULL));
   {
     PetscInt          sm          = j->colored ? 1 : 0;
@@ -1073,6 +1157,7 @@ static PetscErrorCode PCSetFromOptions_AuxAMG(PC pc, PetscOptionItems PetscOptio
     j->colored = (PetscBool)(sm == 1);
   }
   PetscCall(PetscOptionsBool("-pc_auxamg_gpu", "Set up and apply on the GPU when the matrix is an AIJCUSPARSE matrix on one rank", "PCAUXAMG", j->usegpu, &j->usegpu, NULL));
+  PetscCall(PetscOptionsBool("-pc_auxamg_gpu_graph", "GPU path: the coarse levels' cycle as one CUDA graph (else its kernels launched one by one; no host synchronization either way)", "PCAUXAMG", j->graph, &j->graph, NULL));
   PetscCall(PetscOptionsBool("-pc_auxamg_check_galerkin", "Compare each coarse operator with MatPtAP() (a check; costs a general sparse product)", "PCAUXAMG", j->checkgalerkin, &j->checkgalerkin, NULL));
   PetscCall(VPOptionsReal("-pc_auxamg_ktol", "K-cycle: skip the second inner step when the first reduced the residual by this factor", "PCAUXAMG", j->ktol, &j->ktol, NULL));
   PetscOptionsHeadEnd();
@@ -1083,13 +1168,16 @@ static PetscErrorCode PCSetFromOptions_AuxAMG(PC pc, PetscOptionItems PetscOptio
 static PetscErrorCode PCView_AuxAMG(PC pc, PetscViewer viewer)
 {
   PC_AuxAMG *j = (PC_AuxAMG *)pc->data;
-  PetscBool  isascii;
+  PetscBool  isascii, isstring;
 
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
+  PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERSTRING, &isstring));
+  if (isstring) PetscCall(PetscViewerStringSPrintf(viewer, " %s-cycle, %" PetscInt_FMT " levels, %s", j->cycle == PC_AUXAMG_CYCLE_K ? "K" : "V", j->nlevels, j->dcycle ? "coarse levels' cycle on the device" : (j->gpu ? "GPU" : "host")));
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary-grid AMG: %s-cycle, %" PetscInt_FMT " levels, auxiliary grid %" PetscInt_FMT " cells per direction, operator complexity %.3f, %s\n", j->cycle == PC_AUXAMG_CYCLE_K ? "K" : "V", j->nlevels, j->M,
                                    (double)j->opcomplexity, j->gpu ? "on the GPU (coarse levels in ELL)" : "on the host"));
+  if (j->dcycle) PetscCall(PetscViewerASCIIPrintf(viewer, "coarse levels' cycle on the device, %s, no host synchronization; coarsest level by its dense inverse\n", j->graph ? "one CUDA graph" : "kernels launched one by one"));
   for (PetscInt l = 0; l < j->nlevels; l++) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  level %" PetscInt_FMT ": %" PetscInt_FMT " unknowns, %.0f nonzeros", l, j->nrows[l], (double)j->nnz[l]));
     if (j->colored && l + 1 < j->nlevels) PetscCall(PetscViewerASCIIPrintf(viewer, ", Gauss-Seidel in %" PetscInt_FMT " colors", j->ncolors[l]));
@@ -1178,11 +1266,12 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
   Options Database Keys:
 + -pc_auxamg_cycle <k,v>             - K-cycle (default; nonlinear: use `KSPFCG` or `KSPFGMRES` outside) or V-cycle
 . -pc_auxamg_max_levels <n>          - most levels (default 25)
-. -pc_auxamg_coarse_size <n>         - stop coarsening at this many unknowns (default 100); the coarsest level is solved by LU
+. -pc_auxamg_coarse_size <n>         - stop coarsening at this many unknowns (default 100 on the host, where the coarsest level is solved by LU; 2048 on the GPU, by its inverse)
 . -pc_auxamg_points_per_cell <p>     - about p points per cell of the auxiliary grid on average (default 1; a level that does not halve the unknowns is skipped)
 . -pc_auxamg_ktol <t>                - K-cycle: skip the second inner step when the first reduced the residual by t (default 0.25)
 . -pc_auxamg_smoother <colored,local> - Gauss-Seidel colored by the tree (default) or processor-local sweeps (`MatSOR()`)
 . -pc_auxamg_gpu <bool>              - set up and apply on the GPU when the matrix is a `MATAIJCUSPARSE` on one rank (default true)
+. -pc_auxamg_gpu_graph <bool>        - GPU path: the coarse levels' cycle as one CUDA graph (default true; false launches its kernels one by one)
 - -pc_auxamg_check_galerkin          - compare each coarse operator with `MatPtAP()` (a check)
 
   Level: intermediate
@@ -1198,7 +1287,13 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
 
   With a `MATAIJCUSPARSE` matrix on one rank the set-up (aggregates, colors, Galerkin operators summed into the fixed
   (2r + 1)^d-cell pattern, ELL storage) and the cycle run on the GPU and give the host path's aggregates and, up to
-  rounding, its iterates; the vectors must be CUDA vectors. On several ranks the host path runs.
+  rounding, its iterates; the vectors must be CUDA vectors. On several ranks the host path runs. There the cycle has no
+  host synchronization: the coarse levels' part of it (everything below level 0) is a fixed sequence of kernels,
+  captured once into a CUDA graph, with the K-cycle's inner products reduced and its coefficients computed on the device
+  (a second inner step that the first made unnecessary is skipped by a flag its kernels read), and the coarsest level
+  (at most 4096 unknowns; a larger one takes the host's LU) solved by its inverse, computed by cuSOLVER at set-up.
+  PETSc's `KSPFCG` takes its inner products on the host with CUDA vectors (`VecMTDot()`: 60% of the solve at 10M
+  unknowns); as the flexible outer method on the GPU use `KSPFGMRES` (`KSPGCR` needs 2-7x the iterations in 2D).
 
   As the coarse solver of `PCMG` on a `DMQBOX` hierarchy (`-mg_coarse_ksp_type fcg -mg_coarse_pc_type auxamg`) it
   takes the assembled copy of the matrix-free coarse operator and the coarse `DM`'s node coordinates by itself (host
@@ -1215,11 +1310,12 @@ PETSC_EXTERN PetscErrorCode PCCreate_AuxAMG(PC pc)
   pc->data                = (void *)j;
   j->cycle                = PC_AUXAMG_CYCLE_K;
   j->maxlevels            = 25;
-  j->coarsesize           = 100;
+  j->coarsesize           = PETSC_DETERMINE;
   j->ppc                  = 1;
   j->ktol                 = 0.25;
   j->colored              = PETSC_TRUE;
   j->usegpu               = PETSC_TRUE;
+  j->graph                = PETSC_TRUE;
   pc->ops->setup          = PCSetUp_AuxAMG;
   pc->ops->apply          = PCApply_AuxAMG;
   pc->ops->reset          = PCReset_AuxAMG;
