@@ -4,7 +4,7 @@ across two auxiliary cells and the coarse stencils widen). Checks: the same leve
 (PCAuxAMGGetAggregates(): identical index sets), the GPU path's coarse operators equal to MatPtAP()\n\
 (-pc_auxamg_check_galerkin), one application of the preconditioner equal to 1e-10 (relative, on a random vector), and\n\
 a FCG solve to rtol 1e-8 with the same iteration count and solutions equal to 1e-8. Prints the differences.\n\
--coarse_size n: -pc_auxamg_coarse_size of both PCs (default: the host PC takes the GPU path's default, 2048, so that\n\
+-coarse_size n: -pc_auxamg_coarse_size of both PCs (default: the host PC takes the GPU path's default, 4096, so that\n\
 the levels compare). -expect_device_cycle <bool> (default true): whether the GPU PC runs its coarse levels as the device cycle (else each\n\
 level's operations from the host, as when the coarsest level is too large to invert), checked in its PCView().\n\n";
 
@@ -54,7 +54,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-perturb", &perturb, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-expect_device_cycle", &expect, NULL));
   {
-    char cs[32] = "2048";
+    char cs[32] = "4096";
     PetscCall(PetscOptionsGetString(NULL, NULL, "-coarse_size", cs, sizeof(cs), &has));
     PetscCall(PetscOptionsSetValue(NULL, "-host_pc_auxamg_coarse_size", cs));
     if (has) PetscCall(PetscOptionsSetValue(NULL, "-gpu_pc_auxamg_coarse_size", cs));

@@ -49,9 +49,10 @@
 
 /* the coarsest level's largest size by default: on the host its LU is cheap and the cycle's cost per level is small;
    on the GPU a level costs its kernels' launches, which the K-cycle doubles per level, so fewer levels and a larger
-   coarsest level (one dense matrix-vector product per visit) are faster (bench/history: 2D and 3D, 1M and 10M) */
+   coarsest level (one dense matrix-vector product per visit) are faster: the largest that the GPU path inverts
+   (measured with 100, 1024, 2048 and 4096 in 2D and 3D at 1M and 10M unknowns: 4096 fastest in each, bench/history) */
 #define AUXAMG_COARSE_HOST 100
-#define AUXAMG_COARSE_GPU  2048
+#define AUXAMG_COARSE_GPU  AUXAMG_DENSE_MAX
 
 const char *const PCAuxAMGCycles[] = {"v", "k", "PCAuxAMGCycle", "PC_AUXAMG_CYCLE_", NULL};
 
@@ -1266,7 +1267,7 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
   Options Database Keys:
 + -pc_auxamg_cycle <k,v>             - K-cycle (default; nonlinear: use `KSPFCG` or `KSPFGMRES` outside) or V-cycle
 . -pc_auxamg_max_levels <n>          - most levels (default 25)
-. -pc_auxamg_coarse_size <n>         - stop coarsening at this many unknowns (default 100 on the host, where the coarsest level is solved by LU; 2048 on the GPU, by its inverse)
+. -pc_auxamg_coarse_size <n>         - stop coarsening at this many unknowns (default 100 on the host, where the coarsest level is solved by LU; 4096 on the GPU, by its inverse)
 . -pc_auxamg_points_per_cell <p>     - about p points per cell of the auxiliary grid on average (default 1; a level that does not halve the unknowns is skipped)
 . -pc_auxamg_ktol <t>                - K-cycle: skip the second inner step when the first reduced the residual by t (default 0.25)
 . -pc_auxamg_smoother <colored,local> - Gauss-Seidel colored by the tree (default) or processor-local sweeps (`MatSOR()`)
