@@ -4,8 +4,7 @@
   current stream.
 
   A level matrix on the device is either the CSR of the finest level (the AIJCUSPARSE matrix's own arrays, w = 0) or
-  the ELL of a coarse level (w slots per row, stored row-major: entry s of row i at i w + s, so that the group of lanes
-  that reads a row, in the Gauss-Seidel and the product, reads contiguous memory). A coarse level's slots
+  the ELL of a coarse level (w slots per row, stored slot-major: entry s of row i at s n + i). A coarse level's slots
   are the (2r + 1)^d tree cells around the row's cell (r: the coupling radius of the level above), slot s for the
   offset o with s = sum_d (o_d + r) (2r + 1)^d; a slot whose cell holds no unknown has column i and value 0.
 */
@@ -20,7 +19,7 @@
 typedef struct {
   PetscInt           n, w;   /* rows; ELL slots per row (0: CSR) */
   const PetscInt    *rowptr; /* CSR: n + 1 row offsets */
-  const PetscInt    *col;    /* CSR: column of each entry; ELL: w n columns, row-major */
+  const PetscInt    *col;    /* CSR: column of each entry; ELL: w n columns, slot-major */
   const PetscScalar *val;    /* values, as col */
 } AuxAMGDeviceMat;
 

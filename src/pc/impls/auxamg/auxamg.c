@@ -613,7 +613,7 @@ static PetscErrorCode PCAuxAMGDeviceToAIJ(PC_AuxAMG *j, PetscInt l, Mat *B)
   PetscCall(AuxAMGCopyToHost_CUDA(val, D->val, sizeof(PetscScalar) * D->w * D->n));
   PetscCall(MatCreateSeqAIJ(PETSC_COMM_SELF, D->n, D->n, D->w, NULL, B));
   for (PetscInt i = 0; i < D->n; i++)
-    for (PetscInt s = 0; s < D->w; s++) PetscCall(MatSetValue(*B, i, col[i * D->w + s], val[i * D->w + s], ADD_VALUES));
+    for (PetscInt s = 0; s < D->w; s++) PetscCall(MatSetValue(*B, i, col[s * D->n + i], val[s * D->n + i], ADD_VALUES));
   PetscCall(MatAssemblyBegin(*B, MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(*B, MAT_FINAL_ASSEMBLY));
   PetscCall(PetscFree2(col, val));

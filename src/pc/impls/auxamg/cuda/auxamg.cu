@@ -8,7 +8,7 @@
   operator summed straight into the fixed pattern of the (2r + 1)^d cells around each coarse row (ELL; one thread per
   coarse row adds the entries of its cells' rows in row order: deterministic, no atomics, no sparse product).
   Solve: the tree-colored Gauss-Seidel (a group of lanes per cell of the color, its rows in order, in place), the ELL
-  product and residual (a group of lanes per row), the restriction (a sum over each cell's rows) and the prolongation (x_i += e of i's cell).
+  product and residual, the restriction (a sum over each cell's rows) and the prolongation (x_i += e of i's cell).
   Plain pointers only; interfaces in include/petscvpatch/private/vpauxamg.h.
 */
 #include <petscvpatch/private/vpcuda.cuh>
@@ -64,12 +64,12 @@ static inline __device__ void AuxCoords(PetscInt64 k, int cdim, PetscInt64 M, Pe
   }
 }
 
-/* f(column, value) for every stored entry of row i (CSR or row-major ELL) */
+/* f(column, value) for every stored entry of row i (CSR or slot-major ELL) */
 template <typename F> static inline __device__ void AuxRow(const AuxAMGDeviceMat &A, PetscInt i, F &&f)
 {
   if (A.w) {
     for (PetscInt s = 0; s < A.w; s++) {
-      const size_t e = (size_t)i * A.w + s;
+      const size_t e = (size_t)s * A.n + i;
       f(A.col[e], A.val[e]);
     }
   } else {
@@ -290,7 +290,7 @@ static __global__ void AuxGalerkinPatternKernel(PetscInt nc, const PetscInt64 *u
           hi = mid - 1;
       }
     }
-    col[(size_t)I * w + s] = J >= 0 ? J : I;
+    col[(size_t)s * nc + I] = J >= 0 ? J : I;
     if (J >= 0) cnt++;
   }
   atomicAdd(nnz, cnt);
@@ -317,7 +317,7 @@ template <int W> static __global__ void AuxGalerkinValuesKernel(AuxAMGDeviceMat 
       acc[s] += a;
     });
   }
-  for (int s = 0; s < w; s++) val[(size_t)I * w + s] = acc[s];
+  for (int s = 0; s < w; s++) val[(size_t)s * g.nc + I] = acc[s];
 }
 
 PetscErrorCode AuxAMGGalerkin_CUDA(const AuxAMGDeviceMat *A, const AuxAMGDeviceAgg *g, const PetscInt64 *d_ukeys, PetscInt cdim, PetscInt M, PetscInt r, PetscInt **d_col, PetscScalar **d_val, PetscInt *w, PetscInt64 *nnz)
@@ -417,7 +417,7 @@ template <int G> static __global__ void AuxSmoothKernel(AuxAMGDeviceMat A, const
     PetscScalar    s = 0;
     if (A.w) {
       for (PetscInt sl = lane; sl < A.w; sl += G) {
-        const size_t   e = (size_t)i * A.w + sl;
+        const size_t   e = (size_t)sl * A.n + i;
         const PetscInt j = A.col[e];
         if (j != i) s += A.val[e] * x[j];
       }
@@ -469,8 +469,7 @@ PetscErrorCode AuxAMGSmoothColor_CUDA(const AuxAMGDeviceMat *A, const PetscScala
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y = A x, or y = b - A x when b is given: CSR one thread per row; ELL a group of G lanes per row, its slots spread
-   over the lanes (a row's slots are contiguous: the group's loads are coalesced) and summed by shuffles */
+/* y = A x, or y = b - A x when b is given */
 static __global__ void AuxMultKernel(AuxAMGDeviceMat A, const PetscScalar *b, const PetscScalar *x, PetscScalar *y, const int *on)
 {
   const PetscInt i = AuxThread();
@@ -480,45 +479,11 @@ static __global__ void AuxMultKernel(AuxAMGDeviceMat A, const PetscScalar *b, co
   y[i] = b ? b[i] - s : s;
 }
 
-template <int G> static __global__ void AuxMultELLKernel(AuxAMGDeviceMat A, const PetscScalar *b, const PetscScalar *x, PetscScalar *y, const int *on)
-{
-  const PetscInt i    = AuxThread() / G;
-  const int      lane = threadIdx.x % G;
-  if (i >= A.n || AuxOff(on)) return; /* whole groups leave together: A.n and the flag are the same for a group */
-  const unsigned int mask = G == 32 ? 0xffffffffu : (((1u << G) - 1) << ((threadIdx.x % 32) / G * G));
-  PetscScalar        s    = 0;
-  for (PetscInt sl = lane; sl < A.w; sl += G) {
-    const size_t e = (size_t)i * A.w + sl;
-    s += A.val[e] * x[A.col[e]];
-  }
-#pragma unroll
-  for (int o = G / 2; o > 0; o /= 2) s += __shfl_xor_sync(mask, s, o, G);
-  if (!lane) y[i] = b ? b[i] - s : s;
-}
-
 static PetscErrorCode AuxMult(cudaStream_t stream, const AuxAMGDeviceMat *A, const PetscScalar *b, const PetscScalar *x, PetscScalar *y, const int *on)
 {
   PetscFunctionBegin;
   if (!A->n) PetscFunctionReturn(PETSC_SUCCESS);
-  if (!A->w)
-    AuxMultKernel<<<AuxBlocks(A->n), AUX_TPB, 0, stream>>>(*A, b, x, y, on);
-  else {
-    const int      G  = A->w <= 4 ? 4 : (A->w <= 8 ? 8 : (A->w <= 16 ? 16 : 32));
-    const unsigned nb = (unsigned)(((size_t)A->n * G + AUX_TPB - 1) / AUX_TPB);
-    switch (G) {
-    case 4:
-      AuxMultELLKernel<4><<<nb, AUX_TPB, 0, stream>>>(*A, b, x, y, on);
-      break;
-    case 8:
-      AuxMultELLKernel<8><<<nb, AUX_TPB, 0, stream>>>(*A, b, x, y, on);
-      break;
-    case 16:
-      AuxMultELLKernel<16><<<nb, AUX_TPB, 0, stream>>>(*A, b, x, y, on);
-      break;
-    default:
-      AuxMultELLKernel<32><<<nb, AUX_TPB, 0, stream>>>(*A, b, x, y, on);
-    }
-  }
+  AuxMultKernel<<<AuxBlocks(A->n), AUX_TPB, 0, stream>>>(*A, b, x, y, on);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
