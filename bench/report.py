@@ -192,7 +192,28 @@ def table_kernels(recs):
     return rows
 
 
-TABLES = {'single': table_single, 'peers': table_peers, 'scaling': table_scaling, 'kernels': table_kernels}
+def table_auxamg(recs):
+    """PCAUXAMG against GAMG, same process: the newest run per (d, unknowns) that has a cold and a warm set-up and the peer"""
+    runs = defaultdict(dict)
+    for r in recs:
+        if r.get('kind') == 'auxamg' and 'variant' in r:
+            v = r['variant'].split(' ')[0]
+            if v in ('cold', 'warm', 'peer,'):
+                runs[(r['dim'], r['unknowns'], r['commit'], r['source'])][v] = r
+    latest = {}
+    for key, rs in runs.items():  # records are read in date order
+        if len(rs) == 3:
+            latest[(key[0], key[1])] = rs
+    rows = ['| d, unknowns, nonzeros | auxamg: its, set-up cold / warm s, solve s | GAMG: its, set-up s, solve s | solve: auxamg / GAMG | set-up: GAMG / auxamg (cold, warm) | device memory auxamg, GAMG | GPU, date, commit |', '|---|---|---|---|---|---|---|']
+    for (d, n), rs in sorted(latest.items()):
+        c, w, g = rs['cold'], rs['warm'], rs['peer,']
+        mem = lambda r: r['device_gb_after'] - r['device_gb_before']
+        rows.append('| %dD, %s, %s | %d, %.3f / %.3f, %.4f | %d, %.2f, %.4f | %.2fx | %.0fx, %.0fx | %.2f, %.2f GB | %s, %s, %s |' % (d, size(n), size(c['nonzeros']), c['its'], c['setup_s'], w['setup_s'], w['solve_s'], g['its'], g['setup_s'], g['solve_s'], w['solve_s'] / g['solve_s'], g['setup_s'] / c['setup_s'], g['setup_s'] / w['setup_s'],
+                                                                                                 mem(c), mem(g), gpu_name(c), c['date'], c['commit']))
+    return rows
+
+
+TABLES = {'single': table_single, 'peers': table_peers, 'scaling': table_scaling, 'kernels': table_kernels, 'auxamg': table_auxamg}
 
 
 def results_page(check):

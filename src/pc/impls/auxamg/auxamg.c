@@ -19,8 +19,8 @@
   Solve. A K-cycle (Notay and Vassilevski's nonlinear AMLI; -pc_auxamg_cycle k, the default) or a V-cycle (v): one
   forward Gauss-Seidel sweep before the coarse correction, one backward sweep after it, and on each coarse level of
   the K-cycle up to two flexible CG steps preconditioned by the next cycle; the second step is skipped when the first
-  reduced the residual by -pc_auxamg_ktol. The coarsest level is solved by LU (PCREDUNDANT). The K-cycle is
-  nonlinear: use a flexible outer method (KSPFCG, KSPFGMRES). The Gauss-Seidel is colored by the tree (the default):
+  reduced the residual by -pc_auxamg_ktol. The coarsest level is solved by LU (PCREDUNDANT) on the host, by its
+  inverse on the GPU. The K-cycle is nonlinear: use a flexible outer method (KSPFGMRES; KSPFCG on the host). The Gauss-Seidel is colored by the tree (the default):
   the 2^d parity classes of a level's cells one after the other, the rows of a cell in order, the other cells of the
   color read as before the color, so the cells of a color can be smoothed in parallel (the GPU's design) and the
   result does not depend on an order among them; -pc_auxamg_smoother local uses processor-local sweeps (MatSOR()).
@@ -31,8 +31,11 @@
   On the GPU (an AIJCUSPARSE matrix on one rank; -pc_auxamg_gpu false keeps the host path) the same set-up and cycle
   run as CUDA kernels (cuda/auxamg.cu): the same aggregates and colors; the coarse operators are summed straight into
   the fixed pattern of the (2r + 1)^d tree cells around each coarse cell (27 in 3D, 9 in 2D when r = 1), stored as
-  ELL; level 0 keeps A's own CSR. The keys of the finest level are computed on the host from the host coordinates,
-  and the coarsest level's LU runs on the host (at most -pc_auxamg_coarse_size unknowns).
+  ELL; level 0 keeps A's own CSR. The keys of the finest level are computed on the host from the host coordinates.
+  Everything below level 0 runs as one CUDA graph with no host synchronization (AuxAMGCycle*_CUDA(): the K-cycle's
+  inner products and coefficients on the device, a skipped second step by a device flag, the coarsest level of at most
+  4096 unknowns, the GPU's default coarse size, by its inverse from cuSOLVER); level 0's operations are launched from
+  here, without synchronization either. A larger coarsest level keeps the host's LU and the host-launched levels.
   Not yet: adaptive (region) refinement of the auxiliary grid where points cluster; several ranks on the GPU (they
   take the host path).
 */
