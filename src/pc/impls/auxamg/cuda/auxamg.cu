@@ -822,7 +822,8 @@ static PetscErrorCode AuxCycleDenseInverse(AuxAMGCycle c)
   PetscCallCUDA(cudaFree(ipiv));
   PetscCallCUDA(cudaFree(info));
   PetscCallCUDA(cudaFree(D));
-  PetscCheck(hinfo[0] <= 0 && hinfo[1] == 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "PCAUXAMG: the coarsest operator (%d unknowns) is singular: zero pivot in its row %d (a problem without a Dirichlet condition?)", n, hinfo[0] - 1);
+  PetscCheck(hinfo[0] >= 0 && hinfo[1] == 0, PETSC_COMM_SELF, PETSC_ERR_LIB, "PCAUXAMG: cuSOLVER's LU of the coarsest operator failed (getrf info %d, getrs info %d)", hinfo[0], hinfo[1]);
+  PetscCheck(hinfo[0] == 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "PCAUXAMG: the coarsest operator (%d unknowns) is singular: zero pivot in its row %d (a problem without a Dirichlet condition?)", n, hinfo[0] - 1);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
