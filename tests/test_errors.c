@@ -2,7 +2,7 @@ static char help[] = "Bad input to DMQBOX and its operators: each -case must sto
 names the problem (the test runner checks the message). Cases: degree0, degree9_3d, degree11_2d, dim4, cells0,\n\
 nanbox, oddcoarsen, vectype, sizes, interp, toomanyprocs, setter_on_dmda, options (the -dm_qbox_* options), vpatch_aij, vpatch_option (the\n\
 -pc_vpatch_* options), mapped (the -dm_qbox_mapping/-dm_qbox_coefficient options), fold (a map that inverts the cells of\n\
-y > 0.75: on 2 processes, those of one process), gpu_oom (more CUDA vectors than the GPU holds), cuda_int32 (a CUDA vector of more than 2^31 - 1 values on one rank), coef_negative, coef_nan, map_nan, map_after_setup, vpatch_mapped (PCVPATCH on a\n\
+y > 0.75: on 2 processes, those of one process), gpu_oom (more CUDA vectors than the GPU holds), coef_negative, coef_nan, map_nan, map_after_setup, vpatch_mapped (PCVPATCH on a\n\
 mapped operator, with -pc_vpatch_* options).\n\n";
 
 #include <petscvpatch.h>
@@ -112,16 +112,6 @@ int main(int argc, char **argv)
       PetscCall(VecSet(x[i], 1.0)); /* the first write allocates the device array: a PETSc error naming the sizes */
     }
     for (PetscInt i = 0; i < 16; i++) PetscCall(VecDestroy(&x[i]));
-    PetscCall(DMDestroy(&dm));
-  } else if (!strcmp(cs, "cuda_int32")) { /* a CUDA vector of more than 2^31 - 1 values on one rank (Q_1 on 1300^3 cells: 2.2e9) */
-    PetscInt big[3] = {1300, 1300, 1300};
-    Vec      x;
-
-    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 3, big, 1, NULL, NULL, &dm));
-    PetscCall(DMSetVecType(dm, VECCUDA));
-    PetscCall(DMSetUp(dm));
-    PetscCall(DMCreateGlobalVector(dm, &x)); /* stops before anything is allocated */
-    PetscCall(VecDestroy(&x));
     PetscCall(DMDestroy(&dm));
   } else if (!strcmp(cs, "setter_on_dmda")) { /* a DMQBox setter on a DM of another type must not write into it */
     PetscCall(DMDACreate2d(PETSC_COMM_WORLD, DM_BOUNDARY_NONE, DM_BOUNDARY_NONE, DMDA_STENCIL_STAR, 4, 4, PETSC_DECIDE, PETSC_DECIDE, 1, 1, NULL, NULL, &dm));
@@ -237,12 +227,6 @@ int main(int argc, char **argv)
     requires: cuda
     args: -case gpu_oom
     expect_error: Out of GPU memory: a vector of the DMQBOX of Q_1 on 1200 x 1200 x 1200 cells (1732323601 values
-
-  test:
-    suffix: cuda_int32
-    requires: cuda
-    args: -case cuda_int32
-    expect_error: DMQBOX with CUDA vectors: this rank's vectors would hold 2202073901 values
 
   test:
     suffix: vpatch_aij

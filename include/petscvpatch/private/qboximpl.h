@@ -64,6 +64,9 @@ typedef struct {
   PetscBool           samelayout;    /* the ghosted local box is the owned box (one rank): kernels may work on global arrays */
   PetscBool           vecmdot;       /* CUDA global vectors: VecMDot by our kernel (-dm_qbox_vec_mdot, qboxveccuda.c) */
   PetscBool           vecaypx;       /* CUDA global vectors: VecAYPX in one pass by our kernel (-dm_qbox_vec_aypx, qboxveccuda.c) */
+  PetscBool           veclong;       /* CUDA vectors: the operations of vectors past 2^31 - 1 values per rank on every vector (-dm_qbox_vec_long, qboxveccuda.c) */
+  PetscBool           veclongknown;  /* veclongglobal is known (decided at the first global vector) */
+  PetscBool           veclongglobal; /* a rank's global vectors hold more than 2^31 - 1 values: every rank's take those operations */
   PetscBool           fusedres;      /* CUDA, one rank: MatResidual of the operator in one pass (-dm_qbox_fused_residual, laplacian.c) */
   PetscBool           exchdevice;    /* -dm_qbox_exchange_device: device buffers to MPI after a probe (qboxmpi.c) */
   PetscBool           ghostedvecs;   /* -dm_qbox_ghosted_vectors: global vectors inside ghosted buffers where the partition is slabs (qboxghosted.c) */

@@ -378,6 +378,16 @@ PETSC_INTERN PetscErrorCode VPRunsExpand_CUDA(PetscInt nrun, const PetscInt *run
 PETSC_INTERN PetscErrorCode VPMDot_CUDA(const PetscScalar *x, PetscInt n, PetscInt nv, const PetscScalar *const *y, PetscScalar *z);
 /* y = x + alpha y (real scalars), device arrays of length n, on PETSc's stream */
 PETSC_INTERN PetscErrorCode VPAYPX_CUDA(PetscInt n, PetscScalar alpha, const PetscScalar *x, PetscScalar *y);
+/* the operations of real CUDA vectors past 2^31 - 1 values per rank (veclong.cu; device arrays of length n, 64-bit
+   indices, on PETSc's stream): z = a x + b y + c z (y may be NULL; c = 0: z is not read); x = a x; swap x and y;
+   y += sum_j a[j] x[j] for j < nv (a, x host arrays) */
+PETSC_INTERN PetscErrorCode VPVecCombine_CUDA(PetscInt n, PetscScalar a, const PetscScalar *x, PetscScalar b, const PetscScalar *y, PetscScalar c, PetscScalar *z);
+PETSC_INTERN PetscErrorCode VPVecScale_CUDA(PetscInt n, PetscScalar a, PetscScalar *x);
+PETSC_INTERN PetscErrorCode VPVecSwap_CUDA(PetscInt n, PetscScalar *x, PetscScalar *y);
+PETSC_INTERN PetscErrorCode VPVecMAXPY_CUDA(PetscInt n, PetscInt nv, const PetscScalar *a, const PetscScalar *const *x, PetscScalar *y);
+/* sums[0] = sum |x_i| (if abssum), sums[1] = sum x_i^2 (if sqsum), sums[2] = max |x_i| (if absmax), 0 where not asked;
+   real scalars, device array x of length n; waits for the result (vecmdot.cu) */
+PETSC_INTERN PetscErrorCode VPNorm_CUDA(const PetscScalar *x, PetscInt n, PetscBool abssum, PetscBool sqsum, PetscBool absmax, PetscReal *sums);
 /* the reference data of degree k for the patch kernels: the 1D cell mass and stiffness matrices on [0,1] ((k+1)^2), and
    the eigenvectors (k even ones, then k-1 odd ones) and eigenvalues of the VPPatchOp of direction 0 for h = 1 */
 PETSC_INTERN PetscErrorCode VPPatchSetUp_CUDA(PetscInt k, const PetscReal *Mcell, const PetscReal *Kcell, const PetscReal *Shat, const PetscReal *lamhat);

@@ -548,8 +548,11 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
     for (PetscInt d = 0; d < q->dim; d++) q->upper[d] = box[d];
   }
   PetscCall(PetscOptionsBool("-dm_qbox_deterministic", "CUDA operator: scatter by colors of cells (2D) or boxes of cells (3D) instead of atomics (bitwise reproducible)", "DMQBoxCreate", q->deterministic, &q->deterministic, NULL));
-  PetscCall(PetscOptionsBool("-dm_qbox_vec_mdot", "CUDA vectors: VecMDot (GMRES orthogonalization) by petsc-vpatch's kernel, which reads at memory bandwidth, instead of PETSc's", "DMQBOX", q->vecmdot, &q->vecmdot, NULL));
+  PetscCall(PetscOptionsBool("-dm_qbox_vec_mdot", "CUDA vectors: VecMDot (GMRES orthogonalization) and VecMTDot by petsc-vpatch's kernel, which reads at memory bandwidth, instead of PETSc's", "DMQBOX", q->vecmdot, &q->vecmdot, NULL));
   PetscCall(PetscOptionsBool("-dm_qbox_vec_aypx", "CUDA vectors: VecAYPX (the residual b - A x) in one pass by petsc-vpatch's kernel instead of PETSc's two (scal, axpy)", "DMQBOX", q->vecaypx, &q->vecaypx, NULL));
+  PetscCall(PetscOptionsBool("-dm_qbox_vec_long",
+                             "CUDA vectors: the operations PETSc passes to cuBLAS with a 32-bit length by petsc-vpatch's 64-bit kernels on every vector (for tests; they are used anyway where a rank holds more than 2^31 - 1 values)", "DMQBOX",
+                             q->veclong, &q->veclong, NULL));
   PetscCall(PetscOptionsBool("-dm_qbox_fused_residual", "CUDA, one rank: MatResidual (b - A x, PCMG's and PCVPATCH's residuals) of the matrix-free operator in the operator's kernel, without a MatMult and a VecAYPX", "DMQBOX", q->fusedres,
                              &q->fusedres, NULL));
   PetscCall(PetscOptionsEnum("-dm_qbox_precision", "CUDA arithmetic of this level's operator and transfers", "DMQBoxSetPrecision", VPPrecisions, (PetscEnum)q->precision, (PetscEnum *)&q->precision, NULL));
@@ -1105,6 +1108,8 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
     PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
     if (cuda) PetscCall(PetscViewerASCIIPrintf(viewer, "VecAYPX of the global vectors: petsc-vpatch's kernel (-dm_qbox_vec_aypx)\n"));
   }
+  if (q->veclong || (q->veclongknown && q->veclongglobal))
+    PetscCall(PetscViewerASCIIPrintf(viewer, "CUDA vector operations: petsc-vpatch's kernels with 64-bit lengths (%s)\n", q->veclong ? "-dm_qbox_vec_long" : "a rank holds more than 2^31 - 1 values"));
   if (dm->vectype && q->samelayout && !q->dg) {
     PetscBool cuda;
     PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
@@ -1157,8 +1162,9 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
 . -dm_qbox_upper <b1,...>     - upper corner of the box
 . -dm_qbox_coordinates <bool> - store node coordinates for `DMGetCoordinates()` (default false; levels made by `DMCoarsen()`/`DMRefine()` inherit it)
 . -dm_qbox_deterministic <bool> - CUDA operator without atomics (bitwise reproducible; default false)
-. -dm_qbox_vec_mdot <bool>    - `VecMDot()` of the CUDA global vectors (and their duplicates, e.g. the GMRES basis) by petsc-vpatch's kernel, which reads at memory bandwidth (default true; false: PETSc's own, see src/sys/cuda/vecmdot.cu)
+. -dm_qbox_vec_mdot <bool>    - `VecMDot()` and `VecMTDot()` of the CUDA global vectors (and their duplicates, e.g. the GMRES basis) by petsc-vpatch's kernel, which reads at memory bandwidth (default true; false: PETSc's own, see src/sys/cuda/vecmdot.cu)
 . -dm_qbox_vec_aypx <bool>    - `VecAYPX()` of the CUDA global vectors and their duplicates (`MatResidual()`, Richardson's residual) in one pass by petsc-vpatch's kernel (default true; false: PETSc's own, two passes, see src/sys/cuda/vecaypx.cu)
+. -dm_qbox_vec_long <bool>    - CUDA vectors: the operations PETSc's CUDA vectors pass to cuBLAS with a 32-bit length (`VecAXPY()`, `VecNorm()`, `VecDot()`, ...) and `VecMAXPY()` by petsc-vpatch's kernels with 64-bit lengths on every vector (default false: only where a rank holds more than 2^31 - 1 values, which they make possible; see src/sys/cuda/veclong.cu)
 . -dm_qbox_fused_residual <bool> - one rank, CUDA vectors: `MatResidual()` of the matrix-free operator (PCMG's residual on every level, PCVPATCH's for each color on mapped cells) as r = b - A x in the operator's own kernel (Cartesian: one pass over x and b; mapped: the kernel adds -K x into a copy of b), instead of `MatMult()` and `VecAYPX()` (default true; not for a shifted operator, a mapped one with a mass term, or several ranks, where `MatMult()` and `VecAYPX()` run)
 . -dm_qbox_dg <bool>          - the discontinuous Q_k space (SIPG) instead of the continuous one (`DMQBoxSetDiscontinuous()`; CPU and CUDA kernels)
 . -dm_qbox_dg_penalty <C>     - its penalty factor: sigma = C k (k+1) / h (default 2)

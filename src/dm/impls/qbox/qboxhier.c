@@ -42,6 +42,7 @@ static PetscErrorCode DMQBoxCreateRelative(DM dm, MPI_Comm comm, PetscBool coars
   qn->deterministic = q->deterministic;
   qn->vecmdot       = q->vecmdot;
   qn->vecaypx       = q->vecaypx;
+  qn->veclong       = q->veclong;
   qn->fusedres      = q->fusedres;
   qn->exchdevice    = q->exchdevice;
   qn->ghostedvecs   = q->ghostedvecs;

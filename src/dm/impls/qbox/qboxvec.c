@@ -73,14 +73,17 @@ PetscErrorCode DMQBoxCheckVecType_Private(DM dm)
 #if !defined(PETSC_HAVE_CUDA)
   PetscCheck(!cuda, PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "Vector type %s needs a PETSc configured with CUDA; this PETSc has no CUDA: use -dm_vec_type standard", dm->vectype);
 #endif
-  if (cuda) { /* once the boxes are known (DMSetUp()): PETSc's CUDA vectors give cuBLAS their length as a 32-bit int */
+#if defined(PETSC_USE_COMPLEX)
+  if (cuda) { /* once the boxes are known (DMSetUp()): PETSc's CUDA vectors give cuBLAS their length as a 32-bit int, and
+                 the 64-bit operations of qboxveccuda.c are for real scalars */
     const VPGrid *g = &((DM_QBox *)dm->data)->grid;
     PetscInt64    n = (PetscInt64)g->gxm[0] * g->gxm[1] * g->gxm[2];
     PetscCheck(n <= PETSC_INT32_MAX, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
-               "DMQBOX with CUDA vectors: this rank's vectors would hold %" PetscInt64_FMT " values (its box with ghosts: %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT
+               "DMQBOX with complex CUDA vectors: this rank's vectors would hold %" PetscInt64_FMT " values (its box with ghosts: %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT
                " nodes), more than 2^31 - 1; PETSc's CUDA vectors hand their length to cuBLAS as a 32-bit int (VecAXPY(), VecNorm(), ... would fail or compute on a wrapped length). Use more processes (GPUs) or fewer cells",
                n, g->gxm[0], g->gxm[1], g->gxm[2]);
   }
+#endif
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
