@@ -128,9 +128,11 @@ static PetscErrorCode VecQBoxEnsureDevice_Private(Vec v)
       DM_QBox *q = (DM_QBox *)dm->data;
       PetscCall(PetscSNPrintf(what, sizeof(what), " of the DMQBOX of Q_%" PetscInt_FMT " on %" PetscInt_FMT " x %" PetscInt_FMT " x %" PetscInt_FMT " cells", q->degree, q->cells[0], q->cells[1], q->dim == 3 ? q->cells[2] : 1));
     }
-    SETERRQ(PETSC_COMM_SELF, PETSC_ERR_MEM,
-            "Out of GPU memory: a vector%s (%" PetscInt_FMT " values, %" PetscInt_FMT " on this rank: %.2f GB) could not be allocated; the GPU has %.2f GB free of %.2f GB. Use fewer cells, more GPUs, or single-precision levels", what, N, n,
-            (double)n * sizeof(PetscScalar) / 1e9, mfree / 1e9, mtotal / 1e9);
+    PetscCheck(mfree > (size_t)n * sizeof(PetscScalar), PETSC_COMM_SELF, PETSC_ERR_MEM,
+               "Out of GPU memory: a vector%s (%" PetscInt_FMT " values, %" PetscInt_FMT " on this rank: %.2f GB) could not be allocated; the GPU has %.2f GB free of %.2f GB. Use fewer cells, more GPUs, or single-precision levels", what, N, n,
+               (double)n * sizeof(PetscScalar) / 1e9, mfree / 1e9, mtotal / 1e9);
+    SETERRQ(PETSC_COMM_SELF, ierr, "PETSc could not make the device array of a vector%s (%" PetscInt_FMT " values, %" PetscInt_FMT " on this rank: %.2f GB) although the GPU has %.2f GB free: PETSc error %d (run with -info or see the error above)",
+            what, N, n, (double)n * sizeof(PetscScalar) / 1e9, mfree / 1e9, (int)ierr);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -468,6 +470,29 @@ static PetscErrorCode VecNorm_QBoxLong(Vec x, NormType t, PetscReal *z)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* PETSc 3.26 refuses a CUDA vector past 2^31 - 1 values per rank when it makes the vector's device part (the struct that
+   holds the device array, on first use: VecAllocateCheck_() in veccupmimpl.h checks that the local length fits the
+   32-bit int of its cuBLAS calls, which the operations above replace). That part is made here with the local length
+   seen as 0 for the moment; the device array itself is allocated at the full length on first use, as for any vector. */
+static PetscErrorCode VecQBoxLongDevicePart(Vec v)
+{
+  const PetscInt n = v->map->n;
+  PetscScalar   *a;
+  PetscErrorCode ierr;
+
+  PetscFunctionBegin;
+  if (v->spptr) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCheck(v->offloadmask == PETSC_OFFLOAD_UNALLOCATED, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a new vector has an array");
+  v->map->n = 0;
+  ierr      = VecCUDAGetArrayWrite(v, &a);
+  if (!ierr) ierr = VecCUDARestoreArrayWrite(v, &a);
+  v->map->n = n;
+  PetscCall(ierr);
+  PetscCheck(v->spptr, PETSC_COMM_SELF, PETSC_ERR_LIB, "PETSc did not make the device part of a CUDA vector: this PETSc's CUDA vectors are not those of 3.26, which petsc-vpatch supports past 2^31 - 1 values per rank");
+  v->offloadmask = PETSC_OFFLOAD_UNALLOCATED; /* nothing allocated yet */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* v's operations for vectors past 2^31 - 1 values per rank (after VecQBoxWrapCUDA(), whose originals they fall back on).
    PETSc's asynchronous forms of the same operations, which a caller with a device context would get instead, are
    removed from v. */
@@ -482,6 +507,7 @@ static PetscErrorCode VecQBoxWrapLong(Vec v)
   PetscCall(PetscObjectComposeFunction((PetscObject)v, VecAsyncFnName(MAXPY), NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)v, VecAsyncFnName(Scale), NULL));
   PetscCall(PetscObjectComposeFunction((PetscObject)v, VecAsyncFnName(Swap), NULL));
+  if (v->map->n > PETSC_INT32_MAX) PetscCall(VecQBoxLongDevicePart(v));
   v->ops->axpy     = VecAXPY_QBoxLong;
   v->ops->aypx     = VecAYPX_QBoxLong;
   v->ops->axpby    = VecAXPBY_QBoxLong;
