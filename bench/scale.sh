@@ -9,10 +9,11 @@
 #           cells (-dm_qbox_upper in proportion to the box: on the unit cube a box of other shape has stretched cells,
 #           and the cycles then converge more slowly: 16 x 16 x 128 cells of Q_3, 24 cycles on the unit cube, 4 on
 #           [0,1] x [0,1] x [0,8], as the cube; bench/RESULTS.md, session 33); the report also gives the time per iteration
-#   big:    BENCH_SCALE_BIG=1 adds the same weak series for the largest box per GPU (chosen by the GPU's memory:
-#           >= 120 GB (H200): the most a rank may own, 2^31 - 1 entries of a CUDA vector: k = 3 448 x 224 x 768 cells,
-#           2.09e9 unknowns, 94 GB, and k = 7 176 x 176 x 192, 2.04e9, 92 GB; smaller (H100 80 GB): k = 3 320 x 320 x
-#           256, 7.1e8, and k = 7 128^3, 7.2e8), one solve after the warm-up
+#   big:    BENCH_SCALE_BIG=1 adds the same weak series for a large box per GPU (chosen by the GPU's memory:
+#           >= 120 GB (H200): past 2^31 unknowns per rank, so that 4 GPUs hold 1e10: k = 3 448 x 272 x 768 cells,
+#           2.53e9 unknowns, about 113 GB, and k = 7 176 x 176 x 240, 2.56e9, about 115 GB (2.68e9 of k = 3 took 120 GB
+#           on one H200, 2.98e9 did not fit); smaller (H100 80 GB): k = 3 320 x 320 x 256, 7.1e8, and k = 7 128^3,
+#           7.2e8), one solve after the warm-up
 #   BENCH_SCALE_COUNTS="1 2 4" replaces the list of GPU counts (1 must be in it for the tables' ratios);
 #   BENCH_SCALE_STRONG=0 leaves out the strong series and the weak series of the cube (only the big one then).
 # The runs on several GPUs use config/mpiexec-gpu.sh (device buffers between GPUs where Open MPI's pml ucx and the
@@ -77,7 +78,7 @@ for kn in "3 256" "7 128"; do
 done
 if [ "${BENCH_SCALE_BIG:-0}" = 1 ]; then
   mem=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits 2>/dev/null | head -n 1)
-  if [[ "$mem" =~ ^[0-9]+$ ]] && [ "$mem" -ge 120000 ]; then big=("3 448 224 768" "7 176 176 192"); else big=("3 320 320 256" "7 128 128 128"); fi
+  if [[ "$mem" =~ ^[0-9]+$ ]] && [ "$mem" -ge 120000 ]; then big=("3 448 272 768" "7 176 176 240"); else big=("3 320 320 256" "7 128 128 128"); fi
   for kb in "${big[@]}"; do
     set -- $kb
     for c in $counts; do run "$c" -degrees "$1" -box "$(weakbox "$c" "$2" "$3" "$4")" -repeats 1; done
