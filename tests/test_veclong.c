@@ -199,24 +199,20 @@ static PetscErrorCode CheckSmall(PetscInt dim, const PetscInt cells[], PetscInt 
     PetscCall(VecNormEnd(x, NORM_2, &r[0]));
     PetscCheck(PetscAbsScalar(d - pd) <= 1e-12 * nx * ny && PetscAbsReal(r[0] - nx) <= 1e-12 * nx, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "N = %" PetscInt_FMT ": VecDotBegin/End %.17g or VecNormBegin/End %.17g differ from PETSc's %.17g, %.17g", N,
                (double)PetscRealPart(d), (double)r[0], (double)PetscRealPart(pd), (double)nx);
-    for (PetscInt nv = 1; nv <= 11; nv++) {
-      PetscCall(VecMDot(x, nv, ws, md));
-      for (PetscInt j = 0; j < nv; j++) {
-        PetscReal nw;
-        PetscCall(VecDot(px, pws[j], &pmd));
-        PetscCall(VecNorm(pws[j], NORM_2, &nw));
-        PetscCheck(PetscAbsScalar(md[j] - pmd) <= 1e-12 * nx * nw, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "N = %" PetscInt_FMT ": VecMDot of %" PetscInt_FMT " vectors, entry %" PetscInt_FMT ": %.17g, PETSc's VecDot %.17g", N, nv, j,
-                   (double)PetscRealPart(md[j]), (double)PetscRealPart(pmd));
+    for (PetscInt nv = 1; nv <= 11; nv++)
+      for (int t = 0; t < 2; t++) { /* VecMDot, VecMTDot */
+        if (t)
+          PetscCall(VecMTDot(x, nv, ws, md));
+        else
+          PetscCall(VecMDot(x, nv, ws, md));
+        for (PetscInt j = 0; j < nv; j++) {
+          PetscReal nw;
+          PetscCall(VecDot(px, pws[j], &pmd));
+          PetscCall(VecNorm(pws[j], NORM_2, &nw));
+          PetscCheck(PetscAbsScalar(md[j] - pmd) <= 1e-12 * nx * nw, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "N = %" PetscInt_FMT ": %s of %" PetscInt_FMT " vectors, entry %" PetscInt_FMT ": %.17g, PETSc's VecDot %.17g", N, t ? "VecMTDot" : "VecMDot", nv,
+                     j, (double)PetscRealPart(md[j]), (double)PetscRealPart(pmd));
+        }
       }
-      PetscCall(VecMTDot(x, nv, ws, md));
-      for (PetscInt j = 0; j < nv; j++) {
-        PetscReal nw;
-        PetscCall(VecDot(px, pws[j], &pmd));
-        PetscCall(VecNorm(pws[j], NORM_2, &nw));
-        PetscCheck(PetscAbsScalar(md[j] - pmd) <= 1e-12 * nx * nw, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "N = %" PetscInt_FMT ": VecMTDot of %" PetscInt_FMT " vectors, entry %" PetscInt_FMT ": %.17g, PETSc's VecDot %.17g", N, nv, j,
-                   (double)PetscRealPart(md[j]), (double)PetscRealPart(pmd));
-      }
-    }
     PetscCall(VecMDotBegin(x, 3, ws, md));
     PetscCall(VecMDotEnd(x, 3, ws, md));
     for (PetscInt j = 0; j < 3; j++) {
