@@ -37,7 +37,7 @@ static PetscErrorCode MakeSolver(Mat A, PetscInt dim, PetscInt n, PetscReal *xy,
 int main(int argc, char **argv)
 {
   PetscInt           dim = 2, n = 64, N, nl = 0, itc, itg;
-  PetscBool          expect = PETSC_TRUE, has, expectcell = PETSC_FALSE, checkcell;
+  PetscBool          expect  = PETSC_TRUE, has, expectcell = PETSC_FALSE, checkcell;
   PetscReal          perturb = 0.3, *xy, d, nrm;
   DM                 da;
   Mat                A, Ag;

@@ -1177,22 +1177,19 @@ static PetscErrorCode PCView_AuxAMG(PC pc, PetscViewer viewer)
 {
   PC_AuxAMG *j = (PC_AuxAMG *)pc->data;
   PetscBool  isascii, isstring;
-  PetscInt   ncell = 0, nsm = 0; /* the device cycle's coarse levels swept cell by cell, of those smoothed */
 
   PetscFunctionBegin;
-#if defined(PETSC_HAVE_CUDA)
-  if (j->dcycle) PetscCall(AuxAMGCycleCellLevels_CUDA(j->dcycle, &ncell, &nsm));
-#endif
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERSTRING, &isstring));
-  if (isstring) {
-    PetscCall(PetscViewerStringSPrintf(viewer, " %s-cycle, %" PetscInt_FMT " levels, %s", j->cycle == PC_AUXAMG_CYCLE_K ? "K" : "V", j->nlevels, j->dcycle ? "coarse levels' cycle on the device" : (j->gpu ? "GPU" : "host")));
-    if (j->dcycle) PetscCall(PetscViewerStringSPrintf(viewer, ", cell by cell from registers on %" PetscInt_FMT " of %" PetscInt_FMT, ncell, nsm));
-  }
+  if (isstring) PetscCall(PetscViewerStringSPrintf(viewer, " %s-cycle, %" PetscInt_FMT " levels, %s", j->cycle == PC_AUXAMG_CYCLE_K ? "K" : "V", j->nlevels, j->dcycle ? "coarse levels' cycle on the device" : (j->gpu ? "GPU" : "host")));
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary-grid AMG: %s-cycle, %" PetscInt_FMT " levels, auxiliary grid %" PetscInt_FMT " cells per direction, operator complexity %.3f, %s\n", j->cycle == PC_AUXAMG_CYCLE_K ? "K" : "V", j->nlevels, j->M,
                                    (double)j->opcomplexity, j->gpu ? "on the GPU (coarse levels in ELL)" : "on the host"));
   if (j->dcycle) {
+    PetscInt ncell = 0, nsm = 0;
+#if defined(PETSC_HAVE_CUDA)
+    PetscCall(AuxAMGCycleCellLevels_CUDA(j->dcycle, &ncell, &nsm));
+#endif
     PetscCall(PetscViewerASCIIPrintf(viewer, "coarse levels' cycle on the device, %s, no host synchronization; coarsest level by its dense inverse\n", j->graph ? "one CUDA graph" : "kernels launched one by one"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "Gauss-Seidel of the coarse levels: cell by cell from registers on %" PetscInt_FMT " of %" PetscInt_FMT " (-pc_auxamg_gpu_cell_smooth; cells of at most 8 rows), row by row on the others\n", ncell, nsm));
   }

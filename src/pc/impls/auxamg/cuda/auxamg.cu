@@ -434,14 +434,13 @@ template <int G> static __global__ void AuxSmoothKernel(AuxAMGDeviceMat A, const
   }
 }
 
-/* the cell-wise form of AuxSmoothKernel for the ELL levels whose cells have at most AUX_CELL_MAX rows (the coarse levels
-   of the device cycle): one warp per cell. Each row's off-diagonal sum with the values before this color's sweep is
-   formed first, for all the cell's rows at once, in stages whose loads do not depend on each other (the rows, then
-   their entries, slot = lane, then the values they point at), so that a cell waits for about four loads one after the
-   other instead of three per row; then the rows are updated one after the other from registers only: the couplings
-   inside the cell (blk, the cell's dense block, row-major, AUX_CELL_MAX^2 per cell; lane q holds its column q) times
-   the changes of the rows already updated, summed over the first AUX_CELL_MAX lanes. The cells of a color do not
-   couple, so the values outside the cell do not change during the sweep. */
+/* the cell-wise form of AuxSmoothKernel for cells of at most AUX_CELL_MAX rows (the coarse levels of the device
+   cycle): one warp per cell. Each row's off-diagonal sum with the values before this color's sweep is formed first, for
+   all the cell's rows at once (their loads independent of each other; the lanes take a row's entries in turn); then the
+   rows are updated one after the other from registers only: the couplings inside the cell (blk, the cell's dense block,
+   row-major, AUX_CELL_MAX^2 per cell; lane q holds its column q) times the changes of the rows already updated, summed
+   over the first AUX_CELL_MAX lanes. The cells of a color do not couple, so the values outside the cell do not change
+   during the sweep. AuxSmoothKernel's chain of two dependent loads per row becomes one per cell. */
 #define AUX_CELL_MAX 8
 static __global__ void __launch_bounds__(256) AuxSmoothCellKernel(AuxAMGDeviceMat A, const PetscScalar *blk, const PetscScalar *idiag, AuxAMGDeviceAgg g, PetscInt c0, PetscInt c1, bool forward, const PetscScalar *b, PetscScalar *x, const int *on)
 {
@@ -454,34 +453,29 @@ static __global__ void __launch_bounds__(256) AuxSmoothCellKernel(AuxAMGDeviceMa
   const PetscInt I = g.d_cells[t], q0 = g.d_start[I];
   const int      m = (int)(g.d_start[I + 1] - q0);
 #pragma unroll
-  for (int k = 0; k < AUX_CELL_MAX; k++) row[k] = k < m ? g.d_perm[q0 + k] : -1;
-#pragma unroll
   for (int k = 0; k < AUX_CELL_MAX; k++) {
     sum[k] = rhs[k] = dinv[k] = col[k] = 0;
+    row[k]                             = -1;
     if (k < m) {
-      rhs[k]  = b[row[k]];
-      dinv[k] = idiag[row[k]];
-      if (lane < AUX_CELL_MAX) col[k] = blk[(size_t)I * AUX_CELL_MAX * AUX_CELL_MAX + k * AUX_CELL_MAX + lane];
-      if (lane == k) xl = x[row[k]];
-    }
-  }
-  for (PetscInt s0 = 0; s0 < A.w; s0 += 32) { /* one pass for up to 32 slots (27 in 3D at radius 1) */
-    const PetscInt sl = s0 + lane;
-    PetscInt       j[AUX_CELL_MAX];
-    PetscScalar    v[AUX_CELL_MAX];
-#pragma unroll
-    for (int k = 0; k < AUX_CELL_MAX; k++) {
-      j[k] = -1;
-      v[k] = 0;
-      if (k < m && sl < A.w) {
-        const size_t e = (size_t)sl * A.n + row[k];
-        j[k]           = A.col[e];
-        v[k]           = A.val[e];
+      const PetscInt i = g.d_perm[q0 + k];
+      row[k]           = i;
+      if (A.w) {
+        for (PetscInt sl = lane; sl < A.w; sl += 32) {
+          const size_t   e = (size_t)sl * A.n + i;
+          const PetscInt j = A.col[e];
+          if (j != i) sum[k] += A.val[e] * x[j];
+        }
+      } else {
+        for (PetscInt e = A.rowptr[i] + lane; e < A.rowptr[i + 1]; e += 32) {
+          const PetscInt j = A.col[e];
+          if (j != i) sum[k] += A.val[e] * x[j];
+        }
       }
+      rhs[k]  = b[i];
+      dinv[k] = idiag[i];
+      if (lane < AUX_CELL_MAX) col[k] = blk[(size_t)I * AUX_CELL_MAX * AUX_CELL_MAX + k * AUX_CELL_MAX + lane];
+      if (lane == k) xl = x[i];
     }
-#pragma unroll
-    for (int k = 0; k < AUX_CELL_MAX; k++)
-      if (j[k] >= 0 && j[k] != row[k]) sum[k] += v[k] * x[j[k]];
   }
 #pragma unroll
   for (int k = 0; k < AUX_CELL_MAX; k++)
@@ -514,18 +508,25 @@ static __global__ void __launch_bounds__(256) AuxSmoothCellKernel(AuxAMGDeviceMa
   }
 }
 
-/* blk of AuxSmoothCellKernel: the couplings between the rows of each cell of the ELL level A aggregated by g (qpos:
-   each row's position in its cell), the diagonal left 0; blk zeroed before */
+/* blk of AuxSmoothCellKernel: the couplings between the rows of each cell of level A aggregated by g (qpos: each row's
+   position in its cell), the diagonal left 0; blk zeroed before */
 static __global__ void AuxCellBlockKernel(AuxAMGDeviceMat A, AuxAMGDeviceAgg g, const int *qpos, PetscScalar *blk)
 {
   const PetscInt i = AuxThread();
   if (i >= A.n) return;
   const PetscInt I  = g.d_agg[i];
   PetscScalar   *bi = blk + (size_t)I * AUX_CELL_MAX * AUX_CELL_MAX + qpos[i] * AUX_CELL_MAX;
-  for (PetscInt sl = 0; sl < A.w; sl++) {
-    const size_t   e = (size_t)sl * A.n + i;
-    const PetscInt j = A.col[e];
-    if (j != i && g.d_agg[j] == I) bi[qpos[j]] += A.val[e];
+  if (A.w) {
+    for (PetscInt sl = 0; sl < A.w; sl++) {
+      const size_t   e = (size_t)sl * A.n + i;
+      const PetscInt j = A.col[e];
+      if (j != i && g.d_agg[j] == I) bi[qpos[j]] += A.val[e];
+    }
+  } else {
+    for (PetscInt e = A.rowptr[i]; e < A.rowptr[i + 1]; e++) {
+      const PetscInt j = A.col[e];
+      if (j != i && g.d_agg[j] == I) bi[qpos[j]] += A.val[e];
+    }
   }
 }
 
@@ -540,15 +541,15 @@ static __global__ void AuxCellQPosKernel(AuxAMGDeviceAgg g, int *qpos, int *big)
   if (k >= AUX_CELL_MAX) *big = 1;
 }
 
-/* the cells' blocks of AuxSmoothCellKernel for level A, g (*blk = NULL for a CSR level and where a cell has more than
-   AUX_CELL_MAX rows: AuxSmoothKernel then) */
+/* the cells' blocks of AuxSmoothCellKernel for level A, g (*blk = NULL where a cell has more than AUX_CELL_MAX rows:
+   AuxSmoothKernel then) */
 static PetscErrorCode AuxCellBlocks(cudaStream_t stream, const AuxAMGDeviceMat *A, const AuxAMGDeviceAgg *g, PetscScalar **blk)
 {
   int *qpos, *big, hbig = 0;
 
   PetscFunctionBegin;
   *blk = NULL;
-  if (!A->n || !A->w) PetscFunctionReturn(PETSC_SUCCESS);
+  if (!A->n) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(AuxMalloc(&qpos, A->n + 1));
   big = qpos + A->n;
   PetscCallCUDA(cudaMemsetAsync(big, 0, sizeof(int), stream));
