@@ -6,8 +6,7 @@ across two auxiliary cells and the coarse stencils widen). Checks: the same leve
 a FCG solve to rtol 1e-8 with the same iteration count and solutions equal to 1e-8. Prints the differences.\n\
 -coarse_size n: -pc_auxamg_coarse_size of both PCs (default: the host PC takes the GPU path's default, 4096, so that\n\
 the levels compare). -expect_device_cycle <bool> (default true): whether the GPU PC runs its coarse levels as the device cycle (else each\n\
-level's operations from the host, as when the coarsest level is too large to invert), checked in its PCView().\n\
--expect_cell_smooth <bool>: whether the device cycle sweeps some coarse level cell by cell (-pc_auxamg_gpu_cell_smooth), checked in its PCView().\n\n";
+level's operations from the host, as when the coarsest level is too large to invert), checked in its PCView().\n\n";
 
 #include <petscdmda.h>
 #include <petscksp.h>
@@ -37,7 +36,7 @@ static PetscErrorCode MakeSolver(Mat A, PetscInt dim, PetscInt n, PetscReal *xy,
 int main(int argc, char **argv)
 {
   PetscInt           dim = 2, n = 64, N, nl = 0, itc, itg;
-  PetscBool          expect  = PETSC_TRUE, has, expectcell = PETSC_FALSE, checkcell;
+  PetscBool          expect  = PETSC_TRUE, has;
   PetscReal          perturb = 0.3, *xy, d, nrm;
   DM                 da;
   Mat                A, Ag;
@@ -54,7 +53,6 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-perturb", &perturb, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-expect_device_cycle", &expect, NULL));
-  PetscCall(PetscOptionsGetBool(NULL, NULL, "-expect_cell_smooth", &expectcell, &checkcell));
   {
     char cs[32] = "4096";
     PetscCall(PetscOptionsGetString(NULL, NULL, "-coarse_size", cs, sizeof(cs), &has));
@@ -120,12 +118,6 @@ int main(int argc, char **argv)
     PetscCall(PetscViewerDestroy(&sv));
     has = strstr(text, "coarse levels' cycle on the device") ? PETSC_TRUE : PETSC_FALSE;
     PetscCheck(has == expect, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the GPU PC %s the device cycle, expected %s", has ? "runs" : "does not run", expect ? "it" : "the host-launched levels");
-    if (has && checkcell) { /* the cell-wise Gauss-Seidel on some coarse level, or on none */
-      const char *c = strstr(text, "cell by cell from registers on ");
-      PetscInt    ncell;
-      PetscCheck(c && sscanf(c + strlen("cell by cell from registers on "), "%" PetscInt_FMT, &ncell) == 1, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the GPU PC's view does not say how its coarse levels are swept");
-      PetscCheck((ncell > 0) == expectcell, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the GPU PC sweeps %" PetscInt_FMT " coarse levels cell by cell, expected %s", ncell, expectcell ? "some" : "none");
-    }
   }
   /* one application on a random vector */
   PetscCall(MatCreateVecs(A, &xc, &b));
@@ -179,7 +171,7 @@ int main(int argc, char **argv)
   test:
     suffix: 2d
     requires: cuda
-    args: -coarse_size 100 -gpu_pc_auxamg_check_galerkin -gpu_ksp_view -expect_cell_smooth 1
+    args: -coarse_size 100 -gpu_pc_auxamg_check_galerkin -gpu_ksp_view
     output_file: none
 
   test:
@@ -191,19 +183,13 @@ int main(int argc, char **argv)
   test:
     suffix: 3d
     requires: cuda
-    args: -coarse_size 100 -dim 3 -n 24 -gpu_pc_auxamg_check_galerkin -gpu_ksp_view -expect_cell_smooth 1
+    args: -coarse_size 100 -dim 3 -n 24 -gpu_pc_auxamg_check_galerkin -gpu_ksp_view
     output_file: none
 
   test:
     suffix: 3d_nograph
     requires: cuda
-    args: -coarse_size 100 -dim 3 -n 24 -gpu_pc_auxamg_gpu_graph 0 -expect_cell_smooth 1
-    output_file: none
-
-  test:
-    suffix: 3d_rowsmooth
-    requires: cuda
-    args: -coarse_size 100 -dim 3 -n 24 -gpu_pc_auxamg_gpu_cell_smooth 0 -expect_cell_smooth 0
+    args: -coarse_size 100 -dim 3 -n 24 -gpu_pc_auxamg_gpu_graph 0
     output_file: none
 
   test:

@@ -59,7 +59,6 @@ PETSC_INTERN PetscErrorCode AuxAMGCopyToHost_CUDA(void *h, const void *d, size_t
 typedef struct {
   PetscInt           nlevels; /* L: the levels 0 .. L - 1; the cycle runs on 1 .. L - 1 */
   PetscBool          kcycle;
-  PetscBool          cellsmooth; /* the Gauss-Seidel of the ELL levels cell by cell from registers (AuxSmoothCellKernel) where it applies */
   PetscReal          ktol;
   AuxAMGDeviceMat    A[AUXAMG_MAX_LEVELS];
   AuxAMGDeviceAgg    agg[AUXAMG_MAX_LEVELS]; /* level l into level l + 1 */
@@ -76,5 +75,4 @@ typedef struct _n_AuxAMGCycle *AuxAMGCycle;
 
 PETSC_INTERN PetscErrorCode AuxAMGCycleCreate_CUDA(const AuxAMGCycleDesc *desc, AuxAMGCycle *cycle);
 PETSC_INTERN PetscErrorCode AuxAMGCycleRun_CUDA(AuxAMGCycle cycle, PetscBool graph, PetscLogDouble *flops);
-PETSC_INTERN PetscErrorCode AuxAMGCycleCellLevels_CUDA(AuxAMGCycle cycle, PetscInt *ncell, PetscInt *nsmoothed);
 PETSC_INTERN PetscErrorCode AuxAMGCycleDestroy_CUDA(AuxAMGCycle *cycle);

@@ -97,7 +97,6 @@ typedef struct {
      CUDA graph unless -pc_auxamg_gpu_graph 0; NULL: each level's operations from the host, the coarsest LU on the host */
   AuxAMGCycle dcycle;
   PetscBool   graph;
-  PetscBool   cellsmooth; /* -pc_auxamg_gpu_cell_smooth */
 } PC_AuxAMG;
 
 static inline PetscInt PCAuxAMGCoarseSize(const PC_AuxAMG *j)
@@ -767,10 +766,9 @@ static PetscErrorCode PCAuxAMGSetUpDeviceCycle(PC_AuxAMG *j)
 
   PetscFunctionBegin;
   PetscCall(PetscMemzero(&d, sizeof(d)));
-  d.nlevels    = j->nlevels;
-  d.kcycle     = j->cycle == PC_AUXAMG_CYCLE_K ? PETSC_TRUE : PETSC_FALSE;
-  d.ktol       = j->ktol;
-  d.cellsmooth = j->cellsmooth;
+  d.nlevels = j->nlevels;
+  d.kcycle  = j->cycle == PC_AUXAMG_CYCLE_K ? PETSC_TRUE : PETSC_FALSE;
+  d.ktol    = j->ktol;
   for (PetscInt l = 0; l < j->nlevels; l++) {
     d.A[l]      = j->dA[l];
     d.idiag[l]  = j->didiag[l];
@@ -1163,8 +1161,6 @@ static PetscErrorCode PCSetFromOptions_AuxAMG(PC pc, PetscOptionItems PetscOptio
     j->colored = (PetscBool)(sm == 1);
   }
   PetscCall(PetscOptionsBool("-pc_auxamg_gpu", "Set up and apply on the GPU when the matrix is an AIJCUSPARSE matrix on one rank", "PCAUXAMG", j->usegpu, &j->usegpu, NULL));
-  PetscCall(PetscOptionsBool("-pc_auxamg_gpu_cell_smooth", "GPU path: the coarse levels' Gauss-Seidel cell by cell from registers, the couplings outside a cell summed first (else row by row from memory; the same sweep, summed in another order)",
-                             "PCAUXAMG", j->cellsmooth, &j->cellsmooth, NULL));
   PetscCall(PetscOptionsBool("-pc_auxamg_gpu_graph", "GPU path: the coarse levels' cycle as one CUDA graph (else its kernels launched one by one; no host synchronization either way)", "PCAUXAMG", j->graph, &j->graph, NULL));
   PetscCall(PetscOptionsBool("-pc_auxamg_check_galerkin", "Compare each coarse operator with MatPtAP() (a check; costs a general sparse product)", "PCAUXAMG", j->checkgalerkin, &j->checkgalerkin, NULL));
   PetscCall(VPOptionsReal("-pc_auxamg_ktol", "K-cycle: skip the second inner step when the first reduced the residual by this factor", "PCAUXAMG", j->ktol, &j->ktol, NULL));
@@ -1185,14 +1181,7 @@ static PetscErrorCode PCView_AuxAMG(PC pc, PetscViewer viewer)
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary-grid AMG: %s-cycle, %" PetscInt_FMT " levels, auxiliary grid %" PetscInt_FMT " cells per direction, operator complexity %.3f, %s\n", j->cycle == PC_AUXAMG_CYCLE_K ? "K" : "V", j->nlevels, j->M,
                                    (double)j->opcomplexity, j->gpu ? "on the GPU (coarse levels in ELL)" : "on the host"));
-  if (j->dcycle) {
-    PetscInt ncell = 0, nsm = 0;
-#if defined(PETSC_HAVE_CUDA)
-    PetscCall(AuxAMGCycleCellLevels_CUDA(j->dcycle, &ncell, &nsm));
-#endif
-    PetscCall(PetscViewerASCIIPrintf(viewer, "coarse levels' cycle on the device, %s, no host synchronization; coarsest level by its dense inverse\n", j->graph ? "one CUDA graph" : "kernels launched one by one"));
-    PetscCall(PetscViewerASCIIPrintf(viewer, "Gauss-Seidel of the coarse levels: cell by cell from registers on %" PetscInt_FMT " of %" PetscInt_FMT " (-pc_auxamg_gpu_cell_smooth; cells of at most 8 rows), row by row on the others\n", ncell, nsm));
-  }
+  if (j->dcycle) PetscCall(PetscViewerASCIIPrintf(viewer, "coarse levels' cycle on the device, %s, no host synchronization; coarsest level by its dense inverse\n", j->graph ? "one CUDA graph" : "kernels launched one by one"));
   for (PetscInt l = 0; l < j->nlevels; l++) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  level %" PetscInt_FMT ": %" PetscInt_FMT " unknowns, %.0f nonzeros", l, j->nrows[l], (double)j->nnz[l]));
     if (j->colored && l + 1 < j->nlevels) PetscCall(PetscViewerASCIIPrintf(viewer, ", Gauss-Seidel in %" PetscInt_FMT " colors", j->ncolors[l]));
@@ -1287,7 +1276,6 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
 . -pc_auxamg_smoother <colored,local> - Gauss-Seidel colored by the tree (default) or processor-local sweeps (`MatSOR()`)
 . -pc_auxamg_gpu <bool>              - set up and apply on the GPU when the matrix is a `MATAIJCUSPARSE` on one rank (default true)
 . -pc_auxamg_gpu_graph <bool>        - GPU path: the coarse levels' cycle as one CUDA graph (default true; false launches its kernels one by one)
-. -pc_auxamg_gpu_cell_smooth <bool>  - GPU path: the coarse levels' Gauss-Seidel cell by cell, the couplings outside a cell summed first for all its rows, then its rows updated from registers (default true; false: row by row from memory, two dependent loads per row)
 - -pc_auxamg_check_galerkin          - compare each coarse operator with `MatPtAP()` (a check)
 
   Level: intermediate
@@ -1332,7 +1320,6 @@ PETSC_EXTERN PetscErrorCode PCCreate_AuxAMG(PC pc)
   j->colored              = PETSC_TRUE;
   j->usegpu               = PETSC_TRUE;
   j->graph                = PETSC_TRUE;
-  j->cellsmooth           = PETSC_TRUE;
   pc->ops->setup          = PCSetUp_AuxAMG;
   pc->ops->apply          = PCApply_AuxAMG;
   pc->ops->reset          = PCReset_AuxAMG;

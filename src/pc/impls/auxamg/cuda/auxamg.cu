@@ -434,154 +434,13 @@ template <int G> static __global__ void AuxSmoothKernel(AuxAMGDeviceMat A, const
   }
 }
 
-/* the cell-wise form of AuxSmoothKernel for cells of at most AUX_CELL_MAX rows (the coarse levels of the device
-   cycle): one warp per cell. Each row's off-diagonal sum with the values before this color's sweep is formed first, for
-   all the cell's rows at once (their loads independent of each other; the lanes take a row's entries in turn); then the
-   rows are updated one after the other from registers only: the couplings inside the cell (blk, the cell's dense block,
-   row-major, AUX_CELL_MAX^2 per cell; lane q holds its column q) times the changes of the rows already updated, summed
-   over the first AUX_CELL_MAX lanes. The cells of a color do not couple, so the values outside the cell do not change
-   during the sweep. AuxSmoothKernel's chain of two dependent loads per row becomes one per cell. */
-#define AUX_CELL_MAX 8
-static __global__ void __launch_bounds__(256) AuxSmoothCellKernel(AuxAMGDeviceMat A, const PetscScalar *blk, const PetscScalar *idiag, AuxAMGDeviceAgg g, PetscInt c0, PetscInt c1, bool forward, const PetscScalar *b, PetscScalar *x, const int *on)
-{
-  const PetscInt t    = c0 + AuxThread() / 32;
-  const int      lane = threadIdx.x % 32;
-  PetscScalar    sum[AUX_CELL_MAX], rhs[AUX_CELL_MAX], dinv[AUX_CELL_MAX], col[AUX_CELL_MAX], xl = 0, dx = 0;
-  PetscInt       row[AUX_CELL_MAX];
-
-  if (t >= c1 || AuxOff(on)) return; /* the whole warp: t is the same on its lanes */
-  const PetscInt I = g.d_cells[t], q0 = g.d_start[I];
-  const int      m = (int)(g.d_start[I + 1] - q0);
-#pragma unroll
-  for (int k = 0; k < AUX_CELL_MAX; k++) {
-    sum[k] = rhs[k] = dinv[k] = col[k] = 0;
-    row[k]                             = -1;
-    if (k < m) {
-      const PetscInt i = g.d_perm[q0 + k];
-      row[k]           = i;
-      if (A.w) {
-        for (PetscInt sl = lane; sl < A.w; sl += 32) {
-          const size_t   e = (size_t)sl * A.n + i;
-          const PetscInt j = A.col[e];
-          if (j != i) sum[k] += A.val[e] * x[j];
-        }
-      } else {
-        for (PetscInt e = A.rowptr[i] + lane; e < A.rowptr[i + 1]; e += 32) {
-          const PetscInt j = A.col[e];
-          if (j != i) sum[k] += A.val[e] * x[j];
-        }
-      }
-      rhs[k]  = b[i];
-      dinv[k] = idiag[i];
-      if (lane < AUX_CELL_MAX) col[k] = blk[(size_t)I * AUX_CELL_MAX * AUX_CELL_MAX + k * AUX_CELL_MAX + lane];
-      if (lane == k) xl = x[i];
-    }
-  }
-#pragma unroll
-  for (int k = 0; k < AUX_CELL_MAX; k++)
-    if (k < m) /* m is the same on every lane */
-#pragma unroll
-      for (int o = 16; o > 0; o /= 2) sum[k] += __shfl_xor_sync(0xffffffffu, sum[k], o);
-#pragma unroll
-  for (int s = 0; s < AUX_CELL_MAX; s++) {
-    if (s < m) {
-      const int   k = forward ? s : m - 1 - s;
-      PetscScalar c = 0, xn = 0;
-#pragma unroll
-      for (int kk = 0; kk < AUX_CELL_MAX; kk++) /* the register arrays by a constant index */
-        if (kk == k) c = col[kk] * dx;          /* dx = 0 on the rows not yet updated and on lanes >= m */
-#pragma unroll
-      for (int o = AUX_CELL_MAX / 2; o > 0; o /= 2) c += __shfl_xor_sync(0xffffffffu, c, o); /* lanes 0 .. 7 sum theirs */
-#pragma unroll
-      for (int kk = 0; kk < AUX_CELL_MAX; kk++)
-        if (kk == k) xn = (rhs[kk] - sum[kk] - c) * dinv[kk];
-      if (lane == k) {
-        dx = xn - xl;
-        xl = xn;
-      }
-    }
-  }
-  if (lane < m) {
-#pragma unroll
-    for (int k = 0; k < AUX_CELL_MAX; k++)
-      if (k == lane) x[row[k]] = xl;
-  }
-}
-
-/* blk of AuxSmoothCellKernel: the couplings between the rows of each cell of level A aggregated by g (qpos: each row's
-   position in its cell), the diagonal left 0; blk zeroed before */
-static __global__ void AuxCellBlockKernel(AuxAMGDeviceMat A, AuxAMGDeviceAgg g, const int *qpos, PetscScalar *blk)
-{
-  const PetscInt i = AuxThread();
-  if (i >= A.n) return;
-  const PetscInt I  = g.d_agg[i];
-  PetscScalar   *bi = blk + (size_t)I * AUX_CELL_MAX * AUX_CELL_MAX + qpos[i] * AUX_CELL_MAX;
-  if (A.w) {
-    for (PetscInt sl = 0; sl < A.w; sl++) {
-      const size_t   e = (size_t)sl * A.n + i;
-      const PetscInt j = A.col[e];
-      if (j != i && g.d_agg[j] == I) bi[qpos[j]] += A.val[e];
-    }
-  } else {
-    for (PetscInt e = A.rowptr[i]; e < A.rowptr[i + 1]; e++) {
-      const PetscInt j = A.col[e];
-      if (j != i && g.d_agg[j] == I) bi[qpos[j]] += A.val[e];
-    }
-  }
-}
-
-/* qpos[j]: row j's position among its cell's rows (the order of d_perm); *big: set when a cell has more than
-   AUX_CELL_MAX rows */
-static __global__ void AuxCellQPosKernel(AuxAMGDeviceAgg g, int *qpos, int *big)
-{
-  const PetscInt q = AuxThread();
-  if (q >= g.n) return;
-  const PetscInt j = g.d_perm[q], k = q - g.d_start[g.d_agg[j]];
-  qpos[j] = (int)k;
-  if (k >= AUX_CELL_MAX) *big = 1;
-}
-
-/* the cells' blocks of AuxSmoothCellKernel for level A, g (*blk = NULL where a cell has more than AUX_CELL_MAX rows:
-   AuxSmoothKernel then) */
-static PetscErrorCode AuxCellBlocks(cudaStream_t stream, const AuxAMGDeviceMat *A, const AuxAMGDeviceAgg *g, PetscScalar **blk)
-{
-  int *qpos, *big, hbig = 0;
-
-  PetscFunctionBegin;
-  *blk = NULL;
-  if (!A->n) PetscFunctionReturn(PETSC_SUCCESS);
-  PetscCall(AuxMalloc(&qpos, A->n + 1));
-  big = qpos + A->n;
-  PetscCallCUDA(cudaMemsetAsync(big, 0, sizeof(int), stream));
-  AuxCellQPosKernel<<<AuxBlocks(A->n), AUX_TPB, 0, stream>>>(*g, qpos, big);
-  PetscCallCUDA(cudaGetLastError());
-  PetscCallCUDA(cudaMemcpyAsync(&hbig, big, sizeof(int), cudaMemcpyDeviceToHost, stream));
-  PetscCallCUDA(cudaStreamSynchronize(stream));
-  if (!hbig) {
-    const size_t nb = (size_t)g->nc * AUX_CELL_MAX * AUX_CELL_MAX;
-    PetscCall(AuxMalloc(blk, (PetscInt)nb));
-    PetscCallCUDA(cudaMemsetAsync(*blk, 0, sizeof(PetscScalar) * nb, stream));
-    AuxCellBlockKernel<<<AuxBlocks(A->n), AUX_TPB, 0, stream>>>(*A, *g, qpos, *blk);
-    PetscCallCUDA(cudaGetLastError());
-    PetscCallCUDA(cudaStreamSynchronize(stream));
-  }
-  PetscCallCUDA(cudaFree(qpos));
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static PetscErrorCode AuxSmoothColor(cudaStream_t stream, const AuxAMGDeviceMat *A, const PetscScalar *d_idiag, const AuxAMGDeviceAgg *g, PetscInt maxlen, PetscInt c0, PetscInt c1, bool fw, const PetscScalar *b, PetscScalar *x, const int *on,
-                                     const PetscScalar *blk = NULL)
+static PetscErrorCode AuxSmoothColor(cudaStream_t stream, const AuxAMGDeviceMat *A, const PetscScalar *d_idiag, const AuxAMGDeviceAgg *g, PetscInt maxlen, PetscInt c0, PetscInt c1, bool fw, const PetscScalar *b, PetscScalar *x, const int *on)
 {
   const int    G  = maxlen <= 4 ? 4 : (maxlen <= 8 ? 8 : (maxlen <= 16 ? 16 : 32));
   const size_t nt = (size_t)(c1 - c0) * G;
 
   PetscFunctionBegin;
   if (c1 <= c0) PetscFunctionReturn(PETSC_SUCCESS);
-  if (blk) {
-    AuxSmoothCellKernel<<<(unsigned)((32 * (size_t)(c1 - c0) + AUX_TPB - 1) / AUX_TPB), AUX_TPB, 0, stream>>>(*A, blk, d_idiag, *g, c0, c1, fw, b, x, on);
-    PetscCallCUDA(cudaGetLastError());
-    PetscFunctionReturn(PETSC_SUCCESS);
-  }
   const unsigned nb = (unsigned)((nt + AUX_TPB - 1) / AUX_TPB);
   switch (G) {
   case 4:
@@ -705,12 +564,11 @@ typedef struct {
 
 struct _n_AuxAMGCycle {
   AuxAMGCycleDesc d;
-  PetscScalar    *d_inv;                    /* the coarsest level's inverse, row-major */
-  AuxKStep       *d_k;                      /* one per K-cycle step of a visit of level 1 */
-  PetscInt        nk, ik;                   /* steps allocated; the next one to hand out while the sequence is issued */
-  double         *d_part;                   /* the inner products' partial sums (3 or 5 per block) */
-  PetscScalar    *d_blk[AUXAMG_MAX_LEVELS]; /* per level: the cells' blocks of AuxSmoothCellKernel, or NULL (AuxSmoothKernel) */
-  PetscLogDouble  flops;                    /* of one run, with every second step taken */
+  PetscScalar    *d_inv;  /* the coarsest level's inverse, row-major */
+  AuxKStep       *d_k;    /* one per K-cycle step of a visit of level 1 */
+  PetscInt        nk, ik; /* steps allocated; the next one to hand out while the sequence is issued */
+  double         *d_part; /* the inner products' partial sums (3 or 5 per block) */
+  PetscLogDouble  flops;  /* of one run, with every second step taken */
   cudaGraph_t     graph;
   cudaGraphExec_t exec;
 };
@@ -900,12 +758,12 @@ static PetscErrorCode AuxCycleVisit(AuxAMGCycle c, cudaStream_t s, PetscInt l, c
   }
   if (n) AuxZeroKernel<<<AuxBlocks(n), AUX_TPB, 0, s>>>(n, x, on);
   PetscCallCUDA(cudaGetLastError());
-  for (PetscInt ci = 0; ci < d->ncolors[l]; ci++) PetscCall(AuxSmoothColor(s, &d->A[l], d->idiag[l], &d->agg[l], d->maxlen[l], d->colorstart[l][ci], d->colorstart[l][ci + 1], true, b, x, on, c->d_blk[l]));
+  for (PetscInt ci = 0; ci < d->ncolors[l]; ci++) PetscCall(AuxSmoothColor(s, &d->A[l], d->idiag[l], &d->agg[l], d->maxlen[l], d->colorstart[l][ci], d->colorstart[l][ci + 1], true, b, x, on));
   PetscCall(AuxMult(s, &d->A[l], b, x, d->r[l], on));
   PetscCall(AuxRestrict(s, &d->agg[l], d->r[l], d->b[l + 1], on));
   PetscCall(AuxCycleCorrect(c, s, l + 1, d->b[l + 1], d->x[l + 1], on));
   PetscCall(AuxProlongAdd(s, &d->agg[l], d->x[l + 1], x, on));
-  for (PetscInt ci = d->ncolors[l] - 1; ci >= 0; ci--) PetscCall(AuxSmoothColor(s, &d->A[l], d->idiag[l], &d->agg[l], d->maxlen[l], d->colorstart[l][ci], d->colorstart[l][ci + 1], false, b, x, on, c->d_blk[l]));
+  for (PetscInt ci = d->ncolors[l] - 1; ci >= 0; ci--) PetscCall(AuxSmoothColor(s, &d->A[l], d->idiag[l], &d->agg[l], d->maxlen[l], d->colorstart[l][ci], d->colorstart[l][ci + 1], false, b, x, on));
   c->flops += 3 * 2 * d->A[l].w * (PetscLogDouble)n + 2 * (PetscLogDouble)n;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -987,11 +845,6 @@ PetscErrorCode AuxAMGCycleCreate_CUDA(const AuxAMGCycleDesc *desc, AuxAMGCycle *
   PetscCall(AuxMalloc(&c->d_k, c->nk));
   PetscCall(AuxMalloc(&c->d_part, 5 * AUX_RED_BLOCKS));
   PetscCall(AuxCycleDenseInverse(c));
-  if (desc->cellsmooth) {
-    cudaStream_t stream;
-    PetscCall(VPGetStream(&stream));
-    for (PetscInt l = 1; l < desc->nlevels - 1; l++) PetscCall(AuxCellBlocks(stream, &desc->A[l], &desc->agg[l], &c->d_blk[l]));
-  }
   *cycle = c;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1026,17 +879,6 @@ PetscErrorCode AuxAMGCycleRun_CUDA(AuxAMGCycle c, PetscBool graph, PetscLogDoubl
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* how many of the smoothed levels (1 .. L - 2) the cycle sweeps by AuxSmoothCellKernel, of how many */
-PetscErrorCode AuxAMGCycleCellLevels_CUDA(AuxAMGCycle c, PetscInt *ncell, PetscInt *nsmoothed)
-{
-  PetscFunctionBegin;
-  *ncell     = 0;
-  *nsmoothed = PetscMax(c->d.nlevels - 2, 0);
-  for (PetscInt l = 1; l < c->d.nlevels - 1; l++)
-    if (c->d_blk[l]) (*ncell)++;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 PetscErrorCode AuxAMGCycleDestroy_CUDA(AuxAMGCycle *cycle)
 {
   AuxAMGCycle c = *cycle;
@@ -1048,7 +890,6 @@ PetscErrorCode AuxAMGCycleDestroy_CUDA(AuxAMGCycle *cycle)
   PetscCall(AuxAMGFree_CUDA(c->d_inv));
   PetscCall(AuxAMGFree_CUDA(c->d_k));
   PetscCall(AuxAMGFree_CUDA(c->d_part));
-  for (PetscInt l = 0; l < AUXAMG_MAX_LEVELS; l++) PetscCall(AuxAMGFree_CUDA(c->d_blk[l]));
   PetscCall(PetscFree(c));
   *cycle = NULL;
   PetscFunctionReturn(PETSC_SUCCESS);
