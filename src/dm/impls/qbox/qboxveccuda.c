@@ -9,6 +9,36 @@
 #include <petscdevice_cuda.h>
 #include <petsc/private/vecimpl.h>
 
+/* the operations of the DM's CUDA vectors that wrap or replace PETSc's, as PETSc set them (set by VecQBoxWrapCUDA()) */
+typedef struct {
+  PetscErrorCode (*set)(Vec, PetscScalar);
+  PetscErrorCode (*copy)(Vec, Vec);
+  PetscErrorCode (*waxpy)(Vec, PetscScalar, Vec, Vec);
+  PetscErrorCode (*pointwisemult)(Vec, Vec, Vec);
+  PetscErrorCode (*pointwisedivide)(Vec, Vec, Vec);
+  PetscErrorCode (*setrandom)(Vec, PetscRandom);
+  PetscErrorCode (*aypx)(Vec, PetscScalar, Vec);
+  /* the operations through cuBLAS's 32-bit length (and MAXPY), replaced on vectors past 2^31 - 1 values per rank */
+  PetscErrorCode (*axpy)(Vec, PetscScalar, Vec);
+  PetscErrorCode (*axpby)(Vec, PetscScalar, PetscScalar, Vec);
+  PetscErrorCode (*axpbypcz)(Vec, PetscScalar, PetscScalar, PetscScalar, Vec, Vec);
+  PetscErrorCode (*maxpy)(Vec, PetscInt, const PetscScalar *, Vec *);
+  PetscErrorCode (*scale)(Vec, PetscScalar);
+  PetscErrorCode (*swap)(Vec, Vec);
+  PetscErrorCode (*norm)(Vec, NormType, PetscReal *);
+  PetscErrorCode (*norm_local)(Vec, NormType, PetscReal *);
+  PetscErrorCode (*dot_local)(Vec, Vec, PetscScalar *);
+} VecQBoxOps;
+static VecQBoxOps vecqbox_orig[2]; /* the operations of VECSEQCUDA and VECMPICUDA, as PETSc sets them */
+static PetscBool  vecqbox_have[2];
+
+static int VecQBoxKind(Vec v)
+{
+  PetscBool seq = PETSC_FALSE;
+  (void)PetscObjectTypeCompare((PetscObject)v, VECSEQCUDA, &seq);
+  return seq ? 0 : 1;
+}
+
 #if defined(PETSC_HAVE_CUDA) && !defined(PETSC_USE_COMPLEX)
 /* VecMDot of the CUDA global vectors (-dm_qbox_vec_mdot; VecMTDot too, the same in real arithmetic): the local products by
    VPMDot_CUDA (src/sys/cuda/vecmdot.cu says why; 64-bit lengths), then one reduction over the ranks. Vectors of another
@@ -23,8 +53,8 @@ static PetscErrorCode VecMDotLocal_QBox(Vec x, PetscInt nv, const Vec y[], Petsc
   PetscFunctionBegin;
   PetscCall(PetscObjectGetType((PetscObject)x, &type));
   for (PetscInt j = 0; j < nv && same; j++) PetscCall(PetscObjectTypeCompare((PetscObject)y[j], type, &same));
-  if (!same || x->boundtocpu) {
-    for (PetscInt j = 0; j < nv; j++) PetscCall((*x->ops->dot_local)(x, y[j], &z[j]));
+  if (!same || x->boundtocpu) { /* PETSc's own local dot (the vector's own may be VecDotLocal_QBoxLong(), which calls this) */
+    for (PetscInt j = 0; j < nv; j++) PetscCall(vecqbox_orig[VecQBoxKind(x)].dot_local(x, y[j], &z[j]));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   PetscCall(VecGetLocalSize(x, &n));
@@ -71,26 +101,6 @@ static PetscErrorCode VecMDot_QBox(Vec x, PetscInt nv, const Vec y[], PetscScala
   Vectors a solver never touches stay unallocated (allocating every vector at creation costs 4-7 GB at 455M-722M
   unknowns).
 */
-typedef struct {
-  PetscErrorCode (*set)(Vec, PetscScalar);
-  PetscErrorCode (*copy)(Vec, Vec);
-  PetscErrorCode (*waxpy)(Vec, PetscScalar, Vec, Vec);
-  PetscErrorCode (*pointwisemult)(Vec, Vec, Vec);
-  PetscErrorCode (*pointwisedivide)(Vec, Vec, Vec);
-  PetscErrorCode (*setrandom)(Vec, PetscRandom);
-  PetscErrorCode (*aypx)(Vec, PetscScalar, Vec);
-  /* the operations through cuBLAS's 32-bit length (and MAXPY), replaced on vectors past 2^31 - 1 values per rank */
-  PetscErrorCode (*axpy)(Vec, PetscScalar, Vec);
-  PetscErrorCode (*axpby)(Vec, PetscScalar, PetscScalar, Vec);
-  PetscErrorCode (*axpbypcz)(Vec, PetscScalar, PetscScalar, PetscScalar, Vec, Vec);
-  PetscErrorCode (*maxpy)(Vec, PetscInt, const PetscScalar *, Vec *);
-  PetscErrorCode (*scale)(Vec, PetscScalar);
-  PetscErrorCode (*swap)(Vec, Vec);
-  PetscErrorCode (*norm)(Vec, NormType, PetscReal *);
-  PetscErrorCode (*norm_local)(Vec, NormType, PetscReal *);
-} VecQBoxOps;
-static VecQBoxOps vecqbox_orig[2]; /* the operations of VECSEQCUDA and VECMPICUDA, as PETSc sets them */
-static PetscBool  vecqbox_have[2];
 
 static PetscErrorCode VecQBoxEnsureDevice_Private(Vec v)
 {
@@ -135,13 +145,6 @@ static PetscErrorCode VecQBoxEnsureDevice_Private(Vec v)
             what, N, n, (double)n * sizeof(PetscScalar) / 1e9, mfree / 1e9, (int)ierr);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
-}
-
-static int VecQBoxKind(Vec v)
-{
-  PetscBool seq = PETSC_FALSE;
-  (void)PetscObjectTypeCompare((PetscObject)v, VECSEQCUDA, &seq);
-  return seq ? 0 : 1;
 }
 
 static PetscErrorCode VecSet_QBoxCUDA(Vec v, PetscScalar a)
@@ -549,6 +552,7 @@ static PetscErrorCode VecQBoxWrapCUDA(Vec v, PetscBool aypx)
     vecqbox_orig[k].swap            = v->ops->swap;
     vecqbox_orig[k].norm            = v->ops->norm;
     vecqbox_orig[k].norm_local      = v->ops->norm_local;
+    vecqbox_orig[k].dot_local       = v->ops->dot_local;
     vecqbox_have[k]                 = PETSC_TRUE;
   }
   PetscCheck(v->ops->set != VecSet_QBoxCUDA, PETSC_COMM_SELF, PETSC_ERR_PLIB, "vector operations wrapped twice");
