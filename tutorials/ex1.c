@@ -324,6 +324,15 @@ int main(int argc, char **argv)
     args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 3 -dm_qbox_cells 16 -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_coefficient_contrast 1e2 -dm_vec_type cuda
     output_file: ex1_3d_shell_oscillatory_np2
 
+  # the vector operations of ranks past 2^31 - 1 values (-dm_qbox_vec_long: on every vector) inside GMRES and PCMG on
+  # 2 ranks, and inside CG: the same output as PETSc's own operations
+  test:
+    suffix: 3d_shell_oscillatory_np2_cuda_veclong
+    requires: cuda
+    nsize: 2
+    args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 3 -dm_qbox_cells 16 -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_coefficient_contrast 1e2 -dm_vec_type cuda -dm_qbox_vec_long
+    output_file: ex1_3d_shell_oscillatory_np2
+
   # CG with a symmetric sweep of the scaled local solver: each patch's damping from 5 Lanczos steps keeps the
   # preconditioner positive definite (with 3, -pc_vpatch_local_damping_steps 3, CG stops with DIVERGED_INDEFINITE_PC)
   test:
@@ -334,6 +343,12 @@ int main(int argc, char **argv)
     suffix: 3d_shell_cg_symmetric_cuda
     requires: cuda
     args: -dm_qbox_dim 3 -dm_qbox_degree 4 -dm_qbox_cells 10 -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_coefficient_contrast 1e4 -ksp_type cg -pc_type vpatch -pc_vpatch_sweep symmetric -dm_vec_type cuda
+    output_file: ex1_3d_shell_cg_symmetric
+
+  test:
+    suffix: 3d_shell_cg_symmetric_cuda_veclong
+    requires: cuda
+    args: -dm_qbox_dim 3 -dm_qbox_degree 4 -dm_qbox_cells 10 -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_coefficient_contrast 1e4 -ksp_type cg -pc_type vpatch -pc_vpatch_sweep symmetric -dm_vec_type cuda -dm_qbox_vec_long
     output_file: ex1_3d_shell_cg_symmetric
 
   test:
