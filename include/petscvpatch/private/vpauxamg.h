@@ -42,6 +42,8 @@ PETSC_INTERN PetscErrorCode AuxAMGColors_CUDA(AuxAMGDeviceAgg *g, const PetscInt
 PETSC_INTERN PetscErrorCode AuxAMGGalerkin_CUDA(const AuxAMGDeviceMat *A, const AuxAMGDeviceAgg *g, const PetscInt64 *d_ukeys, PetscInt cdim, PetscInt M, PetscInt r, PetscInt **d_col, PetscScalar **d_val, PetscInt *w, PetscInt64 *nnz);
 PETSC_INTERN PetscErrorCode AuxAMGInvDiag_CUDA(const AuxAMGDeviceMat *A, PetscScalar **d_idiag, PetscInt *zerorow, PetscInt *maxlen);
 PETSC_INTERN PetscErrorCode AuxAMGSmoothColor_CUDA(const AuxAMGDeviceMat *A, const PetscScalar *d_idiag, const AuxAMGDeviceAgg *g, PetscInt maxlen, PetscInt c0, PetscInt c1, PetscBool forward, const PetscScalar *b, PetscScalar *x);
+PETSC_INTERN PetscErrorCode AuxAMGJacobiWeights_CUDA(const AuxAMGDeviceMat *A, PetscScalar **d_w);
+PETSC_INTERN PetscErrorCode AuxAMGJacobi_CUDA(const AuxAMGDeviceMat *A, const PetscScalar *d_w, const PetscScalar *b, const PetscScalar *x, PetscScalar *y);
 PETSC_INTERN PetscErrorCode AuxAMGMult_CUDA(const AuxAMGDeviceMat *A, const PetscScalar *b, const PetscScalar *x, PetscScalar *y);
 PETSC_INTERN PetscErrorCode AuxAMGRestrict_CUDA(const AuxAMGDeviceAgg *g, const PetscScalar *r, PetscScalar *rc);
 PETSC_INTERN PetscErrorCode AuxAMGProlongAdd_CUDA(const AuxAMGDeviceAgg *g, const PetscScalar *e, PetscScalar *x);
@@ -63,6 +65,7 @@ typedef struct {
   AuxAMGDeviceMat    A[AUXAMG_MAX_LEVELS];
   AuxAMGDeviceAgg    agg[AUXAMG_MAX_LEVELS]; /* level l into level l + 1 */
   const PetscScalar *idiag[AUXAMG_MAX_LEVELS];
+  const PetscScalar *jac[AUXAMG_MAX_LEVELS]; /* the damped Jacobi's weights of a level, or NULL: its colored Gauss-Seidel */
   PetscInt           maxlen[AUXAMG_MAX_LEVELS], ncolors[AUXAMG_MAX_LEVELS];
   const PetscInt    *colorstart[AUXAMG_MAX_LEVELS]; /* host arrays of ncolors + 1, kept by the caller while the cycle lives */
   /* device work vectors of each level l >= 1 (n = A[l].n), kept by the caller: b and x, the right-hand side and the

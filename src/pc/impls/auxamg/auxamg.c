@@ -17,7 +17,8 @@
   prolongation P is piecewise constant (one 1 per row), and the coarse operator P^T A P is summed directly from A's
   entries: entry (I, J) is the sum of a_ij over i in aggregate I and j in aggregate J (no general sparse product).
   Solve. A K-cycle (Notay and Vassilevski's nonlinear AMLI; -pc_auxamg_cycle k, the default) or a V-cycle (v): one
-  forward Gauss-Seidel sweep before the coarse correction, one backward sweep after it, and on each coarse level of
+  forward Gauss-Seidel sweep before the coarse correction, one backward sweep after it (on the levels below the finest
+  one damped Jacobi sweep each, -pc_auxamg_coarse_smoother), and on each coarse level of
   the K-cycle up to two flexible CG steps preconditioned by the next cycle; the second step is skipped when the first
   reduced the residual by -pc_auxamg_ktol. The coarsest level is solved by LU (PCREDUNDANT) on the host, by its
   inverse on the GPU. The K-cycle is nonlinear: use a flexible outer method (KSPFGMRES; KSPFCG on the host). The Gauss-Seidel is colored by the tree (the default):
@@ -91,12 +92,15 @@ typedef struct {
   AuxAMGDeviceAgg dagg[AUXAMG_MAX_LEVELS];
   PetscInt       *dcol[AUXAMG_MAX_LEVELS];
   PetscScalar    *dval[AUXAMG_MAX_LEVELS], *didiag[AUXAMG_MAX_LEVELS];
+  PetscScalar    *djac[AUXAMG_MAX_LEVELS];   /* GPU path: the damped Jacobi's weights of the levels 1 .. L - 2 (-pc_auxamg_coarse_smoother jacobi) */
+  Vec             jac[AUXAMG_MAX_LEVELS];    /* host path: the same */
   PetscInt        maxlen[AUXAMG_MAX_LEVELS]; /* the longest row's stored entries (sets the lanes per cell of the smoother) */
   Vec             hb, hx;
   /* the coarse levels' cycle on the device (a coarsest level of at most AUXAMG_DENSE_MAX unknowns, by its inverse), one
      CUDA graph unless -pc_auxamg_gpu_graph 0; NULL: each level's operations from the host, the coarsest LU on the host */
   AuxAMGCycle dcycle;
   PetscBool   graph;
+  PetscBool   cjacobi; /* -pc_auxamg_coarse_smoother jacobi: the levels below the finest smoothed by one damped Jacobi sweep */
 } PC_AuxAMG;
 
 static inline PetscInt PCAuxAMGCoarseSize(const PC_AuxAMG *j)
@@ -488,6 +492,7 @@ static PetscErrorCode PCReset_AuxAMG(PC pc)
     PetscCall(VecDestroy(&j->r1[l]));
     PetscCall(VecDestroy(&j->c2[l]));
     PetscCall(VecDestroy(&j->v2[l]));
+    PetscCall(VecDestroy(&j->jac[l]));
   }
   for (PetscInt l = 0; l < AUXAMG_MAX_LEVELS; l++) {
     if (j->order[l])
@@ -507,6 +512,7 @@ static PetscErrorCode PCReset_AuxAMG(PC pc)
       PetscCall(AuxAMGFree_CUDA(j->dcol[l]));
       PetscCall(AuxAMGFree_CUDA(j->dval[l]));
       PetscCall(AuxAMGFree_CUDA(j->didiag[l]));
+      PetscCall(AuxAMGFree_CUDA(j->djac[l]));
     }
 #endif
     PetscCall(PetscMemzero(&j->dagg[l], sizeof(j->dagg[l])));
@@ -514,6 +520,7 @@ static PetscErrorCode PCReset_AuxAMG(PC pc)
     j->dcol[l]   = NULL;
     j->dval[l]   = NULL;
     j->didiag[l] = NULL;
+    j->djac[l]   = NULL;
   }
   PetscCall(VecDestroy(&j->hb));
   PetscCall(VecDestroy(&j->hx));
@@ -772,6 +779,7 @@ static PetscErrorCode PCAuxAMGSetUpDeviceCycle(PC_AuxAMG *j)
   for (PetscInt l = 0; l < j->nlevels; l++) {
     d.A[l]      = j->dA[l];
     d.idiag[l]  = j->didiag[l];
+    d.jac[l]    = j->djac[l];
     d.maxlen[l] = j->maxlen[l];
     if (l + 1 < j->nlevels) {
       d.agg[l]        = j->dagg[l];
@@ -817,6 +825,8 @@ static PetscErrorCode PCAuxAMGUseGPU(PC pc, PetscBool *gpu)
     *gpu = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
+
+static PetscErrorCode PCAuxAMGJacobiWeights(PC_AuxAMG *);
 
 static PetscErrorCode PCSetUp_AuxAMG(PC pc)
 {
@@ -902,6 +912,7 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
     nnzall += j->nnz[l];
   }
   j->opcomplexity = j->nnz[0] > 0 ? nnzall / j->nnz[0] : 1;
+  if (j->cjacobi) PetscCall(PCAuxAMGJacobiWeights(j));
   if (gpu && j->nlevels > 1 && !j->A[j->nlevels - 1]) {
     PetscCall(PCAuxAMGSetUpDeviceCycle(j));
     PetscCall(PetscLogEventEnd(VPATCH_AuxAMGSetUp, pc, 0, 0, 0));
@@ -927,10 +938,88 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
 /* the operations of a level, on the host (PETSc's matrices) or on the GPU (our kernels; level 0's residual by A) */
 
 /* one Gauss-Seidel sweep on level l (forward before the coarse correction, backward after it) */
+static PetscErrorCode PCAuxAMGMult(PC_AuxAMG *, PetscInt, Vec, Vec, Vec);
+
+/* the damped Jacobi's weights of the levels 1 .. L - 2 (-pc_auxamg_coarse_smoother jacobi): w_i = 1 / (a_ii + sum_{j != i}
+   |a_ij| / 2), 2/3 / a_ii where a row sums to 0 (cuda/auxamg.cu computes the GPU path's) */
+static PetscErrorCode PCAuxAMGJacobiWeights(PC_AuxAMG *j)
+{
+  PetscFunctionBegin;
+  for (PetscInt l = 1; l < j->nlevels - 1; l++) {
+    if (j->gpu) {
+#if defined(PETSC_HAVE_CUDA)
+      PetscCall(AuxAMGJacobiWeights_CUDA(&j->dA[l], &j->djac[l]));
+#endif
+    } else {
+      PetscInt     rs, re;
+      PetscScalar *w;
+
+      PetscCall(VecDuplicate(j->r[l], &j->jac[l]));
+      PetscCall(MatGetOwnershipRange(j->A[l], &rs, &re));
+      PetscCall(VecGetArrayWrite(j->jac[l], &w));
+      for (PetscInt i = rs; i < re; i++) {
+        const PetscInt    *cols;
+        const PetscScalar *vals;
+        PetscInt           nc;
+        PetscScalar        d   = 0;
+        PetscReal          off = 0;
+        PetscCall(MatGetRow(j->A[l], i, &nc, &cols, &vals));
+        for (PetscInt k = 0; k < nc; k++) {
+          if (cols[k] == i)
+            d += vals[k];
+          else
+            off += PetscAbsScalar(vals[k]);
+        }
+        PetscCall(MatRestoreRow(j->A[l], i, &nc, &cols, &vals));
+        w[i - rs] = d + off / 2 != 0 ? 1 / (d + off / 2) : 0;
+      }
+      PetscCall(VecRestoreArrayWrite(j->jac[l], &w));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one damped Jacobi sweep on level l >= 1: x = w b (zero), else x += w (b - A x), with r[l] as work space (free while
+   level l smooths: its residual was restricted before) */
+static PetscErrorCode PCAuxAMGJacobi(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, PetscBool zero)
+{
+  PetscFunctionBegin;
+  if (j->gpu) {
+#if defined(PETSC_HAVE_CUDA)
+    const PetscScalar *ba, *xa = NULL;
+    PetscScalar       *ya;
+    Vec                y = zero ? x : j->r[l];
+    PetscCall(VecCUDAGetArrayRead(b, &ba));
+    if (!zero) PetscCall(VecCUDAGetArrayRead(x, &xa));
+    PetscCall(VecCUDAGetArrayWrite(y, &ya));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(AuxAMGJacobi_CUDA(&j->dA[l], j->djac[l], ba, xa, ya));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(VecCUDARestoreArrayWrite(y, &ya));
+    if (!zero) PetscCall(VecCUDARestoreArrayRead(x, &xa));
+    PetscCall(VecCUDARestoreArrayRead(b, &ba));
+    if (!zero) PetscCall(VecCopy(j->r[l], x));
+#endif
+  } else if (zero)
+    PetscCall(VecPointwiseMult(x, j->jac[l], b));
+  else {
+    PetscCall(PCAuxAMGMult(j, l, b, x, j->r[l]));
+    PetscCall(VecPointwiseMult(j->r[l], j->r[l], j->jac[l]));
+    PetscCall(VecAXPY(x, 1.0, j->r[l]));
+  }
+  PetscCall(PetscLogFlops(zero ? j->nrows[l] : 2.0 * j->nnz[l] + 3.0 * j->nrows[l]));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCAuxAMGSmooth(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, PetscBool forward, PetscBool zero)
 {
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(VPATCH_AuxAMGSmooth, 0, 0, 0, 0));
+  if (l > 0 && j->cjacobi) {
+    PetscCall(PCAuxAMGJacobi(j, l, b, x, zero));
+    PetscCall(PetscLogEventEnd(VPATCH_AuxAMGSmooth, 0, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (j->gpu) {
 #if defined(PETSC_HAVE_CUDA)
     const PetscScalar *ba;
@@ -1161,6 +1250,13 @@ static PetscErrorCode PCSetFromOptions_AuxAMG(PC pc, PetscOptionItems PetscOptio
     j->colored = (PetscBool)(sm == 1);
   }
   PetscCall(PetscOptionsBool("-pc_auxamg_gpu", "Set up and apply on the GPU when the matrix is an AIJCUSPARSE matrix on one rank", "PCAUXAMG", j->usegpu, &j->usegpu, NULL));
+  {
+    PetscInt          cs       = j->cjacobi ? 0 : 1;
+    const char *const cnames[] = {"jacobi", "gs"};
+    PetscCall(PetscOptionsEList("-pc_auxamg_coarse_smoother", "The levels below the finest: one damped Jacobi sweep before and after the coarse correction (one kernel each on the GPU) or the Gauss-Seidel of -pc_auxamg_smoother", "PCAUXAMG", cnames,
+                                2, cnames[cs], &cs, NULL));
+    j->cjacobi = (PetscBool)(cs == 0);
+  }
   PetscCall(PetscOptionsBool("-pc_auxamg_gpu_graph", "GPU path: the coarse levels' cycle as one CUDA graph (else its kernels launched one by one; no host synchronization either way)", "PCAUXAMG", j->graph, &j->graph, NULL));
   PetscCall(PetscOptionsBool("-pc_auxamg_check_galerkin", "Compare each coarse operator with MatPtAP() (a check; costs a general sparse product)", "PCAUXAMG", j->checkgalerkin, &j->checkgalerkin, NULL));
   PetscCall(VPOptionsReal("-pc_auxamg_ktol", "K-cycle: skip the second inner step when the first reduced the residual by this factor", "PCAUXAMG", j->ktol, &j->ktol, NULL));
@@ -1184,7 +1280,10 @@ static PetscErrorCode PCView_AuxAMG(PC pc, PetscViewer viewer)
   if (j->dcycle) PetscCall(PetscViewerASCIIPrintf(viewer, "coarse levels' cycle on the device, %s, no host synchronization; coarsest level by its dense inverse\n", j->graph ? "one CUDA graph" : "kernels launched one by one"));
   for (PetscInt l = 0; l < j->nlevels; l++) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  level %" PetscInt_FMT ": %" PetscInt_FMT " unknowns, %.0f nonzeros", l, j->nrows[l], (double)j->nnz[l]));
-    if (j->colored && l + 1 < j->nlevels) PetscCall(PetscViewerASCIIPrintf(viewer, ", Gauss-Seidel in %" PetscInt_FMT " colors", j->ncolors[l]));
+    if (l > 0 && l + 1 < j->nlevels && j->cjacobi)
+      PetscCall(PetscViewerASCIIPrintf(viewer, ", damped Jacobi (one sweep before and after the coarse correction, weights 1 / (a_ii + sum |a_ij| / 2))"));
+    else if (j->colored && l + 1 < j->nlevels)
+      PetscCall(PetscViewerASCIIPrintf(viewer, ", Gauss-Seidel in %" PetscInt_FMT " colors", j->ncolors[l]));
     PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   }
   if (j->coarse) {
@@ -1275,6 +1374,7 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
 . -pc_auxamg_ktol <t>                - K-cycle: skip the second inner step when the first reduced the residual by t (default 0.25)
 . -pc_auxamg_smoother <colored,local> - Gauss-Seidel colored by the tree (default) or processor-local sweeps (`MatSOR()`)
 . -pc_auxamg_gpu <bool>              - set up and apply on the GPU when the matrix is a `MATAIJCUSPARSE` on one rank (default true)
+. -pc_auxamg_coarse_smoother <jacobi,gs> - the levels below the finest: one damped Jacobi sweep before and after the coarse correction (default; one kernel each on the GPU) or the Gauss-Seidel of the finest level
 . -pc_auxamg_gpu_graph <bool>        - GPU path: the coarse levels' cycle as one CUDA graph (default true; false launches its kernels one by one)
 - -pc_auxamg_check_galerkin          - compare each coarse operator with `MatPtAP()` (a check)
 
@@ -1285,9 +1385,12 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
   `PCGAMG`), else from the `DM` of the `KSP`, else from the matrix's `DM` (`MatGetDM()`: a matrix of `DMCreateMatrix()`
   on a `DMDA` with `DMDASetUniformCoordinates()`, so an unmodified program that uses `PCGAMG` can select this PC by
   options). The aggregates are the points of one auxiliary cell, then the cells of
-  one tree node: the coarsening depends on the geometry only. Each level smooths with one forward Gauss-Seidel sweep
-  before and one backward sweep after the coarse correction, colored by the tree: (r + 1)^d colors where r (1 on most
-  meshes) is the farthest offset, in tree cells, between two coupled unknowns, so the cells of a color never couple.
+  one tree node: the coarsening depends on the geometry only. The finest level smooths with one forward Gauss-Seidel
+  sweep before and one backward sweep after the coarse correction, colored by the tree: (r + 1)^d colors where r (1 on
+  most meshes) is the farthest offset, in tree cells, between two coupled unknowns, so the cells of a color never
+  couple. The levels below it smooth with one damped Jacobi sweep before and after (weights 1 / (a_ii + sum_{j != i}
+  |a_ij| / 2)): the K-cycle keeps the iterations of the Gauss-Seidel there (1M unknowns in 2D and 3D: equal counts),
+  and on the GPU a sweep is one kernel instead of one per color (-pc_auxamg_coarse_smoother gs: the Gauss-Seidel).
 
   With a `MATAIJCUSPARSE` matrix on one rank the set-up (aggregates, colors, Galerkin operators summed into the fixed
   (2r + 1)^d-cell pattern, ELL storage) and the cycle run on the GPU and give the host path's aggregates and, up to
@@ -1320,6 +1423,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_AuxAMG(PC pc)
   j->colored              = PETSC_TRUE;
   j->usegpu               = PETSC_TRUE;
   j->graph                = PETSC_TRUE;
+  j->cjacobi              = PETSC_TRUE;
   pc->ops->setup          = PCSetUp_AuxAMG;
   pc->ops->apply          = PCApply_AuxAMG;
   pc->ops->reset          = PCReset_AuxAMG;

@@ -498,6 +498,67 @@ PetscErrorCode AuxAMGMult_CUDA(const AuxAMGDeviceMat *A, const PetscScalar *b, c
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the weights of the coarse levels' damped Jacobi (-pc_auxamg_coarse_smoother jacobi): w_i = 1 / (a_ii + sum_{j != i}
+   |a_ij| / 2), which is 2/3 / a_ii where a row sums to 0 and never more than 1 / a_ii */
+static __global__ void AuxJacobiWeightsKernel(AuxAMGDeviceMat A, PetscScalar *w)
+{
+  const PetscInt i = AuxThread();
+  if (i >= A.n) return;
+  PetscScalar d = 0, off = 0;
+  AuxRow(A, i, [&](PetscInt j, PetscScalar a) {
+    if (j == i)
+      d += a;
+    else
+      off += PetscAbsScalar(a);
+  });
+  w[i] = d + off / 2 != 0 ? 1 / (d + off / 2) : 0;
+}
+
+PetscErrorCode AuxAMGJacobiWeights_CUDA(const AuxAMGDeviceMat *A, PetscScalar **d_w)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetStream(&stream));
+  PetscCall(AuxMalloc(d_w, A->n));
+  if (A->n) AuxJacobiWeightsKernel<<<AuxBlocks(A->n), AUX_TPB, 0, stream>>>(*A, *d_w);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* one damped Jacobi sweep: y = x + w (b - A x), or y = w b when x is NULL (from zero); y and x distinct */
+static __global__ void AuxJacobiKernel(AuxAMGDeviceMat A, const PetscScalar *w, const PetscScalar *b, const PetscScalar *x, PetscScalar *y, const int *on)
+{
+  const PetscInt i = AuxThread();
+  if (i >= A.n || AuxOff(on)) return;
+  if (!x) {
+    y[i] = w[i] * b[i];
+    return;
+  }
+  PetscScalar s = 0;
+  AuxRow(A, i, [&](PetscInt j, PetscScalar a) { s += a * x[j]; });
+  y[i] = x[i] + w[i] * (b[i] - s);
+}
+
+static PetscErrorCode AuxJacobi(cudaStream_t stream, const AuxAMGDeviceMat *A, const PetscScalar *w, const PetscScalar *b, const PetscScalar *x, PetscScalar *y, const int *on)
+{
+  PetscFunctionBegin;
+  if (!A->n) PetscFunctionReturn(PETSC_SUCCESS);
+  AuxJacobiKernel<<<AuxBlocks(A->n), AUX_TPB, 0, stream>>>(*A, w, b, x, y, on);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode AuxAMGJacobi_CUDA(const AuxAMGDeviceMat *A, const PetscScalar *d_w, const PetscScalar *b, const PetscScalar *x, PetscScalar *y)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetStream(&stream));
+  PetscCall(AuxJacobi(stream, A, d_w, b, x, y, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static __global__ void AuxRestrictKernel(AuxAMGDeviceAgg g, const PetscScalar *r, PetscScalar *rc, const int *on)
 {
   const PetscInt I = AuxThread();
@@ -526,18 +587,19 @@ PetscErrorCode AuxAMGRestrict_CUDA(const AuxAMGDeviceAgg *g, const PetscScalar *
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static __global__ void AuxProlongAddKernel(AuxAMGDeviceAgg g, const PetscScalar *e, PetscScalar *x, const int *on)
+/* y = x + P e (y may be x) */
+static __global__ void AuxProlongAddKernel(AuxAMGDeviceAgg g, const PetscScalar *e, const PetscScalar *x, PetscScalar *y, const int *on)
 {
   const PetscInt i = AuxThread();
   if (i >= g.n || AuxOff(on)) return;
-  x[i] += e[g.d_agg[i]];
+  y[i] = x[i] + e[g.d_agg[i]];
 }
 
-static PetscErrorCode AuxProlongAdd(cudaStream_t stream, const AuxAMGDeviceAgg *g, const PetscScalar *e, PetscScalar *x, const int *on)
+static PetscErrorCode AuxProlongAdd(cudaStream_t stream, const AuxAMGDeviceAgg *g, const PetscScalar *e, PetscScalar *x, const int *on, PetscScalar *y = NULL)
 {
   PetscFunctionBegin;
   if (!g->n) PetscFunctionReturn(PETSC_SUCCESS);
-  AuxProlongAddKernel<<<AuxBlocks(g->n), AUX_TPB, 0, stream>>>(*g, e, x, on);
+  AuxProlongAddKernel<<<AuxBlocks(g->n), AUX_TPB, 0, stream>>>(*g, e, x, y ? y : x, on);
   PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -754,6 +816,16 @@ static PetscErrorCode AuxCycleVisit(AuxAMGCycle c, cudaStream_t s, PetscInt l, c
     if (n) AuxDenseKernel<<<(unsigned)((32 * (size_t)n + AUX_TPB - 1) / AUX_TPB), AUX_TPB, 0, s>>>(n, c->d_inv, b, x, on);
     PetscCallCUDA(cudaGetLastError());
     c->flops += 2 * (PetscLogDouble)n * n;
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+  if (d->jac[l]) { /* damped Jacobi: x = w b; then, after the correction went into r, x = r + w (b - A r) */
+    PetscCall(AuxJacobi(s, &d->A[l], d->jac[l], b, NULL, x, on));
+    PetscCall(AuxMult(s, &d->A[l], b, x, d->r[l], on));
+    PetscCall(AuxRestrict(s, &d->agg[l], d->r[l], d->b[l + 1], on));
+    PetscCall(AuxCycleCorrect(c, s, l + 1, d->b[l + 1], d->x[l + 1], on));
+    PetscCall(AuxProlongAdd(s, &d->agg[l], d->x[l + 1], x, on, d->r[l]));
+    PetscCall(AuxJacobi(s, &d->A[l], d->jac[l], b, d->r[l], x, on));
+    c->flops += 2 * 2 * d->A[l].w * (PetscLogDouble)n + 6 * (PetscLogDouble)n;
     PetscFunctionReturn(PETSC_SUCCESS);
   }
   if (n) AuxZeroKernel<<<AuxBlocks(n), AUX_TPB, 0, s>>>(n, x, on);
