@@ -119,6 +119,10 @@ int main(int argc, char **argv)
     args: -dim 3 -sizes 16,32,48
 
   test:
+    suffix: 3d_coarse_gs
+    args: -dim 3 -sizes 16,32,48 -pc_auxamg_coarse_smoother gs
+
+  test:
     suffix: 2d_np3
     nsize: 3
     args: -sizes 32,64,128 -pc_auxamg_check_galerkin

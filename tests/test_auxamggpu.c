@@ -193,6 +193,12 @@ int main(int argc, char **argv)
     output_file: none
 
   test:
+    suffix: 3d_coarse_gs
+    requires: cuda
+    args: -coarse_size 100 -dim 3 -n 24 -host_pc_auxamg_coarse_smoother gs -gpu_pc_auxamg_coarse_smoother gs
+    output_file: none
+
+  test:
     suffix: 2d_ktol
     requires: cuda
     args: -coarse_size 100 -n 100 -host_pc_auxamg_ktol 0.6 -gpu_pc_auxamg_ktol 0.6
