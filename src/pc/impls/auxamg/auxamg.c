@@ -937,7 +937,6 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
 
 /* the operations of a level, on the host (PETSc's matrices) or on the GPU (our kernels; level 0's residual by A) */
 
-/* one Gauss-Seidel sweep on level l (forward before the coarse correction, backward after it) */
 static PetscErrorCode PCAuxAMGMult(PC_AuxAMG *, PetscInt, Vec, Vec, Vec);
 
 /* the damped Jacobi's weights of the levels 1 .. L - 2 (-pc_auxamg_coarse_smoother jacobi): w_i = 1 / (a_ii + sum_{j != i}
@@ -1011,6 +1010,8 @@ static PetscErrorCode PCAuxAMGJacobi(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* one smoothing sweep on level l (forward before the coarse correction, backward after it; zero: x = 0 on entry): the
+   Gauss-Seidel, or on the levels below the finest the damped Jacobi (-pc_auxamg_coarse_smoother) */
 static PetscErrorCode PCAuxAMGSmooth(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, PetscBool forward, PetscBool zero)
 {
   PetscFunctionBegin;
