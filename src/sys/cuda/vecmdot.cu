@@ -198,6 +198,7 @@ PetscErrorCode VPNorm_CUDA(const PetscScalar *x, PetscInt n, PetscBool abssum, P
     PetscCall(VPGetStream(&stream));
     PetscCallCUDA(cudaMallocAsync((void **)&part, sizeof(PetscScalar) * ((size_t)nblocks + 3), stream));
     dz = part + nblocks;
+    PetscCallCUDA(cudaMemsetAsync(dz, 0, 3 * sizeof(PetscScalar), stream)); /* the sums not asked for read as 0 */
     if (abssum) PetscCall(VPNormLaunch<VP_NORM_ABS_SUM>(x, n, nblocks, part, dz, stream));
     if (sqsum) PetscCall(VPNormLaunch<VP_NORM_SQ_SUM>(x, n, nblocks, part, dz + 1, stream));
     if (absmax) PetscCall(VPNormLaunch<VP_NORM_ABS_MAX>(x, n, nblocks, part, dz + 2, stream));
