@@ -118,13 +118,19 @@ PETSC_INTERN PetscErrorCode DMQBoxMatCreateVecs_Private(DM, DM, Vec *, Vec *);
 PETSC_INTERN PetscErrorCode DMQBoxLocalToGlobalSum_Private(DM, Vec, Vec);
 /* The ghosted array of a global vector for a kernel (qboxghosted.c): the vector's own ghosted buffer where it has one
    (-dm_qbox_ghosted_vectors), else a local vector of the DM's pool. In: ghosts filled from their owners; in-out: the
-   same, and at restore the owned part is the vector's; out-sum: zero, and at restore the vector is the sum of every
-   rank's contributions; out-add: at restore the contributions are added to the vector. */
+   same, and at restore the owned part is the vector's; in-out-zero: in-out of a vector the caller knows to be 0
+   everywhere (its ghosts zeroed, no exchange); out-sum: zero, and at restore the vector is the sum of every rank's
+   contributions; out-add: at restore the contributions are added to the vector; out-owned: zero, the caller computes
+   every owned entry in full (the cells of the ghost layer below included), and at restore the owned part is the
+   vector's (no exchange). With the vector's own buffer, in and in-out skip the exchange where the vector has not
+   changed since its ghosts were last filled (its object state). */
 typedef enum {
   DMQBOX_GHOSTED_IN,
   DMQBOX_GHOSTED_INOUT,
+  DMQBOX_GHOSTED_INOUT_ZERO,
   DMQBOX_GHOSTED_OUT_SUM,
-  DMQBOX_GHOSTED_OUT_ADD
+  DMQBOX_GHOSTED_OUT_ADD,
+  DMQBOX_GHOSTED_OUT_OWNED
 } DMQBoxGhostedMode;
 typedef struct {
   Vec               g, l; /* the global vector; the pool's local vector, or NULL (the vector's own buffer) */

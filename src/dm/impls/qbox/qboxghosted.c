@@ -21,9 +21,12 @@
    1.7-1.8x the device memory of one GPU with the same share, where one GPU's vectors cost nothing until used
    (bench/history/). */
 typedef struct {
-  PetscScalar *base;   /* the buffer: the ghosted local box */
-  size_t       off, n; /* where the vector's owned values start, and the buffer's length */
-  PetscBool    device;
+  PetscScalar     *base;   /* the buffer: the ghosted local box */
+  size_t           off, n; /* where the vector's owned values start, and the buffer's length */
+  PetscBool        device;
+  PetscBool        filled; /* the ghosts hold their owners' values of the vector's object state fillstate: any write
+                              access since (a kernel's restore, a PETSc operation) changed the state */
+  PetscObjectState fillstate;
 } QBoxPad;
 
 static void QBoxPadLayout(const VPGrid *g, PetscInt dim, size_t *off, size_t *n)
@@ -157,7 +160,13 @@ PetscErrorCode DMQBoxPadAdoptOnWrite_Private(Vec v, PetscBool *adopted)
 /* the array access of a mode: 0 read, 1 write, 2 read-write */
 static int QBoxGhostedAccess(DMQBoxGhostedMode mode)
 {
-  return mode == DMQBOX_GHOSTED_IN ? 0 : mode == DMQBOX_GHOSTED_OUT_SUM ? 1 : 2;
+  return mode == DMQBOX_GHOSTED_IN ? 0 : mode == DMQBOX_GHOSTED_OUT_SUM || mode == DMQBOX_GHOSTED_OUT_OWNED ? 1 : 2;
+}
+
+/* in-out modes: at restore the owned part is the vector's */
+static PetscBool QBoxGhostedInOut(DMQBoxGhostedMode mode)
+{
+  return (PetscBool)(mode == DMQBOX_GHOSTED_INOUT || mode == DMQBOX_GHOSTED_INOUT_ZERO);
 }
 
 static PetscErrorCode QBoxGhostedZero(PetscMemType mt, PetscScalar *a, size_t n)
@@ -187,9 +196,11 @@ static PetscErrorCode QBoxGhostedFill(DM dm, DMQBoxGhosted *x)
 /*
   DMQBoxGhostedGet_Private - the ghosted array of the global vector g of dm for a kernel (see DMQBoxGhostedMode).
   With a ghosted global vector (DMQBoxCreateGhostedVector(); its array not replaced), the vector's own buffer:
-  in and in-out fill its ghosts from their owners, out-sum zeroes it, out-add zeroes its ghosts. Else (or with pool) a
-  local vector of the DM's pool, filled by DMGlobalToLocal() (in, in-out) or zeroed (out). Collective where an exchange
-  is.
+  in and in-out fill its ghosts from their owners (not again while the vector's state is that of the last fill: a
+  PCMG level's right-hand side for its post-smoothing), out-sum and out-owned zero it, out-add and in-out-zero zero its
+  ghosts. Else (or with pool) a local vector of the DM's pool, filled by DMGlobalToLocal() (in, in-out) or zeroed.
+  Collective where an exchange is. The skip relies on the state being the same on every rank, as PETSc's cached norms
+  do (VecNorm() skips its reduction by the state): VecGetArray() and the other write accesses are logically collective.
 */
 PetscErrorCode DMQBoxGhostedGet_Private(DM dm, Vec g, DMQBoxGhostedMode mode, PetscBool pool, DMQBoxGhosted *x)
 {
@@ -217,11 +228,19 @@ PetscErrorCode DMQBoxGhostedGet_Private(DM dm, Vec g, DMQBoxGhostedMode mode, Pe
       x->ga = G.a;
       x->a  = p->base;
       x->mt = G.mt;
-      if (mode == DMQBOX_GHOSTED_IN || mode == DMQBOX_GHOSTED_INOUT)
-        PetscCall(QBoxGhostedFill(dm, x));
-      else if (mode == DMQBOX_GHOSTED_OUT_SUM)
+      if (mode == DMQBOX_GHOSTED_IN || mode == DMQBOX_GHOSTED_INOUT) {
+        PetscObjectState state;
+
+        PetscCall(PetscObjectStateGet((PetscObject)g, &state));
+        if (!p->filled || p->fillstate != state) PetscCall(QBoxGhostedFill(dm, x));
+        p->filled    = PETSC_TRUE; /* until the next write access changes the state */
+        p->fillstate = state;
+        PetscFunctionReturn(PETSC_SUCCESS);
+      }
+      p->filled = PETSC_FALSE;
+      if (mode == DMQBOX_GHOSTED_OUT_SUM || mode == DMQBOX_GHOSTED_OUT_OWNED)
         PetscCall(QBoxGhostedZero(x->mt, x->a, n));
-      else {
+      else { /* out-add, in-out-zero: the ghosts zeroed */
         size_t own = (size_t)q->grid.xm[0] * q->grid.xm[1] * q->grid.xm[2];
         PetscCall(QBoxGhostedZero(x->mt, x->a, off));
         PetscCall(QBoxGhostedZero(x->mt, x->a + off + own, n - off - own));
@@ -264,7 +283,7 @@ PetscErrorCode DMQBoxGhostedRestore_Private(DM dm, DMQBoxGhosted *x)
     PetscCall(DMQBoxArrayRestore_Private(&A));
   } else {
     PetscCall(DMQBoxArrayRestore_Private(&A));
-    if (x->mode == DMQBOX_GHOSTED_INOUT)
+    if (QBoxGhostedInOut(x->mode) || x->mode == DMQBOX_GHOSTED_OUT_OWNED)
       PetscCall(DMLocalToGlobal(dm, x->l, INSERT_VALUES, x->g));
     else if (x->mode == DMQBOX_GHOSTED_OUT_SUM)
       PetscCall(DMQBoxLocalToGlobalSum_Private(dm, x->l, x->g));
@@ -280,7 +299,7 @@ PetscErrorCode DMQBoxGhostedRestore_Private(DM dm, DMQBoxGhosted *x)
 PetscErrorCode DMQBoxGhostedUpdate_Private(DM dm, DMQBoxGhosted *x)
 {
   PetscFunctionBegin;
-  PetscCheck(x->mode == DMQBOX_GHOSTED_INOUT, PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBoxGhostedUpdate_Private() is for in-out arrays");
+  PetscCheck(QBoxGhostedInOut(x->mode), PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBoxGhostedUpdate_Private() is for in-out arrays");
   if (!x->l)
     PetscCall(QBoxGhostedFill(dm, x));
   else {

@@ -205,7 +205,7 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
       PetscBool      done = PETSC_FALSE;
 
       PetscCall(DMQBoxGhostedGet_Private(jac->dm, b, DMQBOX_GHOSTED_IN, PETSC_FALSE, &B));
-      PetscCall(DMQBoxGhostedGet_Private(jac->dm, x, DMQBOX_GHOSTED_INOUT, PETSC_FALSE, &X));
+      PetscCall(DMQBoxGhostedGet_Private(jac->dm, x, zero ? DMQBOX_GHOSTED_INOUT_ZERO : DMQBOX_GHOSTED_INOUT, PETSC_FALSE, &X)); /* zero: x = 0 (the callers set it) */
       for (PetscInt i = 0; i < nc; i++) {
         const PetscInt c = PCVPatchColor(jac, nc, i, reverse), next = i < nc - 1 ? PCVPatchColor(jac, nc, i + 1, reverse) : -1;
         PetscCall(MatQBoxPatchResidualArrays_Private(jac->A, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, PETSC_TRUE, B.a, X.a, X.a, &jac->sct, jac->d_pg, jac->local == PC_VPATCH_LOCAL_SCALED ? dg : NULL, &done));
@@ -315,7 +315,7 @@ static PetscErrorCode PCVPatchStepLocal(PC_VPatch *jac, Vec b, Vec x, PetscBool 
     in[1][d]  = PetscMax(all[1][d] - (d < g->dim && all[1][d] < g->N[d] ? 1 : 0), in[0][d]);
   }
   PetscCall(DMQBoxGhostedGet_Private(jac->dm, b, DMQBOX_GHOSTED_IN, PETSC_FALSE, &B));
-  PetscCall(DMQBoxGhostedGet_Private(jac->dm, x, DMQBOX_GHOSTED_INOUT, PETSC_FALSE, &X));
+  PetscCall(DMQBoxGhostedGet_Private(jac->dm, x, zero ? DMQBOX_GHOSTED_INOUT_ZERO : DMQBOX_GHOSTED_INOUT, PETSC_FALSE, &X)); /* zero: x = 0 (the callers set it) */
   ba  = B.a;
   mt  = B.mt;
   xa  = X.a;
