@@ -152,6 +152,33 @@ int main(int argc, char **argv)
     PetscCall(Compare("operator diagonal", yf, dp));
     PetscCall(VecDestroy(&dp));
   }
+  { /* the ghosts of an input are not filled again while the vector is unchanged (its object state): the operator of xf
+       twice, then of xf changed through VecGetArray() (every rank), then of xf changed by a PETSc operation; each
+       result against the plain vectors' (a stale ghost would make the rows near the other rank's differ) */
+    Vec          xp, yp;
+    PetscScalar *a;
+    PetscInt     n;
+
+    PetscCall(PlainCopy(xf, &xp));
+    PetscCall(PlainCopy(yf, &yp));
+    for (PetscInt i = 0; i < 4; i++) {
+      if (i == 2) {
+        PetscCall(VecGetLocalSize(xf, &n));
+        PetscCall(VecGetArray(xf, &a));
+        for (PetscInt j = 0; j < n; j++) a[j] = 1.0 + 0.25 * j - a[j];
+        PetscCall(VecRestoreArray(xf, &a));
+        PetscCall(VecCopy(xf, xp));
+      } else if (i == 3) {
+        PetscCall(VecScale(xf, -3.0));
+        PetscCall(VecScale(xp, -3.0));
+      }
+      PetscCall(MatMult(A, xf, yf));
+      PetscCall(MatMult(A, xp, yp));
+      PetscCall(Compare(i < 2 ? "operator, input unchanged" : i == 2 ? "operator, input changed by hand" : "operator, input scaled", yf, yp));
+    }
+    PetscCall(VecDestroy(&xp));
+    PetscCall(VecDestroy(&yp));
+  }
   { /* one symmetric sweep of PCVPATCH from zero, and one more from its result (PCApplyRichardson) */
     PC  pc;
     Vec bp, xp;
