@@ -122,7 +122,7 @@ PETSC_INTERN PetscErrorCode DMQBoxLocalToGlobalSum_Private(DM, Vec, Vec);
    everywhere (its ghosts zeroed, no exchange); out-sum: zero, and at restore the vector is the sum of every rank's
    contributions; out-add: at restore the contributions are added to the vector; out-owned: zero, the caller computes
    every owned entry in full (the cells of the ghost layer below included), and at restore the owned part is the
-   vector's (no exchange). With the vector's own buffer, in and in-out skip the exchange where the vector has not
+   vector's (no exchange); add-owned: out-add where the caller adds to owned entries only (no exchange). With the vector's own buffer, in and in-out skip the exchange where the vector has not
    changed since its ghosts were last filled (its object state). */
 typedef enum {
   DMQBOX_GHOSTED_IN,
@@ -130,7 +130,8 @@ typedef enum {
   DMQBOX_GHOSTED_INOUT_ZERO,
   DMQBOX_GHOSTED_OUT_SUM,
   DMQBOX_GHOSTED_OUT_ADD,
-  DMQBOX_GHOSTED_OUT_OWNED
+  DMQBOX_GHOSTED_OUT_OWNED,
+  DMQBOX_GHOSTED_ADD_OWNED
 } DMQBoxGhostedMode;
 typedef struct {
   Vec               g, l; /* the global vector; the pool's local vector, or NULL (the vector's own buffer) */

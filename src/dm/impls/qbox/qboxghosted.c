@@ -198,7 +198,7 @@ static PetscErrorCode QBoxGhostedFill(DM dm, DMQBoxGhosted *x)
   With a ghosted global vector (DMQBoxCreateGhostedVector(); its array not replaced), the vector's own buffer:
   in and in-out fill its ghosts from their owners (not again while the vector's state is that of the last fill: a
   PCMG level's right-hand side for its post-smoothing), out-sum and out-owned zero it, out-add and in-out-zero zero its
-  ghosts. Else (or with pool) a local vector of the DM's pool, filled by DMGlobalToLocal() (in, in-out) or zeroed.
+  ghosts, add-owned leaves it as it is. Else (or with pool) a local vector of the DM's pool, filled by DMGlobalToLocal() (in, in-out) or zeroed.
   Collective where an exchange is. The skip relies on the state being the same on every rank, as PETSc's cached norms
   do (VecNorm() skips its reduction by the state): VecGetArray() and the other write accesses are logically collective.
 */
@@ -238,6 +238,7 @@ PetscErrorCode DMQBoxGhostedGet_Private(DM dm, Vec g, DMQBoxGhostedMode mode, Pe
         PetscFunctionReturn(PETSC_SUCCESS);
       }
       p->filled = PETSC_FALSE;
+      if (mode == DMQBOX_GHOSTED_ADD_OWNED) PetscFunctionReturn(PETSC_SUCCESS); /* the owned values as they are; the ghosts not read */
       if (mode == DMQBOX_GHOSTED_OUT_SUM || mode == DMQBOX_GHOSTED_OUT_OWNED)
         PetscCall(QBoxGhostedZero(x->mt, x->a, n));
       else { /* out-add, in-out-zero: the ghosts zeroed */
@@ -287,7 +288,7 @@ PetscErrorCode DMQBoxGhostedRestore_Private(DM dm, DMQBoxGhosted *x)
       PetscCall(DMLocalToGlobal(dm, x->l, INSERT_VALUES, x->g));
     else if (x->mode == DMQBOX_GHOSTED_OUT_SUM)
       PetscCall(DMQBoxLocalToGlobalSum_Private(dm, x->l, x->g));
-    else if (x->mode == DMQBOX_GHOSTED_OUT_ADD)
+    else if (x->mode == DMQBOX_GHOSTED_OUT_ADD || x->mode == DMQBOX_GHOSTED_ADD_OWNED)
       PetscCall(DMLocalToGlobal(dm, x->l, ADD_VALUES, x->g));
     PetscCall(DMRestoreLocalVector(dm, &x->l));
   }

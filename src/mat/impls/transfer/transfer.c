@@ -45,9 +45,17 @@ static PetscErrorCode QBoxTransferKernels(Mat P, Mat_QBoxTransfer *ctx, DM dmf, 
     PetscCall(VecGetArrayReadAndMemType(x, &xa, &mt));
     PetscCall(VecGetArrayAndMemType(y, &ya, NULL));
   } else { /* ghosted buffers of the vectors, or local vectors of the levels' pools (shared with their operators and smoothers) */
+    DMQBoxGhostedMode ymode = z ? DMQBOX_GHOSTED_OUT_ADD : DMQBOX_GHOSTED_OUT_SUM;
+
     PetscCall(DMQBoxGhostedGet_Private(din, x, DMQBOX_GHOSTED_IN, PETSC_FALSE, &X));
     if (z && z != y) PetscCall(VecCopy(z, y));
-    PetscCall(DMQBoxGhostedGet_Private(dout, y, z ? DMQBOX_GHOSTED_OUT_ADD : DMQBOX_GHOSTED_OUT_SUM, PETSC_FALSE, &Y));
+    if (!transpose && !qc->dg && PetscMemTypeDevice(X.mt)) { /* the device prolongation gives each fine node from the coarse cell that owns it: with the
+                                                               fine level's partition that of the coarse cells, exactly this rank's fine nodes (no exchange) */
+      PetscBool aligned = PETSC_TRUE;
+      for (PetscInt d = 0; d < qc->dim; d++) aligned = (PetscBool)(aligned && qf->grid.cs[d] == 2 * qc->grid.cs[d] && qf->grid.cm[d] == 2 * qc->grid.cm[d]);
+      if (aligned) ymode = z ? DMQBOX_GHOSTED_ADD_OWNED : DMQBOX_GHOSTED_OUT_OWNED;
+    }
+    PetscCall(DMQBoxGhostedGet_Private(dout, y, ymode, PETSC_FALSE, &Y));
     xa = X.a;
     ya = Y.a;
     mt = X.mt;
