@@ -499,6 +499,7 @@ static PetscErrorCode PCReset_AuxAMG(PC pc)
       PetscCall(PetscFree3(j->order[l], j->cellstart[l], j->colorstart[l]));
     else
       PetscCall(PetscFree(j->colorstart[l])); /* the GPU path's colors alone */
+    j->ncolors[l] = 0;
     PetscCall(VecScatterDestroy(&j->ghostscatter[l]));
     PetscCall(VecDestroy(&j->ghost[l]));
 #if defined(PETSC_HAVE_CUDA)
@@ -589,9 +590,9 @@ static PetscErrorCode PCAuxAMGSetUpHost(PC pc, PetscInt cdim, PetscInt M, PetscI
     PetscCall(MatAssemblyBegin(j->P[l], MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(j->P[l], MAT_FINAL_ASSEMBLY));
     PetscCall(PCAuxAMGGalerkin(j->A[l], agg, nc, &j->A[l + 1]));
-    if (j->colored) PetscCall(PCAuxAMGColoring(j, l, cdim, M, nf, agg, nc, ukeys));
-    if (j->checkgalerkin) PetscCall(PCAuxAMGCompareGalerkin(pc, l, j->A[l], j->P[l], j->A[l + 1])); /* against PETSc's general sparse product */
-    for (PetscInt i = 0; i < nc; i++) key[i] = ukeys[i];                                            /* the next level's unknowns are the tree cells */
+    if (j->colored && (l == 0 || !j->cjacobi)) PetscCall(PCAuxAMGColoring(j, l, cdim, M, nf, agg, nc, ukeys)); /* the Jacobi below level 0 needs no colors */
+    if (j->checkgalerkin) PetscCall(PCAuxAMGCompareGalerkin(pc, l, j->A[l], j->P[l], j->A[l + 1]));            /* against PETSc's general sparse product */
+    for (PetscInt i = 0; i < nc; i++) key[i] = ukeys[i];                                                       /* the next level's unknowns are the tree cells */
     PetscCall(PetscFree(ukeys));
     nf         = nc;
     j->nlevels = l + 2;
@@ -718,11 +719,13 @@ static PetscErrorCode PCAuxAMGSetUpDevice(PC pc, PetscInt cdim, PetscInt M, Pets
     g->d_agg = agg;
     PetscCall(AuxAMGMembers_CUDA(g, d_ukeys));
     PetscCall(AuxAMGRadius_CUDA(&j->dA[l], g, cdim, M, &r));
-    for (PetscInt d = 0; d < cdim; d++) nco *= r + 1;
-    j->radius[l]  = r;
-    j->ncolors[l] = nco;
-    PetscCall(PetscMalloc1(nco + 1, &j->colorstart[l]));
-    PetscCall(AuxAMGColors_CUDA(g, d_ukeys, cdim, M, r, j->colorstart[l]));
+    j->radius[l] = r;
+    if (l == 0 || !j->cjacobi) { /* the Gauss-Seidel's colors (the Jacobi below level 0 needs none) */
+      for (PetscInt d = 0; d < cdim; d++) nco *= r + 1;
+      j->ncolors[l] = nco;
+      PetscCall(PetscMalloc1(nco + 1, &j->colorstart[l]));
+      PetscCall(AuxAMGColors_CUDA(g, d_ukeys, cdim, M, r, j->colorstart[l]));
+    }
     PetscCall(PetscLogEventBegin(VPATCH_AuxAMGGalerkin, pc, 0, 0, 0));
     PetscCall(AuxAMGGalerkin_CUDA(&j->dA[l], g, d_ukeys, cdim, M, r, &j->dcol[l + 1], &j->dval[l + 1], &w, &nnz));
     PetscCall(PetscLogGpuFlops(j->nnz[l])); /* one addition per entry of the finer operator */
@@ -1016,6 +1019,9 @@ static PetscErrorCode PCAuxAMGSmooth(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, Pet
 {
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(VPATCH_AuxAMGSmooth, 0, 0, 0, 0));
+  /* the set-up made the Jacobi's weights or the Gauss-Seidel's colors of these levels (a change of the option since makes
+     PCSetFromOptions() ask for a new set-up) */
+  PetscCheck(l == 0 || (j->cjacobi ? (j->jac[l] || j->djac[l]) : (!j->colored || j->ncolors[l] > 0)), PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCAUXAMG: level %" PetscInt_FMT " has no smoother of the kind -pc_auxamg_coarse_smoother asks for", l);
   if (l > 0 && j->cjacobi) {
     PetscCall(PCAuxAMGJacobi(j, l, b, x, zero));
     PetscCall(PetscLogEventEnd(VPATCH_AuxAMGSmooth, 0, 0, 0, 0));
@@ -1248,6 +1254,10 @@ static PetscErrorCode PCSetFromOptions_AuxAMG(PC pc, PetscOptionItems PetscOptio
     PetscInt          sm          = j->colored ? 1 : 0;
     const char *const smoothers[] = {"local", "colored"};
     PetscCall(PetscOptionsEList("-pc_auxamg_smoother", "Gauss-Seidel: processor-local sweeps (MatSOR) or colored by the tree (deterministic, independent of the partition's sweep order)", "PCAUXAMG", smoothers, 2, smoothers[sm], &sm, NULL));
+    if (pc->setupcalled && j->colored != (PetscBool)(sm == 1)) {
+      PetscCall(PetscInfo(pc, "-pc_auxamg_smoother changed after the set-up: set up again at the next solve\n"));
+      pc->setupcalled = PETSC_FALSE; /* the set-up makes the colors of the smoother it is given */
+    }
     j->colored = (PetscBool)(sm == 1);
   }
   PetscCall(PetscOptionsBool("-pc_auxamg_gpu", "Set up and apply on the GPU when the matrix is an AIJCUSPARSE matrix on one rank", "PCAUXAMG", j->usegpu, &j->usegpu, NULL));
@@ -1256,6 +1266,10 @@ static PetscErrorCode PCSetFromOptions_AuxAMG(PC pc, PetscOptionItems PetscOptio
     const char *const cnames[] = {"jacobi", "gs"};
     PetscCall(PetscOptionsEList("-pc_auxamg_coarse_smoother", "The levels below the finest: one damped Jacobi sweep before and after the coarse correction (one kernel each on the GPU) or the Gauss-Seidel of -pc_auxamg_smoother", "PCAUXAMG", cnames,
                                 2, cnames[cs], &cs, NULL));
+    if (pc->setupcalled && j->cjacobi != (PetscBool)(cs == 0)) {
+      PetscCall(PetscInfo(pc, "-pc_auxamg_coarse_smoother changed after the set-up: set up again at the next solve\n"));
+      pc->setupcalled = PETSC_FALSE; /* the set-up makes the Jacobi's weights or the Gauss-Seidel's colors, not both */
+    }
     j->cjacobi = (PetscBool)(cs == 0);
   }
   PetscCall(PetscOptionsBool("-pc_auxamg_gpu_graph", "GPU path: the coarse levels' cycle as one CUDA graph (else its kernels launched one by one; no host synchronization either way)", "PCAUXAMG", j->graph, &j->graph, NULL));
