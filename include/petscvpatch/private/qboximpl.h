@@ -122,8 +122,9 @@ PETSC_INTERN PetscErrorCode DMQBoxLocalToGlobalSum_Private(DM, Vec, Vec);
    everywhere (its ghosts zeroed, no exchange); out-sum: zero, and at restore the vector is the sum of every rank's
    contributions; out-add: at restore the contributions are added to the vector; out-owned: zero, the caller computes
    every owned entry in full (the cells of the ghost layer below included), and at restore the owned part is the
-   vector's (no exchange); add-owned: out-add where the caller adds to owned entries only (no exchange). With the vector's own buffer, in and in-out skip the exchange where the vector has not
-   changed since its ghosts were last filled (its object state). */
+   vector's (no exchange); add-owned: out-add where the caller adds to owned entries only (no exchange). With the
+   vector's own buffer, in and in-out skip the exchange where the vector has not changed since its ghosts were last
+   filled (its object state). */
 typedef enum {
   DMQBOX_GHOSTED_IN,
   DMQBOX_GHOSTED_INOUT,
