@@ -108,6 +108,13 @@ static inline PetscInt PCAuxAMGCoarseSize(const PC_AuxAMG *j)
   return j->coarsesize != PETSC_DETERMINE ? j->coarsesize : (j->gpu ? AUXAMG_COARSE_GPU : AUXAMG_COARSE_HOST);
 }
 
+/* level l is smoothed by the damped Jacobi (-pc_auxamg_coarse_smoother jacobi: the levels below the finest), else by the
+   Gauss-Seidel of -pc_auxamg_smoother, whose colors the set-up then makes */
+static inline PetscBool PCAuxAMGLevelJacobi(const PC_AuxAMG *j, PetscInt l)
+{
+  return (PetscBool)(l > 0 && j->cjacobi);
+}
+
 static PetscErrorCode PCSetCoordinates_AuxAMG(PC pc, PetscInt dim, PetscInt n, PetscReal coords[])
 {
   PC_AuxAMG *j = (PC_AuxAMG *)pc->data;
@@ -590,9 +597,9 @@ static PetscErrorCode PCAuxAMGSetUpHost(PC pc, PetscInt cdim, PetscInt M, PetscI
     PetscCall(MatAssemblyBegin(j->P[l], MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(j->P[l], MAT_FINAL_ASSEMBLY));
     PetscCall(PCAuxAMGGalerkin(j->A[l], agg, nc, &j->A[l + 1]));
-    if (j->colored && (l == 0 || !j->cjacobi)) PetscCall(PCAuxAMGColoring(j, l, cdim, M, nf, agg, nc, ukeys)); /* the Jacobi below level 0 needs no colors */
-    if (j->checkgalerkin) PetscCall(PCAuxAMGCompareGalerkin(pc, l, j->A[l], j->P[l], j->A[l + 1]));            /* against PETSc's general sparse product */
-    for (PetscInt i = 0; i < nc; i++) key[i] = ukeys[i];                                                       /* the next level's unknowns are the tree cells */
+    if (j->colored && !PCAuxAMGLevelJacobi(j, l)) PetscCall(PCAuxAMGColoring(j, l, cdim, M, nf, agg, nc, ukeys)); /* the Jacobi needs no colors */
+    if (j->checkgalerkin) PetscCall(PCAuxAMGCompareGalerkin(pc, l, j->A[l], j->P[l], j->A[l + 1]));               /* against PETSc's general sparse product */
+    for (PetscInt i = 0; i < nc; i++) key[i] = ukeys[i];                                                          /* the next level's unknowns are the tree cells */
     PetscCall(PetscFree(ukeys));
     nf         = nc;
     j->nlevels = l + 2;
@@ -720,7 +727,7 @@ static PetscErrorCode PCAuxAMGSetUpDevice(PC pc, PetscInt cdim, PetscInt M, Pets
     PetscCall(AuxAMGMembers_CUDA(g, d_ukeys));
     PetscCall(AuxAMGRadius_CUDA(&j->dA[l], g, cdim, M, &r));
     j->radius[l] = r;
-    if (l == 0 || !j->cjacobi) { /* the Gauss-Seidel's colors (the Jacobi below level 0 needs none) */
+    if (!PCAuxAMGLevelJacobi(j, l)) { /* the Gauss-Seidel's colors (the Jacobi needs none) */
       for (PetscInt d = 0; d < cdim; d++) nco *= r + 1;
       j->ncolors[l] = nco;
       PetscCall(PetscMalloc1(nco + 1, &j->colorstart[l]));
@@ -943,7 +950,7 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
 static PetscErrorCode PCAuxAMGMult(PC_AuxAMG *, PetscInt, Vec, Vec, Vec);
 
 /* the damped Jacobi's weights of the levels 1 .. L - 2 (-pc_auxamg_coarse_smoother jacobi): w_i = 1 / (a_ii + sum_{j != i}
-   |a_ij| / 2), 2/3 / a_ii where a row sums to 0 (cuda/auxamg.cu computes the GPU path's) */
+   |a_ij| / 2), 0 where that is 0 (cuda/auxamg.cu computes the GPU path's by the same formula) */
 static PetscErrorCode PCAuxAMGJacobiWeights(PC_AuxAMG *j)
 {
   PetscFunctionBegin;
@@ -1021,8 +1028,9 @@ static PetscErrorCode PCAuxAMGSmooth(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, Pet
   PetscCall(PetscLogEventBegin(VPATCH_AuxAMGSmooth, 0, 0, 0, 0));
   /* the set-up made the Jacobi's weights or the Gauss-Seidel's colors of these levels (a change of the option since makes
      PCSetFromOptions() ask for a new set-up) */
-  PetscCheck(l == 0 || (j->cjacobi ? (j->jac[l] || j->djac[l]) : (!j->colored || j->ncolors[l] > 0)), PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCAUXAMG: level %" PetscInt_FMT " has no smoother of the kind -pc_auxamg_coarse_smoother asks for", l);
-  if (l > 0 && j->cjacobi) {
+  PetscCheck(l == 0 || (PCAuxAMGLevelJacobi(j, l) ? (j->jac[l] || j->djac[l]) : (!j->colored || j->ncolors[l] > 0)), PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCAUXAMG: level %" PetscInt_FMT " has no smoother of the kind -pc_auxamg_coarse_smoother asks for",
+             l);
+  if (PCAuxAMGLevelJacobi(j, l)) {
     PetscCall(PCAuxAMGJacobi(j, l, b, x, zero));
     PetscCall(PetscLogEventEnd(VPATCH_AuxAMGSmooth, 0, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -1295,7 +1303,7 @@ static PetscErrorCode PCView_AuxAMG(PC pc, PetscViewer viewer)
   if (j->dcycle) PetscCall(PetscViewerASCIIPrintf(viewer, "coarse levels' cycle on the device, %s, no host synchronization; coarsest level by its dense inverse\n", j->graph ? "one CUDA graph" : "kernels launched one by one"));
   for (PetscInt l = 0; l < j->nlevels; l++) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  level %" PetscInt_FMT ": %" PetscInt_FMT " unknowns, %.0f nonzeros", l, j->nrows[l], (double)j->nnz[l]));
-    if (l > 0 && l + 1 < j->nlevels && j->cjacobi)
+    if (l + 1 < j->nlevels && PCAuxAMGLevelJacobi(j, l))
       PetscCall(PetscViewerASCIIPrintf(viewer, ", damped Jacobi (one sweep before and after the coarse correction, weights 1 / (a_ii + sum |a_ij| / 2))"));
     else if (j->colored && l + 1 < j->nlevels)
       PetscCall(PetscViewerASCIIPrintf(viewer, ", Gauss-Seidel in %" PetscInt_FMT " colors", j->ncolors[l]));
