@@ -415,6 +415,10 @@ template <int K, typename T> struct VPMapPatchShape {
   static constexpr size_t OPER    = 5 * (size_t)CB * PC + NP * NP * NP;          /* T entries of the operator's passes */
   static constexpr size_t SOLVE   = 3 * (size_t)NI * NI * NI + NI * NI + 4 * NI; /* T entries of the local solve's */
   static constexpr size_t SHARED  = NI * NI * NI * sizeof(double) + (OPER > SOLVE ? OPER : SOLVE) * sizeof(T);
+  /* blocks per SM the registers must allow (0: the compiler's choice). In float at k >= 7 the compiler takes more than
+     half the register file for one block (158 registers at k = 7): one block per SM, 12.5% occupancy, latency-bound
+     (Nsight Compute); two fit in 128 registers without spills, and the kernel then takes 35% less time */
+  static constexpr int    MINB    = sizeof(T) == 4 && K >= 7 ? 2 : 0;
 };
 
 /* out = S^T in (TR) or S in along direction DIR of an NI^3 tensor (x fastest), one thread per line; S (NI x NI,
@@ -515,7 +519,7 @@ template <int NI, typename T> __device__ __forceinline__ void VPMapFDMSolve(cons
    place is safe: a patch reads x on its box, and no other patch of the color writes there (each writes its own
    interior only). lgeo: the factors of the layer of cells below this rank's (VPMapCellFactors()). */
 template <int K, typename T, bool SOLVE>
-__global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS)
+__global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS, VPMapPatchShape<K, T>::MINB)
     VPMapPatchResidualKernel(VPGrid g, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const T *__restrict__ geo, const T *__restrict__ lgeo, PetscScalar alpha, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *r,
                              VPPatchScaledTables t, const PetscReal *__restrict__ pg, const PetscScalar *__restrict__ dg)
 {
