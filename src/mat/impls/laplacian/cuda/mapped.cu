@@ -418,7 +418,7 @@ template <int K, typename T> struct VPMapPatchShape {
   /* blocks per SM the registers must allow (0: the compiler's choice). In float at k >= 7 the compiler takes more than
      half the register file for one block (158 registers at k = 7): one block per SM, 12.5% occupancy, latency-bound
      (Nsight Compute); two fit in 128 registers without spills, and the kernel then takes 35% less time */
-  static constexpr int    MINB    = sizeof(T) == 4 && K >= 7 ? 2 : 0;
+  static constexpr int MINB = sizeof(T) == 4 && K >= 7 ? 2 : 0;
 };
 
 /* out = S^T in (TR) or S in along direction DIR of an NI^3 tensor (x fastest), one thread per line; S (NI x NI,
@@ -529,22 +529,46 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS, VPMapPatchShap
   T        *A = reinterpret_cast<T *>(acc + NT), *B = A + CB * PC, *P0 = B + CB * PC, *P1 = P0 + CB * PC, *P2 = P1 + CB * PC, *X = P2 + CB * PC;
   const int pb = blockIdx.x, v[3] = {vlo0 + 2 * (pb % nv0), vlo1 + 2 * ((pb / nv0) % nv1), vlo2 + 2 * (pb / (nv0 * nv1))};
   const int q0 = (v[0] - 1) * K, q1 = (v[1] - 1) * K, q2 = (v[2] - 1) * K; /* the box's first node */
-  const int n0 = (int)g.N[0] * K, n1 = (int)g.N[1] * K, n2 = (int)g.N[2] * K;
+  /* index work once per patch: the box's Dirichlet faces, its first node's local index and the strides; the patch's
+     interior node (i0, i1, i2) is at in + i2 sz + i1 sy + i0. The cells' factors: their addresses, by thread cc < 8 */
+  const int           f  = VPDBoxFlags(g, NP, q0, q1, q2);
+  const PetscInt      sy = g.gxm[0], sz = g.gxm[0] * g.gxm[1], bx = VPDLocalIndex(g, q0, q1, q2), in = bx + sz + sy + 1;
+  __shared__ const T *cgeo[8];
 
-  for (int e = threadIdx.x; e < NP * NP * NP; e += blockDim.x) {
-    const int p0 = q0 + e % NP, p1 = q1 + (e / NP) % NP, p2 = q2 + e / (NP * NP);
-    X[e] = p0 == 0 || p0 == n0 || p1 == 0 || p1 == n1 || p2 == 0 || p2 == n2 ? (T)0 : (T)x[VPDLocalIndex(g, p0, p1, p2)];
+  if (threadIdx.x < 8) {
+    const int cc = threadIdx.x, c[3] = {v[0] - 1 + (cc & 1), v[1] - 1 + ((cc >> 1) & 1), v[2] - 1 + (cc >> 2)};
+    cgeo[cc] = VPMapCellFactors<K, T>(g, geo, lgeo, c);
+  }
+  for (int row = threadIdx.x; row < NP * NP; row += blockDim.x) { /* the box, one thread per row along x */
+    const int          e1 = row % NP, e2 = row / NP;
+    const bool         zero = ((f & 4) && e1 == 0) || ((f & 8) && e1 == NP - 1) || ((f & 16) && e2 == 0) || ((f & 32) && e2 == NP - 1);
+    const PetscScalar *xr   = x + bx + e2 * sz + e1 * sy;
+    T                  u[NP];
+#pragma unroll
+    for (int e0 = 0; e0 < NP; e0++) u[e0] = zero || (e0 == 0 && (f & 1)) || (e0 == NP - 1 && (f & 2)) ? (T)0 : (T)xr[e0];
+#pragma unroll
+    for (int e0 = 0; e0 < NP; e0++) X[row * NP + e0] = u[e0];
   }
   for (int e = threadIdx.x; e < NT; e += blockDim.x) acc[e] = 0;
+  /* where one pass of the block covers the interior, each thread's b, D and r values are loaded now: their latency
+     hides behind the operator's passes */
+  constexpr bool PRE   = NT <= S::THREADS;
+  auto           node  = [&](int e) { return in + (e / (NI * NI)) * sz + ((e / NI) % NI) * sy + e % NI; };
+  PetscScalar    pre_b = 0, pre_d = 1, pre_r = 0;
+  if (PRE && threadIdx.x < NT) {
+    const PetscInt li = node(threadIdx.x);
+    pre_b             = b[li];
+    if (SOLVE) {
+      pre_r = r[li]; /* no other patch of the color writes this patch's interior */
+      if (dg) pre_d = dg[li];
+    }
+  }
   __syncthreads();
-  VPMapPatchOperator<K, T>(X, acc, A, B, P0, P1, P2, [&](int cc) {
-    const int c[3] = {v[0] - 1 + (cc & 1), v[1] - 1 + ((cc >> 1) & 1), v[2] - 1 + (cc >> 2)};
-    return VPMapCellFactors<K, T>(g, geo, lgeo, c);
-  });
+  VPMapPatchOperator<K, T>(X, acc, A, B, P0, P1, P2, [&](int cc) { return cgeo[cc]; });
   if constexpr (!SOLVE) {
     for (int e = threadIdx.x; e < NT; e += blockDim.x) {
-      const PetscInt li = VPDLocalIndex(g, q0 + e % NI + 1, q1 + (e / NI) % NI + 1, q2 + e / (NI * NI) + 1);
-      r[li]             = b[li] - alpha * (PetscScalar)acc[e];
+      const PetscInt li = node(e);
+      r[li]             = (PRE ? pre_b : b[li]) - alpha * (PetscScalar)acc[e];
     }
   } else { /* the operator's passes are done: their shared memory holds the local solve's tensors */
     T               *Sm = A, *lam = Sm + NI * NI, *Kd = lam + NI, *Md = Kd + NI, *ta = A + NI * NI + 4 * NI, *tb = ta + NT, *sc = tb + NT;
@@ -560,16 +584,16 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS, VPMapPatchShap
     __syncthreads();
     for (int e = threadIdx.x; e < NT; e += blockDim.x) { /* Dsc r */
       const int      i0 = e % NI, i1 = (e / NI) % NI, i2 = e / (NI * NI);
-      const PetscInt li = VPDLocalIndex(g, q0 + i0 + 1, q1 + i1 + 1, q2 + i2 + 1);
+      const PetscInt li = PRE ? 0 : node(e);
       const T        dt = g0 * Kd[i0] * Md[i1] * Md[i2] + g1 * Md[i0] * Kd[i1] * Md[i2] + g2 * Md[i0] * Md[i1] * Kd[i2];
-      sc[e]             = dg ? sqrt(dt / (T)dg[li]) : (T)1; /* without dg the unscaled surrogate (local solver fdm) */
-      ta[e]             = sc[e] * (T)(b[li] - alpha * (PetscScalar)acc[e]);
+      sc[e]             = !dg ? (T)1 : sqrt(dt / (T)(PRE ? pre_d : dg[li])); /* without dg the unscaled surrogate (local solver fdm) */
+      ta[e]             = sc[e] * (T)((PRE ? pre_b : b[li]) - alpha * (PetscScalar)acc[e]);
     }
     __syncthreads();
     VPMapFDMSolve<NI>(Sm, lam, g0, g1, g2, ta, tb);
     for (int e = threadIdx.x; e < NT; e += blockDim.x) {
-      const PetscInt li = VPDLocalIndex(g, q0 + e % NI + 1, q1 + (e / NI) % NI + 1, q2 + e / (NI * NI) + 1);
-      r[li] += (PetscScalar)(damp * sc[e] * ta[e]);
+      const PetscInt li = node(e);
+      r[li]             = (PRE ? pre_r : r[li]) + (PetscScalar)(damp * sc[e] * ta[e]);
     }
   }
 }
