@@ -2,8 +2,8 @@ static char help[] = "PCAUXAMG on the finite-difference Laplacian of the unit sq
 points for n in -sizes: FCG (K-cycle) or CG (-pc_auxamg_cycle v) to -rtol, the iterations per size; the counts must\n\
 stay bounded as the mesh is refined (the largest at most the smallest + 4), and the true residual must meet the\n\
 tolerance. -no_coordinates: the error a user gets without PCSetCoordinates() or a DM; -use_dm: the coordinates from\n\
-the KSP's DM; -short_coordinates, -nan_coordinate: bad coordinates; -then_coarse_smoother jacobi|gs: after each solve\n\
-that option changed and a second solve (the PC set up again).\n\n";
+the KSP's DM; -short_coordinates, -nan_coordinate: bad coordinates; -then_coarse_smoother jacobi|gs, -then_tree uniform|adaptive:\n\
+after each solve that option changed and a second solve (the PC set up again).\n\n";
 
 #include <math.h>
 #include <petscdmda.h>
@@ -13,10 +13,11 @@ that option changed and a second solve (the PC set up again).\n\n";
 
 int main(int argc, char **argv)
 {
-  PetscInt  dim = 2, sizes[8] = {32, 64, 128}, nsizes = 8, its[8];
-  PetscReal rtol     = 1e-8;
-  PetscBool nocoords = PETSC_FALSE, usedm = PETSC_FALSE, matrixdm = PETSC_FALSE, set, shortcoords = PETSC_FALSE, nancoord = PETSC_FALSE;
-  char      cycle[8] = "k", then[16] = "";
+  PetscInt    dim = 2, sizes[8] = {32, 64, 128}, nsizes = 8, its[8];
+  PetscReal   rtol     = 1e-8;
+  PetscBool   nocoords = PETSC_FALSE, usedm = PETSC_FALSE, matrixdm = PETSC_FALSE, set, shortcoords = PETSC_FALSE, nancoord = PETSC_FALSE;
+  char        cycle[8] = "k", then[16] = "";
+  const char *thenopt = "-pc_auxamg_coarse_smoother";
 
   PetscFunctionBeginUser;
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
@@ -31,7 +32,11 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-short_coordinates", &shortcoords, NULL)); /* bad input: one point too few */
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-nan_coordinate", &nancoord, NULL));       /* bad input: a NaN */
   /* after each solve, -pc_auxamg_coarse_smoother set to this, KSPSetFromOptions() and a second solve (a new set-up) */
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-then_coarse_smoother", then, sizeof(then), NULL));
+  PetscCall(PetscOptionsGetString(NULL, NULL, "-then_coarse_smoother", then, sizeof(then), &set));
+  if (!set) {
+    PetscCall(PetscOptionsGetString(NULL, NULL, "-then_tree", then, sizeof(then), &set));
+    if (set) thenopt = "-pc_auxamg_tree";
+  }
   for (PetscInt s = 0; s < nsizes; s++) {
     PetscInt           n = sizes[s], N;
     DM                 da;
@@ -91,15 +96,15 @@ int main(int argc, char **argv)
     PetscCheck(reason > 0 && nr <= 10 * rtol * nb, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "PCAUXAMG: not converged on %" PetscInt_FMT " unknowns (%s, relative residual %g)", N, KSPConvergedReasons[reason], (double)(nr / nb));
     if (then[0]) {
       PetscInt n2;
-      PetscCall(PetscOptionsSetValue(NULL, "-pc_auxamg_coarse_smoother", then));
+      PetscCall(PetscOptionsSetValue(NULL, thenopt, then));
       PetscCall(KSPSetFromOptions(ksp));
       PetscCall(KSPSolve(ksp, b, x));
       PetscCall(KSPGetIterationNumber(ksp, &n2));
       PetscCall(KSPGetConvergedReason(ksp, &reason));
       PetscCall(MatResidual(A, b, x, r));
       PetscCall(VecNorm(r, NORM_2, &nr));
-      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  then -pc_auxamg_coarse_smoother %s: %" PetscInt_FMT " iterations (%s), true relative residual %s\n", then, n2, KSPConvergedReasons[reason], nr <= 10 * rtol * nb ? "below 10 rtol" : "TOO LARGE"));
-      PetscCheck(reason > 0 && nr <= 10 * rtol * nb, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "PCAUXAMG: not converged after the smoother's change (%s)", KSPConvergedReasons[reason]);
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "  then %s %s: %" PetscInt_FMT " iterations (%s), true relative residual %s\n", thenopt, then, n2, KSPConvergedReasons[reason], nr <= 10 * rtol * nb ? "below 10 rtol" : "TOO LARGE"));
+      PetscCheck(reason > 0 && nr <= 10 * rtol * nb, PETSC_COMM_WORLD, PETSC_ERR_NOT_CONVERGED, "PCAUXAMG: not converged after the change of %s (%s)", thenopt, KSPConvergedReasons[reason]);
     }
     PetscCall(KSPDestroy(&ksp));
     PetscCall(VecDestroy(&x));
@@ -146,6 +151,25 @@ int main(int argc, char **argv)
     suffix: 3d_coarse_switch_back
     args: -dim 3 -sizes 32 -then_coarse_smoother gs
 
+  # the region tree (-pc_auxamg_tree adaptive): bounded counts, coarse operators equal to MatPtAP() (graded meshes: ex5)
+  test:
+    suffix: 2d_tree
+    args: -pc_auxamg_tree adaptive -pc_auxamg_check_galerkin
+  test:
+    suffix: 3d_tree
+    args: -dim 3 -sizes 16,32,48 -pc_auxamg_tree adaptive -pc_auxamg_check_galerkin
+  # the tree changed between two solves: a new set-up (the other count: 14 uniform, 13 adaptive at 64^2)
+  test:
+    suffix: 2d_tree_switch
+    args: -sizes 64 -then_tree adaptive
+  test:
+    suffix: 2d_tree_switch_back
+    args: -sizes 64 -pc_auxamg_tree adaptive -then_tree uniform
+  test:
+    suffix: tree_np2
+    nsize: 2
+    args: -sizes 16 -pc_auxamg_tree adaptive
+    expect_error: runs on one rank
   test:
     suffix: 2d_np3
     nsize: 3
