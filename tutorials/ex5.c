@@ -439,6 +439,12 @@ int main(int argc, char **argv)
     suffix: graded_tree
     args: -dm_plex_dim 2 -dm_plex_simplex 0 -dm_plex_box_faces 16,16 -refinements 3 -grade 2 -grade_offset 0 -pc_auxamg_tree adaptive -pc_auxamg_check_galerkin
 
+  # the default (-pc_auxamg_tree auto) takes the region tree there by itself
+  test:
+    suffix: graded_auto
+    args: -dm_plex_dim 2 -dm_plex_simplex 0 -dm_plex_box_faces 16,16 -refinements 3 -grade 2 -grade_offset 0 -pc_auxamg_check_galerkin
+    output_file: ex5_graded_tree
+
   test:
     suffix: graded_tree_tets
     args: -tets 8 -refinements 2 -grade 2 -grade_offset 0.2 -pc_auxamg_tree adaptive

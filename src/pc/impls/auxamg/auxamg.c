@@ -12,8 +12,9 @@
   3D, 15-16 iterations from 0.26M to 1e8 unknowns against 15-20 with M = 2^L). The coarsening is fixed by the
   geometry and needs no graph algorithm. Empty cells carry no unknown (a disk or a cavity in the box). On meshes
   graded toward a region (denser points there) a uniform grid makes large aggregates where the points are dense and
-  the iterations grow (bench/RESULTS.md): -pc_auxamg_tree adaptive cuts a tree over the points' Morton order where
-  they cluster instead (PCAuxAMGSetUpTree(); one rank, the host path).
+  the iterations grow (bench/RESULTS.md): the adaptive tree cuts a tree over the points' Morton order where they
+  cluster instead (PCAuxAMGSetUpTree(); one rank, the host path; -pc_auxamg_tree, by default where the uniform grid's
+  fullest cell holds far more than the average).
   Aggregates stay on the rank of their points. The
   prolongation P is piecewise constant (one 1 per row), and the coarse operator P^T A P is summed directly from A's
   entries: entry (I, J) is the sum of a_ij over i in aggregate I and j in aggregate J (no general sparse product).
@@ -50,6 +51,19 @@
 #include <petscvpatch/private/qboximpl.h>
 
 #define AUXAMG_COARSENING 0.5 /* a tree level is a multigrid level when it keeps at most this fraction of the unknowns */
+
+enum {
+  PC_AUXAMG_TREE_UNIFORM,
+  PC_AUXAMG_TREE_ADAPTIVE,
+  PC_AUXAMG_TREE_AUTO
+};
+static const char *const PCAuxAMGTrees[] = {"uniform", "adaptive", "auto"};
+/* -pc_auxamg_tree auto (the default) takes the adaptive tree on the host path on one rank where a cell of the uniform
+   grid holds more than this many times 2^d times the average points per cell. The fullest cell (p = 1), measured with
+   ex5 and bench_auxamg (bench/history/2026-11-28.md, session 45): 1-4 points on quasi-uniform 2D and 3D meshes (where
+   the adaptive tree takes 0-2 iterations more); 13-25 on 2D and 27-64 on 3D meshes graded toward a corner, 9 on ex5's
+   disk at 148K unknowns (where it takes 42 iterations against the uniform grid's 70) */
+#define AUXAMG_TREE_AUTO_FULL 2
 
 /* the coarsest level's largest size by default: on the host its LU is cheap and the cycle's cost per level is small;
    on the GPU a level costs its kernels' launches, which the K-cycle doubles per level, so fewer levels and a larger
@@ -100,8 +114,11 @@ typedef struct {
      CUDA graph unless -pc_auxamg_gpu_graph 0; NULL: each level's operations from the host, the coarsest LU on the host */
   AuxAMGCycle dcycle;
   PetscBool   graph;
-  PetscBool   cjacobi;  /* -pc_auxamg_coarse_smoother jacobi: the levels below the finest smoothed by one damped Jacobi sweep */
-  PetscBool   adaptive; /* -pc_auxamg_tree adaptive: the region tree refined where the points cluster (PCAuxAMGSetUpTree()) */
+  PetscBool   cjacobi;   /* -pc_auxamg_coarse_smoother jacobi: the levels below the finest smoothed by one damped Jacobi sweep */
+  PetscInt    tree;      /* -pc_auxamg_tree: PC_AUXAMG_TREE_UNIFORM, _ADAPTIVE or _AUTO */
+  PetscBool   adaptive;  /* this set-up's aggregates from the region tree refined where the points cluster (PCAuxAMGSetUpTree()) */
+  PetscInt    fullest;   /* -pc_auxamg_tree auto: the most points in one cell of the uniform grid (0: not counted) */
+  PetscInt    cdimsetup; /* the coordinates' dimension of the last set-up */
 } PC_AuxAMG;
 
 static inline PetscInt PCAuxAMGCoarseSize(const PC_AuxAMG *j)
@@ -936,7 +953,7 @@ static PetscErrorCode PCAuxAMGUseGPU(PC pc, PetscBool *gpu)
     PetscCall(PetscInfo(pc, "the matrix is bound to the CPU: the host path\n"));
   else if (size > 1)
     PetscCall(PetscInfo(pc, "%d ranks: the host path (the GPU path runs on one rank)\n", size));
-  else if (j->adaptive)
+  else if (j->tree == PC_AUXAMG_TREE_ADAPTIVE)
     PetscCall(PetscInfo(pc, "-pc_auxamg_tree adaptive: the host path\n"));
   else if (!j->colored)
     PetscCall(PetscInfo(pc, "-pc_auxamg_smoother local: the host path (MatSOR)\n"));
@@ -996,14 +1013,14 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
   j->nlevels = 1;
   PetscCall(PCAuxAMGUseGPU(pc, &gpu));
   j->gpu = gpu;
-  if (j->adaptive) {
+  {
     PetscMPIInt size;
     PetscCallMPI(MPI_Comm_size(comm, &size));
-    PetscCheck(size == 1, comm, PETSC_ERR_SUP, "PCAUXAMG: -pc_auxamg_tree adaptive runs on one rank, not %d: on several ranks use -pc_auxamg_tree uniform (the default)", size);
-    PetscCall(PCAuxAMGSetUpTree(pc, cdim, m, x, lo, hi));
-    j->M = 0;
-  } else {
-    M = (PetscInt)PetscMax(1, PetscMin(1 << 20, PetscFloorReal(PetscPowReal(PetscMax((PetscReal)N / j->ppc, 1), 1.0 / cdim) + 0.5)));
+    PetscCheck(size == 1 || j->tree != PC_AUXAMG_TREE_ADAPTIVE, comm, PETSC_ERR_SUP, "PCAUXAMG: -pc_auxamg_tree adaptive runs on one rank, not %d: on several ranks use -pc_auxamg_tree uniform or auto", size);
+    j->adaptive  = (PetscBool)(j->tree == PC_AUXAMG_TREE_ADAPTIVE);
+    j->fullest   = 0;
+    j->cdimsetup = cdim;
+    M            = (PetscInt)PetscMax(1, PetscMin(1 << 20, PetscFloorReal(PetscPowReal(PetscMax((PetscReal)N / j->ppc, 1), 1.0 / cdim) + 0.5)));
     for (PetscInt d = 0; d < cdim; d++) h[d] = (hi[d] > lo[d] ? hi[d] - lo[d] : 1.0) / M * (1 + 1e-12);
     PetscCall(PetscMalloc2(PetscMax(m, 1), &key, PetscMax(m, 1), &agg));
     for (PetscInt i = 0; i < m; i++) {
@@ -1011,13 +1028,32 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
       for (PetscInt d = cdim - 1; d >= 0; d--) k = k * M + PetscMin(M - 1, (PetscInt)((x[i * cdim + d] - lo[d]) / h[d]));
       key[i] = k;
     }
-    j->M = M;
-    /* the levels: the points of a cell, then the children of a tree cell (where that does not coarsen, as when a cell
-       holds one point, the next tree level at once) */
-    if (gpu)
-      PetscCall(PCAuxAMGSetUpDevice(pc, cdim, M, m, key));
-    else
-      PetscCall(PCAuxAMGSetUpHost(pc, cdim, M, m, key, agg));
+    if (j->tree == PC_AUXAMG_TREE_AUTO && !gpu && size == 1) { /* the fullest cell of the uniform grid: graded where it is far above the average */
+      PetscInt64 *sk;
+      PetscCall(PetscMalloc1(PetscMax(m, 1), &sk));
+      PetscCall(PetscArraycpy(sk, key, m));
+      PetscCall(PetscSortInt64(m, sk));
+      for (PetscInt i = 0, e; i < m; i = e) {
+        for (e = i + 1; e < m && sk[e] == sk[i]; e++)
+          ;
+        j->fullest = PetscMax(j->fullest, e - i);
+      }
+      PetscCall(PetscFree(sk));
+      j->adaptive = (PetscBool)((PetscReal)j->fullest > AUXAMG_TREE_AUTO_FULL * (PetscReal)(1 << cdim) * j->ppc);
+      PetscCall(PetscInfo(pc, "-pc_auxamg_tree auto: the fullest of the uniform grid's cells holds %" PetscInt_FMT " points (%g on average): the %s tree\n", j->fullest, (double)j->ppc, j->adaptive ? "adaptive" : "uniform"));
+    }
+    if (j->adaptive) {
+      PetscCall(PCAuxAMGSetUpTree(pc, cdim, m, x, lo, hi));
+      j->M = 0;
+    } else {
+      j->M = M;
+      /* the levels: the points of a cell, then the children of a tree cell (where that does not coarsen, as when a cell
+         holds one point, the next tree level at once) */
+      if (gpu)
+        PetscCall(PCAuxAMGSetUpDevice(pc, cdim, M, m, key));
+      else
+        PetscCall(PCAuxAMGSetUpHost(pc, cdim, M, m, key, agg));
+    }
     PetscCall(PetscFree2(key, agg));
   }
   if (cvec) PetscCall(VecRestoreArrayRead(cvec, &x));
@@ -1386,15 +1422,16 @@ static PetscErrorCode PCSetFromOptions_AuxAMG(PC pc, PetscOptionItems PetscOptio
     j->colored = (PetscBool)(sm == 1);
   }
   {
-    PetscInt          tr      = j->adaptive ? 1 : 0;
-    const char *const trees[] = {"uniform", "adaptive"};
-    PetscCall(PetscOptionsEList("-pc_auxamg_tree", "The aggregates: the cells of a uniform auxiliary grid and their parents, or a region tree refined where the points cluster (graded meshes; one rank, the host path, Gauss-Seidel by MatSOR)",
-                                "PCAUXAMG", trees, 2, trees[tr], &tr, NULL));
-    if (pc->setupcalled && j->adaptive != (PetscBool)(tr == 1)) {
+    PetscInt tr = j->tree;
+    PetscCall(PetscOptionsEList("-pc_auxamg_tree",
+                                "The aggregates: the cells of a uniform auxiliary grid and their parents, a region tree refined where the points cluster (graded meshes; one rank, the host path, Gauss-Seidel by MatSOR), or auto: the adaptive tree "
+                                "where a uniform cell holds far more points than the average and the host path runs on one rank",
+                                "PCAUXAMG", PCAuxAMGTrees, 3, PCAuxAMGTrees[tr], &tr, NULL));
+    if (pc->setupcalled && j->tree != tr) {
       PetscCall(PetscInfo(pc, "-pc_auxamg_tree changed after the set-up: set up again at the next solve\n"));
       pc->setupcalled = PETSC_FALSE;
     }
-    j->adaptive = (PetscBool)(tr == 1);
+    j->tree = tr;
   }
   PetscCall(PetscOptionsBool("-pc_auxamg_gpu", "Set up and apply on the GPU when the matrix is an AIJCUSPARSE matrix on one rank", "PCAUXAMG", j->usegpu, &j->usegpu, NULL));
   {
@@ -1432,6 +1469,8 @@ static PetscErrorCode PCView_AuxAMG(PC pc, PetscViewer viewer)
   else
     PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary-grid AMG: %s-cycle, %" PetscInt_FMT " levels, auxiliary grid %" PetscInt_FMT " cells per direction, operator complexity %.3f, %s\n", j->cycle == PC_AUXAMG_CYCLE_K ? "K" : "V", j->nlevels, j->M,
                                      (double)j->opcomplexity, j->gpu ? "on the GPU (coarse levels in ELL)" : "on the host"));
+  if (j->fullest)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "-pc_auxamg_tree auto: the fullest cell of the uniform grid held %" PetscInt_FMT " points (the adaptive tree above %g)\n", j->fullest, (double)(AUXAMG_TREE_AUTO_FULL * (1 << j->cdimsetup) * j->ppc)));
   if (j->dcycle) PetscCall(PetscViewerASCIIPrintf(viewer, "coarse levels' cycle on the device, %s, no host synchronization; coarsest level by its dense inverse\n", j->graph ? "one CUDA graph" : "kernels launched one by one"));
   for (PetscInt l = 0; l < j->nlevels; l++) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  level %" PetscInt_FMT ": %" PetscInt_FMT " unknowns, %.0f nonzeros", l, j->nrows[l], (double)j->nnz[l]));
@@ -1530,7 +1569,7 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
 . -pc_auxamg_points_per_cell <p>     - about p points per cell of the auxiliary grid on average (default 1; a level that does not halve the unknowns is skipped)
 . -pc_auxamg_ktol <t>                - K-cycle: skip the second inner step when the first reduced the residual by t (default 0.25)
 . -pc_auxamg_smoother <colored,local> - Gauss-Seidel colored by the tree (default) or processor-local sweeps (`MatSOR()`)
-. -pc_auxamg_tree <uniform,adaptive> - the aggregates from a uniform auxiliary grid (default) or from a region tree refined where the points cluster (meshes graded toward a region; one rank, the host path, `MatSOR()` sweeps)
+. -pc_auxamg_tree <auto,uniform,adaptive> - the aggregates from a uniform auxiliary grid or from a region tree refined where the points cluster (meshes graded toward a region; one rank, the host path, `MatSOR()` sweeps); auto (default): the adaptive tree on the host path on one rank where a cell of the uniform grid holds more than 2^(d+1) times the average, else the uniform grid
 . -pc_auxamg_gpu <bool>              - set up and apply on the GPU when the matrix is a `MATAIJCUSPARSE` on one rank (default true)
 . -pc_auxamg_coarse_smoother <jacobi,gs> - the levels below the finest: one damped Jacobi sweep before and after the coarse correction (default; one kernel each on the GPU) or the Gauss-Seidel of the finest level
 . -pc_auxamg_gpu_graph <bool>        - GPU path: the coarse levels' cycle as one CUDA graph (default true; false launches its kernels one by one)
@@ -1562,10 +1601,13 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
 
   On meshes graded toward a region a uniform auxiliary grid puts many points into the cells there: the iterations grow
   by 6-7 per tenfold refinement (2D, cells about h^2 wide at a corner: 17 to 82 iterations from 289 to 263,169
-  unknowns). `-pc_auxamg_tree adaptive` takes as aggregates the largest cells of a tree over the points' Morton order
-  that hold at most 2 points (level 0), then 2^d times more per level: 15 to 27 iterations there, 29 at 1M. It runs on
-  one rank, on the host, with `MatSOR()` on the finest level (its cells differ in size, so the tree's coloring does not
-  apply); on quasi-uniform meshes it takes 0-2 iterations more than the uniform grid.
+  unknowns). The adaptive tree takes as aggregates the largest cells of a tree over the points' Morton order that hold
+  at most 2 points (level 0), then 2^d times more per level: 15 to 27 iterations there, 29 at 1M. It runs on one rank,
+  on the host, with `MatSOR()` on the finest level (its cells differ in size, so the tree's coloring does not apply);
+  on quasi-uniform meshes it takes 0-2 iterations more than the uniform grid. By default (`-pc_auxamg_tree auto`) the
+  host path on one rank takes it where the uniform grid's fullest cell holds more than 2^(d+1) times the average (on
+  quasi-uniform meshes at most 4 points, on graded ones 13 or more); the GPU path and several ranks keep the uniform
+  grid.
 
   As the coarse solver of `PCMG` on a `DMQBOX` hierarchy (`-mg_coarse_ksp_type fcg -mg_coarse_pc_type auxamg`) it
   takes the assembled copy of the matrix-free coarse operator and the coarse `DM`'s node coordinates by itself (host
@@ -1586,6 +1628,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_AuxAMG(PC pc)
   j->ppc                  = 1;
   j->ktol                 = 0.25;
   j->colored              = PETSC_TRUE;
+  j->tree                 = PC_AUXAMG_TREE_AUTO;
   j->usegpu               = PETSC_TRUE;
   j->graph                = PETSC_TRUE;
   j->cjacobi              = PETSC_TRUE;
