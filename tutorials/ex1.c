@@ -406,6 +406,12 @@ int main(int argc, char **argv)
     args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 3 -dm_qbox_cells 16 -pc_mg_levels 2 -mg_coarse_ksp_type fcg -mg_coarse_ksp_rtol 1e-10 -mg_coarse_pc_type auxamg -mg_coarse_ksp_converged_reason -dm_vec_type cuda
     output_file: ex1_3d_coarse_auxamg
 
+  # at k = 7 the Gauss-Lobatto nodes crowd at the cells' faces (27 in the fullest cell of the uniform grid): the default
+  # keeps the uniform grid (13 coarse iterations; the adaptive tree would take 17-18)
+  test:
+    suffix: 3d_k7_coarse_auxamg
+    args: -options_file share/vpatch-mg.options -dm_qbox_dim 3 -dm_qbox_degree 7 -dm_qbox_cells 4 -pc_mg_levels 2 -mg_coarse_ksp_type fcg -mg_coarse_ksp_rtol 1e-10 -mg_coarse_pc_type auxamg -mg_coarse_ksp_converged_reason
+
   # PCAUXAMG alone on the matrix-free operator (its assembled copy, the DM's nodes); on the DG operator, which offers no
   # assembled copy to it, a clear error
   test:

@@ -60,10 +60,12 @@ enum {
 static const char *const PCAuxAMGTrees[] = {"uniform", "adaptive", "auto"};
 /* -pc_auxamg_tree auto (the default) takes the adaptive tree on the host path on one rank where a cell of the uniform
    grid holds more than this many times 2^d times the average points per cell. The fullest cell (p = 1), measured with
-   ex5 and bench_auxamg (bench/history/2026-11-28.md, session 45): 1-4 points on quasi-uniform 2D and 3D meshes (where
-   the adaptive tree takes 0-2 iterations more); 13-25 on 2D and 27-64 on 3D meshes graded toward a corner, 9 on ex5's
-   disk at 148K unknowns (where it takes 42 iterations against the uniform grid's 70) */
-#define AUXAMG_TREE_AUTO_FULL 2
+   ex5, ex1 and bench_auxamg (bench/history/2026-11-28.md, session 45): 1-4 points on quasi-uniform 2D and 3D meshes
+   (where the adaptive tree takes 0-2 iterations more); 3^d on a DMQBOX's nodes at k = 7 and 8 (Gauss-Lobatto points
+   crowd at the cells' faces; the tree took 20 iterations there in 3D against the uniform grid's 15); 17-289 on 2D and
+   64-125 on 3D meshes graded toward a corner (below that, 13-16 and 27-30 on the smallest ones, which keep the uniform
+   grid); 9 on ex5's disk at 148K unknowns (the tree: 42 iterations against 70; it keeps the uniform grid) */
+#define AUXAMG_TREE_AUTO_FULL 4
 
 /* the coarsest level's largest size by default: on the host its LU is cheap and the cycle's cost per level is small;
    on the GPU a level costs its kernels' launches, which the K-cycle doubles per level, so fewer levels and a larger
@@ -1570,7 +1572,7 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
 . -pc_auxamg_points_per_cell <p>     - about p points per cell of the auxiliary grid on average (default 1; a level that does not halve the unknowns is skipped)
 . -pc_auxamg_ktol <t>                - K-cycle: skip the second inner step when the first reduced the residual by t (default 0.25)
 . -pc_auxamg_smoother <colored,local> - Gauss-Seidel colored by the tree (default) or processor-local sweeps (`MatSOR()`)
-. -pc_auxamg_tree <auto,uniform,adaptive> - the aggregates from a uniform auxiliary grid or from a region tree refined where the points cluster (meshes graded toward a region; one rank, the host path, `MatSOR()` sweeps); auto (default): the adaptive tree on the host path on one rank where a cell of the uniform grid holds more than 2^(d+1) times the average, else the uniform grid
+. -pc_auxamg_tree <auto,uniform,adaptive> - the aggregates from a uniform auxiliary grid or from a region tree refined where the points cluster (meshes graded toward a region; one rank, the host path, `MatSOR()` sweeps); auto (default): the adaptive tree on the host path on one rank where a cell of the uniform grid holds more than 2^(d+2) times the average, else the uniform grid
 . -pc_auxamg_gpu <bool>              - set up and apply on the GPU when the matrix is a `MATAIJCUSPARSE` on one rank (default true)
 . -pc_auxamg_coarse_smoother <jacobi,gs> - the levels below the finest: one damped Jacobi sweep before and after the coarse correction (default; one kernel each on the GPU) or the Gauss-Seidel of the finest level
 . -pc_auxamg_gpu_graph <bool>        - GPU path: the coarse levels' cycle as one CUDA graph (default true; false launches its kernels one by one)
@@ -1606,9 +1608,9 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
   at most 2 points (level 0), then 2^d times more per level: 15 to 27 iterations there, 29 at 1M. It runs on one rank,
   on the host, with `MatSOR()` on the finest level (its cells differ in size, so the tree's coloring does not apply);
   on quasi-uniform meshes it takes 0-2 iterations more than the uniform grid. By default (`-pc_auxamg_tree auto`) the
-  host path on one rank takes it where the uniform grid's fullest cell holds more than 2^(d+1) times the average (on
-  quasi-uniform meshes at most 4 points, on graded ones 13 or more); the GPU path and several ranks keep the uniform
-  grid.
+  host path on one rank takes it where the uniform grid's fullest cell holds more than 2^(d+2) times the average (on
+  quasi-uniform meshes at most 4 points, on a Q_k node set 3^d, on graded ones 17 or more in 2D); the GPU path and
+  several ranks keep the uniform grid.
 
   As the coarse solver of `PCMG` on a `DMQBOX` hierarchy (`-mg_coarse_ksp_type fcg -mg_coarse_pc_type auxamg`) it
   takes the assembled copy of the matrix-free coarse operator and the coarse `DM`'s node coordinates by itself (host
