@@ -2,8 +2,8 @@ static char help[] = "PCAUXAMG on the finite-difference Laplacian of the unit sq
 points for n in -sizes: FCG (K-cycle) or CG (-pc_auxamg_cycle v) to -rtol, the iterations per size; the counts must\n\
 stay bounded as the mesh is refined (the largest at most the smallest + 4), and the true residual must meet the\n\
 tolerance. -no_coordinates: the error a user gets without PCSetCoordinates() or a DM; -use_dm: the coordinates from\n\
-the KSP's DM; -short_coordinates, -nan_coordinate: bad coordinates; -then_coarse_smoother jacobi|gs, -then_tree uniform|adaptive:\n\
-after each solve that option changed and a second solve (the PC set up again).\n\n";
+the KSP's DM; -short_coordinates, -nan_coordinate: bad coordinates; -then_coarse_smoother jacobi|gs (or -then_tree\n\
+uniform|adaptive): after each solve that option changed and a second solve (the PC set up again).\n\n";
 
 #include <math.h>
 #include <petscdmda.h>
@@ -31,7 +31,8 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-matrix_dm", &matrixdm, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-short_coordinates", &shortcoords, NULL)); /* bad input: one point too few */
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-nan_coordinate", &nancoord, NULL));       /* bad input: a NaN */
-  /* after each solve, -pc_auxamg_coarse_smoother set to this, KSPSetFromOptions() and a second solve (a new set-up) */
+  /* after each solve, -pc_auxamg_coarse_smoother (or -pc_auxamg_tree) set to this, KSPSetFromOptions() and a second
+     solve (a new set-up) */
   PetscCall(PetscOptionsGetString(NULL, NULL, "-then_coarse_smoother", then, sizeof(then), &set));
   if (!set) {
     PetscCall(PetscOptionsGetString(NULL, NULL, "-then_tree", then, sizeof(then), &set));

@@ -5,8 +5,9 @@ simplices here, since PETSc may have no mesh generator; -disk maps the box [-1,1
 the unit cube of n^3 cubes of 6 tetrahedra each, -cavity without its central block [1/4,3/4]^3), its interior\n\
 vertices moved by -perturb times the mesh size (quasi-uniform meshes), then -refinements uniform refinements, solved\n\
 on each. -grade g -grade_offset a (a mesh of the unit box): each mesh's vertices x moved to x ((a + |x|_inf) / (a +\n\
-1))^(g - 1) for its solve, a shape-regular mesh graded toward the corner 0 (a = 0: cells about h^g wide there). Prints unknowns, iterations, the true residual (-timing: the times); exits non-zero when a solve does not\n\
-converge. -pc_type gamg runs PETSc's GAMG on the same matrices for comparison.\n\n";
+1))^(g - 1) for its solve, a shape-regular mesh graded toward the corner 0 (a = 0: cells about h^g wide there).\n\
+Prints unknowns, iterations, the true residual (-timing: the times); exits non-zero when a solve does not converge.\n\
+-pc_type gamg runs PETSc's GAMG on the same matrices for comparison.\n\n";
 
 #include <petscdmplex.h>
 #include <petscdmplextransform.h>
