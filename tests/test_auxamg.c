@@ -166,11 +166,13 @@ int main(int argc, char **argv)
   test:
     suffix: 2d_tree_switch_back
     args: -sizes 64 -pc_auxamg_tree adaptive -then_tree uniform
+  # on several ranks: the cut from counts summed over the ranks, a cell's points on each rank one aggregate there (the
+  # counts of one rank)
   test:
-    suffix: tree_np2
-    nsize: 2
-    args: -sizes 16 -pc_auxamg_tree adaptive
-    expect_error: runs on one rank
+    suffix: 2d_tree_np3
+    nsize: 3
+    args: -pc_auxamg_tree adaptive -pc_auxamg_check_galerkin
+    output_file: test_auxamg_2d_tree
   test:
     suffix: 2d_np3
     nsize: 3

@@ -447,6 +447,11 @@ int main(int argc, char **argv)
     output_file: ex5_graded_tree
 
   test:
+    suffix: graded_auto_np3
+    nsize: 3
+    args: -dm_plex_dim 2 -dm_plex_simplex 0 -dm_plex_box_faces 16,16 -refinements 3 -grade 2 -grade_offset 0 -pc_auxamg_check_galerkin
+
+  test:
     suffix: graded_tree_tets
     args: -tets 8 -refinements 2 -grade 2 -grade_offset 0.2 -pc_auxamg_tree adaptive
 

@@ -13,7 +13,7 @@
   geometry and needs no graph algorithm. Empty cells carry no unknown (a disk or a cavity in the box). On meshes
   graded toward a region (denser points there) a uniform grid makes large aggregates where the points are dense and
   the iterations grow (bench/RESULTS.md): the adaptive tree cuts a tree over the points' Morton order where they
-  cluster instead (PCAuxAMGSetUpTree(); one rank, the host path; -pc_auxamg_tree, by default where the uniform grid's
+  cluster instead (PCAuxAMGSetUpTree(); the host path; -pc_auxamg_tree, by default where the uniform grid's
   fullest cell holds far more than the average).
   Aggregates stay on the rank of their points. The
   prolongation P is piecewise constant (one 1 per row), and the coarse operator P^T A P is summed directly from A's
@@ -39,7 +39,7 @@
   inner products and coefficients on the device, a skipped second step by a device flag, the coarsest level of at most
   4096 unknowns, the GPU's default coarse size, by its inverse from cuSOLVER); level 0's operations are launched from
   here, without synchronization either. A larger coarsest level keeps the host's LU and the host-launched levels.
-  Not yet: several ranks on the GPU (they take the host path); the adaptive tree on several ranks and on the GPU.
+  Not yet: several ranks on the GPU (they take the host path); the adaptive tree on the GPU.
 */
 #include <petscvpatch/private/vpatchimpl.h>
 #include <petscdm.h>
@@ -58,8 +58,8 @@ enum {
   PC_AUXAMG_TREE_AUTO
 };
 static const char *const PCAuxAMGTrees[] = {"uniform", "adaptive", "auto"};
-/* -pc_auxamg_tree auto (the default) takes the adaptive tree on the host path on one rank where a cell of the uniform
-   grid holds more than this many times 2^d times the average points per cell. The fullest cell (p = 1), measured with
+/* -pc_auxamg_tree auto (the default) takes the adaptive tree on the host path where a cell of the uniform grid (its
+   points on one rank) holds more than this many times 2^d times the average points per cell. The fullest cell (p = 1), measured with
    ex5, ex1 and bench_auxamg (bench/history/2026-11-28.md, session 45): 1-4 points on quasi-uniform 2D and 3D meshes
    (where the adaptive tree takes 0-2 iterations more); 3^d on a DMQBOX's nodes at k = 7 and 8 (Gauss-Lobatto points
    crowd at the cells' faces; the tree took 20 iterations there in 3D against the uniform grid's 15); 17-289 on 2D and
@@ -640,7 +640,7 @@ static PetscErrorCode PCAuxAMGSetUpHost(PC pc, PetscInt cdim, PetscInt M, PetscI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The adaptive region tree (-pc_auxamg_tree adaptive; one rank, the host path). The points are sorted by their Morton
+/* The adaptive region tree (-pc_auxamg_tree adaptive; the host path). The points are sorted by their Morton
    code (B bits per direction over the bounding box's largest extent, the directions interleaved): a tree cell of depth t
    is the run of points whose codes share their first d t bits. The aggregates of a level are the largest tree cells
    that hold at most T finest points (cut from the root down: a cell with more is split into its up to 2^d children; a
@@ -664,34 +664,80 @@ static int AuxAMGPointCompare(const void *a, const void *b)
   return x < y ? -1 : (x > y ? 1 : 0);
 }
 
-/* the cut of the sorted points [lo, hi) (a tree cell of depth t) into the largest cells of at most T points: leaf[i]
-   for each of its positions, numbered on from *nleaf in sorted order */
-static void AuxAMGTreeCut(const AuxAMGPoint *pt, PetscInt lo, PetscInt hi, int t, int d, int B, PetscInt T, PetscInt *leaf, PetscInt *nleaf)
+/* the cut of the tree into its largest cells of at most T points, counted over all ranks (each rank's points sorted by
+   code in pt): level by level from the root, the open cells (more than T points) the same on every rank, each with
+   this rank's run of points [lo, hi) (possibly empty); their children's points counted here and summed over the
+   ranks. leaf[i]: this rank's number of the cut cell that holds sorted position i (in code order; a cell with points
+   on several ranks is one aggregate on each), *nleaf of them */
+static PetscErrorCode AuxAMGTreeCut(MPI_Comm comm, const AuxAMGPoint *pt, PetscInt m, int d, int B, PetscInt T, PetscInt *leaf, PetscInt *nleaf)
 {
-  if (hi - lo <= T || t == B) {
-    for (PetscInt i = lo; i < hi; i++) leaf[i] = *nleaf;
-    (*nleaf)++;
-    return;
+  const PetscInt nch   = (PetscInt)1 << d;
+  PetscInt       nopen = 1, *open, *cnt, *start, total = m;
+
+  PetscFunctionBegin;
+  PetscCall(PetscCalloc1(PetscMax(m, 1), &start)); /* start[i]: a cut cell's run begins at sorted position i */
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &total, 1, MPIU_INT, MPI_SUM, comm));
+  PetscCall(PetscMalloc1(2, &open));
+  open[0] = 0;
+  open[1] = m;
+  if (total <= T || B == 0) {
+    if (m) start[0] = 1;
+    nopen = 0;
   }
-  const int        shift = d * (B - t - 1);
-  const PetscInt64 mask  = ((PetscInt64)1 << d) - 1;
-  for (PetscInt s = lo, e; s < hi; s = e) { /* the children present, in code order */
-    const PetscInt64 child = (pt[s].code >> shift) & mask;
-    for (e = s + 1; e < hi && ((pt[e].code >> shift) & mask) == child; e++)
-      ;
-    AuxAMGTreeCut(pt, s, e, t + 1, d, B, T, leaf, nleaf);
+  for (int t = 0; t < B && nopen > 0; t++) {
+    const int        shift = d * (B - t - 1);
+    const PetscInt64 mask  = ((PetscInt64)1 << d) - 1;
+    PetscInt        *next, nnext = 0, *rng;
+    PetscCall(PetscMalloc2(nopen * nch, &cnt, 2 * nopen * nch, &rng));
+    for (PetscInt o = 0; o < nopen; o++) { /* the runs of this rank's points in the children of open cell o */
+      PetscInt s = open[2 * o];
+      for (PetscInt c = 0; c < nch; c++) {
+        PetscInt e = s;
+        while (e < open[2 * o + 1] && ((pt[e].code >> shift) & mask) == (PetscInt64)c) e++;
+        rng[2 * (o * nch + c)]     = s;
+        rng[2 * (o * nch + c) + 1] = e;
+        cnt[o * nch + c]           = e - s;
+        s                          = e;
+      }
+    }
+    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, cnt, (PetscMPIInt)(nopen * nch), MPIU_INT, MPI_SUM, comm));
+    PetscCall(PetscMalloc1(2 * nopen * nch, &next));
+    for (PetscInt k = 0; k < nopen * nch; k++) {
+      if (!cnt[k]) continue;
+      if (cnt[k] <= T || t + 1 == B) {
+        if (rng[2 * k + 1] > rng[2 * k]) start[rng[2 * k]] = 1;
+      } else {
+        next[2 * nnext]     = rng[2 * k];
+        next[2 * nnext + 1] = rng[2 * k + 1];
+        nnext++;
+      }
+    }
+    PetscCall(PetscFree2(cnt, rng));
+    PetscCall(PetscFree(open));
+    open  = next;
+    nopen = nnext;
   }
+  PetscCall(PetscFree(open));
+  *nleaf = 0;
+  for (PetscInt i = 0; i < m; i++) {
+    if (start[i]) (*nleaf)++;
+    leaf[i] = *nleaf - 1;
+  }
+  PetscCall(PetscFree(start));
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 
 static PetscErrorCode PCAuxAMGSetUpTree(PC pc, PetscInt cdim, PetscInt m, const PetscReal *x, const PetscReal *lo, const PetscReal *hi)
 {
-  PC_AuxAMG   *j   = (PC_AuxAMG *)pc->data;
-  const int    B   = cdim == 1 ? 60 : (cdim == 2 ? 30 : 20); /* d B <= 60 bits */
-  PetscReal    ext = 0;
+  PC_AuxAMG   *j    = (PC_AuxAMG *)pc->data;
+  MPI_Comm     comm = PetscObjectComm((PetscObject)pc);
+  const int    B    = cdim == 1 ? 60 : (cdim == 2 ? 30 : 20); /* d B <= 60 bits */
+  PetscReal    ext  = 0;
   AuxAMGPoint *pt;
-  PetscInt    *leaf, *first, *agg, nf = m, T = AUXAMG_TREE_POINTS;
+  PetscInt    *leaf, *first, *agg, nf = m, T = AUXAMG_TREE_POINTS, M;
 
   PetscFunctionBegin;
+  PetscCall(MatGetSize(j->A[0], &M, NULL));
   for (PetscInt d = 0; d < cdim; d++) ext = PetscMax(ext, hi[d] - lo[d]);
   if (ext <= 0) ext = 1;
   PetscCall(PetscMalloc4(PetscMax(m, 1), &pt, PetscMax(m, 1), &leaf, PetscMax(m, 1), &first, PetscMax(m, 1), &agg));
@@ -706,26 +752,30 @@ static PetscErrorCode PCAuxAMGSetUpTree(PC pc, PetscInt cdim, PetscInt m, const 
   qsort(pt, (size_t)m, sizeof(AuxAMGPoint), AuxAMGPointCompare);
   for (PetscInt i = 0; i < m; i++) first[pt[i].row] = i; /* level 0's row r: the point's sorted position */
   for (PetscInt l = 0; l + 1 < j->maxlevels && l + 1 < AUXAMG_MAX_LEVELS; l++) {
-    PetscInt nc = 0;
-    if (nf <= PCAuxAMGCoarseSize(j)) break;
+    PetscInt nc = 0, Nc = 0, Nf, cstart = 0, fstart;
+    PetscCall(MatGetSize(j->A[l], &Nf, NULL));
+    if (Nf <= PCAuxAMGCoarseSize(j)) break;
     for (;;) {
-      nc = 0;
-      AuxAMGTreeCut(pt, 0, m, 0, (int)cdim, B, T, leaf, &nc);
-      if ((PetscReal)nc <= AUXAMG_COARSENING * (PetscReal)nf || T >= m) break;
+      PetscCall(AuxAMGTreeCut(comm, pt, m, (int)cdim, B, T, leaf, &nc));
+      PetscCallMPI(MPIU_Allreduce(&nc, &Nc, 1, MPIU_INT, MPI_SUM, comm));
+      if ((PetscReal)Nc <= AUXAMG_COARSENING * (PetscReal)Nf || T >= M) break;
       T *= (PetscInt)1 << cdim;
     }
-    if ((PetscReal)nc > AUXAMG_COARSENING * (PetscReal)nf) break; /* nothing left to coarsen */
+    if ((PetscReal)Nc > AUXAMG_COARSENING * (PetscReal)Nf) break; /* nothing left to coarsen */
     for (PetscInt r = 0; r < nf; r++) agg[r] = leaf[first[r]];
-    PetscCall(MatCreateAIJ(PetscObjectComm((PetscObject)pc), nf, nc, nf, nc, 1, NULL, 0, NULL, &j->P[l])); /* one 1 per row */
+    PetscCallMPI(MPI_Exscan(&nc, &cstart, 1, MPIU_INT, MPI_SUM, comm));
+    PetscCall(MatGetOwnershipRange(j->A[l], &fstart, NULL));
+    PetscCall(MatCreateAIJ(comm, nf, nc, PETSC_DETERMINE, PETSC_DETERMINE, 1, NULL, 1, NULL, &j->P[l])); /* one 1 per row */
     for (PetscInt r = 0; r < nf; r++) {
+      PetscInt    row = fstart + r, col = cstart + agg[r];
       PetscScalar one = 1.0;
-      PetscCall(MatSetValues(j->P[l], 1, &r, 1, &agg[r], &one, INSERT_VALUES));
+      PetscCall(MatSetValues(j->P[l], 1, &row, 1, &col, &one, INSERT_VALUES));
     }
     PetscCall(MatAssemblyBegin(j->P[l], MAT_FINAL_ASSEMBLY));
     PetscCall(MatAssemblyEnd(j->P[l], MAT_FINAL_ASSEMBLY));
     PetscCall(PCAuxAMGGalerkin(j->A[l], agg, nc, &j->A[l + 1]));
     if (j->checkgalerkin) PetscCall(PCAuxAMGCompareGalerkin(pc, l, j->A[l], j->P[l], j->A[l + 1]));
-    for (PetscInt i = m - 1; i >= 0; i--) first[leaf[i]] = i; /* the next level's rows are the leaves, in sorted order */
+    for (PetscInt i = m - 1; i >= 0; i--) first[leaf[i]] = i; /* the next level's rows are this rank's cut cells, in code order */
     nf         = nc;
     j->nlevels = l + 2;
     T *= (PetscInt)1 << cdim;
@@ -1017,9 +1067,6 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
   PetscCall(PCAuxAMGUseGPU(pc, &gpu));
   j->gpu = gpu;
   {
-    PetscMPIInt size;
-    PetscCallMPI(MPI_Comm_size(comm, &size));
-    PetscCheck(size == 1 || j->tree != PC_AUXAMG_TREE_ADAPTIVE, comm, PETSC_ERR_SUP, "PCAUXAMG: -pc_auxamg_tree adaptive runs on one rank, not %d: on several ranks use -pc_auxamg_tree uniform or auto", size);
     j->adaptive  = (PetscBool)(j->tree == PC_AUXAMG_TREE_ADAPTIVE);
     j->fullest   = 0;
     j->cdimsetup = cdim;
@@ -1031,7 +1078,7 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
       for (PetscInt d = cdim - 1; d >= 0; d--) k = k * M + PetscMin(M - 1, (PetscInt)((x[i * cdim + d] - lo[d]) / h[d]));
       key[i] = k;
     }
-    if (j->tree == PC_AUXAMG_TREE_AUTO && !gpu && size == 1) { /* the fullest cell of the uniform grid: graded where it is far above the average */
+    if (j->tree == PC_AUXAMG_TREE_AUTO && !gpu) { /* the fullest cell of the uniform grid (its points on one rank): graded where it is far above the average */
       PetscInt64 *sk;
       PetscCall(PetscMalloc1(PetscMax(m, 1), &sk));
       PetscCall(PetscArraycpy(sk, key, m));
@@ -1042,6 +1089,7 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
         j->fullest = PetscMax(j->fullest, e - i);
       }
       PetscCall(PetscFree(sk));
+      PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &j->fullest, 1, MPIU_INT, MPI_MAX, comm));
       j->adaptive = (PetscBool)((PetscReal)j->fullest > AUXAMG_TREE_AUTO_FULL * (PetscReal)(1 << cdim) * j->ppc);
       PetscCall(PetscInfo(pc, "-pc_auxamg_tree auto: the fullest of the uniform grid's cells holds %" PetscInt_FMT " points (%g on average): the %s tree\n", j->fullest, (double)j->ppc, j->adaptive ? "adaptive" : "uniform"));
     }
@@ -1427,8 +1475,8 @@ static PetscErrorCode PCSetFromOptions_AuxAMG(PC pc, PetscOptionItems PetscOptio
   {
     PetscInt tr = j->tree;
     PetscCall(PetscOptionsEList("-pc_auxamg_tree",
-                                "The aggregates: the cells of a uniform auxiliary grid and their parents, a region tree refined where the points cluster (graded meshes; one rank, the host path, Gauss-Seidel by MatSOR), or auto: the adaptive tree "
-                                "where a uniform cell holds far more points than the average and the host path runs on one rank",
+                                "The aggregates: the cells of a uniform auxiliary grid and their parents, a region tree refined where the points cluster (graded meshes; the host path, Gauss-Seidel by MatSOR), or auto: the adaptive tree "
+                                "on the host path where a uniform cell holds far more points than the average",
                                 "PCAUXAMG", PCAuxAMGTrees, 3, PCAuxAMGTrees[tr], &tr, NULL));
     if (pc->setupcalled && j->tree != tr) {
       PetscCall(PetscInfo(pc, "-pc_auxamg_tree changed after the set-up: set up again at the next solve\n"));
@@ -1572,7 +1620,7 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
 . -pc_auxamg_points_per_cell <p>     - about p points per cell of the auxiliary grid on average (default 1; a level that does not halve the unknowns is skipped)
 . -pc_auxamg_ktol <t>                - K-cycle: skip the second inner step when the first reduced the residual by t (default 0.25)
 . -pc_auxamg_smoother <colored,local> - Gauss-Seidel colored by the tree (default) or processor-local sweeps (`MatSOR()`)
-. -pc_auxamg_tree <auto,uniform,adaptive> - the aggregates from a uniform auxiliary grid or from a region tree refined where the points cluster (meshes graded toward a region; one rank, the host path, `MatSOR()` sweeps); auto (default): the adaptive tree on the host path on one rank where a cell of the uniform grid holds more than 2^(d+2) times the average, else the uniform grid
+. -pc_auxamg_tree <auto,uniform,adaptive> - the aggregates from a uniform auxiliary grid or from a region tree refined where the points cluster (meshes graded toward a region; the host path, `MatSOR()` sweeps); auto (default): the adaptive tree on the host path where a cell of the uniform grid holds more than 2^(d+2) times the average, else the uniform grid
 . -pc_auxamg_gpu <bool>              - set up and apply on the GPU when the matrix is a `MATAIJCUSPARSE` on one rank (default true)
 . -pc_auxamg_coarse_smoother <jacobi,gs> - the levels below the finest: one damped Jacobi sweep before and after the coarse correction (default; one kernel each on the GPU) or the Gauss-Seidel of the finest level
 . -pc_auxamg_gpu_graph <bool>        - GPU path: the coarse levels' cycle as one CUDA graph (default true; false launches its kernels one by one)
@@ -1605,12 +1653,13 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
   On meshes graded toward a region a uniform auxiliary grid puts many points into the cells there: the iterations grow
   by 6-7 per tenfold refinement (2D, cells about h^2 wide at a corner: 17 to 82 iterations from 289 to 263,169
   unknowns). The adaptive tree takes as aggregates the largest cells of a tree over the points' Morton order that hold
-  at most 2 points (level 0), then 2^d times more per level: 15 to 27 iterations there, 29 at 1M. It runs on one rank,
-  on the host, with `MatSOR()` on the finest level (its cells differ in size, so the tree's coloring does not apply);
-  on quasi-uniform meshes it takes 0-2 iterations more than the uniform grid. By default (`-pc_auxamg_tree auto`) the
-  host path on one rank takes it where the uniform grid's fullest cell holds more than 2^(d+2) times the average (on
-  quasi-uniform meshes at most 4 points, on a Q_k node set 3^d, on graded ones 17 or more in 2D); the GPU path and
-  several ranks keep the uniform grid.
+  at most 2 points (level 0), then 2^d times more per level: 15 to 27 iterations there, 29 at 1M. The cells are cut by
+  the points of all ranks; a cell's points on each rank form one aggregate there. It runs on the host with `MatSOR()`
+  on the finest level (its cells differ in size, so the tree's coloring does not apply); on quasi-uniform meshes it
+  takes 0-2 iterations more than the uniform grid. By default (`-pc_auxamg_tree auto`) the host path takes it where
+  the uniform grid's fullest cell (its points on one rank) holds more than 2^(d+2) times the average (on quasi-uniform
+  meshes at most 4 points, on a Q_k node set 3^d, on graded ones 17 or more in 2D); the GPU path keeps the uniform
+  grid.
 
   As the coarse solver of `PCMG` on a `DMQBOX` hierarchy (`-mg_coarse_ksp_type fcg -mg_coarse_pc_type auxamg`) it
   takes the assembled copy of the matrix-free coarse operator and the coarse `DM`'s node coordinates by itself (host
