@@ -585,6 +585,44 @@ static PetscErrorCode PCAuxAMGCompareGalerkin(PC pc, PetscInt l, Mat Af, Mat P, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* level l + 1 of the host path from the aggregation agg of level l's nf local rows into nc local aggregates (numbered
+   on this rank; the global numbers follow the ranks' order): P[l] with one 1 per row and A[l + 1] = P^T A[l] P */
+static PetscErrorCode PCAuxAMGAddLevel(PC pc, PetscInt l, PetscInt nf, PetscInt nc, const PetscInt *agg)
+{
+  PC_AuxAMG *j      = (PC_AuxAMG *)pc->data;
+  MPI_Comm   comm   = PetscObjectComm((PetscObject)pc);
+  PetscInt   cstart = 0, fstart;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Exscan(&nc, &cstart, 1, MPIU_INT, MPI_SUM, comm));
+  PetscCall(MatGetOwnershipRange(j->A[l], &fstart, NULL));
+  PetscCall(MatCreateAIJ(comm, nf, nc, PETSC_DETERMINE, PETSC_DETERMINE, 1, NULL, 1, NULL, &j->P[l]));
+  for (PetscInt i = 0; i < nf; i++) {
+    PetscInt    row = fstart + i, col = cstart + agg[i];
+    PetscScalar one = 1.0;
+    PetscCall(MatSetValues(j->P[l], 1, &row, 1, &col, &one, INSERT_VALUES));
+  }
+  PetscCall(MatAssemblyBegin(j->P[l], MAT_FINAL_ASSEMBLY));
+  PetscCall(MatAssemblyEnd(j->P[l], MAT_FINAL_ASSEMBLY));
+  PetscCall(PCAuxAMGGalerkin(j->A[l], agg, nc, &j->A[l + 1]));
+  if (j->checkgalerkin) PetscCall(PCAuxAMGCompareGalerkin(pc, l, j->A[l], j->P[l], j->A[l + 1])); /* against PETSc's general sparse product */
+  j->nlevels = l + 2;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* each host level's global rows and stored entries */
+static PetscErrorCode PCAuxAMGLevelSizes(PC_AuxAMG *j)
+{
+  PetscFunctionBegin;
+  for (PetscInt l = 0; l < j->nlevels; l++) {
+    MatInfo info;
+    PetscCall(MatGetSize(j->A[l], &j->nrows[l], NULL));
+    PetscCall(MatGetInfo(j->A[l], MAT_GLOBAL_SUM, &info));
+    j->nnz[l] = info.nz_used;
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* the host path's levels from the finest level's keys (key, m of them; agg: room for m) */
 static PetscErrorCode PCAuxAMGSetUpHost(PC pc, PetscInt cdim, PetscInt M, PetscInt m, PetscInt64 *key, PetscInt *agg)
 {
@@ -595,7 +633,7 @@ static PetscErrorCode PCAuxAMGSetUpHost(PC pc, PetscInt cdim, PetscInt M, PetscI
 
   PetscFunctionBegin;
   for (PetscInt l = 0; l + 1 < j->maxlevels && l + 1 < AUXAMG_MAX_LEVELS; l++) {
-    PetscInt nc = 0, Nc = 0, Nf, cstart = 0, fstart;
+    PetscInt nc = 0, Nc = 0, Nf;
     PetscCall(MatGetSize(j->A[l], &Nf, NULL));
     if (Nf <= PCAuxAMGCoarseSize(j)) break;
     if (l > 0) {
@@ -613,30 +651,13 @@ static PetscErrorCode PCAuxAMGSetUpHost(PC pc, PetscInt cdim, PetscInt M, PetscI
       PetscCall(PetscFree(ukeys));
       break;
     }
-    PetscCallMPI(MPI_Exscan(&nc, &cstart, 1, MPIU_INT, MPI_SUM, comm));
-    PetscCall(MatGetOwnershipRange(j->A[l], &fstart, NULL));
-    PetscCall(MatCreateAIJ(comm, nf, nc, PETSC_DETERMINE, PETSC_DETERMINE, 1, NULL, 1, NULL, &j->P[l])); /* one 1 per row */
-    for (PetscInt i = 0; i < nf; i++) {
-      PetscInt    row = fstart + i, col = cstart + agg[i];
-      PetscScalar one = 1.0;
-      PetscCall(MatSetValues(j->P[l], 1, &row, 1, &col, &one, INSERT_VALUES));
-    }
-    PetscCall(MatAssemblyBegin(j->P[l], MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(j->P[l], MAT_FINAL_ASSEMBLY));
-    PetscCall(PCAuxAMGGalerkin(j->A[l], agg, nc, &j->A[l + 1]));
+    PetscCall(PCAuxAMGAddLevel(pc, l, nf, nc, agg));
     if (PCAuxAMGColored(j) && !PCAuxAMGLevelJacobi(j, l)) PetscCall(PCAuxAMGColoring(j, l, cdim, M, nf, agg, nc, ukeys)); /* the Jacobi needs no colors */
-    if (j->checkgalerkin) PetscCall(PCAuxAMGCompareGalerkin(pc, l, j->A[l], j->P[l], j->A[l + 1]));                       /* against PETSc's general sparse product */
     for (PetscInt i = 0; i < nc; i++) key[i] = ukeys[i];                                                                  /* the next level's unknowns are the tree cells */
     PetscCall(PetscFree(ukeys));
-    nf         = nc;
-    j->nlevels = l + 2;
+    nf = nc;
   }
-  for (PetscInt l = 0; l < j->nlevels; l++) {
-    MatInfo info;
-    PetscCall(MatGetSize(j->A[l], &j->nrows[l], NULL));
-    PetscCall(MatGetInfo(j->A[l], MAT_GLOBAL_SUM, &info));
-    j->nnz[l] = info.nz_used;
-  }
+  PetscCall(PCAuxAMGLevelSizes(j));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -752,7 +773,7 @@ static PetscErrorCode PCAuxAMGSetUpTree(PC pc, PetscInt cdim, PetscInt m, const 
   qsort(pt, (size_t)m, sizeof(AuxAMGPoint), AuxAMGPointCompare);
   for (PetscInt i = 0; i < m; i++) first[pt[i].row] = i; /* level 0's row r: the point's sorted position */
   for (PetscInt l = 0; l + 1 < j->maxlevels && l + 1 < AUXAMG_MAX_LEVELS; l++) {
-    PetscInt nc = 0, Nc = 0, Nf, cstart = 0, fstart;
+    PetscInt nc = 0, Nc = 0, Nf;
     PetscCall(MatGetSize(j->A[l], &Nf, NULL));
     if (Nf <= PCAuxAMGCoarseSize(j)) break;
     for (;;) {
@@ -763,29 +784,12 @@ static PetscErrorCode PCAuxAMGSetUpTree(PC pc, PetscInt cdim, PetscInt m, const 
     }
     if ((PetscReal)Nc > AUXAMG_COARSENING * (PetscReal)Nf) break; /* nothing left to coarsen */
     for (PetscInt r = 0; r < nf; r++) agg[r] = leaf[first[r]];
-    PetscCallMPI(MPI_Exscan(&nc, &cstart, 1, MPIU_INT, MPI_SUM, comm));
-    PetscCall(MatGetOwnershipRange(j->A[l], &fstart, NULL));
-    PetscCall(MatCreateAIJ(comm, nf, nc, PETSC_DETERMINE, PETSC_DETERMINE, 1, NULL, 1, NULL, &j->P[l])); /* one 1 per row */
-    for (PetscInt r = 0; r < nf; r++) {
-      PetscInt    row = fstart + r, col = cstart + agg[r];
-      PetscScalar one = 1.0;
-      PetscCall(MatSetValues(j->P[l], 1, &row, 1, &col, &one, INSERT_VALUES));
-    }
-    PetscCall(MatAssemblyBegin(j->P[l], MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(j->P[l], MAT_FINAL_ASSEMBLY));
-    PetscCall(PCAuxAMGGalerkin(j->A[l], agg, nc, &j->A[l + 1]));
-    if (j->checkgalerkin) PetscCall(PCAuxAMGCompareGalerkin(pc, l, j->A[l], j->P[l], j->A[l + 1]));
+    PetscCall(PCAuxAMGAddLevel(pc, l, nf, nc, agg));
     for (PetscInt i = m - 1; i >= 0; i--) first[leaf[i]] = i; /* the next level's rows are this rank's cut cells, in code order */
-    nf         = nc;
-    j->nlevels = l + 2;
+    nf = nc;
     T *= (PetscInt)1 << cdim;
   }
-  for (PetscInt l = 0; l < j->nlevels; l++) {
-    MatInfo info;
-    PetscCall(MatGetSize(j->A[l], &j->nrows[l], NULL));
-    PetscCall(MatGetInfo(j->A[l], MAT_GLOBAL_SUM, &info));
-    j->nnz[l] = info.nz_used;
-  }
+  PetscCall(PCAuxAMGLevelSizes(j));
   PetscCall(PetscFree4(pt, leaf, first, agg));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
