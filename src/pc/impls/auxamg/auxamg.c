@@ -721,7 +721,11 @@ static PetscErrorCode AuxAMGTreeCut(MPI_Comm comm, const AuxAMGPoint *pt, PetscI
         s                          = e;
       }
     }
-    PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, cnt, (PetscMPIInt)(nopen * nch), MPIU_INT, MPI_SUM, comm));
+    {
+      PetscMPIInt n;
+      PetscCall(PetscMPIIntCast(nopen * nch, &n)); /* an error, not a wrapped count, past MPI's int */
+      PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, cnt, n, MPIU_INT, MPI_SUM, comm));
+    }
     PetscCall(PetscMalloc1(2 * nopen * nch, &next));
     for (PetscInt k = 0; k < nopen * nch; k++) {
       if (!cnt[k]) continue;
