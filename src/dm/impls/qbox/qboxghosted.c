@@ -199,8 +199,9 @@ static PetscErrorCode QBoxGhostedFill(DM dm, DMQBoxGhosted *x)
   in and in-out fill its ghosts from their owners (not again while the vector's state is that of the last fill: a
   PCMG level's right-hand side for its post-smoothing), out-sum and out-owned zero it, out-add and in-out-zero zero its
   ghosts, add-owned leaves it as it is. Else (or with pool) a local vector of the DM's pool, filled by
-  DMGlobalToLocal() (in, in-out) or zeroed. Collective where an exchange is. The skip relies on the state being the same on every rank, as PETSc's cached norms
-  do (VecNorm() skips its reduction by the state): VecGetArray() and the other write accesses are logically collective.
+  DMGlobalToLocal() (in, in-out) or zeroed. Collective where an exchange is. The skip relies on the state being the
+  same on every rank, as PETSc's cached norms do (VecNorm() skips its reduction by the state): VecGetArray() and the
+  other write accesses are logically collective.
 */
 PetscErrorCode DMQBoxGhostedGet_Private(DM dm, Vec g, DMQBoxGhostedMode mode, PetscBool pool, DMQBoxGhosted *x)
 {

@@ -49,8 +49,9 @@ static PetscErrorCode QBoxTransferKernels(Mat P, Mat_QBoxTransfer *ctx, DM dmf, 
 
     PetscCall(DMQBoxGhostedGet_Private(din, x, DMQBOX_GHOSTED_IN, PETSC_FALSE, &X));
     if (z && z != y) PetscCall(VecCopy(z, y));
-    if (!transpose && !qc->dg && PetscMemTypeDevice(X.mt)) { /* the device prolongation gives each fine node from the coarse cell that owns it: with the
-                                                               fine level's partition that of the coarse cells, exactly this rank's fine nodes (no exchange) */
+    /* the device prolongation gives each fine node from the coarse cell that owns it: with the fine level's partition
+       that of the coarse cells, exactly this rank's fine nodes (no exchange) */
+    if (!transpose && !qc->dg && PetscMemTypeDevice(X.mt)) {
       PetscBool aligned = PETSC_TRUE;
       for (PetscInt d = 0; d < qc->dim; d++) aligned = (PetscBool)(aligned && qf->grid.cs[d] == 2 * qc->grid.cs[d] && qf->grid.cm[d] == 2 * qc->grid.cm[d]);
       if (aligned) ymode = z ? DMQBOX_GHOSTED_ADD_OWNED : DMQBOX_GHOSTED_OUT_OWNED;

@@ -59,8 +59,8 @@ enum {
 };
 static const char *const PCAuxAMGTrees[] = {"uniform", "adaptive", "auto"};
 /* -pc_auxamg_tree auto (the default) takes the adaptive tree on the host path where a cell of the uniform grid (its
-   points on one rank) holds more than this many times 2^d times the average points per cell. The fullest cell (p = 1), measured with
-   ex5, ex1 and bench_auxamg (bench/history/2026-11-28.md, session 45): 1-4 points on quasi-uniform 2D and 3D meshes
+   points on one rank) holds more than this many times 2^d times the average points per cell. The fullest cell (p = 1),
+   measured with ex5, ex1 and bench_auxamg (bench/history/2026-11-28.md): 1-4 points on quasi-uniform 2D and 3D meshes
    (where the adaptive tree takes 0-2 iterations more); 3^d on a DMQBOX's nodes at k = 7 and 8 (Gauss-Lobatto points
    crowd at the cells' faces; the tree took 20 iterations there in 3D against the uniform grid's 15); 17-289 on 2D and
    64-125 on 3D meshes graded toward a corner (below that, 13-16 and 27-30 on the smallest ones, which keep the uniform
@@ -661,18 +661,19 @@ static PetscErrorCode PCAuxAMGSetUpHost(PC pc, PetscInt cdim, PetscInt M, PetscI
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The adaptive region tree (-pc_auxamg_tree adaptive; the host path). The points are sorted by their Morton
-   code (B bits per direction over the bounding box's largest extent, the directions interleaved): a tree cell of depth t
-   is the run of points whose codes share their first d t bits. The aggregates of a level are the largest tree cells
-   that hold at most T finest points (cut from the root down: a cell with more is split into its up to 2^d children; a
-   cell of depth B is a leaf whatever it holds), T = AUXAMG_TREE_POINTS on level 0, then 2^d times the last level's, and
-   2^d times more again where a level would not halve the unknowns. A cell under one threshold stays under a larger one,
-   so each level's aggregates are unions of the previous level's: P is piecewise constant and the coarse operator is
+/* The adaptive region tree (-pc_auxamg_tree adaptive; the host path). The points are sorted by their Morton code (B
+   bits per direction over the bounding box's largest extent, the directions interleaved): a tree cell of depth t is
+   the run of points whose codes share their first d t bits. The aggregates of a level are the largest tree cells that
+   hold at most T finest points (cut from the root down: a cell with more is split into its up to 2^d children; a cell
+   of depth B is a leaf whatever it holds), T = AUXAMG_TREE_POINTS on level 0, then 2^d times the last level's, and 2^d
+   times more again where a level would not halve the unknowns. A cell under one threshold stays under a larger one, so
+   each level's aggregates are unions of the previous level's: P is piecewise constant and the coarse operator is
    summed from A's entries as on the uniform grid (PCAuxAMGGalerkin()). Where points cluster (a mesh graded toward a
    region) the cells there are small and elsewhere large, so every aggregate holds about as many points, which the
    uniform grid cannot give (ex5 -grade 2 -grade_offset 0, 289 to 263,169 unknowns: 17 -> 82 iterations on the uniform
    grid, 15 -> 27 on this tree). */
-#define AUXAMG_TREE_POINTS 2 /* level 0's largest aggregate (measured: 2 gave 24-29 iterations on graded 2D meshes, 4 gave 32-33) */
+/* level 0's largest aggregate (measured: 2 gave 24-29 iterations on graded 2D meshes, 4 gave 32-33) */
+#define AUXAMG_TREE_POINTS 2
 
 typedef struct {
   PetscInt64 code;
