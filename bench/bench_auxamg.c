@@ -3,7 +3,8 @@ finite elements of -lap u = 1, u = 0 on the boundary of the unit square (-dim 2:
 into 2 triangles) or cube (-dim 3: each cube into Kuhn's 6 tetrahedra), the interior vertices moved by up to -perturb\n\
 times the spacing (quasi-uniform, shape-regular meshes), one unknown per interior vertex. The matrix is built\n\
 straight into CSR arrays (rows in parallel with OpenMP where the compiler has it; no DMPlex: 1e8 unknowns in\n\
-seconds), then made an AIJCUSPARSE matrix with -mat_type aijcusparse (the GPU runs) or kept AIJ.\n\
+seconds), then made an AIJCUSPARSE matrix with -mat_type aijcusparse (the GPU runs) or kept AIJ. On several ranks (one\n\
+GPU each) each rank builds its share of the rows, in order (slabs of the grid).\n\
   -dim 2|3 -n n1,n2,...  interior vertices per direction of each mesh's grid\n\
   -domain box|disk|cavity  the unit square / cube (box), a disk (2D: the grid's squares inside the disk of radius\n\
                          1/2 centred in the square, a staircase polygon whose bounding box has empty corners) or the\n\
@@ -136,9 +137,10 @@ static const PetscInt Tet[6][4] = {{0, 1, 3, 7}, {0, 1, 5, 7}, {0, 2, 3, 7}, {0,
 static const PetscInt Off2[7][3]  = {{-1, -1, 0}, {0, -1, 0}, {-1, 0, 0}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}};
 static const PetscInt Off3[15][3] = {{-1, -1, -1}, {0, -1, -1}, {-1, 0, -1}, {0, 0, -1}, {-1, -1, 0}, {0, -1, 0}, {-1, 0, 0}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {0, 0, 1}, {1, 0, 1}, {0, 1, 1}, {1, 1, 1}};
 
-/* the rows of the unknowns (in the order of the vertex index (i-1) + n (j-1) + n^2 (k-1)): CSR (ia, ja, va) and
-   coordinates xy */
-static PetscErrorCode Assemble(const Mesh *m, PetscInt **ia, PetscInt **ja, PetscScalar **va, PetscReal **xy, PetscInt *N)
+/* the rows of the unknowns (in the order of the vertex index (i-1) + n (j-1) + n^2 (k-1)), this rank's share of them
+   (*r0 .. *r0 + *nloc - 1, the ranks in order, PetscSplitOwnership()): CSR (ia, ja with global columns, va) and
+   coordinates xy; *N all rows */
+static PetscErrorCode Assemble(const Mesh *m, PetscInt **ia, PetscInt **ja, PetscScalar **va, PetscReal **xy, PetscInt *N, PetscInt *r0p, PetscInt *nlocp)
 {
   const PetscInt dim = m->dim, n = m->n, nn = dim == 2 ? 7 : 15, ns = dim == 2 ? 2 : 6, nv = dim + 1;
   const PetscInt(*off)[3] = dim == 2 ? Off2 : Off3;
@@ -157,40 +159,53 @@ static PetscErrorCode Assemble(const Mesh *m, PetscInt **ia, PetscInt **ja, Pets
     orient[s] = Stiffness(dim, X, K) > 0 ? 1 : -1;
   }
   PetscCall(PetscMalloc2(nvert, &row, nvert, &vert));
-  PetscCall(PetscMalloc1(3 * nall, &xyz));
-#pragma omp parallel for schedule(static)
-  for (size_t g = 0; g < nall; g++) {
-    PetscInt v[3] = {(PetscInt)(g % n2), (PetscInt)((g / n2) % n2), dim == 3 ? (PetscInt)(g / (n2 * n2)) : 0};
-    Coord(m, v, &xyz[3 * g]);
-  }
   for (PetscInt f = 0; f < nvert; f++) {
     PetscInt v[3] = {f % n + 1, (f / n) % n + 1, dim == 3 ? f / (n * n) + 1 : 0};
     row[f]        = Unknown(m, v) ? nr : -1;
     if (row[f] >= 0) vert[nr++] = f;
   }
   *N = nr;
-  PetscCall(PetscMalloc1(nr + 1, ia));
-  PetscCall(PetscMalloc1((size_t)dim * nr, xy));
+  {
+    PetscInt nloc = PETSC_DECIDE, r0 = 0;
+    PetscCall(PetscSplitOwnership(PETSC_COMM_WORLD, &nloc, &nr));
+    PetscCallMPI(MPI_Exscan(&nloc, &r0, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+    *r0p   = r0;
+    *nlocp = nloc;
+  }
+  const PetscInt r0 = *r0p, nl = *nlocp;
+  { /* the positions of the vertices this rank's rows touch: the layers (of the slowest direction) of its rows and one
+       on either side (the other layers' pages are never touched) */
+    const PetscInt f0 = nl ? vert[r0] : 0, f1 = nl ? vert[r0 + nl - 1] : -1, slo = (dim == 3 ? f0 / (n * n) : f0 / n) + 1 - 1, shi = (dim == 3 ? f1 / (n * n) : f1 / n) + 1 + 1;
+    PetscCall(PetscMalloc1(3 * nall, &xyz));
+#pragma omp parallel for schedule(static)
+    for (size_t g = 0; g < nall; g++) {
+      PetscInt v[3] = {(PetscInt)(g % n2), (PetscInt)((g / n2) % n2), dim == 3 ? (PetscInt)(g / (n2 * n2)) : 0};
+      if (v[dim - 1] < slo || v[dim - 1] > shi) continue;
+      Coord(m, v, &xyz[3 * g]);
+    }
+  }
+  PetscCall(PetscMalloc1(nl + 1, ia));
+  PetscCall(PetscMalloc1((size_t)dim * PetscMax(nl, 1), xy));
   (*ia)[0] = 0;
 #pragma omp parallel for schedule(static)
-  for (PetscInt r = 0; r < nr; r++) { /* the row lengths and the coordinates */
-    PetscInt  f = vert[r], v[3] = {f % n + 1, (f / n) % n + 1, dim == 3 ? f / (n * n) + 1 : 0}, c = 0;
+  for (PetscInt rl = 0; rl < nl; rl++) { /* the row lengths and the coordinates */
+    PetscInt  r = r0 + rl, f = vert[r], v[3] = {f % n + 1, (f / n) % n + 1, dim == 3 ? f / (n * n) + 1 : 0}, c = 0;
     PetscReal X[3];
     for (PetscInt o = 0; o < nn; o++) {
       PetscInt w[3] = {v[0] + off[o][0], v[1] + off[o][1], v[2] + (dim == 3 ? off[o][2] : 0)};
       c += Unknown(m, w);
     }
-    (*ia)[r + 1] = c;
+    (*ia)[rl + 1] = c;
     for (PetscInt d = 0; d < 3; d++) X[d] = xyz[3 * (v[0] + n2 * (v[1] + n2 * v[2])) + d];
-    for (PetscInt d = 0; d < dim; d++) (*xy)[dim * r + d] = X[d];
+    for (PetscInt d = 0; d < dim; d++) (*xy)[dim * rl + d] = X[d];
   }
-  for (PetscInt r = 0; r < nr; r++) (*ia)[r + 1] += (*ia)[r];
-  PetscCall(PetscMalloc1((*ia)[nr], ja));
-  PetscCall(PetscMalloc1((*ia)[nr], va));
+  for (PetscInt rl = 0; rl < nl; rl++) (*ia)[rl + 1] += (*ia)[rl];
+  PetscCall(PetscMalloc1(PetscMax((*ia)[nl], 1), ja));
+  PetscCall(PetscMalloc1(PetscMax((*ia)[nl], 1), va));
   /* each row from the simplices around its vertex (none of them in the cavity: the vertex is outside its closed box) */
 #pragma omp parallel for schedule(static) reduction(+ : nfolded)
-  for (PetscInt r = 0; r < nr; r++) {
-    PetscInt    f = vert[r], v[3] = {f % n + 1, (f / n) % n + 1, dim == 3 ? f / (n * n) + 1 : 0}, pos[15], c = (*ia)[r];
+  for (PetscInt rl = 0; rl < nl; rl++) {
+    PetscInt    r = r0 + rl, f = vert[r], v[3] = {f % n + 1, (f / n) % n + 1, dim == 3 ? f / (n * n) + 1 : 0}, pos[15], c = (*ia)[rl];
     PetscScalar rowv[15];
     for (PetscInt o = 0; o < nn; o++) {
       PetscInt w[3] = {v[0] + off[o][0], v[1] + off[o][1], v[2] + (dim == 3 ? off[o][2] : 0)};
@@ -224,7 +239,8 @@ static PetscErrorCode Assemble(const Mesh *m, PetscInt **ia, PetscInt **ja, Pets
   }
   PetscCall(PetscFree2(row, vert));
   PetscCall(PetscFree(xyz));
-  PetscCheck(!nfolded, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "-perturb %g turns simplices inside out on this mesh (%" PetscInt_FMT " of them, counted at each of their vertices): give a smaller -perturb", (double)m->amp, nfolded);
+  PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &nfolded, 1, MPIU_INT, MPI_SUM, PETSC_COMM_WORLD));
+  PetscCheck(!nfolded, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-perturb %g turns simplices inside out on this mesh (%" PetscInt_FMT " of them, counted at each of their vertices): give a smaller -perturb", (double)m->amp, nfolded);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -260,7 +276,7 @@ static PetscReal DeviceGB(void)
 static PetscBool device = PETSC_FALSE; /* a CUDA matrix: synchronize the device around the timers */
 
 /* one solver on A: set-up and solves timed; returns whether it converged (failures of the set-up are caught) */
-static PetscErrorCode RunSolver(Mat A, PetscInt dim, PetscInt N, PetscReal *xy, const char *name, PetscReal rtol, PetscInt repeats, PetscInt n, const char *domain, PetscBool *ok)
+static PetscErrorCode RunSolver(Mat A, PetscInt dim, PetscInt N, PetscInt nloc, PetscReal *xy, const char *name, PetscReal rtol, PetscInt repeats, PetscInt n, const char *domain, PetscBool *ok)
 {
   KSP                ksp;
   PC                 pc;
@@ -296,7 +312,7 @@ static PetscErrorCode RunSolver(Mat A, PetscInt dim, PetscInt N, PetscReal *xy, 
       PetscCall(PCGAMGSetAggressiveLevels(pc, 0));
     }
   }
-  PetscCall(PCSetCoordinates(pc, dim, N, xy));
+  PetscCall(PCSetCoordinates(pc, dim, nloc, xy));
   PetscCall(KSPSetFromOptions(ksp));
   PetscCall(KSPMonitorSet(ksp, MonitorIts6, &its6, NULL));
   PetscCall(MatCreateVecs(A, &x, &b));
@@ -351,7 +367,6 @@ int main(int argc, char **argv)
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
   PetscCall(PetscVPatchInitializePackage());
   PetscCallMPI(MPI_Comm_size(PETSC_COMM_WORLD, &size));
-  PetscCheck(size == 1, PETSC_COMM_WORLD, PETSC_ERR_SUP, "bench_auxamg runs on one rank (one GPU)");
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
   PetscCheck(dim == 2 || dim == 3, PETSC_COMM_WORLD, PETSC_ERR_ARG_OUTOFRANGE, "-dim must be 2 or 3");
   PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-n", sizes, &ns, &set));
@@ -387,7 +402,7 @@ int main(int argc, char **argv)
     PetscCheck(known, PETSC_COMM_WORLD, PETSC_ERR_ARG_UNKNOWN_TYPE, "Unknown solver %s: give auxamg, gamg or gamg-tuned", solvers[s]);
   }
   for (PetscInt i = 0; i < ns; i++) {
-    PetscInt      *ia, *ja, N = 0;
+    PetscInt      *ia, *ja, N = 0, r0 = 0, nloc = 0;
     PetscScalar   *va;
     PetscReal     *xy;
     Mat            A0, A;
@@ -401,8 +416,11 @@ int main(int argc, char **argv)
       PetscCall(PetscSNPrintf(label, sizeof(label), "%s graded %g offset %g", Domains[domain], (double)grade, (double)ga));
     else
       PetscCall(PetscStrncpy(label, Domains[domain], sizeof(label)));
-    PetscCall(Assemble(&mesh, &ia, &ja, &va, &xy, &N));
-    PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, N, N, ia, ja, va, &A0));
+    PetscCall(Assemble(&mesh, &ia, &ja, &va, &xy, &N, &r0, &nloc));
+    if (size == 1)
+      PetscCall(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, N, N, ia, ja, va, &A0));
+    else
+      PetscCall(MatCreateMPIAIJWithArrays(PETSC_COMM_WORLD, nloc, nloc, N, N, ia, ja, va, &A0)); /* copies */
     PetscCall(MatConvert(A0, mtype, MAT_INITIAL_MATRIX, &A));
     PetscCall(MatDestroy(&A0));
     PetscCall(PetscFree(ia));
@@ -412,7 +430,7 @@ int main(int argc, char **argv)
     PetscCall(PetscPrintf(PETSC_COMM_WORLD, "# mesh %" PetscInt_FMT "^%" PetscInt_FMT " grid, domain %s (%" PetscInt_FMT " unknowns), %s, built in %.2f s\n", sizes[i], dim, label, N, mtype, (double)(t1 - t0)));
     for (PetscInt s = 0; s < nsol; s++) {
       PetscBool ok = PETSC_FALSE;
-      PetscCall(RunSolver(A, dim, N, xy, solvers[s], rtol, repeats, sizes[i], label, &ok));
+      PetscCall(RunSolver(A, dim, N, nloc, xy, solvers[s], rtol, repeats, sizes[i], label, &ok));
       if (!ok) allok = PETSC_FALSE;
     }
     PetscCall(MatDestroy(&A));

@@ -213,7 +213,29 @@ def table_auxamg(recs):
     return rows
 
 
-TABLES = {'single': table_single, 'peers': table_peers, 'scaling': table_scaling, 'kernels': table_kernels, 'auxamg': table_auxamg}
+def table_auxamg_gpus(recs):
+    """PCAUXAMG on 1, 2 and 4 GPUs: the newest run per (d, unknowns, GPUs) of the records that name their GPUs"""
+    rs = newest([r for r in recs if r.get('kind') == 'auxamg' and 'gpus' in r], lambda r: (r['dim'], r['unknowns'], r['gpus']))
+    rows = ['| d, unknowns | 1 GPU: its, set-up s, solve s | 2 GPUs: its, set-up s, solve s | 4 GPUs: its, set-up s, solve s | GPU, dates, commits |', '|---|---|---|---|---|']
+    for d, n in sorted({(r['dim'], r['unknowns']) for r in rs}):
+        by = {r['gpus']: r for r in rs if (r['dim'], r['unknowns']) == (d, n)}
+        one = by.get(1)
+        cell = []
+        for g in (1, 2, 4):
+            r = by.get(g)
+            if not r:
+                cell.append('-')
+                continue
+            t = '%d, %.2f, %.4f' % (r['its'], r['setup_s'], r['solve_s'])
+            if g > 1 and one:
+                t += ' (solve %.2fx faster)' % (one['solve_s'] / r['solve_s'])
+            cell.append(t)
+        meta = '%s, %s, %s' % (gpu_name(next(iter(by.values()))), '/'.join(sorted({r['date'] for r in by.values()})), '/'.join(by[g]['commit'] for g in sorted(by)))
+        rows.append('| %dD, %s | %s | %s | %s | %s |' % (d, size(n), cell[0], cell[1], cell[2], meta))
+    return rows
+
+
+TABLES = {'single': table_single, 'peers': table_peers, 'scaling': table_scaling, 'kernels': table_kernels, 'auxamg': table_auxamg, 'auxamg_gpus': table_auxamg_gpus}
 
 
 def results_page(check):

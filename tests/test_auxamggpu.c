@@ -6,7 +6,12 @@ across two auxiliary cells and the coarse stencils widen). Checks: the same leve
 a FCG solve to rtol 1e-8 with the same iteration count and solutions equal to 1e-8. Prints the differences.\n\
 -coarse_size n: -pc_auxamg_coarse_size of both PCs (default: the host PC takes the GPU path's default, 4096, so that\n\
 the levels compare). -expect_device_cycle <bool> (default true): whether the GPU PC runs its coarse levels as the device cycle (else each\n\
-level's operations from the host, as when the coarsest level is too large to invert), checked in its PCView().\n\n";
+level's operations from the host, as when the coarsest level is too large to invert), checked in its PCView().\n\
+On several ranks the GPU PC sets its levels up on the host and applies them on the device, gathering the levels of\n\
+at most -gpu_pc_auxamg_gather_size unknowns on rank 0 (a PCAUXAMG on one rank there). -expect_gathered <bool>\n\
+(default false): whether it does (its PCView()); its distributed levels' aggregates are then compared, and the\n\
+application and the solve as above: on a grid whose tree cells do not straddle two ranks (-perturb 0, each rank's\n\
+share of the grid a multiple of the cells' size) the gathered levels are the host path's up to the numbering.\n\n";
 
 #include <petscdmda.h>
 #include <petscksp.h>
@@ -36,7 +41,7 @@ static PetscErrorCode MakeSolver(Mat A, PetscInt dim, PetscInt n, PetscReal *xy,
 int main(int argc, char **argv)
 {
   PetscInt           dim = 2, n = 64, N, nl = 0, itc, itg;
-  PetscBool          expect  = PETSC_TRUE, has;
+  PetscBool          expect = PETSC_TRUE, gathered = PETSC_FALSE, has;
   PetscReal          perturb = 0.3, *xy, d, nrm;
   DM                 da;
   Mat                A, Ag;
@@ -53,6 +58,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-perturb", &perturb, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-expect_device_cycle", &expect, NULL));
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-expect_gathered", &gathered, NULL));
   {
     char cs[32] = "4096";
     PetscCall(PetscOptionsGetString(NULL, NULL, "-coarse_size", cs, sizeof(cs), &has));
@@ -101,6 +107,10 @@ int main(int argc, char **argv)
     okc = PCAuxAMGGetAggregates(pc, l, &ic) == PETSC_SUCCESS ? PETSC_TRUE : PETSC_FALSE;
     okg = PCAuxAMGGetAggregates(pg, l, &ig) == PETSC_SUCCESS ? PETSC_TRUE : PETSC_FALSE;
     PetscCall(PetscPopErrorHandler());
+    if (gathered && okc && !okg) { /* the GPU PC's levels below are on rank 0 */
+      PetscCall(ISDestroy(&ic));
+      break;
+    }
     PetscCheck(okc == okg, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the host path has %s level below level %" PetscInt_FMT ", the GPU path %s", okc ? "a" : "no", l, okg ? "has" : "has not");
     if (!okc) break;
     PetscCall(ISEqual(ic, ig, &eq));
@@ -109,16 +119,19 @@ int main(int argc, char **argv)
     PetscCall(ISDestroy(&ig));
     nl++;
   }
-  PetscCheck(nl >= 2, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "expected at least 3 levels, got %" PetscInt_FMT, nl + 1);
+  PetscCheck(nl >= (gathered ? 1 : 2), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "expected at least %d levels, got %" PetscInt_FMT, gathered ? 2 : 3, nl + 1); /* gathered: the levels on all ranks */
   {
     char        text[4096];
     PetscViewer sv;
-    PetscCall(PetscViewerStringOpen(PETSC_COMM_SELF, text, sizeof(text), &sv));
+    PetscCall(PetscViewerStringOpen(PETSC_COMM_WORLD, text, sizeof(text), &sv));
     PetscCall(PCView(pg, sv));
     PetscCall(PetscViewerDestroy(&sv));
     has = strstr(text, "coarse levels' cycle on the device") ? PETSC_TRUE : PETSC_FALSE;
     PetscCheck(has == expect, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the GPU PC %s the device cycle, expected %s", has ? "runs" : "does not run", expect ? "it" : "the host-launched levels");
+    has = strstr(text, "gathered") ? PETSC_TRUE : PETSC_FALSE;
+    PetscCheck(has == gathered, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the GPU PC %s levels on rank 0, expected %s", has ? "gathers" : "does not gather", gathered ? "it to" : "it not to");
   }
+
   /* one application on a random vector */
   PetscCall(MatCreateVecs(A, &xc, &b));
   PetscCall(MatCreateVecs(Ag, &xg, &bg));
@@ -226,6 +239,41 @@ int main(int argc, char **argv)
     suffix: 3d_ppc
     requires: cuda
     args: -coarse_size 100 -dim 3 -n 20 -perturb 0.45 -host_pc_auxamg_points_per_cell 3 -gpu_pc_auxamg_points_per_cell 3 -gpu_pc_auxamg_check_galerkin
+    output_file: none
+
+  test:
+    suffix: 2d_np2
+    nsize: 2
+    requires: cuda
+    args: -coarse_size 100 -gpu_pc_auxamg_gather_size 0 -expect_device_cycle 0 -gpu_pc_auxamg_check_galerkin -gpu_ksp_view
+    output_file: none
+
+  test:
+    suffix: 3d_np3_coarse_gs
+    nsize: 3
+    requires: cuda
+    args: -coarse_size 100 -dim 3 -n 24 -gpu_pc_auxamg_gather_size 0 -expect_device_cycle 0 -host_pc_auxamg_coarse_smoother gs -gpu_pc_auxamg_coarse_smoother gs
+    output_file: none
+
+  test:
+    suffix: 2d_np2_gathered
+    nsize: 2
+    requires: cuda
+    args: -coarse_size 100 -perturb 0 -gpu_pc_auxamg_gather_size 2000 -expect_device_cycle 0 -expect_gathered -gpu_ksp_view
+    output_file: none
+
+  test:
+    suffix: 3d_np2_gathered
+    nsize: 2
+    requires: cuda
+    args: -coarse_size 100 -dim 3 -n 32 -perturb 0 -gpu_pc_auxamg_gather_size 5000 -expect_device_cycle 0 -expect_gathered
+    output_file: none
+
+  test:
+    suffix: 3d_np4_gathered_default
+    nsize: 4
+    requires: cuda
+    args: -dim 3 -n 64 -perturb 0 -expect_device_cycle 0 -expect_gathered
     output_file: none
 
 TEST*/

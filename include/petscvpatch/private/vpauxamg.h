@@ -42,6 +42,8 @@ PETSC_INTERN PetscErrorCode AuxAMGColors_CUDA(AuxAMGDeviceAgg *g, const PetscInt
 PETSC_INTERN PetscErrorCode AuxAMGGalerkin_CUDA(const AuxAMGDeviceMat *A, const AuxAMGDeviceAgg *g, const PetscInt64 *d_ukeys, PetscInt cdim, PetscInt M, PetscInt r, PetscInt **d_col, PetscScalar **d_val, PetscInt *w, PetscInt64 *nnz);
 PETSC_INTERN PetscErrorCode AuxAMGInvDiag_CUDA(const AuxAMGDeviceMat *A, PetscScalar **d_idiag, PetscInt *zerorow, PetscInt *maxlen);
 PETSC_INTERN PetscErrorCode AuxAMGSmoothColor_CUDA(const AuxAMGDeviceMat *A, const PetscScalar *d_idiag, const AuxAMGDeviceAgg *g, PetscInt maxlen, PetscInt c0, PetscInt c1, PetscBool forward, const PetscScalar *b, PetscScalar *x);
+PETSC_INTERN PetscErrorCode AuxAMGOffRank_CUDA(const AuxAMGDeviceMat *Ao, const PetscInt *d_order, PetscInt q0, PetscInt q1, const PetscScalar *b, const PetscScalar *g, PetscScalar *bt);
+PETSC_INTERN PetscErrorCode AuxAMGSequence_CUDA(PetscInt n, PetscInt **d_seq);
 PETSC_INTERN PetscErrorCode AuxAMGJacobiWeights_CUDA(const AuxAMGDeviceMat *A, PetscScalar **d_w);
 PETSC_INTERN PetscErrorCode AuxAMGJacobi_CUDA(const AuxAMGDeviceMat *A, const PetscScalar *d_w, const PetscScalar *b, const PetscScalar *x, PetscScalar *y);
 PETSC_INTERN PetscErrorCode AuxAMGMult_CUDA(const AuxAMGDeviceMat *A, const PetscScalar *b, const PetscScalar *x, PetscScalar *y);

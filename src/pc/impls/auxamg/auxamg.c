@@ -39,7 +39,14 @@
   inner products and coefficients on the device, a skipped second step by a device flag, the coarsest level of at most
   4096 unknowns, the GPU's default coarse size, by its inverse from cuSOLVER); level 0's operations are launched from
   here, without synchronization either. A larger coarsest level keeps the host's LU and the host-launched levels.
-  Not yet: several ranks on the GPU (they take the host path); the adaptive tree on the GPU.
+  On several ranks with an AIJCUSPARSE matrix the levels are set up on the host (the host path's aggregates, colors
+  and coarse operators, made AIJCUSPARSE) and applied on the device: the colored Gauss-Seidel by the same kernel as
+  one rank's, on the diagonal block, after a kernel that takes the off-rank block's product with the ghosts out of the
+  right-hand side of the color's rows; before each color only the ghosts of the color swept last are exchanged. The
+  first level below the finest of at most -pc_auxamg_gather_size unknowns and the levels below it are gathered on rank
+  0 into a PCAUXAMG on one rank (the GPU path, its cycle on the device), which continues the tree from that level's
+  keys; its K-cycle steps on that level stay on all ranks. Not yet: that set-up on the device; the adaptive tree on
+  the GPU.
 */
 #include <petscvpatch/private/vpatchimpl.h>
 #include <petscdm.h>
@@ -73,6 +80,12 @@ static const char *const PCAuxAMGTrees[] = {"uniform", "adaptive", "auto"};
    (measured with 100, 1024, 2048 and 4096 in 2D and 3D at 1M and 10M unknowns: 4096 fastest in each, bench/history) */
 #define AUXAMG_COARSE_HOST 100
 #define AUXAMG_COARSE_GPU  AUXAMG_DENSE_MAX
+
+/* several ranks on the GPU: the first level below the finest with at most this many unknowns per rank is gathered on
+   one rank with the levels below it. A distributed level costs exchanges at each visit (the K-cycle visits level l up
+   to 2^(l-1) times); a gathered one leaves the other GPUs idle: 3D, 1e8 unknowns on 4 H200, gathered at 195K unknowns
+   the solve took 0.73 s, at 1.56M 1.06 s (bench/history/2026-11-28.md) */
+#define AUXAMG_GATHER_PER_RANK 65536
 
 const char *const PCAuxAMGCycles[] = {"v", "k", "PCAuxAMGCycle", "PC_AUXAMG_CYCLE_", NULL};
 
@@ -121,18 +134,34 @@ typedef struct {
   PetscBool   adaptive;  /* this set-up's aggregates from the region tree refined where the points cluster (PCAuxAMGSetUpTree()) */
   PetscInt    fullest;   /* -pc_auxamg_tree auto: the most points in one cell of the uniform grid (0: not counted) */
   PetscInt    cdimsetup; /* the coordinates' dimension of the last set-up */
+  /* several ranks on the GPU (AIJCUSPARSE, -pc_auxamg_gpu): the levels 0 .. nlevels - 1 are distributed AIJCUSPARSE
+     matrices (set up on the host), smoothed on the device: the Gauss-Seidel's colors by the diagonal block's CSR (dA[l])
+     and the off-rank block's (dAo[l], its columns the ghost vector's), in the colored order (dagg[l]: d_perm the rows,
+     d_start the cells' first rows, d_cells the identity); the levels below, where a level has at most gathersize
+     unknowns, are gathered on rank 0 into sub, a PCAUXAMG on one rank (the GPU path, its cycle on the device) */
+  PetscBool       dist;
+  PetscInt        gathersize; /* PETSC_DETERMINE: AUXAMG_GATHER_PER_RANK times the ranks */
+  AuxAMGDeviceMat dAo[AUXAMG_MAX_LEVELS];
+  VecScatter     *cscatter[AUXAMG_MAX_LEVELS]; /* per color: the ghosts whose rows (on their rank) are of that color */
+  PC              sub;
+  VecScatter      subscatter;
+  Vec             subb, subx;
+  /* sub's finest level as its parent made it: its rows' tree keys (skn of them, grid skM per direction, dimension
+     skcdim) instead of coordinates, and that level's number there (levelshift: sub's level l is the parent's l + shift) */
+  PetscInt64 *skey;
+  PetscInt    skn, skM, skcdim, levelshift;
 } PC_AuxAMG;
 
 static inline PetscInt PCAuxAMGCoarseSize(const PC_AuxAMG *j)
 {
-  return j->coarsesize != PETSC_DETERMINE ? j->coarsesize : (j->gpu ? AUXAMG_COARSE_GPU : AUXAMG_COARSE_HOST);
+  return j->coarsesize != PETSC_DETERMINE ? j->coarsesize : (j->gpu || j->dist ? AUXAMG_COARSE_GPU : AUXAMG_COARSE_HOST);
 }
 
 /* level l is smoothed by the damped Jacobi (-pc_auxamg_coarse_smoother jacobi: the levels below the finest), else by the
    Gauss-Seidel of -pc_auxamg_smoother, whose colors the set-up then makes */
 static inline PetscBool PCAuxAMGLevelJacobi(const PC_AuxAMG *j, PetscInt l)
 {
-  return (PetscBool)(l > 0 && j->cjacobi);
+  return (PetscBool)(l + j->levelshift > 0 && j->cjacobi);
 }
 
 /* the Gauss-Seidel colored by the tree (-pc_auxamg_smoother colored): its colors are the parity classes of a uniform
@@ -258,99 +287,108 @@ static PetscErrorCode PCAuxAMGParent(PetscInt n, PetscInt cdim, PetscInt64 *key,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* Ac = P^T A P for the 0/1 aggregation P (agg: the local aggregate of each local row, cstart: this rank's first
-   coarse unknown), summed from A's rows */
+/* Ac = P^T A P for the 0/1 aggregation P (agg: the local aggregate of each local row; the coarse unknowns numbered
+   in the ranks' order), summed from A's local blocks: coarse row c gathers the entries of the fine rows of aggregate c
+   (rows grouped by a counting sort), each column mapped to its aggregate (off-rank columns' aggregates through a star
+   forest on garray), entries of one coarse column merged (a marker per local coarse column, a search among the few
+   off-rank ones), then the row sorted; the CSR is handed to the matrix at once (no MatSetValues() per fine row) */
 static PetscErrorCode PCAuxAMGGalerkin(Mat A, const PetscInt *agg, PetscInt nc, Mat *Ac)
 {
-  MPI_Comm     comm = PetscObjectComm((PetscObject)A);
-  PetscInt     rstart, rend, n, cstart = 0, nghost = 0, nnz, *ghost, *gagg, *aggg, *rp, *cc;
-  PetscSF      sf;
-  Mat          pre;
-  PetscScalar *cv;
-  MatInfo      info;
+  MPI_Comm           comm = PetscObjectComm((PetscObject)A);
+  Mat                Ad = A, Ao = NULL;
+  const PetscInt    *ia, *ja, *ib = NULL, *jb = NULL, *garray = NULL;
+  const PetscScalar *aa, *ab = NULL;
+  PetscInt           rstart, rend, n, nr, nb, cstart = 0, ng = 0, *gagg = NULL, *rows, *first, *rp, *cc, *mark, m = 0;
+  PetscScalar       *cv;
+  PetscBool          mpi, done;
+  PetscLogDouble     nnz;
 
   PetscFunctionBegin;
   PetscCall(PetscLogEventBegin(VPATCH_AuxAMGGalerkin, A, 0, 0, 0));
   PetscCall(MatGetOwnershipRange(A, &rstart, &rend));
-  PetscCall(MatGetInfo(A, MAT_LOCAL, &info));
-  n   = rend - rstart;
-  nnz = (PetscInt)info.nz_used;
+  n = rend - rstart;
   PetscCallMPI(MPI_Exscan(&nc, &cstart, 1, MPIU_INT, MPI_SUM, comm));
-  /* the columns owned elsewhere, and their aggregates' global numbers (a star forest on A's row layout) */
-  PetscCall(PetscMalloc1(PetscMax(nnz, 1), &ghost));
-  for (PetscInt i = rstart; i < rend; i++) {
-    PetscInt        ncols;
-    const PetscInt *cols;
-    PetscCall(MatGetRow(A, i, &ncols, &cols, NULL));
-    for (PetscInt k = 0; k < ncols; k++)
-      if (cols[k] < rstart || cols[k] >= rend) ghost[nghost++] = cols[k];
-    PetscCall(MatRestoreRow(A, i, &ncols, &cols, NULL));
+  PetscCall(PetscObjectBaseTypeCompare((PetscObject)A, MATMPIAIJ, &mpi));
+  if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(A, &Ad, &Ao, &garray));
+  PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  PetscCheck(done && nr == n, PETSC_COMM_SELF, PETSC_ERR_SUP, "PCAUXAMG: the coarse operators need an AIJ matrix");
+  PetscCall(MatSeqAIJGetArrayRead(Ad, &aa));
+  nnz = ia[n];
+  if (Ao) { /* the off-rank columns' aggregates, by their global number */
+    PetscSF   sf;
+    PetscInt *aggg;
+    PetscCall(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nb, &ib, &jb, &done));
+    PetscCheck(done && nb == n, PETSC_COMM_SELF, PETSC_ERR_SUP, "PCAUXAMG: the coarse operators need an AIJ matrix");
+    PetscCall(MatSeqAIJGetArrayRead(Ao, &ab));
+    PetscCall(MatGetSize(Ao, NULL, &ng));
+    nnz += ib[n];
+    PetscCall(PetscMalloc1(PetscMax(n, 1), &aggg));
+    PetscCall(PetscMalloc1(PetscMax(ng, 1), &gagg));
+    for (PetscInt i = 0; i < n; i++) aggg[i] = cstart + agg[i];
+    PetscCall(PetscSFCreate(comm, &sf));
+    PetscCall(PetscSFSetGraphLayout(sf, A->rmap, ng, NULL, PETSC_COPY_VALUES, garray));
+    PetscCall(PetscSFBcastBegin(sf, MPIU_INT, aggg, gagg, MPI_REPLACE));
+    PetscCall(PetscSFBcastEnd(sf, MPIU_INT, aggg, gagg, MPI_REPLACE));
+    PetscCall(PetscSFDestroy(&sf));
+    PetscCall(PetscFree(aggg));
   }
-  PetscCall(PetscSortRemoveDupsInt(&nghost, ghost));
-  PetscCall(PetscMalloc2(PetscMax(n, 1), &aggg, PetscMax(nghost, 1), &gagg));
-  for (PetscInt i = 0; i < n; i++) aggg[i] = cstart + agg[i];
-  PetscCall(PetscSFCreate(comm, &sf));
-  PetscCall(PetscSFSetGraphLayout(sf, A->rmap, nghost, NULL, PETSC_COPY_VALUES, ghost));
-  PetscCall(PetscSFBcastBegin(sf, MPIU_INT, aggg, gagg, MPI_REPLACE));
-  PetscCall(PetscSFBcastEnd(sf, MPIU_INT, aggg, gagg, MPI_REPLACE));
-  PetscCall(PetscSFDestroy(&sf));
-  /* each row of A with its columns' aggregates, entries of one aggregate summed: rows rp[i] .. rp[i+1]-1 of (cc, cv) */
-  PetscCall(PetscMalloc3(n + 1, &rp, PetscMax(nnz, 1), &cc, PetscMax(nnz, 1), &cv));
+  /* the fine rows by aggregate */
+  PetscCall(PetscMalloc3(nc + 1, &first, PetscMax(n, 1), &rows, PetscMax(nc, 1), &mark));
+  PetscCall(PetscArrayzero(first, nc + 1));
+  for (PetscInt i = 0; i < n; i++) first[agg[i] + 1]++;
+  for (PetscInt c = 0; c < nc; c++) first[c + 1] += first[c];
+  for (PetscInt i = 0; i < n; i++) rows[first[agg[i]]++] = i;
+  for (PetscInt c = nc; c > 0; c--) first[c] = first[c - 1];
+  first[0] = 0;
+  for (PetscInt c = 0; c < nc; c++) mark[c] = -1;
+  PetscCall(PetscMalloc3(nc + 1, &rp, PetscMax((PetscInt)nnz, 1), &cc, PetscMax((PetscInt)nnz, 1), &cv));
   rp[0] = 0;
-  for (PetscInt i = rstart; i < rend; i++) {
-    PetscInt           ncols, m = rp[i - rstart], *c;
-    const PetscInt    *cols;
-    const PetscScalar *vals;
-    PetscScalar       *v;
-    PetscCall(MatGetRow(A, i, &ncols, &cols, &vals));
-    c = cc + m;
-    v = cv + m;
-    for (PetscInt k = 0; k < ncols; k++) {
-      if (cols[k] >= rstart && cols[k] < rend)
-        c[k] = cstart + agg[cols[k] - rstart];
-      else {
-        PetscInt g;
-        PetscCall(PetscFindInt(cols[k], nghost, ghost, &g));
-        c[k] = gagg[g];
+  for (PetscInt c = 0; c < nc; c++) {
+    const PetscInt s = m;
+    for (PetscInt q = first[c]; q < first[c + 1]; q++) {
+      const PetscInt i = rows[q];
+      for (PetscInt e = ia[i]; e < ia[i + 1]; e++) {
+        const PetscInt J = agg[ja[e]];
+        if (mark[J] < 0) {
+          mark[J] = m;
+          cc[m]   = cstart + J;
+          cv[m++] = aa[e];
+        } else
+          cv[mark[J]] += aa[e];
       }
-      v[k] = vals[k];
+      if (Ao)
+        for (PetscInt e = ib[i]; e < ib[i + 1]; e++) {
+          const PetscInt G = gagg[jb[e]];
+          PetscInt       p = s;
+          while (p < m && cc[p] != G) p++;
+          if (p < m)
+            cv[p] += ab[e];
+          else {
+            cc[m]   = G;
+            cv[m++] = ab[e];
+          }
+        }
     }
-    PetscCall(PetscSortIntWithScalarArray(ncols, c, v));
-    for (PetscInt k = 0; k < ncols; k++) { /* merge the entries of one coarse column */
-      if (m > rp[i - rstart] && cc[m - 1] == c[k])
-        cv[m - 1] += v[k];
-      else {
-        cc[m] = c[k];
-        cv[m] = v[k];
-        m++;
-      }
-    }
-    PetscCall(MatRestoreRow(A, i, &ncols, &cols, &vals)); /* after the merge: it zeroes ncols */
-    rp[i - rstart + 1] = m;
+    for (PetscInt p = s; p < m; p++)
+      if (cc[p] >= cstart && cc[p] < cstart + nc) mark[cc[p] - cstart] = -1;
+    PetscCall(PetscSortIntWithScalarArray(m - s, cc + s, cv + s));
+    rp[c + 1] = m;
   }
-  /* the pattern (MATPREALLOCATOR), then the values, both from those rows */
+  PetscCall(MatSeqAIJRestoreArrayRead(Ad, &aa));
+  PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &nr, &ia, &ja, &done));
+  if (Ao) {
+    PetscCall(MatSeqAIJRestoreArrayRead(Ao, &ab));
+    PetscCall(MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &nb, &ib, &jb, &done));
+    PetscCall(PetscFree(gagg));
+  }
   PetscCall(MatCreate(comm, Ac));
   PetscCall(MatSetSizes(*Ac, nc, nc, PETSC_DETERMINE, PETSC_DETERMINE));
   PetscCall(MatSetType(*Ac, MATAIJ));
-  PetscCall(MatCreate(comm, &pre));
-  PetscCall(MatSetSizes(pre, nc, nc, PETSC_DETERMINE, PETSC_DETERMINE));
-  PetscCall(MatSetType(pre, MATPREALLOCATOR));
-  PetscCall(MatSetUp(pre));
-  for (PetscInt pass = 0; pass < 2; pass++) {
-    Mat T = pass ? *Ac : pre;
-    for (PetscInt i = 0; i < n; i++) {
-      PetscInt row = cstart + agg[i];
-      PetscCall(MatSetValues(T, 1, &row, rp[i + 1] - rp[i], cc + rp[i], cv + rp[i], ADD_VALUES));
-    }
-    PetscCall(MatAssemblyBegin(T, MAT_FINAL_ASSEMBLY));
-    PetscCall(MatAssemblyEnd(T, MAT_FINAL_ASSEMBLY));
-    if (!pass) PetscCall(MatPreallocatorPreallocate(pre, PETSC_TRUE, *Ac));
-  }
-  PetscCall(PetscLogFlops(info.nz_used)); /* one addition per entry of A */
+  PetscCall(MatSeqAIJSetPreallocationCSR(*Ac, rp, cc, cv)); /* copies, assembles */
+  PetscCall(MatMPIAIJSetPreallocationCSR(*Ac, rp, cc, cv));
+  PetscCall(PetscLogFlops(nnz)); /* one addition per entry of A */
   PetscCall(PetscFree3(rp, cc, cv));
-  PetscCall(PetscFree2(aggg, gagg));
-  PetscCall(PetscFree(ghost));
-  PetscCall(MatDestroy(&pre));
+  PetscCall(PetscFree3(first, rows, mark));
   PetscCall(PetscLogEventEnd(VPATCH_AuxAMGGalerkin, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -436,7 +474,12 @@ static PetscErrorCode PCAuxAMGColoring(PC_AuxAMG *j, PetscInt l, PetscInt cdim, 
     Vec             x;
     PetscCall(MatMPIAIJGetSeqAIJ(j->A[l], NULL, &Ao, &garray));
     PetscCall(MatGetSize(Ao, NULL, &ng));
-    PetscCall(VecCreateSeq(PETSC_COMM_SELF, ng, &j->ghost[l]));
+    if (j->dist) {
+#if defined(PETSC_HAVE_CUDA)
+      PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, ng, &j->ghost[l]));
+#endif
+    } else
+      PetscCall(VecCreateSeq(PETSC_COMM_SELF, ng, &j->ghost[l]));
     PetscCall(ISCreateGeneral(PETSC_COMM_SELF, ng, garray, PETSC_COPY_VALUES, &is));
     PetscCall(MatCreateVecs(j->A[l], &x, NULL));
     PetscCall(VecScatterCreate(x, is, j->ghost[l], NULL, &j->ghostscatter[l]));
@@ -533,11 +576,14 @@ static PetscErrorCode PCReset_AuxAMG(PC pc)
       PetscCall(PetscFree3(j->order[l], j->cellstart[l], j->colorstart[l]));
     else
       PetscCall(PetscFree(j->colorstart[l])); /* the GPU path's colors alone */
+    if (j->cscatter[l])
+      for (PetscInt c = 0; c < j->ncolors[l]; c++) PetscCall(VecScatterDestroy(&j->cscatter[l][c]));
+    PetscCall(PetscFree(j->cscatter[l]));
     j->ncolors[l] = 0;
     PetscCall(VecScatterDestroy(&j->ghostscatter[l]));
     PetscCall(VecDestroy(&j->ghost[l]));
 #if defined(PETSC_HAVE_CUDA)
-    if (j->gpu) {
+    if (j->gpu || j->dist) {
       AuxAMGDeviceAgg *g = &j->dagg[l];
       PetscCall(AuxAMGFree_CUDA(g->d_agg));
       PetscCall(AuxAMGFree_CUDA(g->d_perm));
@@ -552,6 +598,7 @@ static PetscErrorCode PCReset_AuxAMG(PC pc)
 #endif
     PetscCall(PetscMemzero(&j->dagg[l], sizeof(j->dagg[l])));
     PetscCall(PetscMemzero(&j->dA[l], sizeof(j->dA[l])));
+    PetscCall(PetscMemzero(&j->dAo[l], sizeof(j->dAo[l])));
     j->dcol[l]   = NULL;
     j->dval[l]   = NULL;
     j->didiag[l] = NULL;
@@ -563,8 +610,13 @@ static PetscErrorCode PCReset_AuxAMG(PC pc)
   PetscCall(AuxAMGCycleDestroy_CUDA(&j->dcycle));
 #endif
   PetscCall(KSPDestroy(&j->coarse));
+  PetscCall(PCDestroy(&j->sub));
+  PetscCall(VecScatterDestroy(&j->subscatter));
+  PetscCall(VecDestroy(&j->subb));
+  PetscCall(VecDestroy(&j->subx));
   j->nlevels = 0;
   j->gpu     = PETSC_FALSE;
+  j->dist    = PETSC_FALSE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -605,6 +657,10 @@ static PetscErrorCode PCAuxAMGAddLevel(PC pc, PetscInt l, PetscInt nf, PetscInt 
   PetscCall(MatAssemblyBegin(j->P[l], MAT_FINAL_ASSEMBLY));
   PetscCall(MatAssemblyEnd(j->P[l], MAT_FINAL_ASSEMBLY));
   PetscCall(PCAuxAMGGalerkin(j->A[l], agg, nc, &j->A[l + 1]));
+  if (j->dist) { /* the solve's products and transfers on the device */
+    PetscCall(MatConvert(j->P[l], MATAIJCUSPARSE, MAT_INPLACE_MATRIX, &j->P[l]));
+    PetscCall(MatConvert(j->A[l + 1], MATAIJCUSPARSE, MAT_INPLACE_MATRIX, &j->A[l + 1]));
+  }
   if (j->checkgalerkin) PetscCall(PCAuxAMGCompareGalerkin(pc, l, j->A[l], j->P[l], j->A[l + 1])); /* against PETSc's general sparse product */
   j->nlevels = l + 2;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -623,19 +679,21 @@ static PetscErrorCode PCAuxAMGLevelSizes(PC_AuxAMG *j)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the host path's levels from the finest level's keys (key, m of them; agg: room for m) */
-static PetscErrorCode PCAuxAMGSetUpHost(PC pc, PetscInt cdim, PetscInt M, PetscInt m, PetscInt64 *key, PetscInt *agg)
+/* the host path's levels from the finest level's keys (key, m of them; agg: room for m); on several ranks on the GPU
+   (dist) the levels up to the first of at most gather unknowns below level 0. On return key holds the last level's
+   keys (*nlast of them), *M its grid's cells per direction */
+static PetscErrorCode PCAuxAMGSetUpHost(PC pc, PetscInt cdim, PetscInt *Mp, PetscInt m, PetscInt64 *key, PetscInt *agg, PetscInt gather, PetscInt *nlast)
 {
   PC_AuxAMG  *j    = (PC_AuxAMG *)pc->data;
   MPI_Comm    comm = PetscObjectComm((PetscObject)pc);
-  PetscInt    nf   = m;
+  PetscInt    nf = m, M = *Mp;
   PetscInt64 *ukeys;
 
   PetscFunctionBegin;
   for (PetscInt l = 0; l + 1 < j->maxlevels && l + 1 < AUXAMG_MAX_LEVELS; l++) {
     PetscInt nc = 0, Nc = 0, Nf;
     PetscCall(MatGetSize(j->A[l], &Nf, NULL));
-    if (Nf <= PCAuxAMGCoarseSize(j)) break;
+    if (Nf <= PCAuxAMGCoarseSize(j) || (j->dist && l > 0 && Nf <= gather)) break;
     if (l > 0) {
       if (M == 1) break;
       PetscCall(PCAuxAMGParent(nf, cdim, key, &M));
@@ -658,6 +716,8 @@ static PetscErrorCode PCAuxAMGSetUpHost(PC pc, PetscInt cdim, PetscInt M, PetscI
     nf = nc;
   }
   PetscCall(PCAuxAMGLevelSizes(j));
+  *Mp    = M;
+  *nlast = nf;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -998,28 +1058,180 @@ static PetscErrorCode PCAuxAMGSetUpDeviceCycle(PC_AuxAMG *j)
 #endif
 }
 
-/* the GPU path: one rank, an AIJCUSPARSE matrix on the device, the colored Gauss-Seidel, -pc_auxamg_gpu */
-static PetscErrorCode PCAuxAMGUseGPU(PC pc, PetscBool *gpu)
+/* the device CSR of a SEQAIJCUSPARSE block (valid while the matrix is unchanged: a change sets the PC up again) */
+static PetscErrorCode PCAuxAMGDeviceCSR(Mat B, AuxAMGDeviceMat *dB)
+{
+#if defined(PETSC_HAVE_CUDA)
+  const PetscInt    *rowptr, *col;
+  const PetscScalar *val;
+
+  PetscFunctionBegin;
+  PetscCall(MatSeqAIJCUSPARSEGetIJ(B, PETSC_FALSE, &rowptr, &col));
+  PetscCall(MatSeqAIJCUSPARSEGetArrayRead(B, &val));
+  PetscCall(MatGetLocalSize(B, &dB->n, NULL));
+  dB->w      = 0;
+  dB->rowptr = rowptr;
+  dB->col    = col;
+  dB->val    = val;
+  PetscCall(MatSeqAIJCUSPARSERestoreArrayRead(B, &val));
+  PetscCall(MatSeqAIJCUSPARSERestoreIJ(B, PETSC_FALSE, &rowptr, &col));
+  PetscFunctionReturn(PETSC_SUCCESS);
+#else
+  PetscFunctionBegin;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "PCAUXAMG: this PETSc has no CUDA");
+#endif
+}
+
+/* several ranks on the GPU: the device data of the distributed levels' Gauss-Seidel (the host's colored order, the
+   blocks' CSR, the inverse diagonal) */
+static PetscErrorCode PCAuxAMGSetUpDistSmoother(PC pc)
+{
+#if defined(PETSC_HAVE_CUDA)
+  PC_AuxAMG *j = (PC_AuxAMG *)pc->data;
+
+  PetscFunctionBegin;
+  for (PetscInt l = 0; l + 1 < j->nlevels; l++) {
+    Mat              Ad, Ao;
+    PetscInt         zr, n, nc;
+    AuxAMGDeviceAgg *g = &j->dagg[l];
+
+    if (!PCAuxAMGColored(j) || PCAuxAMGLevelJacobi(j, l)) continue;
+    PetscCall(MatMPIAIJGetSeqAIJ(j->A[l], &Ad, &Ao, NULL));
+    PetscCall(PCAuxAMGDeviceCSR(Ad, &j->dA[l]));
+    PetscCall(PCAuxAMGDeviceCSR(Ao, &j->dAo[l]));
+    PetscCall(AuxAMGInvDiag_CUDA(&j->dA[l], &j->didiag[l], &zr, &j->maxlen[l]));
+    PetscCheck(zr < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "PCAUXAMG: zero diagonal in local row %" PetscInt_FMT " of level %" PetscInt_FMT, zr, l);
+    n     = j->dA[l].n;
+    nc    = j->colorstart[l][j->ncolors[l]];
+    g->n  = n;
+    g->nc = nc;
+    PetscCall(AuxAMGUpload_CUDA((void **)&g->d_perm, j->order[l], sizeof(PetscInt) * n));
+    PetscCall(AuxAMGUpload_CUDA((void **)&g->d_start, j->cellstart[l], sizeof(PetscInt) * (nc + 1)));
+    PetscCall(AuxAMGSequence_CUDA(nc, &g->d_cells));
+    if (j->ghostscatter[l]) { /* the ghosts by their row's color: before a color, only those of the color swept last changed */
+      const PetscInt *garray;
+      PetscInt        ng, *rc, *gc, *from, *to;
+      Vec             x;
+      PetscCall(MatMPIAIJGetSeqAIJ(j->A[l], NULL, NULL, &garray));
+      PetscCall(VecGetLocalSize(j->ghost[l], &ng));
+      PetscCall(PetscMalloc4(PetscMax(n, 1), &rc, PetscMax(ng, 1), &gc, PetscMax(ng, 1), &from, PetscMax(ng, 1), &to));
+      for (PetscInt c = 0; c < j->ncolors[l]; c++)
+        for (PetscInt q = j->cellstart[l][j->colorstart[l][c]]; q < j->cellstart[l][j->colorstart[l][c + 1]]; q++) rc[j->order[l][q]] = c;
+      PetscCall(PetscSFBcastBegin(j->ghostscatter[l], MPIU_INT, rc, gc, MPI_REPLACE));
+      PetscCall(PetscSFBcastEnd(j->ghostscatter[l], MPIU_INT, rc, gc, MPI_REPLACE));
+      PetscCall(MatCreateVecs(j->A[l], &x, NULL));
+      PetscCall(PetscCalloc1(j->ncolors[l], &j->cscatter[l]));
+      for (PetscInt c = 0; c < j->ncolors[l]; c++) {
+        PetscInt m = 0;
+        IS       isf, ist;
+        for (PetscInt k = 0; k < ng; k++)
+          if (gc[k] == c) {
+            from[m] = garray[k];
+            to[m++] = k;
+          }
+        PetscCall(ISCreateGeneral(PETSC_COMM_SELF, m, from, PETSC_USE_POINTER, &isf));
+        PetscCall(ISCreateGeneral(PETSC_COMM_SELF, m, to, PETSC_USE_POINTER, &ist));
+        PetscCall(VecScatterCreate(x, isf, j->ghost[l], ist, &j->cscatter[l][c]));
+        PetscCall(ISDestroy(&isf));
+        PetscCall(ISDestroy(&ist));
+      }
+      PetscCall(VecDestroy(&x));
+      PetscCall(PetscFree4(rc, gc, from, to));
+    }
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+#else
+  PetscFunctionBegin;
+  SETERRQ(PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP, "PCAUXAMG: this PETSc has no CUDA");
+#endif
+}
+
+/* several ranks on the GPU: the last distributed level L (nlast local rows, tree keys key of the grid M) and the levels
+   below it on rank 0, as sub (a PCAUXAMG on one rank, the GPU path), which gets the level's operator and keys and
+   continues the tree from them */
+static PetscErrorCode PCAuxAMGSetUpGather(PC pc, PetscInt cdim, PetscInt M, PetscInt nlast, const PetscInt64 *key)
+{
+  PC_AuxAMG  *j    = (PC_AuxAMG *)pc->data;
+  MPI_Comm    comm = PetscObjectComm((PetscObject)pc);
+  PetscInt    L = j->nlevels - 1, N = j->nrows[L];
+  PetscMPIInt size, rank, cnt, *counts = NULL, *displs = NULL;
+  PetscInt64 *all = NULL;
+  IS          is;
+  Mat        *As;
+
+  PetscFunctionBegin;
+  PetscCallMPI(MPI_Comm_size(comm, &size));
+  PetscCallMPI(MPI_Comm_rank(comm, &rank));
+  PetscCall(PetscMPIIntCast(nlast, &cnt));
+  if (rank == 0) {
+    PetscCall(PetscMalloc2(size, &counts, size + 1, &displs));
+    PetscCall(PetscMalloc1(PetscMax(N, 1), &all));
+  }
+  PetscCallMPI(MPI_Gather(&cnt, 1, MPI_INT, counts, 1, MPI_INT, 0, comm));
+  if (rank == 0) {
+    displs[0] = 0;
+    for (PetscMPIInt r = 0; r < size; r++) PetscCall(PetscMPIIntCast((PetscInt64)displs[r] + counts[r], &displs[r + 1]));
+  }
+  PetscCallMPI(MPI_Gatherv(key, cnt, MPIU_INT64, all, counts, displs, MPIU_INT64, 0, comm)); /* rank order: the level's global order */
+  PetscCall(ISCreateStride(PETSC_COMM_SELF, rank == 0 ? N : 0, 0, 1, &is));
+  PetscCall(MatCreateSubMatrices(j->A[L], 1, &is, &is, MAT_INITIAL_MATRIX, &As));
+  PetscCall(ISDestroy(&is));
+  PetscCall(VecScatterCreateToZero(j->r[L], &j->subscatter, &j->subb));
+  PetscCall(VecDuplicate(j->subb, &j->subx));
+  if (rank == 0) {
+    PC_AuxAMG *s;
+    PetscCall(MatConvert(As[0], MATSEQAIJCUSPARSE, MAT_INPLACE_MATRIX, &As[0]));
+    PetscCall(PCCreate(PETSC_COMM_SELF, &j->sub));
+    PetscCall(PCSetType(j->sub, PCAUXAMG));
+    PetscCall(PCSetOperators(j->sub, As[0], As[0]));
+    s                = (PC_AuxAMG *)j->sub->data;
+    s->skey          = all;
+    s->skn           = N;
+    s->skM           = M;
+    s->skcdim        = cdim;
+    s->levelshift    = L;
+    s->cycle         = j->cycle;
+    s->maxlevels     = j->maxlevels - L;
+    s->coarsesize    = j->coarsesize;
+    s->ktol          = j->ktol;
+    s->colored       = j->colored;
+    s->cjacobi       = j->cjacobi;
+    s->graph         = j->graph;
+    s->checkgalerkin = j->checkgalerkin;
+    s->tree          = PC_AUXAMG_TREE_UNIFORM;
+    PetscCall(PCSetUp(j->sub));
+    PetscCall(PetscFree(s->skey)); /* the keys served the set-up */
+    PetscCall(PetscFree2(counts, displs));
+  }
+  PetscCall(MatDestroySubMatrices(1, &As));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the GPU path (gpu: one rank; dist: several ranks, the levels set up on the host, the cycle on the device): an
+   AIJCUSPARSE matrix, the colored Gauss-Seidel, the uniform grid, -pc_auxamg_gpu */
+static PetscErrorCode PCAuxAMGUseGPU(PC pc, PetscBool *gpu, PetscBool *dist)
 {
   PC_AuxAMG  *j = (PC_AuxAMG *)pc->data;
   PetscBool   cuda, bound;
   PetscMPIInt size;
 
   PetscFunctionBegin;
-  *gpu = PETSC_FALSE;
+  *gpu  = PETSC_FALSE;
+  *dist = PETSC_FALSE;
   PetscCall(PetscObjectTypeCompareAny((PetscObject)pc->pmat, &cuda, MATSEQAIJCUSPARSE, MATMPIAIJCUSPARSE, ""));
   if (!cuda || !j->usegpu) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCall(MatBoundToCPU(pc->pmat, &bound));
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
   if (bound)
     PetscCall(PetscInfo(pc, "the matrix is bound to the CPU: the host path\n"));
-  else if (size > 1)
-    PetscCall(PetscInfo(pc, "%d ranks: the host path (the GPU path runs on one rank)\n", size));
   else if (j->tree == PC_AUXAMG_TREE_ADAPTIVE)
     PetscCall(PetscInfo(pc, "-pc_auxamg_tree adaptive: the host path\n"));
   else if (!j->colored)
     PetscCall(PetscInfo(pc, "-pc_auxamg_smoother local: the host path (MatSOR)\n"));
-  else
+  else if (size > 1) {
+    PetscCall(PetscInfo(pc, "%d ranks: the levels set up on the host, the cycle on the device, the small levels gathered on rank 0\n", size));
+    *dist = PETSC_TRUE;
+  } else
     *gpu = PETSC_TRUE;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -1036,8 +1248,8 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
   Vec              cvec;
   PetscReal        lo[3] = {PETSC_MAX_REAL, PETSC_MAX_REAL, PETSC_MAX_REAL}, hi[3] = {PETSC_MIN_REAL, PETSC_MIN_REAL, PETSC_MIN_REAL}, h[3];
   PetscInt64      *key;
-  PetscInt        *agg;
-  PetscBool        assembled, gpu;
+  PetscInt        *agg, nlast = 0;
+  PetscBool        assembled, gpu, dist;
   PetscLogDouble   nnzall = 0;
 
   PetscFunctionBegin;
@@ -1059,8 +1271,14 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
   }
   PetscCall(MatGetLocalSize(A, &m, NULL));
   PetscCall(MatGetOwnershipRange(A, &rstart, NULL));
-  PetscCall(PCAuxAMGGetCoordinates(pc, m, &cdim, &x, &cvec));
-  for (PetscInt i = 0; i < m; i++)
+  if (j->skey) { /* the levels below a parent's (PCAuxAMGSetUpGather()): its keys instead of coordinates */
+    PetscCheck(j->skn == m, comm, PETSC_ERR_PLIB, "PCAUXAMG: %" PetscInt_FMT " keys for %" PetscInt_FMT " rows", j->skn, m);
+    cdim = j->skcdim;
+    x    = NULL;
+    cvec = NULL;
+  } else
+    PetscCall(PCAuxAMGGetCoordinates(pc, m, &cdim, &x, &cvec));
+  for (PetscInt i = 0; x && i < m; i++)
     for (PetscInt d = 0; d < cdim; d++) {
       lo[d] = PetscMin(lo[d], x[i * cdim + d]);
       hi[d] = PetscMax(hi[d], x[i * cdim + d]);
@@ -1073,8 +1291,9 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
   PetscCall(PetscObjectReference((PetscObject)A));
   j->A[0]    = A;
   j->nlevels = 1;
-  PetscCall(PCAuxAMGUseGPU(pc, &gpu));
-  j->gpu = gpu;
+  PetscCall(PCAuxAMGUseGPU(pc, &gpu, &dist));
+  j->gpu  = gpu;
+  j->dist = dist;
   {
     j->adaptive  = (PetscBool)(j->tree == PC_AUXAMG_TREE_ADAPTIVE);
     j->fullest   = 0;
@@ -1082,12 +1301,16 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
     M            = (PetscInt)PetscMax(1, PetscMin(1 << 20, PetscFloorReal(PetscPowReal(PetscMax((PetscReal)N / j->ppc, 1), 1.0 / cdim) + 0.5)));
     for (PetscInt d = 0; d < cdim; d++) h[d] = (hi[d] > lo[d] ? hi[d] - lo[d] : 1.0) / M * (1 + 1e-12);
     PetscCall(PetscMalloc2(PetscMax(m, 1), &key, PetscMax(m, 1), &agg));
-    for (PetscInt i = 0; i < m; i++) {
-      PetscInt64 k = 0;
-      for (PetscInt d = cdim - 1; d >= 0; d--) k = k * M + PetscMin(M - 1, (PetscInt)((x[i * cdim + d] - lo[d]) / h[d]));
-      key[i] = k;
-    }
-    if (j->tree == PC_AUXAMG_TREE_AUTO && !gpu) { /* the fullest cell of the uniform grid (its points on one rank): graded where it is far above the average */
+    if (j->skey) {
+      M = j->skM;
+      PetscCall(PetscArraycpy(key, j->skey, m));
+    } else
+      for (PetscInt i = 0; i < m; i++) {
+        PetscInt64 k = 0;
+        for (PetscInt d = cdim - 1; d >= 0; d--) k = k * M + PetscMin(M - 1, (PetscInt)((x[i * cdim + d] - lo[d]) / h[d]));
+        key[i] = k;
+      }
+    if (j->tree == PC_AUXAMG_TREE_AUTO && !gpu && !dist) { /* the fullest cell of the uniform grid (its points on one rank): graded where it is far above the average */
       PetscInt64 *sk;
       PetscCall(PetscMalloc1(PetscMax(m, 1), &sk));
       PetscCall(PetscArraycpy(sk, key, m));
@@ -1111,13 +1334,15 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
          holds one point, the next tree level at once) */
       if (gpu)
         PetscCall(PCAuxAMGSetUpDevice(pc, cdim, M, m, key));
-      else
-        PetscCall(PCAuxAMGSetUpHost(pc, cdim, M, m, key, agg));
+      else {
+        PetscMPIInt size;
+        PetscCallMPI(MPI_Comm_size(comm, &size));
+        PetscCall(PCAuxAMGSetUpHost(pc, cdim, &M, m, key, agg, j->gathersize != PETSC_DETERMINE ? j->gathersize : AUXAMG_GATHER_PER_RANK * size, &nlast));
+      }
     }
-    PetscCall(PetscFree2(key, agg));
   }
   if (cvec) PetscCall(VecRestoreArrayRead(cvec, &x));
-  /* work vectors and the coarse solver */
+  /* work vectors, the levels gathered on rank 0 (several ranks on the GPU), and the coarse solver */
   for (PetscInt l = 0; l < j->nlevels; l++) {
     if (!gpu || !l) PetscCall(MatCreateVecs(j->A[l], &j->e[l], &j->r[l]));
 #if defined(PETSC_HAVE_CUDA)
@@ -1136,6 +1361,15 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
   }
   j->opcomplexity = j->nnz[0] > 0 ? nnzall / j->nnz[0] : 1;
   if (j->cjacobi) PetscCall(PCAuxAMGJacobiWeights(j));
+  if (dist) {
+    PetscCall(PCAuxAMGSetUpDistSmoother(pc));
+    if (j->nlevels > 1 && j->nrows[j->nlevels - 1] > PCAuxAMGCoarseSize(j)) PetscCall(PCAuxAMGSetUpGather(pc, cdim, M, nlast, key));
+  }
+  PetscCall(PetscFree2(key, agg));
+  if (j->subscatter) {
+    PetscCall(PetscLogEventEnd(VPATCH_AuxAMGSetUp, pc, 0, 0, 0));
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
   if (gpu && j->nlevels > 1 && !j->A[j->nlevels - 1]) {
     PetscCall(PCAuxAMGSetUpDeviceCycle(j));
     PetscCall(PetscLogEventEnd(VPATCH_AuxAMGSetUp, pc, 0, 0, 0));
@@ -1162,12 +1396,14 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
 
 static PetscErrorCode PCAuxAMGMult(PC_AuxAMG *, PetscInt, Vec, Vec, Vec);
 
-/* the damped Jacobi's weights of the levels 1 .. L - 2 (-pc_auxamg_coarse_smoother jacobi): w_i = 1 / (a_ii + sum_{j != i}
-   |a_ij| / 2), 0 where that is 0 (cuda/auxamg.cu computes the GPU path's by the same formula) */
+/* the damped Jacobi's weights of the levels 1 .. L - 2 (-pc_auxamg_coarse_smoother jacobi; of a PC for the levels below
+   a parent's, from its level 0): w_i = 1 / (a_ii + sum_{j != i} |a_ij| / 2), 0 where that is 0 (cuda/auxamg.cu computes
+   the GPU path's by the same formula) */
 static PetscErrorCode PCAuxAMGJacobiWeights(PC_AuxAMG *j)
 {
   PetscFunctionBegin;
-  for (PetscInt l = 1; l < j->nlevels - 1; l++) {
+  for (PetscInt l = 0; l < j->nlevels - 1; l++) {
+    if (!PCAuxAMGLevelJacobi(j, l)) continue;
     if (j->gpu) {
 #if defined(PETSC_HAVE_CUDA)
       PetscCall(AuxAMGJacobiWeights_CUDA(&j->dA[l], &j->djac[l]));
@@ -1233,6 +1469,52 @@ static PetscErrorCode PCAuxAMGJacobi(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* PCAuxAMGColoredGS() on the device, several ranks: before each color the off-rank values are exchanged (before the
+   first all of them, none from zero; then those of the color swept last, the only ones that changed) and the color's
+   rows get b - (off-rank block) x_ghost, which the color's sweep on the diagonal block reads as its right-hand side
+   (in r[l], free while level l smooths) */
+static PetscErrorCode PCAuxAMGColoredGSDevice(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, PetscBool forward, PetscBool zero)
+{
+#if defined(PETSC_HAVE_CUDA)
+  const PetscScalar *ba, *ga;
+  PetscScalar       *xa, *ta;
+
+  PetscFunctionBegin;
+  if (zero) PetscCall(VecSet(x, 0.0));
+  for (PetscInt ci = 0; ci < j->ncolors[l]; ci++) {
+    const PetscInt c = forward ? ci : j->ncolors[l] - 1 - ci, q0 = j->cellstart[l][j->colorstart[l][c]], q1 = j->cellstart[l][j->colorstart[l][c + 1]];
+    if (zero && ci == 0)
+      PetscCall(VecSet(j->ghost[l], 0.0));
+    else {
+      VecScatter sc = ci == 0 ? j->ghostscatter[l] : j->cscatter[l][forward ? c - 1 : c + 1]; /* all, or the color swept last */
+      PetscCall(VecScatterBegin(sc, x, j->ghost[l], INSERT_VALUES, SCATTER_FORWARD));
+      PetscCall(VecScatterEnd(sc, x, j->ghost[l], INSERT_VALUES, SCATTER_FORWARD));
+    }
+    PetscCall(VecCUDAGetArrayRead(b, &ba));
+    PetscCall(VecCUDAGetArrayRead(j->ghost[l], &ga));
+    PetscCall(VecCUDAGetArray(j->r[l], &ta));
+    PetscCall(VecCUDAGetArray(x, &xa));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(AuxAMGOffRank_CUDA(&j->dAo[l], j->dagg[l].d_perm, q0, q1, ba, ga, ta));
+    PetscCall(AuxAMGSmoothColor_CUDA(&j->dA[l], j->didiag[l], &j->dagg[l], j->maxlen[l], j->colorstart[l][c], j->colorstart[l][c + 1], forward, ta, xa));
+    PetscCall(PetscLogGpuTimeEnd());
+    PetscCall(VecCUDARestoreArray(x, &xa));
+    PetscCall(VecCUDARestoreArray(j->r[l], &ta));
+    PetscCall(VecCUDARestoreArrayRead(j->ghost[l], &ga));
+    PetscCall(VecCUDARestoreArrayRead(b, &ba));
+  }
+  {
+    MatInfo info;
+    PetscCall(MatGetInfo(j->A[l], MAT_LOCAL, &info));
+    PetscCall(PetscLogGpuFlops(2 * info.nz_used));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+#else
+  PetscFunctionBegin;
+  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "PCAUXAMG: this PETSc has no CUDA");
+#endif
+}
+
 /* one smoothing sweep on level l (forward before the coarse correction, backward after it; zero: x = 0 on entry): the
    Gauss-Seidel, or on the levels below the finest the damped Jacobi (-pc_auxamg_coarse_smoother) */
 static PetscErrorCode PCAuxAMGSmooth(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, PetscBool forward, PetscBool zero)
@@ -1265,7 +1547,9 @@ static PetscErrorCode PCAuxAMGSmooth(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, Pet
     PetscCall(VecCUDARestoreArrayRead(b, &ba));
     PetscCall(PetscLogGpuFlops(2 * j->nnz[l]));
 #endif
-  } else if (PCAuxAMGColored(j))
+  } else if (PCAuxAMGColored(j) && j->dist)
+    PetscCall(PCAuxAMGColoredGSDevice(j, l, b, x, forward, zero));
+  else if (PCAuxAMGColored(j))
     PetscCall(PCAuxAMGColoredGS(j, l, b, x, forward, zero));
   else
     PetscCall(MatSOR(j->A[l], b, 1.0, (MatSORType)((forward ? SOR_LOCAL_FORWARD_SWEEP : SOR_LOCAL_BACKWARD_SWEEP) | (zero ? SOR_ZERO_INITIAL_GUESS : 0)), 0.0, 1, 1, x));
@@ -1332,11 +1616,18 @@ static PetscErrorCode PCAuxAMGTransfer(PC_AuxAMG *j, PetscInt l, PetscBool restr
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* x = A_L^-1 b on the coarsest level (the GPU path: through host vectors) */
+/* x = A_L^-1 b on the coarsest level (the GPU path: through host vectors), or x = B_L b on a level gathered on rank 0
+   (sub's cycle) */
 static PetscErrorCode PCAuxAMGCoarseSolve(PC_AuxAMG *j, Vec b, Vec x)
 {
   PetscFunctionBegin;
-  if (j->hb) {
+  if (j->subscatter) {
+    PetscCall(VecScatterBegin(j->subscatter, b, j->subb, INSERT_VALUES, SCATTER_FORWARD));
+    PetscCall(VecScatterEnd(j->subscatter, b, j->subb, INSERT_VALUES, SCATTER_FORWARD));
+    if (j->sub) PetscCall(PCApply(j->sub, j->subb, j->subx));
+    PetscCall(VecScatterBegin(j->subscatter, j->subx, x, INSERT_VALUES, SCATTER_REVERSE));
+    PetscCall(VecScatterEnd(j->subscatter, j->subx, x, INSERT_VALUES, SCATTER_REVERSE));
+  } else if (j->hb) {
     const PetscScalar *src;
     PetscScalar       *dst;
     PetscInt           n;
@@ -1369,7 +1660,7 @@ static PetscErrorCode PCAuxAMGCoarseCorrect(PC_AuxAMG *j, PetscInt l, Vec r, Vec
   Vec         wr[3], wv[2], w2[3];
 
   PetscFunctionBegin;
-  if (l == j->nlevels - 1 || j->cycle == PC_AUXAMG_CYCLE_V) {
+  if ((l == j->nlevels - 1 && !j->subscatter) || j->cycle == PC_AUXAMG_CYCLE_V) { /* the gathered level is not the coarsest */
     PetscCall(PCAuxAMGCycle_Private(j, l, r, e));
     PetscFunctionReturn(PETSC_SUCCESS);
   }
@@ -1493,7 +1784,11 @@ static PetscErrorCode PCSetFromOptions_AuxAMG(PC pc, PetscOptionItems PetscOptio
     }
     j->tree = tr;
   }
-  PetscCall(PetscOptionsBool("-pc_auxamg_gpu", "Set up and apply on the GPU when the matrix is an AIJCUSPARSE matrix on one rank", "PCAUXAMG", j->usegpu, &j->usegpu, NULL));
+  PetscCall(PetscOptionsBool("-pc_auxamg_gpu", "Apply on the GPU when the matrix is an AIJCUSPARSE matrix (one rank: the set-up too)", "PCAUXAMG", j->usegpu, &j->usegpu, NULL));
+  PetscCall(PetscOptionsInt("-pc_auxamg_gather_size",
+                            "Several ranks on the GPU: gather the first level below the finest of at most this many unknowns, and the levels below it, on rank 0 (default " PetscStringize(AUXAMG_GATHER_PER_RANK) " times the ranks)", "PCAUXAMG",
+                            j->gathersize, &j->gathersize, NULL));
+  PetscCheck(j->gathersize == PETSC_DETERMINE || j->gathersize >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_auxamg_gather_size must be at least 0, not %" PetscInt_FMT, j->gathersize);
   {
     PetscInt          cs       = j->cjacobi ? 0 : 1;
     const char *const cnames[] = {"jacobi", "gs"};
@@ -1521,14 +1816,17 @@ static PetscErrorCode PCView_AuxAMG(PC pc, PetscViewer viewer)
   PetscFunctionBegin;
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERASCII, &isascii));
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERSTRING, &isstring));
-  if (isstring) PetscCall(PetscViewerStringSPrintf(viewer, " %s-cycle, %" PetscInt_FMT " levels, %s", j->cycle == PC_AUXAMG_CYCLE_K ? "K" : "V", j->nlevels, j->dcycle ? "coarse levels' cycle on the device" : (j->gpu ? "GPU" : "host")));
+  if (isstring)
+    PetscCall(PetscViewerStringSPrintf(viewer, " %s-cycle, %" PetscInt_FMT " levels, %s", j->cycle == PC_AUXAMG_CYCLE_K ? "K" : "V", j->nlevels,
+                                       j->dcycle ? "coarse levels' cycle on the device" : (j->gpu ? "GPU" : (j->dist ? "GPU, several ranks" : "host"))));
+  if (isstring && j->subscatter) PetscCall(PetscViewerStringSPrintf(viewer, ", gathered on rank 0 from level %" PetscInt_FMT, j->nlevels - 1));
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
   if (j->adaptive)
     PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary-grid AMG: %s-cycle, %" PetscInt_FMT " levels, adaptive region tree (at most %d points per finest aggregate), operator complexity %.3f, on the host\n", j->cycle == PC_AUXAMG_CYCLE_K ? "K" : "V",
                                      j->nlevels, AUXAMG_TREE_POINTS, (double)j->opcomplexity));
   else
     PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary-grid AMG: %s-cycle, %" PetscInt_FMT " levels, auxiliary grid %" PetscInt_FMT " cells per direction, operator complexity %.3f, %s\n", j->cycle == PC_AUXAMG_CYCLE_K ? "K" : "V", j->nlevels, j->M,
-                                     (double)j->opcomplexity, j->gpu ? "on the GPU (coarse levels in ELL)" : "on the host"));
+                                     (double)j->opcomplexity, j->gpu ? "on the GPU (coarse levels in ELL)" : (j->dist ? "set up on the host, applied on the GPU" : "on the host")));
   if (j->fullest)
     PetscCall(PetscViewerASCIIPrintf(viewer, "-pc_auxamg_tree auto: the fullest cell of the uniform grid held %" PetscInt_FMT " points (the adaptive tree above %g)\n", j->fullest, (double)(AUXAMG_TREE_AUTO_FULL * (1 << j->cdimsetup) * j->ppc)));
   if (j->dcycle) PetscCall(PetscViewerASCIIPrintf(viewer, "coarse levels' cycle on the device, %s, no host synchronization; coarsest level by its dense inverse\n", j->graph ? "one CUDA graph" : "kernels launched one by one"));
@@ -1541,6 +1839,15 @@ static PetscErrorCode PCView_AuxAMG(PC pc, PetscViewer viewer)
     else if (l + 1 < j->nlevels)
       PetscCall(PetscViewerASCIIPrintf(viewer, ", Gauss-Seidel by MatSOR() (processor-local sweeps)"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
+  }
+  if (j->subscatter) {
+    PetscViewer sv;
+    PetscCall(PetscViewerASCIIPrintf(viewer, "level %" PetscInt_FMT " and below gathered on rank 0 (-pc_auxamg_gather_size), K-cycle steps on level %" PetscInt_FMT " on all ranks; on rank 0:\n", j->nlevels - 1, j->nlevels - 1));
+    PetscCall(PetscViewerASCIIPushTab(viewer));
+    PetscCall(PetscViewerGetSubViewer(viewer, PETSC_COMM_SELF, &sv));
+    if (j->sub) PetscCall(PCView(j->sub, sv));
+    PetscCall(PetscViewerRestoreSubViewer(viewer, PETSC_COMM_SELF, &sv));
+    PetscCall(PetscViewerASCIIPopTab(viewer));
   }
   if (j->coarse) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "coarsest level solver:\n"));
@@ -1558,6 +1865,7 @@ static PetscErrorCode PCDestroy_AuxAMG(PC pc)
   PetscFunctionBegin;
   PetscCall(PCReset_AuxAMG(pc));
   PetscCall(PetscFree(j->coords));
+  PetscCall(PetscFree(j->skey));
   PetscCall(PetscObjectComposeFunction((PetscObject)pc, "PCSetCoordinates_C", NULL));
   PetscCall(PetscFree(pc->data));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1630,7 +1938,8 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
 . -pc_auxamg_ktol <t>                - K-cycle: skip the second inner step when the first reduced the residual by t (default 0.25)
 . -pc_auxamg_smoother <colored,local> - Gauss-Seidel colored by the tree (default) or processor-local sweeps (`MatSOR()`)
 . -pc_auxamg_tree <auto,uniform,adaptive> - the aggregates from a uniform auxiliary grid or from a region tree refined where the points cluster (meshes graded toward a region; the host path, `MatSOR()` sweeps); auto (default): the adaptive tree on the host path where a cell of the uniform grid holds more than 2^(d+2) times the average, else the uniform grid
-. -pc_auxamg_gpu <bool>              - set up and apply on the GPU when the matrix is a `MATAIJCUSPARSE` on one rank (default true)
+. -pc_auxamg_gpu <bool>              - apply on the GPU when the matrix is a `MATAIJCUSPARSE` (one rank: the set-up too; default true)
+. -pc_auxamg_gather_size <n>         - several ranks on the GPU: gather the first level below the finest of at most n unknowns, and the levels below, on rank 0 (default 65536 times the ranks)
 . -pc_auxamg_coarse_smoother <jacobi,gs> - the levels below the finest: one damped Jacobi sweep before and after the coarse correction (default; one kernel each on the GPU) or the Gauss-Seidel of the finest level
 . -pc_auxamg_gpu_graph <bool>        - GPU path: the coarse levels' cycle as one CUDA graph (default true; false launches its kernels one by one)
 - -pc_auxamg_check_galerkin          - compare each coarse operator with `MatPtAP()` (a check)
@@ -1651,13 +1960,22 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
 
   With a `MATAIJCUSPARSE` matrix on one rank the set-up (aggregates, colors, Galerkin operators summed into the fixed
   (2r + 1)^d-cell pattern, ELL storage) and the cycle run on the GPU and give the host path's aggregates and, up to
-  rounding, its iterates; the vectors must be CUDA vectors. On several ranks the host path runs. There the cycle has no
-  host synchronization: the coarse levels' part of it (everything below level 0) is a fixed sequence of kernels,
+  rounding, its iterates; the vectors must be CUDA vectors. There the cycle has no host synchronization: the coarse levels' part of it (everything below level 0) is a fixed sequence of kernels,
   captured once into a CUDA graph, with the K-cycle's inner products reduced and its coefficients computed on the device
   (a second inner step that the first made unnecessary is skipped by a flag its kernels read), and the coarsest level
   (at most 4096 unknowns; a larger one takes the host's LU) solved by its inverse, computed by cuSOLVER at set-up.
   PETSc's `KSPFCG` takes its inner products on the host with CUDA vectors (`VecMTDot()`: 60% of the solve at 10M
   unknowns); as the flexible outer method on the GPU use `KSPFGMRES` (`KSPGCR` needs 2-7x the iterations in 2D).
+
+  On several ranks with a `MATAIJCUSPARSE` matrix the levels are set up on the host as on the host path (the same
+  aggregates, colors and coarse operators, which become `MATAIJCUSPARSE`) and applied on the device: the colored
+  Gauss-Seidel's colors by a kernel on the diagonal block after the off-rank block's product with the ghosts (only
+  the ghosts of the color swept last exchanged before a color), the Jacobi, residuals and transfers by PETSc's device
+  operations. With `-pc_auxamg_gather_size 0` it is the host path's cycle, up to rounding. By default the first level
+  below the finest of at most 65536 unknowns per rank and the levels below it are gathered on rank 0, where a
+  `PCAUXAMG` on one rank (the GPU path, its coarse levels' cycle on the device) continues the tree from that level; a
+  tree cell split between ranks, two aggregates on the host path, is one unknown there. The set-up on the host costs
+  about 1 s per million rows per rank; 100M unknowns in 3D take 16 iterations on 1, 2 and 4 GPUs (bench/RESULTS.md).
 
   On meshes graded toward a region a uniform auxiliary grid puts many points into the cells there: the iterations grow
   by 6-7 per tenfold refinement (2D, cells about h^2 wide at a corner: 17 to 82 iterations from 289 to 263,169
@@ -1691,6 +2009,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_AuxAMG(PC pc)
   j->colored              = PETSC_TRUE;
   j->tree                 = PC_AUXAMG_TREE_AUTO;
   j->usegpu               = PETSC_TRUE;
+  j->gathersize           = PETSC_DETERMINE;
   j->graph                = PETSC_TRUE;
   j->cjacobi              = PETSC_TRUE;
   pc->ops->setup          = PCSetUp_AuxAMG;

@@ -1,5 +1,7 @@
 /*
-  CUDA kernels of PCAUXAMG (the auxiliary-grid AMG), the device side of src/pc/impls/auxamg/auxamg.c on one rank.
+  CUDA kernels of PCAUXAMG (the auxiliary-grid AMG), the device side of src/pc/impls/auxamg/auxamg.c (its set-up on
+  one rank; its solve on one rank or several, where the off-rank block's product is taken out of a color's right-hand
+  side first).
 
   Set-up: the tree keys' parents (one thread per unknown), the aggregates (sort and unique of the keys, then a binary
   search per unknown: the same numbering as the host's, cells in key order), the rows of each cell (a stable sort),
@@ -466,6 +468,49 @@ PetscErrorCode AuxAMGSmoothColor_CUDA(const AuxAMGDeviceMat *A, const PetscScala
   PetscFunctionBegin;
   PetscCall(VPGetStream(&stream));
   PetscCall(AuxSmoothColor(stream, A, d_idiag, g, maxlen, c0, c1, forward ? true : false, b, x, NULL));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* several ranks: bt_i = b_i - (the off-rank block's row i) . g for the rows order[q0 .. q1) (a color of the Gauss-Seidel),
+   g the off-rank columns' values; the color's sweep then reads bt where it would read b */
+static __global__ void AuxOffRankKernel(AuxAMGDeviceMat Ao, const PetscInt *order, PetscInt q0, PetscInt q1, const PetscScalar *b, const PetscScalar *g, PetscScalar *bt)
+{
+  const PetscInt q = q0 + AuxThread();
+  if (q >= q1) return;
+  const PetscInt i = order[q];
+  PetscScalar    s = b[i];
+  for (PetscInt e = Ao.rowptr[i]; e < Ao.rowptr[i + 1]; e++) s -= Ao.val[e] * g[Ao.col[e]];
+  bt[i] = s;
+}
+
+PetscErrorCode AuxAMGOffRank_CUDA(const AuxAMGDeviceMat *Ao, const PetscInt *d_order, PetscInt q0, PetscInt q1, const PetscScalar *b, const PetscScalar *g, PetscScalar *bt)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  if (q1 <= q0) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VPGetStream(&stream));
+  AuxOffRankKernel<<<AuxBlocks(q1 - q0), AUX_TPB, 0, stream>>>(*Ao, d_order, q0, q1, b, g, bt);
+  PetscCallCUDA(cudaGetLastError());
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* d_seq[i] = i for i < n (the identity order of cells) */
+static __global__ void AuxSequenceKernel(PetscInt n, PetscInt *d_seq)
+{
+  const PetscInt i = AuxThread();
+  if (i < n) d_seq[i] = i;
+}
+
+PetscErrorCode AuxAMGSequence_CUDA(PetscInt n, PetscInt **d_seq)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetStream(&stream));
+  PetscCall(AuxMalloc(d_seq, n));
+  if (n) AuxSequenceKernel<<<AuxBlocks(n), AUX_TPB, 0, stream>>>(n, *d_seq);
+  PetscCallCUDA(cudaGetLastError());
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
