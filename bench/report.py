@@ -228,7 +228,7 @@ def table_auxamg_gpus(recs):
                 continue
             t = '%d, %.2f, %.4f' % (r['its'], r['setup_s'], r['solve_s'])
             if g > 1 and one:
-                t += ' (solve %.2fx faster)' % (one['solve_s'] / r['solve_s'])
+                t += ' (solve speed-up %.2fx)' % (one['solve_s'] / r['solve_s'])
             cell.append(t)
         meta = '%s, %s, %s' % (gpu_name(next(iter(by.values()))), '/'.join(sorted({r['date'] for r in by.values()})), '/'.join(by[g]['commit'] for g in sorted(by)))
         rows.append('| %dD, %s | %s | %s | %s | %s |' % (d, size(n), cell[0], cell[1], cell[2], meta))
