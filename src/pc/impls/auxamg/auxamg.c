@@ -264,7 +264,13 @@ static PetscErrorCode PCAuxAMGAggregate(PetscInt n, const PetscInt64 *key, Petsc
   PetscCall(PetscSortInt64(n, *ukeys));
   for (PetscInt i = 0; i < n; i++)
     if (!m || (*ukeys)[m - 1] != (*ukeys)[i]) (*ukeys)[m++] = (*ukeys)[i];
-  for (PetscInt i = 0; i < n; i++) agg[i] = PCAuxAMGFind(m, *ukeys, key[i]);
+  for (PetscInt i = 0, p = 0; i < n; i++) { /* consecutive rows are mostly in one cell or the next: those first */
+    if (p + 1 < m && (*ukeys)[p + 1] == key[i])
+      p++;
+    else if ((*ukeys)[p] != key[i])
+      p = PCAuxAMGFind(m, *ukeys, key[i]);
+    agg[i] = p;
+  }
   *nc = m;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -395,31 +401,35 @@ static PetscErrorCode PCAuxAMGGalerkin(Mat A, const PetscInt *agg, PetscInt nc, 
 
 /* the largest offset, in tree cells of the grid M, between the cells (keys ukeys[agg[.]]) of two coupled local rows of
    level l, over all ranks (the off-rank columns are read from a copy taken before each color: they do not count) */
-static PetscErrorCode PCAuxAMGRadius(PC_AuxAMG *j, PetscInt l, PetscInt cdim, PetscInt M, const PetscInt *agg, const PetscInt64 *ukeys, PetscInt *radius)
+static PetscErrorCode PCAuxAMGRadius(PC_AuxAMG *j, PetscInt l, PetscInt cdim, PetscInt M, const PetscInt *agg, PetscInt nc, const PetscInt64 *ukeys, PetscInt *radius)
 {
   Mat             Ad = j->A[l];
   const PetscInt *ia, *ja;
-  PetscInt        n, r = 0;
+  PetscInt        n, r = 0, *cc;
   PetscBool       done, mpi;
 
   PetscFunctionBegin;
+  PetscCall(PetscMalloc1(PetscMax(nc * cdim, 1), &cc)); /* each cell's coordinates (M <= 2^20 per direction) */
+  for (PetscInt a = 0; a < nc; a++) {
+    PetscInt64 k = ukeys[a];
+    for (PetscInt d = 0; d < cdim; d++) {
+      cc[a * cdim + d] = (PetscInt)(k % M);
+      k /= M;
+    }
+  }
   PetscCall(PetscObjectBaseTypeCompare((PetscObject)j->A[l], MATMPIAIJ, &mpi));
   if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(j->A[l], &Ad, NULL, NULL));
   PetscCall(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
   PetscCheck(done, PETSC_COMM_SELF, PETSC_ERR_SUP, "PCAUXAMG: the colored Gauss-Seidel needs an AIJ matrix");
   for (PetscInt i = 0; i < n; i++) {
+    const PetscInt *ci = cc + agg[i] * cdim;
     for (PetscInt k = ia[i]; k < ia[i + 1]; k++) {
-      PetscInt64 ki = ukeys[agg[i]], kj = ukeys[agg[ja[k]]];
-      for (PetscInt d = 0; d < cdim; d++) {
-        PetscInt64 o = ki % M - kj % M;
-        if (o < 0) o = -o;
-        r = (PetscInt)PetscMax(r, PetscMin(o, PETSC_INT32_MAX));
-        ki /= M;
-        kj /= M;
-      }
+      const PetscInt *cj = cc + agg[ja[k]] * cdim;
+      for (PetscInt d = 0; d < cdim; d++) r = PetscMax(r, PetscAbsInt(ci[d] - cj[d]));
     }
   }
   PetscCall(MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &n, &ia, &ja, &done));
+  PetscCall(PetscFree(cc));
   PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &r, 1, MPIU_INT, MPI_MAX, PetscObjectComm((PetscObject)j->A[l])));
   *radius = r;
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -435,7 +445,7 @@ static PetscErrorCode PCAuxAMGColoring(PC_AuxAMG *j, PetscInt l, PetscInt cdim, 
   PetscBool mpi;
 
   PetscFunctionBegin;
-  PetscCall(PCAuxAMGRadius(j, l, cdim, M, agg, ukeys, &r));
+  PetscCall(PCAuxAMGRadius(j, l, cdim, M, agg, nc, ukeys, &r));
   for (PetscInt d = 0; d < cdim; d++) nco *= r + 1;
   j->radius[l]  = r;
   j->ncolors[l] = nco;
@@ -648,14 +658,22 @@ static PetscErrorCode PCAuxAMGAddLevel(PC pc, PetscInt l, PetscInt nf, PetscInt 
   PetscFunctionBegin;
   PetscCallMPI(MPI_Exscan(&nc, &cstart, 1, MPIU_INT, MPI_SUM, comm));
   PetscCall(MatGetOwnershipRange(j->A[l], &fstart, NULL));
-  PetscCall(MatCreateAIJ(comm, nf, nc, PETSC_DETERMINE, PETSC_DETERMINE, 1, NULL, 1, NULL, &j->P[l]));
-  for (PetscInt i = 0; i < nf; i++) {
-    PetscInt    row = fstart + i, col = cstart + agg[i];
-    PetscScalar one = 1.0;
-    PetscCall(MatSetValues(j->P[l], 1, &row, 1, &col, &one, INSERT_VALUES));
+  {
+    PetscInt    *pi, *pj;
+    PetscScalar *pv;
+    PetscCall(PetscMalloc3(nf + 1, &pi, PetscMax(nf, 1), &pj, PetscMax(nf, 1), &pv));
+    for (PetscInt i = 0; i <= nf; i++) pi[i] = i;
+    for (PetscInt i = 0; i < nf; i++) {
+      pj[i] = cstart + agg[i];
+      pv[i] = 1.0;
+    }
+    PetscCall(MatCreate(comm, &j->P[l]));
+    PetscCall(MatSetSizes(j->P[l], nf, nc, PETSC_DETERMINE, PETSC_DETERMINE));
+    PetscCall(MatSetType(j->P[l], MATAIJ));
+    PetscCall(MatSeqAIJSetPreallocationCSR(j->P[l], pi, pj, pv)); /* one 1 per row; copies, assembles */
+    PetscCall(MatMPIAIJSetPreallocationCSR(j->P[l], pi, pj, pv));
+    PetscCall(PetscFree3(pi, pj, pv));
   }
-  PetscCall(MatAssemblyBegin(j->P[l], MAT_FINAL_ASSEMBLY));
-  PetscCall(MatAssemblyEnd(j->P[l], MAT_FINAL_ASSEMBLY));
   PetscCall(PCAuxAMGGalerkin(j->A[l], agg, nc, &j->A[l + 1]));
   if (j->dist) { /* the solve's products and transfers on the device */
     PetscCall(MatConvert(j->P[l], MATAIJCUSPARSE, MAT_INPLACE_MATRIX, &j->P[l]));
@@ -1344,7 +1362,12 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
   if (cvec) PetscCall(VecRestoreArrayRead(cvec, &x));
   /* work vectors, the levels gathered on rank 0 (several ranks on the GPU), and the coarse solver */
   for (PetscInt l = 0; l < j->nlevels; l++) {
-    if (!gpu || !l) PetscCall(MatCreateVecs(j->A[l], &j->e[l], &j->r[l]));
+    nnzall += j->nnz[l];
+    if (!l) { /* level 0 needs its residual only: its correction is the PC's output, its K-cycle steps do not exist */
+      PetscCall(MatCreateVecs(j->A[0], NULL, &j->r[0]));
+      continue;
+    }
+    if (!gpu) PetscCall(MatCreateVecs(j->A[l], &j->e[l], &j->r[l]));
 #if defined(PETSC_HAVE_CUDA)
     else {
       PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, j->nrows[l], &j->e[l]));
@@ -1357,7 +1380,6 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
     PetscCall(VecDuplicate(j->r[l], &j->r1[l]));
     PetscCall(VecDuplicate(j->r[l], &j->c2[l]));
     PetscCall(VecDuplicate(j->r[l], &j->v2[l]));
-    nnzall += j->nnz[l];
   }
   j->opcomplexity = j->nnz[0] > 0 ? nnzall / j->nnz[0] : 1;
   if (j->cjacobi) PetscCall(PCAuxAMGJacobiWeights(j));
