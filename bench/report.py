@@ -157,25 +157,28 @@ def table_peers(recs):
     return rows
 
 
+def gpu_cells(by, fmt):
+    """the cells of 1, 2 and 4 GPUs of a row: fmt(record, the 1-GPU record) where both exist, the record alone on one
+    GPU or without a 1-GPU record ('-' where there is none)"""
+    one = by.get(1)
+    return [fmt(by[g], one if one else by[g]) if g in by else '-' for g in (1, 2, 4)]
+
+
 def table_scaling(recs):
     series = solves_by(recs, 'series')
     rows = ['| series (vpatch-r-mixed where no solver is named) | 1 GPU: DoF, s (its) | 2 GPUs: DoF, s (its), set-up s | 4 GPUs: DoF, s (its), set-up s | GPU, dates, commits |', '|---|---|---|---|---|']
     for name, rs in sorted(series.items()):
         by = {r['gpus']: r for r in newest(rs, lambda r: r['gpus'])}
-        one = by.get(1)
         strong = name.startswith('strong')
-        cell = []
-        for g in (1, 2, 4):
-            r = by.get(g)
-            if not r:
-                cell.append('-')
-                continue
+
+        def cell_of(r, one):
             t = '%s, %.4f (%d)' % (size(dof_of(r)), r['solve_s'], r['iterations'])
-            if g > 1 and one:
+            if one is not r:
                 t += (': %.2fx faster' % (one['solve_s'] / r['solve_s'])) if strong else (': %.2fx the 1-GPU time' % (r['solve_s'] / one['solve_s']))
                 if 'setup_s' in r:
                     t += ', %.2f' % r['setup_s']
-            cell.append(t)
+            return t
+        cell = gpu_cells(by, cell_of)
         meta = '%s, %s, %s' % (gpu_name(rs[0]), '/'.join(sorted({r['date'] for r in by.values()})), '/'.join(by[g]['commit'] for g in sorted(by)))
         rows.append('| %s | %s | %s | %s | %s |' % (name, cell[0], cell[1], cell[2], meta))
     return rows
@@ -219,17 +222,7 @@ def table_auxamg_gpus(recs):
     rows = ['| d, unknowns | 1 GPU: its, set-up s, solve s | 2 GPUs: its, set-up s, solve s | 4 GPUs: its, set-up s, solve s | GPU, dates, commits |', '|---|---|---|---|---|']
     for d, n in sorted({(r['dim'], r['unknowns']) for r in rs}):
         by = {r['gpus']: r for r in rs if (r['dim'], r['unknowns']) == (d, n)}
-        one = by.get(1)
-        cell = []
-        for g in (1, 2, 4):
-            r = by.get(g)
-            if not r:
-                cell.append('-')
-                continue
-            t = '%d, %.2f, %.4f' % (r['its'], r['setup_s'], r['solve_s'])
-            if g > 1 and one:
-                t += ' (solve speed-up %.2fx)' % (one['solve_s'] / r['solve_s'])
-            cell.append(t)
+        cell = gpu_cells(by, lambda r, one: '%d, %.2f, %.4f' % (r['its'], r['setup_s'], r['solve_s']) + ('' if one is r else ' (solve speed-up %.2fx)' % (one['solve_s'] / r['solve_s'])))
         meta = '%s, %s, %s' % (gpu_name(next(iter(by.values()))), '/'.join(sorted({r['date'] for r in by.values()})), '/'.join(by[g]['commit'] for g in sorted(by)))
         rows.append('| %dD, %s | %s | %s | %s | %s |' % (d, size(n), cell[0], cell[1], cell[2], meta))
     return rows

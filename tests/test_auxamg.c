@@ -166,6 +166,19 @@ int main(int argc, char **argv)
   test:
     suffix: 2d_tree_switch_back
     args: -sizes 64 -pc_auxamg_tree adaptive -then_tree uniform
+  # the tree with the colored Gauss-Seidel (a greedy coloring of the cells' graph; the default on the GPU), on one and
+  # three ranks (the coloring depends on the partition; the counts here do not)
+  test:
+    suffix: 2d_tree_colored
+    args: -pc_auxamg_tree adaptive -pc_auxamg_smoother colored -pc_auxamg_check_galerkin
+  test:
+    suffix: 2d_tree_colored_np3
+    nsize: 3
+    args: -pc_auxamg_tree adaptive -pc_auxamg_smoother colored
+    output_file: test_auxamg_2d_tree_colored
+  test:
+    suffix: 3d_tree_colored
+    args: -dim 3 -sizes 16,32,48 -pc_auxamg_tree adaptive -pc_auxamg_smoother colored
   # on several ranks: the cut from counts summed over the ranks, a cell's points on each rank one aggregate there (the
   # counts of one rank)
   test:

@@ -241,6 +241,21 @@ int main(int argc, char **argv)
     args: -coarse_size 100 -dim 3 -n 20 -perturb 0.45 -host_pc_auxamg_points_per_cell 3 -gpu_pc_auxamg_points_per_cell 3 -gpu_pc_auxamg_check_galerkin
     output_file: none
 
+  # the adaptive tree: set up on the host (the host path's levels, a greedy coloring of the cells' graph), applied on the
+  # device, on one rank and two
+  test:
+    suffix: 2d_tree
+    requires: cuda
+    args: -coarse_size 100 -host_pc_auxamg_tree adaptive -host_pc_auxamg_smoother colored -gpu_pc_auxamg_tree adaptive -expect_device_cycle 0 -gpu_ksp_view
+    output_file: none
+
+  test:
+    suffix: 3d_tree_np2
+    nsize: 2
+    requires: cuda
+    args: -coarse_size 100 -dim 3 -n 24 -host_pc_auxamg_tree adaptive -host_pc_auxamg_smoother colored -gpu_pc_auxamg_tree adaptive -expect_device_cycle 0
+    output_file: none
+
   test:
     suffix: 2d_np2
     nsize: 2

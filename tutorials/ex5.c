@@ -451,6 +451,11 @@ int main(int argc, char **argv)
     nsize: 3
     args: -dm_plex_dim 2 -dm_plex_simplex 0 -dm_plex_box_faces 16,16 -refinements 3 -grade 2 -grade_offset 0 -pc_auxamg_check_galerkin
 
+  # the tree with the colored Gauss-Seidel (a greedy coloring of the cells' graph), as on the GPU
+  test:
+    suffix: graded_tree_colored
+    args: -dm_plex_dim 2 -dm_plex_simplex 0 -dm_plex_box_faces 16,16 -refinements 3 -grade 2 -grade_offset 0 -pc_auxamg_tree adaptive -pc_auxamg_smoother colored
+
   test:
     suffix: graded_tree_tets
     args: -tets 8 -refinements 2 -grade 2 -grade_offset 0.2 -pc_auxamg_tree adaptive

@@ -13,8 +13,8 @@
   geometry and needs no graph algorithm. Empty cells carry no unknown (a disk or a cavity in the box). On meshes
   graded toward a region (denser points there) a uniform grid makes large aggregates where the points are dense and
   the iterations grow (bench/RESULTS.md): the adaptive tree cuts a tree over the points' Morton order where they
-  cluster instead (PCAuxAMGSetUpTree(); the host path; -pc_auxamg_tree, by default where the uniform grid's
-  fullest cell holds far more than the average).
+  cluster instead (PCAuxAMGSetUpTree(), set up on the host; -pc_auxamg_tree, by default where the uniform grid's
+  fullest cell holds far more than the average, on the host path).
   Aggregates stay on the rank of their points. The
   prolongation P is piecewise constant (one 1 per row), and the coarse operator P^T A P is summed directly from A's
   entries: entry (I, J) is the sum of a_ij over i in aggregate I and j in aggregate J (no general sparse product).
@@ -45,8 +45,9 @@
   right-hand side of the color's rows; before each color only the ghosts of the color swept last are exchanged. The
   first level below the finest of at most -pc_auxamg_gather_size unknowns and the levels below it are gathered on rank
   0 into a PCAUXAMG on one rank (the GPU path, its cycle on the device), which continues the tree from that level's
-  keys; its K-cycle steps on that level stay on all ranks. Not yet: that set-up on the device; the adaptive tree on
-  the GPU.
+  keys; its K-cycle steps on that level stay on all ranks. The adaptive tree with an AIJCUSPARSE matrix is set up on
+  the host and applied on the device the same way (its colors from a greedy coloring of the cells' graph), on one rank
+  too. Not yet: that set-up on the device.
 */
 #include <petscvpatch/private/vpatchimpl.h>
 #include <petscdm.h>
@@ -58,6 +59,13 @@
 #include <petscvpatch/private/qboximpl.h>
 
 #define AUXAMG_COARSENING 0.5 /* a tree level is a multigrid level when it keeps at most this fraction of the unknowns */
+
+enum {
+  PC_AUXAMG_SMOOTHER_LOCAL,
+  PC_AUXAMG_SMOOTHER_COLORED,
+  PC_AUXAMG_SMOOTHER_AUTO
+};
+static const char *const PCAuxAMGSmoothers[] = {"local", "colored", "auto"};
 
 enum {
   PC_AUXAMG_TREE_UNIFORM,
@@ -108,7 +116,7 @@ typedef struct {
   /* the tree-colored Gauss-Seidel (-pc_auxamg_smoother colored), per smoothed level: ncolors[l] = (radius[l] + 1)^d
      colors; the local rows ordered by color, then by cell (their aggregate), then by row; cellstart: each cell's first
      position in order; colorstart: each color's first cell; the off-rank columns' values through a scatter */
-  PetscBool  colored;
+  PetscInt   smoother; /* -pc_auxamg_smoother: PC_AUXAMG_SMOOTHER_LOCAL, _COLORED or _AUTO */
   PetscInt   radius[AUXAMG_MAX_LEVELS], ncolors[AUXAMG_MAX_LEVELS];
   PetscInt  *order[AUXAMG_MAX_LEVELS], *cellstart[AUXAMG_MAX_LEVELS], *colorstart[AUXAMG_MAX_LEVELS];
   VecScatter ghostscatter[AUXAMG_MAX_LEVELS];
@@ -165,10 +173,12 @@ static inline PetscBool PCAuxAMGLevelJacobi(const PC_AuxAMG *j, PetscInt l)
 }
 
 /* the Gauss-Seidel colored by the tree (-pc_auxamg_smoother colored): its colors are the parity classes of a uniform
-   grid's cells, so the adaptive tree, whose cells vary in size, sweeps with MatSOR() instead */
+   grid's cells, or on the adaptive tree, whose cells vary in size, a greedy coloring of the cells' graph. auto (the
+   default): colored, except on the adaptive tree on the host, where MatSOR()'s sweeps take as many iterations (within
+   one) in 2.5-5x less time (bench/history/2026-11-28.md, session 46) */
 static inline PetscBool PCAuxAMGColored(const PC_AuxAMG *j)
 {
-  return (PetscBool)(j->colored && !j->adaptive);
+  return (PetscBool)(j->smoother == PC_AUXAMG_SMOOTHER_COLORED || (j->smoother == PC_AUXAMG_SMOOTHER_AUTO && (!j->adaptive || j->dist)));
 }
 
 static PetscErrorCode PCSetCoordinates_AuxAMG(PC pc, PetscInt dim, PetscInt n, PetscReal coords[])
@@ -438,19 +448,17 @@ static PetscErrorCode PCAuxAMGRadius(PC_AuxAMG *j, PetscInt l, PetscInt cdim, Pe
 /* the tree-colored Gauss-Seidel's ordering of level l: cells are the aggregates (the unknowns of level l + 1), colored
    by their tree cell's coordinates (ukeys, grid M per direction) modulo radius + 1, so that two cells of one color
    never couple */
+static PetscErrorCode PCAuxAMGColorOrder(PC_AuxAMG *, PetscInt, PetscInt, const PetscInt *, PetscInt, const PetscInt *, PetscInt);
+
 static PetscErrorCode PCAuxAMGColoring(PC_AuxAMG *j, PetscInt l, PetscInt cdim, PetscInt M, PetscInt nf, const PetscInt *agg, PetscInt nc, const PetscInt64 *ukeys)
 {
-  PetscInt  nco = 1, *ccolor, *cnt, *corder, *pos, r = 0;
-  Mat       Ao = NULL;
-  PetscBool mpi;
+  PetscInt nco = 1, *ccolor, r = 0;
 
   PetscFunctionBegin;
   PetscCall(PCAuxAMGRadius(j, l, cdim, M, agg, nc, ukeys, &r));
   for (PetscInt d = 0; d < cdim; d++) nco *= r + 1;
-  j->radius[l]  = r;
-  j->ncolors[l] = nco;
-  PetscCall(PetscMalloc3(PetscMax(nf, 1), &j->order[l], nc + 1, &j->cellstart[l], nco + 1, &j->colorstart[l]));
-  PetscCall(PetscMalloc4(PetscMax(nc, 1), &ccolor, nco + 1, &cnt, PetscMax(nc, 1), &corder, PetscMax(nc, 1) + 1, &pos));
+  j->radius[l] = r;
+  PetscCall(PetscMalloc1(PetscMax(nc, 1), &ccolor));
   for (PetscInt a = 0; a < nc; a++) {
     PetscInt64 k = ukeys[a];
     PetscInt   f = 1;
@@ -461,7 +469,54 @@ static PetscErrorCode PCAuxAMGColoring(PC_AuxAMG *j, PetscInt l, PetscInt cdim, 
       k /= M;
     }
   }
-  /* the cells by color (then by key: the aggregates are numbered in key order) */
+  PetscCall(PCAuxAMGColorOrder(j, l, nf, agg, nc, ccolor, nco));
+  PetscCall(PetscFree(ccolor));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the Gauss-Seidel's colors of the adaptive tree's level l, whose cells differ in size (no parity classes): a greedy
+   distance-1 coloring (MatColoring) of the graph of A[l + 1], whose rows are the cells and couple where two cells'
+   rows do, so two cells of a color never couple (on several ranks too: the coloring is parallel) */
+static PetscErrorCode PCAuxAMGColoringGraph(PC_AuxAMG *j, PetscInt l, PetscInt nf, const PetscInt *agg, PetscInt nc)
+{
+  MatColoring            mc;
+  ISColoring             isc;
+  const ISColoringValue *colors;
+  PetscInt               n, nco, *ccolor;
+  Mat                    C;
+
+  PetscFunctionBegin;
+  PetscCall(MatConvert(j->A[l + 1], MATAIJ, MAT_INITIAL_MATRIX, &C)); /* a host copy (the GPU path's levels are AIJCUSPARSE) */
+  PetscCall(MatColoringCreate(C, &mc));
+  PetscCall(MatColoringSetType(mc, MATCOLORINGGREEDY));
+  PetscCall(MatColoringSetDistance(mc, 1));
+  PetscCall(MatColoringApply(mc, &isc));
+  PetscCall(MatColoringDestroy(&mc));
+  PetscCall(MatDestroy(&C));
+  PetscCall(ISColoringGetColors(isc, &n, &nco, &colors));
+  PetscCheck(n == nc, PETSC_COMM_SELF, PETSC_ERR_PLIB, "PCAUXAMG: %" PetscInt_FMT " colors for %" PetscInt_FMT " cells", n, nc);
+  PetscCall(PetscMalloc1(PetscMax(nc, 1), &ccolor));
+  for (PetscInt a = 0; a < nc; a++) ccolor[a] = (PetscInt)colors[a];
+  PetscCall(ISColoringDestroy(&isc));
+  j->radius[l] = -1; /* not from the grid */
+  PetscCall(PCAuxAMGColorOrder(j, l, nf, agg, nc, ccolor, nco));
+  PetscCall(PetscFree(ccolor));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* level l's rows in the Gauss-Seidel's order from a color per cell (ccolor, nco colors): by color, then by cell, then
+   by row; and the off-rank columns' scatter */
+static PetscErrorCode PCAuxAMGColorOrder(PC_AuxAMG *j, PetscInt l, PetscInt nf, const PetscInt *agg, PetscInt nc, const PetscInt *ccolor, PetscInt nco)
+{
+  PetscInt *cnt, *corder, *pos;
+  Mat       Ao = NULL;
+  PetscBool mpi;
+
+  PetscFunctionBegin;
+  j->ncolors[l] = nco;
+  PetscCall(PetscMalloc3(PetscMax(nf, 1), &j->order[l], nc + 1, &j->cellstart[l], nco + 1, &j->colorstart[l]));
+  PetscCall(PetscMalloc3(nco + 1, &cnt, PetscMax(nc, 1), &corder, PetscMax(nc, 1) + 1, &pos));
+  /* the cells by color (then by cell number) */
   PetscCall(PetscArrayzero(cnt, nco + 1));
   for (PetscInt a = 0; a < nc; a++) cnt[ccolor[a] + 1]++;
   for (PetscInt c = 0; c < nco; c++) cnt[c + 1] += cnt[c];
@@ -474,7 +529,7 @@ static PetscErrorCode PCAuxAMGColoring(PC_AuxAMG *j, PetscInt l, PetscInt cdim, 
   for (PetscInt t = 0; t < nc; t++) j->cellstart[l][t + 1] = j->cellstart[l][t] + pos[corder[t] + 1];
   for (PetscInt t = 0; t < nc; t++) pos[corder[t]] = j->cellstart[l][t]; /* the next free place of each cell */
   for (PetscInt i = 0; i < nf; i++) j->order[l][pos[agg[i]]++] = i;
-  PetscCall(PetscFree4(ccolor, cnt, corder, pos));
+  PetscCall(PetscFree3(cnt, corder, pos));
   /* the values of the off-rank columns */
   PetscCall(PetscObjectBaseTypeCompare((PetscObject)j->A[l], MATMPIAIJ, &mpi));
   if (mpi) {
@@ -739,7 +794,7 @@ static PetscErrorCode PCAuxAMGSetUpHost(PC pc, PetscInt cdim, PetscInt *Mp, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The adaptive region tree (-pc_auxamg_tree adaptive; the host path). The points are sorted by their Morton code (B
+/* The adaptive region tree (-pc_auxamg_tree adaptive; set up on the host). The points are sorted by their Morton code (B
    bits per direction over the bounding box's largest extent, the directions interleaved): a tree cell of depth t is
    the run of points whose codes share their first d t bits. The aggregates of a level are the largest tree cells that
    hold at most T finest points (cut from the root down: a cell with more is split into its up to 2^d children; a cell
@@ -868,6 +923,7 @@ static PetscErrorCode PCAuxAMGSetUpTree(PC pc, PetscInt cdim, PetscInt m, const 
     if ((PetscReal)Nc > AUXAMG_COARSENING * (PetscReal)Nf) break; /* nothing left to coarsen */
     for (PetscInt r = 0; r < nf; r++) agg[r] = leaf[first[r]];
     PetscCall(PCAuxAMGAddLevel(pc, l, nf, nc, agg));
+    if (PCAuxAMGColored(j) && !PCAuxAMGLevelJacobi(j, l)) PetscCall(PCAuxAMGColoringGraph(j, l, nf, agg, nc));
     for (PetscInt i = m - 1; i >= 0; i--) first[leaf[i]] = i; /* the next level's rows are this rank's cut cells, in code order */
     nf = nc;
     T *= (PetscInt)1 << cdim;
@@ -1109,14 +1165,16 @@ static PetscErrorCode PCAuxAMGSetUpDistSmoother(PC pc)
 
   PetscFunctionBegin;
   for (PetscInt l = 0; l + 1 < j->nlevels; l++) {
-    Mat              Ad, Ao;
+    Mat              Ad = j->A[l], Ao = NULL;
     PetscInt         zr, n, nc;
+    PetscBool        mpi;
     AuxAMGDeviceAgg *g = &j->dagg[l];
 
     if (!PCAuxAMGColored(j) || PCAuxAMGLevelJacobi(j, l)) continue;
-    PetscCall(MatMPIAIJGetSeqAIJ(j->A[l], &Ad, &Ao, NULL));
+    PetscCall(PetscObjectBaseTypeCompare((PetscObject)j->A[l], MATMPIAIJ, &mpi));
+    if (mpi) PetscCall(MatMPIAIJGetSeqAIJ(j->A[l], &Ad, &Ao, NULL));
     PetscCall(PCAuxAMGDeviceCSR(Ad, &j->dA[l]));
-    PetscCall(PCAuxAMGDeviceCSR(Ao, &j->dAo[l]));
+    if (Ao) PetscCall(PCAuxAMGDeviceCSR(Ao, &j->dAo[l]));
     PetscCall(AuxAMGInvDiag_CUDA(&j->dA[l], &j->didiag[l], &zr, &j->maxlen[l]));
     PetscCheck(zr < 0, PETSC_COMM_SELF, PETSC_ERR_MAT_LU_ZRPVT, "PCAUXAMG: zero diagonal in local row %" PetscInt_FMT " of level %" PetscInt_FMT, zr, l);
     n     = j->dA[l].n;
@@ -1212,7 +1270,7 @@ static PetscErrorCode PCAuxAMGSetUpGather(PC pc, PetscInt cdim, PetscInt M, Pets
     s->maxlevels     = j->maxlevels - L;
     s->coarsesize    = j->coarsesize;
     s->ktol          = j->ktol;
-    s->colored       = j->colored;
+    s->smoother      = j->smoother;
     s->cjacobi       = j->cjacobi;
     s->graph         = j->graph;
     s->checkgalerkin = j->checkgalerkin;
@@ -1225,8 +1283,9 @@ static PetscErrorCode PCAuxAMGSetUpGather(PC pc, PetscInt cdim, PetscInt M, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the GPU path (gpu: one rank; dist: several ranks, the levels set up on the host, the cycle on the device): an
-   AIJCUSPARSE matrix, the colored Gauss-Seidel, the uniform grid, -pc_auxamg_gpu */
+/* the GPU path (gpu: one rank, the uniform grid; dist: several ranks or the adaptive tree, the levels set up on the host,
+   the cycle on the device): an AIJCUSPARSE matrix, the colored Gauss-Seidel, -pc_auxamg_gpu. -pc_auxamg_tree auto
+   takes the uniform grid on the GPU (counting the points per cell would be a sort on the host) */
 static PetscErrorCode PCAuxAMGUseGPU(PC pc, PetscBool *gpu, PetscBool *dist)
 {
   PC_AuxAMG  *j = (PC_AuxAMG *)pc->data;
@@ -1242,12 +1301,10 @@ static PetscErrorCode PCAuxAMGUseGPU(PC pc, PetscBool *gpu, PetscBool *dist)
   PetscCallMPI(MPI_Comm_size(PetscObjectComm((PetscObject)pc), &size));
   if (bound)
     PetscCall(PetscInfo(pc, "the matrix is bound to the CPU: the host path\n"));
-  else if (j->tree == PC_AUXAMG_TREE_ADAPTIVE)
-    PetscCall(PetscInfo(pc, "-pc_auxamg_tree adaptive: the host path\n"));
-  else if (!j->colored)
+  else if (j->smoother == PC_AUXAMG_SMOOTHER_LOCAL)
     PetscCall(PetscInfo(pc, "-pc_auxamg_smoother local: the host path (MatSOR)\n"));
-  else if (size > 1) {
-    PetscCall(PetscInfo(pc, "%d ranks: the levels set up on the host, the cycle on the device, the small levels gathered on rank 0\n", size));
+  else if (size > 1 || j->tree == PC_AUXAMG_TREE_ADAPTIVE) {
+    PetscCall(PetscInfo(pc, "%d rank(s)%s: the levels set up on the host, the cycle on the device%s\n", size, j->tree == PC_AUXAMG_TREE_ADAPTIVE ? ", the adaptive tree" : "", size > 1 ? ", the small levels gathered on rank 0" : ""));
     *dist = PETSC_TRUE;
   } else
     *gpu = PETSC_TRUE;
@@ -1385,7 +1442,7 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
   if (j->cjacobi) PetscCall(PCAuxAMGJacobiWeights(j));
   if (dist) {
     PetscCall(PCAuxAMGSetUpDistSmoother(pc));
-    if (j->nlevels > 1 && j->nrows[j->nlevels - 1] > PCAuxAMGCoarseSize(j)) PetscCall(PCAuxAMGSetUpGather(pc, cdim, M, nlast, key));
+    if (!j->adaptive && j->nlevels > 1 && j->nrows[j->nlevels - 1] > PCAuxAMGCoarseSize(j)) PetscCall(PCAuxAMGSetUpGather(pc, cdim, M, nlast, key)); /* the uniform grid's keys continue there */
   }
   PetscCall(PetscFree2(key, agg));
   if (j->subscatter) {
@@ -1505,6 +1562,16 @@ static PetscErrorCode PCAuxAMGColoredGSDevice(PC_AuxAMG *j, PetscInt l, Vec b, V
   if (zero) PetscCall(VecSet(x, 0.0));
   for (PetscInt ci = 0; ci < j->ncolors[l]; ci++) {
     const PetscInt c = forward ? ci : j->ncolors[l] - 1 - ci, q0 = j->cellstart[l][j->colorstart[l][c]], q1 = j->cellstart[l][j->colorstart[l][c + 1]];
+    if (!j->ghostscatter[l]) { /* one rank: no off-rank block */
+      PetscCall(VecCUDAGetArrayRead(b, &ba));
+      PetscCall(VecCUDAGetArray(x, &xa));
+      PetscCall(PetscLogGpuTimeBegin());
+      PetscCall(AuxAMGSmoothColor_CUDA(&j->dA[l], j->didiag[l], &j->dagg[l], j->maxlen[l], j->colorstart[l][c], j->colorstart[l][c + 1], forward, ba, xa));
+      PetscCall(PetscLogGpuTimeEnd());
+      PetscCall(VecCUDARestoreArray(x, &xa));
+      PetscCall(VecCUDARestoreArrayRead(b, &ba));
+      continue;
+    }
     if (zero && ci == 0)
       PetscCall(VecSet(j->ghost[l], 0.0));
     else {
@@ -1771,6 +1838,22 @@ static PetscErrorCode PCApply_AuxAMG(PC pc, Vec b, Vec x)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* an option from a list whose change after the set-up asks for a new one (the set-up makes what it chooses: the
+   Gauss-Seidel's colors or the Jacobi's weights, the aggregates) */
+static PetscErrorCode PCAuxAMGOptionsSetUpEList(PC pc, PetscOptionItems PetscOptionsObject, const char name[], const char text[], const char *const list[], PetscInt n, PetscInt *value)
+{
+  PetscInt v = *value;
+
+  PetscFunctionBegin;
+  PetscCall(PetscOptionsEList(name, text, "PCAUXAMG", list, n, list[v], &v, NULL));
+  if (pc->setupcalled && v != *value) {
+    PetscCall(PetscInfo(pc, "%s changed after the set-up: set up again at the next solve\n", name));
+    pc->setupcalled = PETSC_FALSE;
+  }
+  *value = v;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCSetFromOptions_AuxAMG(PC pc, PetscOptionItems PetscOptionsObject)
 {
   PC_AuxAMG *j = (PC_AuxAMG *)pc->data;
@@ -1784,42 +1867,24 @@ static PetscErrorCode PCSetFromOptions_AuxAMG(PC pc, PetscOptionItems PetscOptio
                             j->coarsesize, &j->coarsesize, NULL));
   PetscCheck(j->coarsesize == PETSC_DETERMINE || j->coarsesize >= 1, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_auxamg_coarse_size must be at least 1, not %" PetscInt_FMT, j->coarsesize);
   PetscCall(VPOptionsReal("-pc_auxamg_points_per_cell", "About this many points per cell of the auxiliary grid on average (a level that does not halve the unknowns is skipped)", "PCAUXAMG", j->ppc, &j->ppc, NULL));
-  {
-    PetscInt          sm          = j->colored ? 1 : 0;
-    const char *const smoothers[] = {"local", "colored"};
-    PetscCall(PetscOptionsEList("-pc_auxamg_smoother", "Gauss-Seidel: processor-local sweeps (MatSOR) or colored by the tree (deterministic, independent of the partition's sweep order)", "PCAUXAMG", smoothers, 2, smoothers[sm], &sm, NULL));
-    if (pc->setupcalled && j->colored != (PetscBool)(sm == 1)) {
-      PetscCall(PetscInfo(pc, "-pc_auxamg_smoother changed after the set-up: set up again at the next solve\n"));
-      pc->setupcalled = PETSC_FALSE; /* the set-up makes the colors of the smoother it is given */
-    }
-    j->colored = (PetscBool)(sm == 1);
-  }
-  {
-    PetscInt tr = j->tree;
-    PetscCall(PetscOptionsEList("-pc_auxamg_tree",
-                                "The aggregates: the cells of a uniform auxiliary grid and their parents, a region tree refined where the points cluster (graded meshes; the host path, Gauss-Seidel by MatSOR), or auto: the adaptive tree "
-                                "on the host path where a uniform cell holds far more points than the average",
-                                "PCAUXAMG", PCAuxAMGTrees, 3, PCAuxAMGTrees[tr], &tr, NULL));
-    if (pc->setupcalled && j->tree != tr) {
-      PetscCall(PetscInfo(pc, "-pc_auxamg_tree changed after the set-up: set up again at the next solve\n"));
-      pc->setupcalled = PETSC_FALSE;
-    }
-    j->tree = tr;
-  }
-  PetscCall(PetscOptionsBool("-pc_auxamg_gpu", "Apply on the GPU when the matrix is an AIJCUSPARSE matrix (one rank: the set-up too)", "PCAUXAMG", j->usegpu, &j->usegpu, NULL));
+  PetscCall(PCAuxAMGOptionsSetUpEList(pc, PetscOptionsObject, "-pc_auxamg_smoother",
+                                      "Gauss-Seidel: processor-local sweeps (MatSOR), colored by the tree (deterministic, independent of the partition's sweep order; on the adaptive tree a greedy coloring of the cells' graph), or auto: "
+                                      "colored except on the adaptive tree on the host",
+                                      PCAuxAMGSmoothers, 3, &j->smoother));
+  PetscCall(PCAuxAMGOptionsSetUpEList(pc, PetscOptionsObject, "-pc_auxamg_tree",
+                                      "The aggregates: the cells of a uniform auxiliary grid and their parents, a region tree refined where the points cluster (graded meshes; set up on the host), or auto: the adaptive tree on "
+                                      "the host path where a uniform cell holds far more points than the average",
+                                      PCAuxAMGTrees, 3, &j->tree));
+  PetscCall(PetscOptionsBool("-pc_auxamg_gpu", "Apply on the GPU when the matrix is an AIJCUSPARSE matrix (one rank and the uniform grid: the set-up too)", "PCAUXAMG", j->usegpu, &j->usegpu, NULL));
   PetscCall(PetscOptionsInt("-pc_auxamg_gather_size",
                             "Several ranks on the GPU: gather the first level below the finest of at most this many unknowns, and the levels below it, on rank 0 (default " PetscStringize(AUXAMG_GATHER_PER_RANK) " times the ranks)", "PCAUXAMG",
                             j->gathersize, &j->gathersize, NULL));
   PetscCheck(j->gathersize == PETSC_DETERMINE || j->gathersize >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_auxamg_gather_size must be at least 0, not %" PetscInt_FMT, j->gathersize);
   {
-    PetscInt          cs       = j->cjacobi ? 0 : 1;
     const char *const cnames[] = {"jacobi", "gs"};
-    PetscCall(PetscOptionsEList("-pc_auxamg_coarse_smoother", "The levels below the finest: one damped Jacobi sweep before and after the coarse correction (one kernel each on the GPU) or the Gauss-Seidel of -pc_auxamg_smoother", "PCAUXAMG", cnames,
-                                2, cnames[cs], &cs, NULL));
-    if (pc->setupcalled && j->cjacobi != (PetscBool)(cs == 0)) {
-      PetscCall(PetscInfo(pc, "-pc_auxamg_coarse_smoother changed after the set-up: set up again at the next solve\n"));
-      pc->setupcalled = PETSC_FALSE; /* the set-up makes the Jacobi's weights or the Gauss-Seidel's colors, not both */
-    }
+    PetscInt          cs       = j->cjacobi ? 0 : 1;
+    PetscCall(PCAuxAMGOptionsSetUpEList(pc, PetscOptionsObject, "-pc_auxamg_coarse_smoother",
+                                        "The levels below the finest: one damped Jacobi sweep before and after the coarse correction (one kernel each on the GPU) or the Gauss-Seidel of -pc_auxamg_smoother", cnames, 2, &cs));
     j->cjacobi = (PetscBool)(cs == 0);
   }
   PetscCall(PetscOptionsBool("-pc_auxamg_gpu_graph", "GPU path: the coarse levels' cycle as one CUDA graph (else its kernels launched one by one; no host synchronization either way)", "PCAUXAMG", j->graph, &j->graph, NULL));
@@ -1840,12 +1905,12 @@ static PetscErrorCode PCView_AuxAMG(PC pc, PetscViewer viewer)
   PetscCall(PetscObjectTypeCompare((PetscObject)viewer, PETSCVIEWERSTRING, &isstring));
   if (isstring)
     PetscCall(PetscViewerStringSPrintf(viewer, " %s-cycle, %" PetscInt_FMT " levels, %s", j->cycle == PC_AUXAMG_CYCLE_K ? "K" : "V", j->nlevels,
-                                       j->dcycle ? "coarse levels' cycle on the device" : (j->gpu ? "GPU" : (j->dist ? "GPU, several ranks" : "host"))));
+                                       j->dcycle ? "coarse levels' cycle on the device" : (j->gpu ? "GPU" : (j->dist ? "GPU, set up on the host" : "host"))));
   if (isstring && j->subscatter) PetscCall(PetscViewerStringSPrintf(viewer, ", gathered on rank 0 from level %" PetscInt_FMT, j->nlevels - 1));
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
   if (j->adaptive)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary-grid AMG: %s-cycle, %" PetscInt_FMT " levels, adaptive region tree (at most %d points per finest aggregate), operator complexity %.3f, on the host\n", j->cycle == PC_AUXAMG_CYCLE_K ? "K" : "V",
-                                     j->nlevels, AUXAMG_TREE_POINTS, (double)j->opcomplexity));
+    PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary-grid AMG: %s-cycle, %" PetscInt_FMT " levels, adaptive region tree (at most %d points per finest aggregate), operator complexity %.3f, %s\n", j->cycle == PC_AUXAMG_CYCLE_K ? "K" : "V",
+                                     j->nlevels, AUXAMG_TREE_POINTS, (double)j->opcomplexity, j->dist ? "set up on the host, applied on the GPU" : "on the host"));
   else
     PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary-grid AMG: %s-cycle, %" PetscInt_FMT " levels, auxiliary grid %" PetscInt_FMT " cells per direction, operator complexity %.3f, %s\n", j->cycle == PC_AUXAMG_CYCLE_K ? "K" : "V", j->nlevels, j->M,
                                      (double)j->opcomplexity, j->gpu ? "on the GPU (coarse levels in ELL)" : (j->dist ? "set up on the host, applied on the GPU" : "on the host")));
@@ -1857,7 +1922,7 @@ static PetscErrorCode PCView_AuxAMG(PC pc, PetscViewer viewer)
     if (l + 1 < j->nlevels && PCAuxAMGLevelJacobi(j, l))
       PetscCall(PetscViewerASCIIPrintf(viewer, ", damped Jacobi (one sweep before and after the coarse correction, weights 1 / (a_ii + sum |a_ij| / 2))"));
     else if (PCAuxAMGColored(j) && l + 1 < j->nlevels)
-      PetscCall(PetscViewerASCIIPrintf(viewer, ", Gauss-Seidel in %" PetscInt_FMT " colors", j->ncolors[l]));
+      PetscCall(PetscViewerASCIIPrintf(viewer, ", Gauss-Seidel in %" PetscInt_FMT " colors%s", j->ncolors[l], j->adaptive ? " (a greedy coloring of the cells' graph)" : ""));
     else if (l + 1 < j->nlevels)
       PetscCall(PetscViewerASCIIPrintf(viewer, ", Gauss-Seidel by MatSOR() (processor-local sweeps)"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
@@ -1958,9 +2023,9 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
 . -pc_auxamg_coarse_size <n>         - stop coarsening at this many unknowns (default 100 on the host, where the coarsest level is solved by LU; 4096 on the GPU, by its inverse)
 . -pc_auxamg_points_per_cell <p>     - about p points per cell of the auxiliary grid on average (default 1; a level that does not halve the unknowns is skipped)
 . -pc_auxamg_ktol <t>                - K-cycle: skip the second inner step when the first reduced the residual by t (default 0.25)
-. -pc_auxamg_smoother <colored,local> - Gauss-Seidel colored by the tree (default) or processor-local sweeps (`MatSOR()`)
-. -pc_auxamg_tree <auto,uniform,adaptive> - the aggregates from a uniform auxiliary grid or from a region tree refined where the points cluster (meshes graded toward a region; the host path, `MatSOR()` sweeps); auto (default): the adaptive tree on the host path where a cell of the uniform grid holds more than 2^(d+2) times the average, else the uniform grid
-. -pc_auxamg_gpu <bool>              - apply on the GPU when the matrix is a `MATAIJCUSPARSE` (one rank: the set-up too; default true)
+. -pc_auxamg_smoother <auto,colored,local> - Gauss-Seidel colored by the tree (on the adaptive tree by a greedy coloring of the cells' graph) or processor-local sweeps (`MatSOR()`); auto (default): colored except on the adaptive tree on the host
+. -pc_auxamg_tree <auto,uniform,adaptive> - the aggregates from a uniform auxiliary grid or from a region tree refined where the points cluster (meshes graded toward a region; set up on the host; its colors from a greedy coloring); auto (default): the adaptive tree on the host path where a cell of the uniform grid holds more than 2^(d+2) times the average, else the uniform grid
+. -pc_auxamg_gpu <bool>              - apply on the GPU when the matrix is a `MATAIJCUSPARSE` (one rank and the uniform grid: the set-up too; default true)
 . -pc_auxamg_gather_size <n>         - several ranks on the GPU: gather the first level below the finest of at most n unknowns, and the levels below, on rank 0 (default 65536 times the ranks)
 . -pc_auxamg_coarse_smoother <jacobi,gs> - the levels below the finest: one damped Jacobi sweep before and after the coarse correction (default; one kernel each on the GPU) or the Gauss-Seidel of the finest level
 . -pc_auxamg_gpu_graph <bool>        - GPU path: the coarse levels' cycle as one CUDA graph (default true; false launches its kernels one by one)
@@ -2003,12 +2068,14 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
   by 6-7 per tenfold refinement (2D, cells about h^2 wide at a corner: 17 to 82 iterations from 289 to 263,169
   unknowns). The adaptive tree takes as aggregates the largest cells of a tree over the points' Morton order that hold
   at most 2 points (level 0), then 2^d times more per level: 15 to 27 iterations there, 29 at 1M. The cells are cut by
-  the points of all ranks; a cell's points on each rank form one aggregate there. It runs on the host with `MatSOR()`
-  on the finest level (its cells differ in size, so the tree's coloring does not apply); on quasi-uniform meshes it
-  takes 0-2 iterations more than the uniform grid. By default (`-pc_auxamg_tree auto`) the host path takes it where
-  the uniform grid's fullest cell (its points on one rank) holds more than 2^(d+2) times the average (on quasi-uniform
-  meshes at most 4 points, on a Q_k node set 3^d, on graded ones 17 or more in 2D); the GPU path keeps the uniform
-  grid.
+  the points of all ranks; a cell's points on each rank form one aggregate there. Its cells differ in size, so the
+  Gauss-Seidel's colors come from a greedy coloring of the cells' graph (`MatColoring`); on the host it sweeps with
+  `MatSOR()` by default (`-pc_auxamg_smoother auto`: as many iterations, within one, in 2.5-5x less time than the
+  colored sweep there). On quasi-uniform meshes it takes 0-2 iterations more than the uniform grid. By default
+  (`-pc_auxamg_tree auto`) the host path takes it where the uniform grid's fullest cell (its points on one rank) holds
+  more than 2^(d+2) times the average (on quasi-uniform meshes at most 4 points, on a Q_k node set 3^d, on graded ones
+  17 or more in 2D); the GPU path keeps the uniform grid unless `-pc_auxamg_tree adaptive` is given, which it then sets
+  up on the host and applies on the device with the colored sweep.
 
   As the coarse solver of `PCMG` on a `DMQBOX` hierarchy (`-mg_coarse_ksp_type fcg -mg_coarse_pc_type auxamg`) it
   takes the assembled copy of the matrix-free coarse operator and the coarse `DM`'s node coordinates by itself (host
@@ -2028,7 +2095,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_AuxAMG(PC pc)
   j->coarsesize           = PETSC_DETERMINE;
   j->ppc                  = 1;
   j->ktol                 = 0.25;
-  j->colored              = PETSC_TRUE;
+  j->smoother             = PC_AUXAMG_SMOOTHER_AUTO;
   j->tree                 = PC_AUXAMG_TREE_AUTO;
   j->usegpu               = PETSC_TRUE;
   j->gathersize           = PETSC_DETERMINE;
