@@ -142,8 +142,8 @@ typedef struct {
   PetscBool   adaptive;  /* this set-up's aggregates from the region tree refined where the points cluster (PCAuxAMGSetUpTree()) */
   PetscInt    fullest;   /* -pc_auxamg_tree auto: the most points in one cell of the uniform grid (0: not counted) */
   PetscInt    cdimsetup; /* the coordinates' dimension of the last set-up */
-  /* several ranks on the GPU (AIJCUSPARSE, -pc_auxamg_gpu): the levels 0 .. nlevels - 1 are distributed AIJCUSPARSE
-     matrices (set up on the host), smoothed on the device: the Gauss-Seidel's colors by the diagonal block's CSR (dA[l])
+  /* several ranks on the GPU, or the adaptive tree there (AIJCUSPARSE, -pc_auxamg_gpu): the levels 0 .. nlevels - 1
+     are AIJCUSPARSE matrices (set up on the host), distributed, smoothed on the device: the Gauss-Seidel's colors by the diagonal block's CSR (dA[l])
      and the off-rank block's (dAo[l], its columns the ghost vector's), in the colored order (dagg[l]: d_perm the rows,
      d_start the cells' first rows, d_cells the identity); the levels below, where a level has at most gathersize
      unknowns, are gathered on rank 0 into sub, a PCAUXAMG on one rank (the GPU path, its cycle on the device) */
@@ -445,11 +445,11 @@ static PetscErrorCode PCAuxAMGRadius(PC_AuxAMG *j, PetscInt l, PetscInt cdim, Pe
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+static PetscErrorCode PCAuxAMGColorOrder(PC_AuxAMG *, PetscInt, PetscInt, const PetscInt *, PetscInt, const PetscInt *, PetscInt);
+
 /* the tree-colored Gauss-Seidel's ordering of level l: cells are the aggregates (the unknowns of level l + 1), colored
    by their tree cell's coordinates (ukeys, grid M per direction) modulo radius + 1, so that two cells of one color
    never couple */
-static PetscErrorCode PCAuxAMGColorOrder(PC_AuxAMG *, PetscInt, PetscInt, const PetscInt *, PetscInt, const PetscInt *, PetscInt);
-
 static PetscErrorCode PCAuxAMGColoring(PC_AuxAMG *j, PetscInt l, PetscInt cdim, PetscInt M, PetscInt nf, const PetscInt *agg, PetscInt nc, const PetscInt64 *ukeys)
 {
   PetscInt nco = 1, *ccolor, r = 0;
@@ -1156,8 +1156,8 @@ static PetscErrorCode PCAuxAMGDeviceCSR(Mat B, AuxAMGDeviceMat *dB)
 #endif
 }
 
-/* several ranks on the GPU: the device data of the distributed levels' Gauss-Seidel (the host's colored order, the
-   blocks' CSR, the inverse diagonal) */
+/* several ranks on the GPU or the adaptive tree there: the device data of the levels' Gauss-Seidel (the host's colored
+   order, the blocks' CSR, the inverse diagonal, the ghosts by color) */
 static PetscErrorCode PCAuxAMGSetUpDistSmoother(PC pc)
 {
 #if defined(PETSC_HAVE_CUDA)
