@@ -175,7 +175,8 @@ static PetscErrorCode Assemble(const Mesh *m, PetscInt **ia, PetscInt **ja, Pets
   const PetscInt r0 = *r0p, nl = *nlocp;
   { /* the positions of the vertices this rank's rows touch: the layers (of the slowest direction) of its rows and one
        on either side (the other layers' pages are never touched) */
-    const PetscInt f0 = nl ? vert[r0] : 0, f1 = nl ? vert[r0 + nl - 1] : -1, slo = (dim == 3 ? f0 / (n * n) : f0 / n) + 1 - 1, shi = (dim == 3 ? f1 / (n * n) : f1 / n) + 1 + 1;
+    const PetscInt nd = dim == 3 ? n * n : n, f0 = nl ? vert[r0] : 0, f1 = nl ? vert[r0 + nl - 1] : 0;
+    const PetscInt slo = f0 / nd, shi = f1 / nd + 2; /* vertex f's layer is f / n^(d-1) + 1 */
     PetscCall(PetscMalloc1(3 * nall, &xyz));
 #pragma omp parallel for schedule(static)
     for (size_t g = 0; g < nall; g++) {

@@ -2062,7 +2062,7 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
   below the finest of at most 65536 unknowns per rank and the levels below it are gathered on rank 0, where a
   `PCAUXAMG` on one rank (the GPU path, its coarse levels' cycle on the device) continues the tree from that level; a
   tree cell split between ranks, two aggregates on the host path, is one unknown there. The set-up on the host costs
-  about 1 s per million rows per rank; 100M unknowns in 3D take 16 iterations on 1, 2 and 4 GPUs (bench/RESULTS.md).
+  about 0.7 s per million rows per rank (4 ranks); 100M unknowns in 3D take 16 iterations on 1, 2 and 4 GPUs (bench/RESULTS.md).
 
   On meshes graded toward a region a uniform auxiliary grid puts many points into the cells there: the iterations grow
   by 6-7 per tenfold refinement (2D, cells about h^2 wide at a corner: 17 to 82 iterations from 289 to 263,169
