@@ -1989,6 +1989,8 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
   PetscCall(PetscObjectTypeCompare((PetscObject)pc, PCAUXAMG, &isaux));
   PetscCheck(isaux, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_WRONG, "PCAuxAMGGetAggregates() needs a PCAUXAMG");
   j = (PC_AuxAMG *)pc->data;
+  PetscCheck(!j->subscatter || level + 1 < j->nlevels, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "Level %" PetscInt_FMT " and the levels below it are gathered on rank 0 (-pc_auxamg_gather_size): give 0 to %" PetscInt_FMT,
+             j->nlevels - 1, j->nlevels - 2);
   PetscCheck(level >= 0 && level + 1 < j->nlevels, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "Level %" PetscInt_FMT " has no coarser level: give 0 to %" PetscInt_FMT " (set the PC up first)", level, j->nlevels - 2);
   if (j->gpu) {
 #if defined(PETSC_HAVE_CUDA)
