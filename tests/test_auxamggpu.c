@@ -11,7 +11,9 @@ On several ranks the GPU PC sets its levels up on the host and applies them on t
 at most -gpu_pc_auxamg_gather_size unknowns on rank 0 (a PCAUXAMG on one rank there). -expect_gathered <bool>\n\
 (default false): whether it does (its PCView()); its distributed levels' aggregates are then compared, and the\n\
 application and the solve as above: on a grid whose tree cells do not straddle two ranks (-perturb 0, each rank's\n\
-share of the grid a multiple of the cells' size) the gathered levels are the host path's up to the numbering.\n\n";
+share of the grid a multiple of the cells' size) the gathered levels are the host path's up to the numbering.\n\
+With -gpu_pc_auxamg_tree adaptive the GPU PC sets the adaptive tree up on the host and applies it on the device, its\n\
+sweep colored by a greedy coloring: compare with a host PC given -host_pc_auxamg_smoother colored.\n\n";
 
 #include <petscdmda.h>
 #include <petscksp.h>
@@ -131,7 +133,6 @@ int main(int argc, char **argv)
     has = strstr(text, "gathered") ? PETSC_TRUE : PETSC_FALSE;
     PetscCheck(has == gathered, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the GPU PC %s levels on rank 0, expected %s", has ? "gathers" : "does not gather", gathered ? "it to" : "it not to");
   }
-
   /* one application on a random vector */
   PetscCall(MatCreateVecs(A, &xc, &b));
   PetscCall(MatCreateVecs(Ag, &xg, &bg));
