@@ -175,7 +175,7 @@ static inline PetscBool PCAuxAMGLevelJacobi(const PC_AuxAMG *j, PetscInt l)
 /* the Gauss-Seidel colored by the tree (-pc_auxamg_smoother colored): its colors are the parity classes of a uniform
    grid's cells, or on the adaptive tree, whose cells vary in size, a greedy coloring of the cells' graph. auto (the
    default): colored, except on the adaptive tree on the host, where MatSOR()'s sweeps take as many iterations (within
-   one) in 2.5-5x less time (bench/history/2026-11-28.md, session 46) */
+   one) in 2.5-5x less time, the greedy colors scattering each color's cells (measured on graded 2D and 3D meshes) */
 static inline PetscBool PCAuxAMGColored(const PC_AuxAMG *j)
 {
   return (PetscBool)(j->smoother == PC_AUXAMG_SMOOTHER_COLORED || (j->smoother == PC_AUXAMG_SMOOTHER_AUTO && (!j->adaptive || j->dist)));
@@ -1555,41 +1555,37 @@ static PetscErrorCode PCAuxAMGJacobi(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, Pet
 static PetscErrorCode PCAuxAMGColoredGSDevice(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, PetscBool forward, PetscBool zero)
 {
 #if defined(PETSC_HAVE_CUDA)
-  const PetscScalar *ba, *ga;
-  PetscScalar       *xa, *ta;
+  const PetscScalar *ba, *ga = NULL;
+  PetscScalar       *xa, *ta = NULL;
 
   PetscFunctionBegin;
   if (zero) PetscCall(VecSet(x, 0.0));
   for (PetscInt ci = 0; ci < j->ncolors[l]; ci++) {
     const PetscInt c = forward ? ci : j->ncolors[l] - 1 - ci, q0 = j->cellstart[l][j->colorstart[l][c]], q1 = j->cellstart[l][j->colorstart[l][c + 1]];
-    if (!j->ghostscatter[l]) { /* one rank: no off-rank block */
-      PetscCall(VecCUDAGetArrayRead(b, &ba));
-      PetscCall(VecCUDAGetArray(x, &xa));
-      PetscCall(PetscLogGpuTimeBegin());
-      PetscCall(AuxAMGSmoothColor_CUDA(&j->dA[l], j->didiag[l], &j->dagg[l], j->maxlen[l], j->colorstart[l][c], j->colorstart[l][c + 1], forward, ba, xa));
-      PetscCall(PetscLogGpuTimeEnd());
-      PetscCall(VecCUDARestoreArray(x, &xa));
-      PetscCall(VecCUDARestoreArrayRead(b, &ba));
-      continue;
-    }
-    if (zero && ci == 0)
-      PetscCall(VecSet(j->ghost[l], 0.0));
-    else {
-      VecScatter sc = ci == 0 ? j->ghostscatter[l] : j->cscatter[l][forward ? c - 1 : c + 1]; /* all, or the color swept last */
-      PetscCall(VecScatterBegin(sc, x, j->ghost[l], INSERT_VALUES, SCATTER_FORWARD));
-      PetscCall(VecScatterEnd(sc, x, j->ghost[l], INSERT_VALUES, SCATTER_FORWARD));
+    if (j->ghostscatter[l]) { /* several ranks: the off-rank values */
+      if (zero && ci == 0)
+        PetscCall(VecSet(j->ghost[l], 0.0));
+      else {
+        VecScatter sc = ci == 0 ? j->ghostscatter[l] : j->cscatter[l][forward ? c - 1 : c + 1]; /* all, or the color swept last */
+        PetscCall(VecScatterBegin(sc, x, j->ghost[l], INSERT_VALUES, SCATTER_FORWARD));
+        PetscCall(VecScatterEnd(sc, x, j->ghost[l], INSERT_VALUES, SCATTER_FORWARD));
+      }
     }
     PetscCall(VecCUDAGetArrayRead(b, &ba));
-    PetscCall(VecCUDAGetArrayRead(j->ghost[l], &ga));
-    PetscCall(VecCUDAGetArray(j->r[l], &ta));
     PetscCall(VecCUDAGetArray(x, &xa));
     PetscCall(PetscLogGpuTimeBegin());
-    PetscCall(AuxAMGOffRank_CUDA(&j->dAo[l], j->dagg[l].d_perm, q0, q1, ba, ga, ta));
-    PetscCall(AuxAMGSmoothColor_CUDA(&j->dA[l], j->didiag[l], &j->dagg[l], j->maxlen[l], j->colorstart[l][c], j->colorstart[l][c + 1], forward, ta, xa));
+    if (j->ghostscatter[l]) {
+      PetscCall(VecCUDAGetArrayRead(j->ghost[l], &ga));
+      PetscCall(VecCUDAGetArray(j->r[l], &ta));
+      PetscCall(AuxAMGOffRank_CUDA(&j->dAo[l], j->dagg[l].d_perm, q0, q1, ba, ga, ta));
+    }
+    PetscCall(AuxAMGSmoothColor_CUDA(&j->dA[l], j->didiag[l], &j->dagg[l], j->maxlen[l], j->colorstart[l][c], j->colorstart[l][c + 1], forward, j->ghostscatter[l] ? ta : ba, xa));
     PetscCall(PetscLogGpuTimeEnd());
+    if (j->ghostscatter[l]) {
+      PetscCall(VecCUDARestoreArray(j->r[l], &ta));
+      PetscCall(VecCUDARestoreArrayRead(j->ghost[l], &ga));
+    }
     PetscCall(VecCUDARestoreArray(x, &xa));
-    PetscCall(VecCUDARestoreArray(j->r[l], &ta));
-    PetscCall(VecCUDARestoreArrayRead(j->ghost[l], &ga));
     PetscCall(VecCUDARestoreArrayRead(b, &ba));
   }
   {
