@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # mpiexec with device buffers between GPUs: Open MPI's pml ucx over the CUDA-enabled UCX of config/ucx.sh (or
-# VPATCH_UCX_DIR, e.g. .carry/ucx/libucx on a node without network), and -dm_qbox_exchange_device, which probes that MPI
-# really moves device memory before it is used. Without Open MPI's pml ucx or without that UCX, plain mpiexec: the
-# exchanges are staged through host memory. Usage: config/mpiexec-gpu.sh -n 2 program [args]
+# VPATCH_UCX_DIR, e.g. .carry/ucx/libucx on a node without network), and -dm_qbox_exchange_device and
+# -pc_auxamg_exchange_device, which probe that MPI really moves device memory before it is used. Without Open MPI's
+# pml ucx or without that UCX, plain mpiexec: the exchanges are staged through host memory.
+# Usage: config/mpiexec-gpu.sh -n 2 program [args]
 set -euo pipefail
 # as root (the README's set-up on a fresh machine or a container) Open MPI refuses to start unless told that is meant
 if [ "$(id -u)" = 0 ]; then export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1; fi
@@ -22,10 +23,11 @@ export UCX_MEMTYPE_CACHE=n # PETSc's allocations bypass the hooks of UCX's memor
 # UCX 1.20's cuda_ipc caches a peer's buffer mappings by address: a device buffer MPI saw and that was freed, its
 # range then given out again as another allocation, made exchanges fail ("cuIpcOpenMemHandle() failed: resource already
 # mapped", or "operation not permitted" and a hang). Every device buffer the DM hands to MPI now comes from a pool that
-# goes back to CUDA only at PetscFinalize() (src/dm/impls/qbox/qboxmpi.c; bench/RESULTS.md session 28).
+# goes back to CUDA only at PetscFinalize() (src/sys/vpdevicempi.c; bench/RESULTS.md session 28).
 # PETSc's own start-up check of a CUDA-aware MPI (a collective on device memory) fails on this MPI: the DM's star
-# forests take device buffers by themselves (-dm_qbox_exchange_device), the rest of PETSc stays staged
+# forests and PCAUXAMG's take device buffers by themselves (-dm_qbox_exchange_device, -pc_auxamg_exchange_device; a
+# prefixed PC needs its prefix on the option), the rest of PETSc stays staged
 case " ${PETSC_OPTIONS:-} " in *use_gpu_aware_mpi*) ;; *) PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0" ;; esac
-export PETSC_OPTIONS="$PETSC_OPTIONS -dm_qbox_exchange_device"
+export PETSC_OPTIONS="$PETSC_OPTIONS -dm_qbox_exchange_device -pc_auxamg_exchange_device"
 exec mpiexec --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any \
   -x LD_LIBRARY_PATH -x UCX_MODULE_DIR -x UCX_MEMTYPE_CACHE -x PETSC_OPTIONS "$@"

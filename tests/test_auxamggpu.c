@@ -13,7 +13,10 @@ at most -gpu_pc_auxamg_gather_size unknowns on rank 0 (a PCAUXAMG on one rank th
 application and the solve as above: on a grid whose tree cells do not straddle two ranks (-perturb 0, each rank's\n\
 share of the grid a multiple of the cells' size) the gathered levels are the host path's up to the numbering.\n\
 With -gpu_pc_auxamg_tree adaptive the GPU PC sets the adaptive tree up on the host and applies it on the device, its\n\
-sweep colored by a greedy coloring: compare with a host PC given -host_pc_auxamg_smoother colored.\n\n";
+sweep colored by a greedy coloring: compare with a host PC given -host_pc_auxamg_smoother colored.\n\
+-expect_exchange <none|staged|device>[,...]: what the GPU PC's exchanges hand to MPI (its PCView()): none\n\
+(-gpu_pc_auxamg_exchange_device not given, or one rank), staged (given, the probe found that MPI does not move device\n\
+memory), device (given, every star forest passes device buffers); a list accepts any of them.\n\n";
 
 #include <petscdmda.h>
 #include <petscksp.h>
@@ -132,6 +135,19 @@ int main(int argc, char **argv)
     PetscCheck(has == expect, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the GPU PC %s the device cycle, expected %s", has ? "runs" : "does not run", expect ? "it" : "the host-launched levels");
     has = strstr(text, "gathered") ? PETSC_TRUE : PETSC_FALSE;
     PetscCheck(has == gathered, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the GPU PC %s levels on rank 0, expected %s", has ? "gathers" : "does not gather", gathered ? "it to" : "it not to");
+    {
+      char        expx[64] = "none";
+      const char *xs = strstr(text, "exchanges: "), *state = "none";
+      long        nd = 0, ns = 0;
+      PetscCall(PetscOptionsGetString(NULL, NULL, "-expect_exchange", expx, sizeof(expx), NULL));
+      if (xs) {
+        PetscCheck(sscanf(xs, "exchanges: %ld of %ld", &nd, &ns) == 2 && ns > 0 && nd >= 0 && nd <= ns, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "unreadable exchanges in the GPU PC's view: %s", xs);
+        PetscCheck(nd == 0 || nd == ns, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "%ld of %ld star forests pass device buffers: all or none expected (one probe decides)", nd, ns);
+        state = nd ? "device" : "staged";
+      }
+      PetscCheck(strstr(expx, state), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the GPU PC's exchanges are %s, expected %s", state, expx);
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "exchanges: %s (%ld of %ld star forests with device buffers)\n", state, nd, ns));
+    }
   }
   /* one application on a random vector */
   PetscCall(MatCreateVecs(A, &xc, &b));
@@ -283,6 +299,23 @@ int main(int argc, char **argv)
     nsize: 2
     requires: cuda
     args: -coarse_size 100 -dim 3 -n 32 -perturb 0 -gpu_pc_auxamg_gather_size 5000 -expect_device_cycle 0 -expect_gathered
+    output_file: none
+
+  # device buffers asked for: with an MPI that does not move device memory (plain mpiexec) the probe falls back to
+  # host staging and says so; with one that does (config/mpiexec-gpu.sh) every exchange passes device buffers; either
+  # way the aggregates, one application and the solve match the host path's
+  test:
+    suffix: 2d_np2_gathered_exchange_device
+    nsize: 2
+    requires: cuda
+    args: -coarse_size 100 -perturb 0 -gpu_pc_auxamg_gather_size 2000 -expect_device_cycle 0 -expect_gathered -gpu_pc_auxamg_exchange_device -expect_exchange staged,device
+    output_file: none
+
+  test:
+    suffix: 3d_np3_exchange_device
+    nsize: 3
+    requires: cuda
+    args: -coarse_size 100 -dim 3 -n 24 -gpu_pc_auxamg_gather_size 0 -expect_device_cycle 0 -gpu_pc_auxamg_exchange_device -expect_exchange staged,device
     output_file: none
 
   test:

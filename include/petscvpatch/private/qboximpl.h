@@ -233,9 +233,6 @@ PETSC_INTERN PetscErrorCode DMQBoxPackedReverse_Private(DM, DMQBoxPacked *, Pets
 PETSC_INTERN PetscErrorCode DMQBoxCheckVecType_Private(DM);
 PETSC_INTERN PetscErrorCode DMQBoxIsCUDA_Private(DM, PetscBool *);
 PETSC_INTERN PetscErrorCode DMQBoxExchangeTransport_Private(DM, PetscSF);
-PETSC_INTERN PetscErrorCode DMQBoxMPIMalloc_Private(size_t, void **); /* CUDA: device buffers MPI may get (qboxmpi.c) */
-PETSC_INTERN PetscErrorCode DMQBoxMPIFree_Private(void *);
-PETSC_INTERN PetscErrorCode DMQBoxSFDestroy_Private(PetscSF *);
 PETSC_INTERN PetscErrorCode DMQBoxUseGlobalArrays_Private(DM, Vec, PetscBool *);
 PETSC_INTERN PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM, const PetscReal **);
 PETSC_INTERN PetscErrorCode DMQBoxGetDeviceDG_Private(DM, const VPDG1D **, const PetscReal **);

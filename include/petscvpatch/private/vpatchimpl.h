@@ -22,6 +22,14 @@ PETSC_INTERN PetscErrorCode VPDeviceFree_Private(PetscReal **);
 PETSC_INTERN PetscErrorCode VPDeviceToHost_Private(const PetscReal *, size_t, PetscReal *);
 PETSC_INTERN PetscErrorCode VPDeviceAlloc_Private(size_t, PetscReal **);
 
+/* device buffers to MPI for the exchanges' star forests (src/sys/vpdevicempi.c): the pool of buffers MPI may see (CUDA
+   builds), a star forest made to pass them after a probe, its buffers given back before it goes */
+PETSC_INTERN PetscErrorCode VPDeviceMPIMalloc_Private(size_t, void **);
+PETSC_INTERN PetscErrorCode VPDeviceMPIFree_Private(void *);
+PETSC_INTERN PetscErrorCode VPSFDeviceMPI_Private(PetscSF, PetscBool, PetscBool *);
+PETSC_INTERN PetscErrorCode VPSFReleaseDeviceBuffers_Private(PetscSF);
+PETSC_INTERN PetscErrorCode VPSFDestroy_Private(PetscSF *);
+
 /* checks of user input (src/sys/vpoptions.c): real options that must be finite numbers, settings that must agree on
    every rank */
 PETSC_INTERN PetscErrorCode VPOptionsReal_Private(PetscOptionItems, const char[], const char[], const char[], PetscReal, PetscReal *, PetscBool *);

@@ -287,8 +287,8 @@ PetscErrorCode DMQBoxColorExchangeDestroy_Private(DM dm)
   for (PetscInt c = 0; c < 8; c++) PetscCall(DMQBoxPackedDestroy_Private(&q->colorx[c]));
   PetscCall(PetscFree2(q->xbuf[0][0], q->xbuf[0][1]));
 #if defined(PETSC_HAVE_CUDA)
-  PetscCall(DMQBoxMPIFree_Private(q->xbuf[1][0]));
-  PetscCall(DMQBoxMPIFree_Private(q->xbuf[1][1]));
+  PetscCall(VPDeviceMPIFree_Private(q->xbuf[1][0]));
+  PetscCall(VPDeviceMPIFree_Private(q->xbuf[1][1]));
 #endif
   q->xbuf[1][0] = q->xbuf[1][1] = NULL;
   q->nxbuf[0] = q->nxbuf[1] = 0;

@@ -209,7 +209,7 @@ PetscErrorCode DMQBoxPackedSetUp_Private(DM dm, const char what[], const DMQBoxP
 PetscErrorCode DMQBoxPackedDestroy_Private(DMQBoxPacked *x)
 {
   PetscFunctionBegin;
-  PetscCall(DMQBoxSFDestroy_Private(&x->sf));
+  PetscCall(VPSFDestroy_Private(&x->sf));
   for (PetscInt side = 0; side < 2; side++) {
     PetscCall(PetscFree(x->run[side]));
     PetscCall(PetscFree(x->idx[side]));
@@ -219,8 +219,8 @@ PetscErrorCode DMQBoxPackedDestroy_Private(DMQBoxPacked *x)
   }
   PetscCall(PetscFree(x->smsg));
 #if defined(PETSC_HAVE_CUDA)
-  PetscCall(DMQBoxMPIFree_Private(x->buf[1][0]));
-  PetscCall(DMQBoxMPIFree_Private(x->buf[1][1]));
+  PetscCall(VPDeviceMPIFree_Private(x->buf[1][0]));
+  PetscCall(VPDeviceMPIFree_Private(x->buf[1][1]));
 #endif
   PetscCall(PetscFree2(x->buf[0][0], x->buf[0][1]));
   PetscCall(PetscMemzero(x, sizeof(*x)));
@@ -228,7 +228,7 @@ PetscErrorCode DMQBoxPackedDestroy_Private(DMQBoxPacked *x)
 }
 
 /* a pair of packed buffers for memory type mt, at least ns and nr values: device ones from the pool of the buffers
-   MPI may get (qboxmpi.c), not the vectors'. buf and nbuf: the owner's pairs, host [0] and device [1] */
+   MPI may get (src/sys/vpdevicempi.c), not the vectors'. buf and nbuf: the owner's pairs, host [0] and device [1] */
 PetscErrorCode DMQBoxPackedBuffers_Private(PetscScalar *buf[2][2], PetscInt nbuf[2], PetscMemType mt, PetscInt n, PetscScalar **send, PetscScalar **recv)
 {
   const int dev = PetscMemTypeDevice(mt) ? 1 : 0;
@@ -237,10 +237,10 @@ PetscErrorCode DMQBoxPackedBuffers_Private(PetscScalar *buf[2][2], PetscInt nbuf
   if (nbuf[dev] < n) {
     if (dev) {
 #if defined(PETSC_HAVE_CUDA)
-      PetscCall(DMQBoxMPIFree_Private(buf[dev][0]));
-      PetscCall(DMQBoxMPIFree_Private(buf[dev][1]));
-      PetscCall(DMQBoxMPIMalloc_Private(n * sizeof(PetscScalar), (void **)&buf[dev][0]));
-      PetscCall(DMQBoxMPIMalloc_Private(n * sizeof(PetscScalar), (void **)&buf[dev][1]));
+      PetscCall(VPDeviceMPIFree_Private(buf[dev][0]));
+      PetscCall(VPDeviceMPIFree_Private(buf[dev][1]));
+      PetscCall(VPDeviceMPIMalloc_Private(n * sizeof(PetscScalar), (void **)&buf[dev][0]));
+      PetscCall(VPDeviceMPIMalloc_Private(n * sizeof(PetscScalar), (void **)&buf[dev][1]));
 #else
       SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "This PETSc has no CUDA");
 #endif

@@ -57,6 +57,12 @@
 #include <petsc/private/matimpl.h>
 #include <petscvpatch/private/vpauxamg.h>
 #include <petscvpatch/private/qboximpl.h>
+#if defined(__has_include)
+#if __has_include(<../src/mat/impls/aij/mpi/mpiaij.h>)
+#include <../src/mat/impls/aij/mpi/mpiaij.h> /* Mat_MPIAIJ: the star forest of a level's products (PCAuxAMGMatSF()) */
+#define AUXAMG_MPIAIJ 1
+#endif
+#endif
 
 #define AUXAMG_COARSENING 0.5 /* a tree level is a multigrid level when it keeps at most this fraction of the unknowns */
 
@@ -91,9 +97,13 @@ static const char *const PCAuxAMGTrees[] = {"uniform", "adaptive", "auto"};
 
 /* several ranks on the GPU: the first level below the finest with at most this many unknowns per rank is gathered on
    one rank with the levels below it. A distributed level costs exchanges at each visit (the K-cycle visits level l up
-   to 2^(l-1) times); a gathered one leaves the other GPUs idle: 3D, 1e8 unknowns on 4 H200, gathered at 195K unknowns
-   the solve took 0.73 s, at 1.56M 1.06 s (bench/history/2026-11-28.md) */
-#define AUXAMG_GATHER_PER_RANK 65536
+   to 2^(l-1) times); a gathered one leaves the other GPUs idle and costs the move to rank 0 at each visit. Through host
+   memory (MPI's gather collective) that move is dear: 3D, 1e8 unknowns on 4 H200, gathered at 195K unknowns the solve
+   took 0.73 s, at 1.56M 1.06 s. With device buffers point to point (-pc_auxamg_exchange_device) it is cheap and an
+   earlier gather pays: 1e8 unknowns on 2 H200, 65536 per rank against 1M per rank: 2D 0.963 s against 0.801 s, 3D
+   0.792 s against 0.734 s (bench/history/2026-11-28.md) */
+#define AUXAMG_GATHER_PER_RANK        65536
+#define AUXAMG_GATHER_PER_RANK_DEVICE 1048576
 
 const char *const PCAuxAMGCycles[] = {"v", "k", "PCAuxAMGCycle", "PC_AUXAMG_CYCLE_", NULL};
 
@@ -158,6 +168,11 @@ typedef struct {
      skcdim) instead of coordinates, and that level's number there (levelshift: sub's level l is the parent's l + shift) */
   PetscInt64 *skey;
   PetscInt    skn, skM, skcdim, levelshift;
+  /* -pc_auxamg_exchange_device: the star forests of the levels' exchanges (ghosts, colors, products of the operators and
+     transfers this PC made, the gather) hand device buffers to MPI after a probe (src/sys/vpdevicempi.c); nxdevice of
+     nxsf do */
+  PetscBool exchdevice;
+  PetscInt  nxdevice, nxsf;
 } PC_AuxAMG;
 
 static inline PetscInt PCAuxAMGCoarseSize(const PC_AuxAMG *j)
@@ -618,12 +633,79 @@ static PetscErrorCode PCAuxAMGColoredGS(PC_AuxAMG *j, PetscInt l, Vec b, Vec x, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the star forest of B's products (its off-rank columns' values), NULL unless B is an MPIAIJ matrix and PETSc's source
+   tree is at hand */
+static PetscErrorCode PCAuxAMGMatSF(Mat B, PetscSF *sf)
+{
+  PetscBool mpi = PETSC_FALSE;
+
+  PetscFunctionBegin;
+  *sf = NULL;
+  if (B) PetscCall(PetscObjectBaseTypeCompare((PetscObject)B, MATMPIAIJ, &mpi));
+#if defined(AUXAMG_MPIAIJ)
+  if (mpi) *sf = ((Mat_MPIAIJ *)B->data)->Mvctx;
+#endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* before this PC destroys a matrix it made: its star forest's device buffers back to the pool (src/sys/vpdevicempi.c),
+   unless the matrix lives on elsewhere */
+static PetscErrorCode PCAuxAMGMatRelease(Mat B)
+{
+  PetscSF sf;
+
+  PetscFunctionBegin;
+  if (!B || ((PetscObject)B)->refct > 1) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(PCAuxAMGMatSF(B, &sf));
+  PetscCall(VPSFReleaseDeviceBuffers_Private(sf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* -pc_auxamg_exchange_device: each star forest of the levels' exchanges hands device buffers to MPI once the probe
+   passed (collective: every rank has the same star forests, made in the same order). The user's matrix A[0] keeps its
+   own (its products outside this PC too): level 0's residual and the outer method's products stay as PETSc moves them */
+static PetscErrorCode PCAuxAMGExchangeDevice(PC pc)
+{
+  PC_AuxAMG *j = (PC_AuxAMG *)pc->data;
+  PetscSF    sf;
+  PetscBool  device;
+
+  PetscFunctionBegin;
+  j->nxdevice = j->nxsf = 0;
+  if (!j->dist || !j->exchdevice) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt l = 0; l < j->nlevels; l++) {
+    for (PetscInt k = -3; k < (j->cscatter[l] ? j->ncolors[l] : 0); k++) { /* the ghosts, A[l]'s products, P[l]'s, the colors */
+      if (k == -3)
+        sf = j->ghostscatter[l];
+      else if (k == -2)
+        PetscCall(PCAuxAMGMatSF(l > 0 ? j->A[l] : NULL, &sf));
+      else if (k == -1)
+        PetscCall(PCAuxAMGMatSF(j->P[l], &sf));
+      else
+        sf = j->cscatter[l][k];
+      if (!sf) continue;
+      PetscCall(VPSFDeviceMPI_Private(sf, PETSC_TRUE, &device)); /* their roots and leaves are vectors' arrays */
+      j->nxsf++;
+      j->nxdevice += device;
+    }
+  }
+  if (j->subscatter) {
+    PetscCall(VPSFDeviceMPI_Private(j->subscatter, PETSC_TRUE, &device));
+    j->nxsf++;
+    j->nxdevice += device;
+  }
+  PetscCall(PetscInfo(pc, "-pc_auxamg_exchange_device: %" PetscInt_FMT " of %" PetscInt_FMT " star forests pass device buffers to MPI\n", j->nxdevice, j->nxsf));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCReset_AuxAMG(PC pc)
 {
   PC_AuxAMG *j = (PC_AuxAMG *)pc->data;
 
   PetscFunctionBegin;
   for (PetscInt l = 0; l < AUXAMG_MAX_LEVELS; l++) {
+    if (l > 0) PetscCall(PCAuxAMGMatRelease(j->A[l])); /* A[0] is the user's: its star forest was left as it was */
+    PetscCall(PCAuxAMGMatRelease(j->P[l]));
     PetscCall(MatDestroy(&j->A[l]));
     PetscCall(MatDestroy(&j->P[l]));
     PetscCall(VecDestroy(&j->r[l]));
@@ -642,10 +724,10 @@ static PetscErrorCode PCReset_AuxAMG(PC pc)
     else
       PetscCall(PetscFree(j->colorstart[l])); /* the GPU path's colors alone */
     if (j->cscatter[l])
-      for (PetscInt c = 0; c < j->ncolors[l]; c++) PetscCall(VecScatterDestroy(&j->cscatter[l][c]));
+      for (PetscInt c = 0; c < j->ncolors[l]; c++) PetscCall(VPSFDestroy_Private(&j->cscatter[l][c]));
     PetscCall(PetscFree(j->cscatter[l]));
     j->ncolors[l] = 0;
-    PetscCall(VecScatterDestroy(&j->ghostscatter[l]));
+    PetscCall(VPSFDestroy_Private(&j->ghostscatter[l]));
     PetscCall(VecDestroy(&j->ghost[l]));
 #if defined(PETSC_HAVE_CUDA)
     if (j->gpu || j->dist) {
@@ -676,12 +758,13 @@ static PetscErrorCode PCReset_AuxAMG(PC pc)
 #endif
   PetscCall(KSPDestroy(&j->coarse));
   PetscCall(PCDestroy(&j->sub));
-  PetscCall(VecScatterDestroy(&j->subscatter));
+  PetscCall(VPSFDestroy_Private(&j->subscatter));
   PetscCall(VecDestroy(&j->subb));
   PetscCall(VecDestroy(&j->subx));
-  j->nlevels = 0;
-  j->gpu     = PETSC_FALSE;
-  j->dist    = PETSC_FALSE;
+  j->nlevels  = 0;
+  j->gpu      = PETSC_FALSE;
+  j->dist     = PETSC_FALSE;
+  j->nxdevice = j->nxsf = 0;
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -1252,7 +1335,24 @@ static PetscErrorCode PCAuxAMGSetUpGather(PC pc, PetscInt cdim, PetscInt M, Pets
   PetscCall(ISCreateStride(PETSC_COMM_SELF, rank == 0 ? N : 0, 0, 1, &is));
   PetscCall(MatCreateSubMatrices(j->A[L], 1, &is, &is, MAT_INITIAL_MATRIX, &As));
   PetscCall(ISDestroy(&is));
-  PetscCall(VecScatterCreateToZero(j->r[L], &j->subscatter, &j->subb));
+  if (j->exchdevice) { /* point to point (a general index set keeps VecScatterCreate() from the gather collective, which
+                          an MPI that moves device memory only point to point cannot take): device buffers then */
+    PetscInt *idx;
+    IS        ix, iy;
+    PetscCall(PetscMalloc1(rank == 0 ? N : 0, &idx));
+    for (PetscInt i = 0; i < (rank == 0 ? N : 0); i++) idx[i] = i;
+    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, rank == 0 ? N : 0, idx, PETSC_OWN_POINTER, &ix));
+    PetscCall(ISCreateStride(PETSC_COMM_SELF, rank == 0 ? N : 0, 0, 1, &iy));
+#if defined(PETSC_HAVE_CUDA)
+    PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, rank == 0 ? N : 0, &j->subb)); /* the gather serves the GPU path only */
+#else
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, rank == 0 ? N : 0, &j->subb));
+#endif
+    PetscCall(VecScatterCreate(j->r[L], ix, j->subb, iy, &j->subscatter));
+    PetscCall(ISDestroy(&ix));
+    PetscCall(ISDestroy(&iy));
+  } else
+    PetscCall(VecScatterCreateToZero(j->r[L], &j->subscatter, &j->subb));
   PetscCall(VecDuplicate(j->subb, &j->subx));
   if (rank == 0) {
     PC_AuxAMG *s;
@@ -1412,7 +1512,7 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
       else {
         PetscMPIInt size;
         PetscCallMPI(MPI_Comm_size(comm, &size));
-        PetscCall(PCAuxAMGSetUpHost(pc, cdim, &M, m, key, agg, j->gathersize != PETSC_DETERMINE ? j->gathersize : AUXAMG_GATHER_PER_RANK * size, &nlast));
+        PetscCall(PCAuxAMGSetUpHost(pc, cdim, &M, m, key, agg, j->gathersize != PETSC_DETERMINE ? j->gathersize : PetscIntMultTruncate(j->exchdevice ? AUXAMG_GATHER_PER_RANK_DEVICE : AUXAMG_GATHER_PER_RANK, size), &nlast));
       }
     }
   }
@@ -1445,6 +1545,7 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
     if (!j->adaptive && j->nlevels > 1 && j->nrows[j->nlevels - 1] > PCAuxAMGCoarseSize(j)) PetscCall(PCAuxAMGSetUpGather(pc, cdim, M, nlast, key)); /* the uniform grid's keys continue there */
   }
   PetscCall(PetscFree2(key, agg));
+  PetscCall(PCAuxAMGExchangeDevice(pc));
   if (j->subscatter) {
     PetscCall(PetscLogEventEnd(VPATCH_AuxAMGSetUp, pc, 0, 0, 0));
     PetscFunctionReturn(PETSC_SUCCESS);
@@ -1873,8 +1974,9 @@ static PetscErrorCode PCSetFromOptions_AuxAMG(PC pc, PetscOptionItems PetscOptio
                                       PCAuxAMGTrees, 3, &j->tree));
   PetscCall(PetscOptionsBool("-pc_auxamg_gpu", "Apply on the GPU when the matrix is an AIJCUSPARSE matrix (one rank and the uniform grid: the set-up too)", "PCAUXAMG", j->usegpu, &j->usegpu, NULL));
   PetscCall(PetscOptionsInt("-pc_auxamg_gather_size",
-                            "Several ranks on the GPU: gather the first level below the finest of at most this many unknowns, and the levels below it, on rank 0 (default " PetscStringize(AUXAMG_GATHER_PER_RANK) " times the ranks)", "PCAUXAMG",
-                            j->gathersize, &j->gathersize, NULL));
+                            "Several ranks on the GPU: gather the first level below the finest of at most this many unknowns, and the levels below it, on rank 0 (default " PetscStringize(AUXAMG_GATHER_PER_RANK) " times the ranks, " PetscStringize(
+                                AUXAMG_GATHER_PER_RANK_DEVICE) " with -pc_auxamg_exchange_device)",
+                            "PCAUXAMG", j->gathersize, &j->gathersize, NULL));
   PetscCheck(j->gathersize == PETSC_DETERMINE || j->gathersize >= 0, PetscObjectComm((PetscObject)pc), PETSC_ERR_ARG_OUTOFRANGE, "-pc_auxamg_gather_size must be at least 0, not %" PetscInt_FMT, j->gathersize);
   {
     const char *const cnames[] = {"jacobi", "gs"};
@@ -1883,6 +1985,9 @@ static PetscErrorCode PCSetFromOptions_AuxAMG(PC pc, PetscOptionItems PetscOptio
                                         "The levels below the finest: one damped Jacobi sweep before and after the coarse correction (one kernel each on the GPU) or the Gauss-Seidel of -pc_auxamg_smoother", cnames, 2, &cs));
     j->cjacobi = (PetscBool)(cs == 0);
   }
+  PetscCall(PetscOptionsBool("-pc_auxamg_exchange_device",
+                             "Several ranks on the GPU: the levels' exchanges hand device buffers to MPI after a probe that falls back to host staging (an MPI that moves device memory point to point but fails PETSc's -use_gpu_aware_mpi check)",
+                             "PCAUXAMG", j->exchdevice, &j->exchdevice, NULL));
   PetscCall(PetscOptionsBool("-pc_auxamg_gpu_graph", "GPU path: the coarse levels' cycle as one CUDA graph (else its kernels launched one by one; no host synchronization either way)", "PCAUXAMG", j->graph, &j->graph, NULL));
   PetscCall(PetscOptionsBool("-pc_auxamg_check_galerkin", "Compare each coarse operator with MatPtAP() (a check; costs a general sparse product)", "PCAUXAMG", j->checkgalerkin, &j->checkgalerkin, NULL));
   PetscCall(VPOptionsReal("-pc_auxamg_ktol", "K-cycle: skip the second inner step when the first reduced the residual by this factor", "PCAUXAMG", j->ktol, &j->ktol, NULL));
@@ -1903,6 +2008,7 @@ static PetscErrorCode PCView_AuxAMG(PC pc, PetscViewer viewer)
     PetscCall(PetscViewerStringSPrintf(viewer, " %s-cycle, %" PetscInt_FMT " levels, %s", j->cycle == PC_AUXAMG_CYCLE_K ? "K" : "V", j->nlevels,
                                        j->dcycle ? "coarse levels' cycle on the device" : (j->gpu ? "GPU" : (j->dist ? "GPU, set up on the host" : "host"))));
   if (isstring && j->subscatter) PetscCall(PetscViewerStringSPrintf(viewer, ", gathered on rank 0 from level %" PetscInt_FMT, j->nlevels - 1));
+  if (isstring && j->nxsf) PetscCall(PetscViewerStringSPrintf(viewer, ", exchanges: %" PetscInt_FMT " of %" PetscInt_FMT " star forests with device buffers", j->nxdevice, j->nxsf));
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
   if (j->adaptive)
     PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary-grid AMG: %s-cycle, %" PetscInt_FMT " levels, adaptive region tree (at most %d points per finest aggregate), operator complexity %.3f, %s\n", j->cycle == PC_AUXAMG_CYCLE_K ? "K" : "V",
@@ -1923,6 +2029,9 @@ static PetscErrorCode PCView_AuxAMG(PC pc, PetscViewer viewer)
       PetscCall(PetscViewerASCIIPrintf(viewer, ", Gauss-Seidel by MatSOR() (processor-local sweeps)"));
     PetscCall(PetscViewerASCIIPrintf(viewer, "\n"));
   }
+  if (j->nxsf)
+    PetscCall(PetscViewerASCIIPrintf(viewer, "exchanges (-pc_auxamg_exchange_device): %" PetscInt_FMT " of %" PetscInt_FMT " star forests hand device buffers to MPI%s\n", j->nxdevice, j->nxsf,
+                                     j->nxdevice ? "" : " (the probe found that MPI does not move device memory: staged through host memory)"));
   if (j->subscatter) {
     PetscViewer sv;
     PetscCall(PetscViewerASCIIPrintf(viewer, "level %" PetscInt_FMT " and below gathered on rank 0 (-pc_auxamg_gather_size), K-cycle steps on level %" PetscInt_FMT " on all ranks; on rank 0:\n", j->nlevels - 1, j->nlevels - 1));
@@ -2026,6 +2135,7 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
 . -pc_auxamg_gpu <bool>              - apply on the GPU when the matrix is a `MATAIJCUSPARSE` (one rank and the uniform grid: the set-up too; default true)
 . -pc_auxamg_gather_size <n>         - several ranks on the GPU: gather the first level below the finest of at most n unknowns, and the levels below, on rank 0 (default 65536 times the ranks)
 . -pc_auxamg_coarse_smoother <jacobi,gs> - the levels below the finest: one damped Jacobi sweep before and after the coarse correction (default; one kernel each on the GPU) or the Gauss-Seidel of the finest level
+. -pc_auxamg_exchange_device <bool> - several ranks on the GPU: the levels' exchanges (all but the user's matrix's products) hand device buffers to MPI, after a probe that falls back to host staging if MPI does not move device memory (default false; for an MPI that moves device memory point to point but fails PETSc's `-use_gpu_aware_mpi` check, e.g. Open MPI with `--mca pml ucx` over a CUDA-enabled UCX, as `config/mpiexec-gpu.sh` starts it)
 . -pc_auxamg_gpu_graph <bool>        - GPU path: the coarse levels' cycle as one CUDA graph (default true; false launches its kernels one by one)
 - -pc_auxamg_check_galerkin          - compare each coarse operator with `MatPtAP()` (a check)
 
@@ -2057,10 +2167,15 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
   Gauss-Seidel's colors by a kernel on the diagonal block after the off-rank block's product with the ghosts (only
   the ghosts of the color swept last exchanged before a color), the Jacobi, residuals and transfers by PETSc's device
   operations. With `-pc_auxamg_gather_size 0` it is the host path's cycle, up to rounding. By default the first level
-  below the finest of at most 65536 unknowns per rank and the levels below it are gathered on rank 0, where a
-  `PCAUXAMG` on one rank (the GPU path, its coarse levels' cycle on the device) continues the tree from that level; a
-  tree cell split between ranks, two aggregates on the host path, is one unknown there. The set-up on the host costs
-  about 0.7 s per million rows per rank (4 ranks); 100M unknowns in 3D take 16 iterations on 1, 2 and 4 GPUs (bench/RESULTS.md).
+  below the finest of at most 65536 unknowns per rank (1048576 with `-pc_auxamg_exchange_device`) and the levels below
+  it are gathered on rank 0, where a `PCAUXAMG` on one rank (the GPU path, its coarse levels' cycle on the device)
+  continues the tree from that level; a tree cell split between ranks, two aggregates on the host path, is one unknown
+  there. The set-up on the host costs about 0.7 s per million rows per rank (4 ranks); 100M unknowns in 3D take 16
+  iterations on 1, 2 and 4 GPUs (bench/RESULTS.md). The solve there is bound by the exchanges of the levels below the
+  finest, which the K-cycle visits up to 2^(l-1) times: with an MPI that moves device memory point to point,
+  `-pc_auxamg_exchange_device` hands the levels' exchanges device buffers (the user's matrix keeps its own star forest,
+  so its products, the outer method's among them, stay as PETSc moves them) and gathers point to point; on 4 H200 it
+  made the solve at 1e8 unknowns 1.4x faster in 3D and 1.9x in 2D. `config/mpiexec-gpu.sh` starts such an MPI and sets the option.
 
   On meshes graded toward a region a uniform auxiliary grid puts many points into the cells there: the iterations grow
   by 6-7 per tenfold refinement (2D, cells about h^2 wide at a corner: 17 to 82 iterations from 289 to 263,169
