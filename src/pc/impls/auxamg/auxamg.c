@@ -881,15 +881,27 @@ static PetscErrorCode PCAuxAMGSetUpHost(PC pc, PetscInt cdim, PetscInt *Mp, Pets
    bits per direction over the bounding box's largest extent, the directions interleaved): a tree cell of depth t is
    the run of points whose codes share their first d t bits. The aggregates of a level are the largest tree cells that
    hold at most T finest points (cut from the root down: a cell with more is split into its up to 2^d children; a cell
-   of depth B is a leaf whatever it holds), T = AUXAMG_TREE_POINTS on level 0, then 2^d times the last level's, and 2^d
-   times more again where a level would not halve the unknowns. A cell under one threshold stays under a larger one, so
-   each level's aggregates are unions of the previous level's: P is piecewise constant and the coarse operator is
-   summed from A's entries as on the uniform grid (PCAuxAMGGalerkin()). Where points cluster (a mesh graded toward a
+   of depth B is a leaf whatever it holds), T = AUXAMG_TREE_POINTS on level 0, then g times the last level's, and g
+   times more again where a level would not halve the unknowns (g: AuxAMGTreeGrowth()). A cell under one threshold
+   stays under a larger one, so each level's aggregates are unions of the previous level's: P is piecewise constant and
+   the coarse operator is summed from A's entries as on the uniform grid (PCAuxAMGGalerkin()). Where points cluster (a mesh graded toward a
    region) the cells there are small and elsewhere large, so every aggregate holds about as many points, which the
    uniform grid cannot give (ex5 -grade 2 -grade_offset 0, 289 to 263,169 unknowns: 17 -> 82 iterations on the uniform
-   grid, 15 -> 27 on this tree). */
-/* level 0's largest aggregate (measured: 2 gave 24-29 iterations on graded 2D meshes, 4 gave 32-33) */
+   grid, 13 -> 23 on this tree, 26 at 1.05M). */
+/* level 0's largest aggregate (measured with g = 4: 2 gave 24-29 iterations on graded 2D meshes, 4 gave 32-33) */
 #define AUXAMG_TREE_POINTS 2
+
+/* the factor g by which a level's largest aggregate grows over the last level's, in points: 2 in 2D, 2^d else. A
+   uniform region's cells hold 4^t points in 2D, so there g = 2 makes a level only every other step (a level must halve
+   the unknowns), as g = 4 does; where the points cluster the counts vary, and g = 2 grades the aggregates finer. Measured
+   (CPU, bench_auxamg -grade 2 -pc_auxamg_tree adaptive, iterations and operator complexity, g = 4 against g = 2): 2D
+   offset 0 at 90K, 1M, 4M unknowns 26, 29 (1.37), 30 (1.37) against 20, 22 (1.65), 23 (1.65); offset 0.2 and
+   quasi-uniform meshes the same iterations (quasi-uniform complexity 1.35 against 1.43). In 3D a smaller g makes more
+   levels than it saves: offset 0.2 at 512K 21 (1.23) with g = 8, 18 (1.57) with g = 4, and a slower solve */
+static inline PetscInt AuxAMGTreeGrowth(PetscInt cdim)
+{
+  return cdim == 2 ? 2 : (PetscInt)1 << cdim;
+}
 
 typedef struct {
   PetscInt64 code;
@@ -1001,7 +1013,7 @@ static PetscErrorCode PCAuxAMGSetUpTree(PC pc, PetscInt cdim, PetscInt m, const 
       PetscCall(AuxAMGTreeCut(comm, pt, m, (int)cdim, B, T, leaf, &nc));
       PetscCallMPI(MPIU_Allreduce(&nc, &Nc, 1, MPIU_INT, MPI_SUM, comm));
       if ((PetscReal)Nc <= AUXAMG_COARSENING * (PetscReal)Nf || T >= M) break;
-      T *= (PetscInt)1 << cdim;
+      T *= AuxAMGTreeGrowth(cdim);
     }
     if ((PetscReal)Nc > AUXAMG_COARSENING * (PetscReal)Nf) break; /* nothing left to coarsen */
     for (PetscInt r = 0; r < nf; r++) agg[r] = leaf[first[r]];
@@ -1009,7 +1021,7 @@ static PetscErrorCode PCAuxAMGSetUpTree(PC pc, PetscInt cdim, PetscInt m, const 
     if (PCAuxAMGColored(j) && !PCAuxAMGLevelJacobi(j, l)) PetscCall(PCAuxAMGColoringGraph(j, l, nf, agg, nc));
     for (PetscInt i = m - 1; i >= 0; i--) first[leaf[i]] = i; /* the next level's rows are this rank's cut cells, in code order */
     nf = nc;
-    T *= (PetscInt)1 << cdim;
+    T *= AuxAMGTreeGrowth(cdim);
   }
   PetscCall(PCAuxAMGLevelSizes(j));
   PetscCall(PetscFree4(pt, leaf, first, agg));
@@ -2180,7 +2192,7 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
   On meshes graded toward a region a uniform auxiliary grid puts many points into the cells there: the iterations grow
   by 6-7 per tenfold refinement (2D, cells about h^2 wide at a corner: 17 to 82 iterations from 289 to 263,169
   unknowns). The adaptive tree takes as aggregates the largest cells of a tree over the points' Morton order that hold
-  at most 2 points (level 0), then 2^d times more per level: 15 to 27 iterations there, 29 at 1M. The cells are cut by
+  at most 2 points (level 0), then 2 times more per level in 2D and 2^d in 3D: 13 to 23 iterations there, 26 at 1M. The cells are cut by
   the points of all ranks; a cell's points on each rank form one aggregate there. Its cells differ in size, so the
   Gauss-Seidel's colors come from a greedy coloring of the cells' graph (`MatColoring`); on the host it sweeps with
   `MatSOR()` by default (`-pc_auxamg_smoother auto`: as many iterations, within one, in 2.5-5x less time than the
