@@ -13,7 +13,9 @@ at most -gpu_pc_auxamg_gather_size unknowns on rank 0 (a PCAUXAMG on one rank th
 application and the solve as above: on a grid whose tree cells do not straddle two ranks (-perturb 0, each rank's\n\
 share of the grid a multiple of the cells' size) the gathered levels are the host path's up to the numbering.\n\
 With -gpu_pc_auxamg_tree adaptive the GPU PC sets the adaptive tree up on the host and applies it on the device, its\n\
-sweep colored by a greedy coloring: compare with a host PC given -host_pc_auxamg_smoother colored.\n\
+sweep colored by a greedy coloring: compare with a host PC given -host_pc_auxamg_smoother colored. -grade g (default 1):\n\
+each coordinate x of the points (in (0, 1)) moved to x^g, so that they cluster at the corner 0 (the matrix stays the\n\
+grid's: the aggregates are the points'); -expect_tree <uniform|adaptive>: the GPU PC's tree (its PCView()).\n\
 -expect_exchange <none|staged|device>[,...]: what the GPU PC's exchanges hand to MPI (its PCView()): none\n\
 (-gpu_pc_auxamg_exchange_device not given, or one rank), staged (given, the probe found that MPI does not move device\n\
 memory), device (given, every star forest passes device buffers); a list accepts any of them.\n\n";
@@ -47,7 +49,7 @@ int main(int argc, char **argv)
 {
   PetscInt           dim = 2, n = 64, N, nl = 0, itc, itg;
   PetscBool          expect = PETSC_TRUE, gathered = PETSC_FALSE, has;
-  PetscReal          perturb = 0.3, *xy, d, nrm;
+  PetscReal          perturb = 0.3, grade = 1, *xy, d, nrm;
   DM                 da;
   Mat                A, Ag;
   Vec                b, xc, xg, bg, t;
@@ -62,6 +64,7 @@ int main(int argc, char **argv)
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-dim", &dim, NULL));
   PetscCall(PetscOptionsGetInt(NULL, NULL, "-n", &n, NULL));
   PetscCall(PetscOptionsGetReal(NULL, NULL, "-perturb", &perturb, NULL));
+  PetscCall(PetscOptionsGetReal(NULL, NULL, "-grade", &grade, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-expect_device_cycle", &expect, NULL));
   PetscCall(PetscOptionsGetBool(NULL, NULL, "-expect_gathered", &gathered, NULL));
   {
@@ -95,7 +98,7 @@ int main(int argc, char **argv)
           for (PetscInt e = 0; e < dim; e++) {
             PetscReal r;
             PetscCall(PetscRandomGetValueReal(rnd, &r));
-            xy[p++] = (ijk[e] + 1 + perturb * r) / (n + 1);
+            xy[p++] = PetscPowReal((ijk[e] + 1 + perturb * r) / (n + 1), grade);
           }
         }
   }
@@ -133,6 +136,12 @@ int main(int argc, char **argv)
     PetscCall(PetscViewerDestroy(&sv));
     has = strstr(text, "coarse levels' cycle on the device") ? PETSC_TRUE : PETSC_FALSE;
     PetscCheck(has == expect, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the GPU PC %s the device cycle, expected %s", has ? "runs" : "does not run", expect ? "it" : "the host-launched levels");
+    {
+      char tree[16] = "";
+      PetscCall(PetscOptionsGetString(NULL, NULL, "-expect_tree", tree, sizeof(tree), NULL));
+      has = strstr(text, "adaptive tree") ? PETSC_TRUE : PETSC_FALSE;
+      PetscCheck(!tree[0] || has == (PetscBool)!strcmp(tree, "adaptive"), PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the GPU PC's tree is %s, expected %s", has ? "adaptive" : "uniform", tree);
+    }
     has = strstr(text, "gathered") ? PETSC_TRUE : PETSC_FALSE;
     PetscCheck(has == gathered, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the GPU PC %s levels on rank 0, expected %s", has ? "gathers" : "does not gather", gathered ? "it to" : "it not to");
     {
@@ -264,6 +273,27 @@ int main(int argc, char **argv)
     suffix: 2d_tree
     requires: cuda
     args: -coarse_size 100 -host_pc_auxamg_tree adaptive -host_pc_auxamg_smoother colored -gpu_pc_auxamg_tree adaptive -expect_device_cycle 0 -gpu_ksp_view
+    output_file: none
+
+  # -pc_auxamg_tree auto (the default) on points clustered at a corner: the GPU PC, on one rank and two, takes the
+  # adaptive tree (set up on the host, applied on the device) as the host PC does
+  test:
+    suffix: 2d_graded_auto
+    requires: cuda
+    args: -coarse_size 100 -n 100 -grade 3 -host_pc_auxamg_smoother colored -expect_tree adaptive -expect_device_cycle 0
+    output_file: none
+
+  test:
+    suffix: 2d_graded_auto_np2
+    nsize: 2
+    requires: cuda
+    args: -coarse_size 100 -n 100 -grade 3 -host_pc_auxamg_smoother colored -expect_tree adaptive -expect_device_cycle 0
+    output_file: none
+
+  test:
+    suffix: 2d_ungraded_auto
+    requires: cuda
+    args: -coarse_size 100 -expect_tree uniform
     output_file: none
 
   test:

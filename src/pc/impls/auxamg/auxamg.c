@@ -14,7 +14,7 @@
   graded toward a region (denser points there) a uniform grid makes large aggregates where the points are dense and
   the iterations grow (bench/RESULTS.md): the adaptive tree cuts a tree over the points' Morton order where they
   cluster instead (PCAuxAMGSetUpTree(), set up on the host; -pc_auxamg_tree, by default where the uniform grid's
-  fullest cell holds far more than the average, on the host path).
+  fullest cell holds far more than the average).
   Aggregates stay on the rank of their points. The
   prolongation P is piecewise constant (one 1 per row), and the coarse operator P^T A P is summed directly from A's
   entries: entry (I, J) is the sum of a_ij over i in aggregate I and j in aggregate J (no general sparse product).
@@ -79,7 +79,7 @@ enum {
   PC_AUXAMG_TREE_AUTO
 };
 static const char *const PCAuxAMGTrees[] = {"uniform", "adaptive", "auto"};
-/* -pc_auxamg_tree auto (the default) takes the adaptive tree on the host path where a cell of the uniform grid (its
+/* -pc_auxamg_tree auto (the default) takes the adaptive tree where a cell of the uniform grid (its
    points on one rank) holds more than this many times 2^d times the average points per cell. The fullest cell (p = 1),
    measured with ex5, ex1 and bench_auxamg (bench/history/2026-11-28.md): 1-4 points on quasi-uniform 2D and 3D meshes
    (where the adaptive tree takes 0-2 iterations more); 3^d on a DMQBOX's nodes at k = 7 and 8 (Gauss-Lobatto points
@@ -1398,6 +1398,40 @@ static PetscErrorCode PCAuxAMGSetUpGather(PC pc, PetscInt cdim, PetscInt M, Pets
 /* the GPU path (gpu: one rank, the uniform grid; dist: several ranks or the adaptive tree, the levels set up on the host,
    the cycle on the device): an AIJCUSPARSE matrix, the colored Gauss-Seidel, -pc_auxamg_gpu. -pc_auxamg_tree auto
    takes the uniform grid on the GPU (counting the points per cell would be a sort on the host) */
+/* the most points in one cell of the uniform grid among the m keys (the cells' numbers). Counted in an array over the
+   keys' range where it is at most 2 m long (one pass, 4 bytes a key; a rank's keys span about its share of the grid
+   when the partition cuts the slowest direction, and the whole range on one rank), else by a sort of the keys */
+static PetscErrorCode PCAuxAMGFullestCell(PetscInt m, const PetscInt64 *key, PetscInt *fullest)
+{
+  PetscInt64 kmin = PETSC_INT64_MAX, kmax = PETSC_INT64_MIN;
+
+  PetscFunctionBegin;
+  *fullest = 0;
+  if (!m) PetscFunctionReturn(PETSC_SUCCESS);
+  for (PetscInt i = 0; i < m; i++) {
+    kmin = PetscMin(kmin, key[i]);
+    kmax = PetscMax(kmax, key[i]);
+  }
+  if (kmax - kmin < 2 * (PetscInt64)m) {
+    uint32_t *cnt;
+    PetscCall(PetscCalloc1(kmax - kmin + 1, &cnt));
+    for (PetscInt i = 0; i < m; i++) *fullest = PetscMax(*fullest, (PetscInt)++cnt[key[i] - kmin]);
+    PetscCall(PetscFree(cnt));
+  } else {
+    PetscInt64 *sk;
+    PetscCall(PetscMalloc1(m, &sk));
+    PetscCall(PetscArraycpy(sk, key, m));
+    PetscCall(PetscSortInt64(m, sk));
+    for (PetscInt i = 0, e; i < m; i = e) {
+      for (e = i + 1; e < m && sk[e] == sk[i]; e++)
+        ;
+      *fullest = PetscMax(*fullest, e - i);
+    }
+    PetscCall(PetscFree(sk));
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 static PetscErrorCode PCAuxAMGUseGPU(PC pc, PetscBool *gpu, PetscBool *dist)
 {
   PC_AuxAMG  *j = (PC_AuxAMG *)pc->data;
@@ -1497,20 +1531,16 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
         for (PetscInt d = cdim - 1; d >= 0; d--) k = k * M + PetscMin(M - 1, (PetscInt)((x[i * cdim + d] - lo[d]) / h[d]));
         key[i] = k;
       }
-    if (j->tree == PC_AUXAMG_TREE_AUTO && !gpu && !dist) { /* the fullest cell of the uniform grid (its points on one rank): graded where it is far above the average */
-      PetscInt64 *sk;
-      PetscCall(PetscMalloc1(PetscMax(m, 1), &sk));
-      PetscCall(PetscArraycpy(sk, key, m));
-      PetscCall(PetscSortInt64(m, sk));
-      for (PetscInt i = 0, e; i < m; i = e) {
-        for (e = i + 1; e < m && sk[e] == sk[i]; e++)
-          ;
-        j->fullest = PetscMax(j->fullest, e - i);
-      }
-      PetscCall(PetscFree(sk));
+    if (j->tree == PC_AUXAMG_TREE_AUTO && !j->skey) { /* the fullest cell of the uniform grid (its points on one rank): graded where it is far above the average */
+      PetscCall(PCAuxAMGFullestCell(m, key, &j->fullest));
       PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &j->fullest, 1, MPIU_INT, MPI_MAX, comm));
       j->adaptive = (PetscBool)((PetscReal)j->fullest > AUXAMG_TREE_AUTO_FULL * (PetscReal)(1 << cdim) * j->ppc);
       PetscCall(PetscInfo(pc, "-pc_auxamg_tree auto: the fullest of the uniform grid's cells holds %" PetscInt_FMT " points (%g on average): the %s tree\n", j->fullest, (double)j->ppc, j->adaptive ? "adaptive" : "uniform"));
+      if (j->adaptive && gpu) { /* the tree is set up on the host: the path of several ranks, on one */
+        PetscCall(PetscInfo(pc, "-pc_auxamg_tree auto chose the adaptive tree: the levels set up on the host, the cycle on the device\n"));
+        gpu = j->gpu = PETSC_FALSE;
+        dist = j->dist = PETSC_TRUE;
+      }
     }
     if (j->adaptive) {
       PetscCall(PCAuxAMGSetUpTree(pc, cdim, m, x, lo, hi));
@@ -1981,8 +2011,8 @@ static PetscErrorCode PCSetFromOptions_AuxAMG(PC pc, PetscOptionItems PetscOptio
                                       "colored except on the adaptive tree on the host",
                                       PCAuxAMGSmoothers, 3, &j->smoother));
   PetscCall(PCAuxAMGOptionsSetUpEList(pc, PetscOptionsObject, "-pc_auxamg_tree",
-                                      "The aggregates: the cells of a uniform auxiliary grid and their parents, a region tree refined where the points cluster (graded meshes; set up on the host), or auto: the adaptive tree on "
-                                      "the host path where a uniform cell holds far more points than the average",
+                                      "The aggregates: the cells of a uniform auxiliary grid and their parents, a region tree refined where the points cluster (graded meshes; set up on the host), or auto: the adaptive tree "
+                                      "where a uniform cell holds far more points than the average",
                                       PCAuxAMGTrees, 3, &j->tree));
   PetscCall(PetscOptionsBool("-pc_auxamg_gpu", "Apply on the GPU when the matrix is an AIJCUSPARSE matrix (one rank and the uniform grid: the set-up too)", "PCAUXAMG", j->usegpu, &j->usegpu, NULL));
   PetscCall(PetscOptionsInt("-pc_auxamg_gather_size",
@@ -2019,6 +2049,7 @@ static PetscErrorCode PCView_AuxAMG(PC pc, PetscViewer viewer)
   if (isstring)
     PetscCall(PetscViewerStringSPrintf(viewer, " %s-cycle, %" PetscInt_FMT " levels, %s", j->cycle == PC_AUXAMG_CYCLE_K ? "K" : "V", j->nlevels,
                                        j->dcycle ? "coarse levels' cycle on the device" : (j->gpu ? "GPU" : (j->dist ? "GPU, set up on the host" : "host"))));
+  if (isstring && j->adaptive) PetscCall(PetscViewerStringSPrintf(viewer, ", adaptive tree"));
   if (isstring && j->subscatter) PetscCall(PetscViewerStringSPrintf(viewer, ", gathered on rank 0 from level %" PetscInt_FMT, j->nlevels - 1));
   if (isstring && j->nxsf) PetscCall(PetscViewerStringSPrintf(viewer, ", exchanges: %" PetscInt_FMT " of %" PetscInt_FMT " star forests with device buffers", j->nxdevice, j->nxsf));
   if (!isascii) PetscFunctionReturn(PETSC_SUCCESS);
@@ -2143,7 +2174,7 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
 . -pc_auxamg_points_per_cell <p>     - about p points per cell of the auxiliary grid on average (default 1; a level that does not halve the unknowns is skipped)
 . -pc_auxamg_ktol <t>                - K-cycle: skip the second inner step when the first reduced the residual by t (default 0.25)
 . -pc_auxamg_smoother <auto,colored,local> - Gauss-Seidel colored by the tree (on the adaptive tree by a greedy coloring of the cells' graph) or processor-local sweeps (`MatSOR()`); auto (default): colored except on the adaptive tree on the host
-. -pc_auxamg_tree <auto,uniform,adaptive> - the aggregates from a uniform auxiliary grid or from a region tree refined where the points cluster (meshes graded toward a region; set up on the host; its colors from a greedy coloring); auto (default): the adaptive tree on the host path where a cell of the uniform grid holds more than 2^(d+2) times the average, else the uniform grid
+. -pc_auxamg_tree <auto,uniform,adaptive> - the aggregates from a uniform auxiliary grid or from a region tree refined where the points cluster (meshes graded toward a region; set up on the host; its colors from a greedy coloring); auto (default): the adaptive tree where a cell of the uniform grid holds more than 2^(d+2) times the average (with `MATAIJCUSPARSE` it is then set up on the host, applied on the device), else the uniform grid
 . -pc_auxamg_gpu <bool>              - apply on the GPU when the matrix is a `MATAIJCUSPARSE` (one rank and the uniform grid: the set-up too; default true)
 . -pc_auxamg_gather_size <n>         - several ranks on the GPU: gather the first level below the finest of at most n unknowns, and the levels below, on rank 0 (default 65536 times the ranks)
 . -pc_auxamg_coarse_smoother <jacobi,gs> - the levels below the finest: one damped Jacobi sweep before and after the coarse correction (default; one kernel each on the GPU) or the Gauss-Seidel of the finest level
@@ -2197,10 +2228,10 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
   Gauss-Seidel's colors come from a greedy coloring of the cells' graph (`MatColoring`); on the host it sweeps with
   `MatSOR()` by default (`-pc_auxamg_smoother auto`: as many iterations, within one, in 2.5-5x less time than the
   colored sweep there). On quasi-uniform meshes it takes 0-2 iterations more than the uniform grid. By default
-  (`-pc_auxamg_tree auto`) the host path takes it where the uniform grid's fullest cell (its points on one rank) holds
-  more than 2^(d+2) times the average (on quasi-uniform meshes at most 4 points, on a Q_k node set 3^d, on graded ones
-  17 or more in 2D); the GPU path keeps the uniform grid unless `-pc_auxamg_tree adaptive` is given, which it then sets
-  up on the host and applies on the device with the colored sweep.
+  (`-pc_auxamg_tree auto`) it is taken where the uniform grid's fullest cell (its points on one rank) holds more than
+  2^(d+2) times the average (on quasi-uniform meshes at most 4 points, on a Q_k node set 3^d, on graded ones 17 or more
+  in 2D); with a `MATAIJCUSPARSE` matrix, on one rank too, it is then set up on the host and applied on the device with
+  the colored sweep (the path of several ranks).
 
   As the coarse solver of `PCMG` on a `DMQBOX` hierarchy (`-mg_coarse_ksp_type fcg -mg_coarse_pc_type auxamg`) it
   takes the assembled copy of the matrix-free coarse operator and the coarse `DM`'s node coordinates by itself (host
