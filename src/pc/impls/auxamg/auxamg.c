@@ -884,9 +884,9 @@ static PetscErrorCode PCAuxAMGSetUpHost(PC pc, PetscInt cdim, PetscInt *Mp, Pets
    of depth B is a leaf whatever it holds), T = AUXAMG_TREE_POINTS on level 0, then g times the last level's, and g
    times more again where a level would not halve the unknowns (g: AuxAMGTreeGrowth()). A cell under one threshold
    stays under a larger one, so each level's aggregates are unions of the previous level's: P is piecewise constant and
-   the coarse operator is summed from A's entries as on the uniform grid (PCAuxAMGGalerkin()). Where points cluster (a mesh graded toward a
-   region) the cells there are small and elsewhere large, so every aggregate holds about as many points, which the
-   uniform grid cannot give (ex5 -grade 2 -grade_offset 0, 289 to 263,169 unknowns: 17 -> 82 iterations on the uniform
+   the coarse operator is summed from A's entries as on the uniform grid (PCAuxAMGGalerkin()). Where points cluster (a
+   mesh graded toward a region) the cells there are small and elsewhere large, so every aggregate holds about as many
+   points, which the uniform grid cannot give (ex5 -grade 2 -grade_offset 0, 289 to 263,169 unknowns: 17 -> 82 iterations on the uniform
    grid, 13 -> 23 on this tree, 26 at 1.05M). */
 /* level 0's largest aggregate (measured with g = 4: 2 gave 24-29 iterations on graded 2D meshes, 4 gave 32-33) */
 #define AUXAMG_TREE_POINTS 2
@@ -1395,9 +1395,6 @@ static PetscErrorCode PCAuxAMGSetUpGather(PC pc, PetscInt cdim, PetscInt M, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the GPU path (gpu: one rank, the uniform grid; dist: several ranks or the adaptive tree, the levels set up on the host,
-   the cycle on the device): an AIJCUSPARSE matrix, the colored Gauss-Seidel, -pc_auxamg_gpu. -pc_auxamg_tree auto
-   takes the uniform grid on the GPU (counting the points per cell would be a sort on the host) */
 /* the most points in one cell of the uniform grid among the m keys (the cells' numbers). Counted in an array over the
    keys' range where it is at most 2 m long (one pass, 4 bytes a key; a rank's keys span about its share of the grid
    when the partition cuts the slowest direction, and the whole range on one rank), else by a sort of the keys */
@@ -1432,6 +1429,9 @@ static PetscErrorCode PCAuxAMGFullestCell(PetscInt m, const PetscInt64 *key, Pet
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the GPU path (gpu: one rank, the uniform grid; dist: several ranks or the adaptive tree, the levels set up on the host,
+   the cycle on the device): an AIJCUSPARSE matrix, the colored Gauss-Seidel, -pc_auxamg_gpu. Where -pc_auxamg_tree auto
+   then picks the adaptive tree, the set-up turns gpu into dist (PCSetUp_AuxAMG()) */
 static PetscErrorCode PCAuxAMGUseGPU(PC pc, PetscBool *gpu, PetscBool *dist)
 {
   PC_AuxAMG  *j = (PC_AuxAMG *)pc->data;
@@ -2027,9 +2027,17 @@ static PetscErrorCode PCSetFromOptions_AuxAMG(PC pc, PetscOptionItems PetscOptio
                                         "The levels below the finest: one damped Jacobi sweep before and after the coarse correction (one kernel each on the GPU) or the Gauss-Seidel of -pc_auxamg_smoother", cnames, 2, &cs));
     j->cjacobi = (PetscBool)(cs == 0);
   }
-  PetscCall(PetscOptionsBool("-pc_auxamg_exchange_device",
-                             "Several ranks on the GPU: the levels' exchanges hand device buffers to MPI after a probe that falls back to host staging (an MPI that moves device memory point to point but fails PETSc's -use_gpu_aware_mpi check)",
-                             "PCAUXAMG", j->exchdevice, &j->exchdevice, NULL));
+  {
+    PetscBool xd = j->exchdevice;
+    PetscCall(PetscOptionsBool("-pc_auxamg_exchange_device",
+                               "Several ranks on the GPU: the levels' exchanges hand device buffers to MPI after a probe that falls back to host staging (an MPI that moves device memory point to point but fails PETSc's -use_gpu_aware_mpi check)",
+                               "PCAUXAMG", xd, &xd, NULL));
+    if (pc->setupcalled && xd != j->exchdevice) { /* the star forests and the gather are made at the set-up */
+      PetscCall(PetscInfo(pc, "-pc_auxamg_exchange_device changed after the set-up: set up again at the next solve\n"));
+      pc->setupcalled = PETSC_FALSE;
+    }
+    j->exchdevice = xd;
+  }
   PetscCall(PetscOptionsBool("-pc_auxamg_gpu_graph", "GPU path: the coarse levels' cycle as one CUDA graph (else its kernels launched one by one; no host synchronization either way)", "PCAUXAMG", j->graph, &j->graph, NULL));
   PetscCall(PetscOptionsBool("-pc_auxamg_check_galerkin", "Compare each coarse operator with MatPtAP() (a check; costs a general sparse product)", "PCAUXAMG", j->checkgalerkin, &j->checkgalerkin, NULL));
   PetscCall(VPOptionsReal("-pc_auxamg_ktol", "K-cycle: skip the second inner step when the first reduced the residual by this factor", "PCAUXAMG", j->ktol, &j->ktol, NULL));
@@ -2176,7 +2184,7 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
 . -pc_auxamg_smoother <auto,colored,local> - Gauss-Seidel colored by the tree (on the adaptive tree by a greedy coloring of the cells' graph) or processor-local sweeps (`MatSOR()`); auto (default): colored except on the adaptive tree on the host
 . -pc_auxamg_tree <auto,uniform,adaptive> - the aggregates from a uniform auxiliary grid or from a region tree refined where the points cluster (meshes graded toward a region; set up on the host; its colors from a greedy coloring); auto (default): the adaptive tree where a cell of the uniform grid holds more than 2^(d+2) times the average (with `MATAIJCUSPARSE` it is then set up on the host, applied on the device), else the uniform grid
 . -pc_auxamg_gpu <bool>              - apply on the GPU when the matrix is a `MATAIJCUSPARSE` (one rank and the uniform grid: the set-up too; default true)
-. -pc_auxamg_gather_size <n>         - several ranks on the GPU: gather the first level below the finest of at most n unknowns, and the levels below, on rank 0 (default 65536 times the ranks)
+. -pc_auxamg_gather_size <n>         - several ranks on the GPU: gather the first level below the finest of at most n unknowns, and the levels below, on rank 0 (default 65536 times the ranks, 1048576 times the ranks with `-pc_auxamg_exchange_device`)
 . -pc_auxamg_coarse_smoother <jacobi,gs> - the levels below the finest: one damped Jacobi sweep before and after the coarse correction (default; one kernel each on the GPU) or the Gauss-Seidel of the finest level
 . -pc_auxamg_exchange_device <bool> - several ranks on the GPU: the levels' exchanges (all but the user's matrix's products) hand device buffers to MPI, after a probe that falls back to host staging if MPI does not move device memory (default false; for an MPI that moves device memory point to point but fails PETSc's `-use_gpu_aware_mpi` check, e.g. Open MPI with `--mca pml ucx` over a CUDA-enabled UCX, as `config/mpiexec-gpu.sh` starts it)
 . -pc_auxamg_gpu_graph <bool>        - GPU path: the coarse levels' cycle as one CUDA graph (default true; false launches its kernels one by one)
