@@ -99,17 +99,25 @@ PetscErrorCode VPDeviceMPIMalloc_Private(size_t bytes, void **p)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the pool's block that starts at p, or -1 */
+static PetscInt VPPoolFind(const void *p)
+{
+  for (PetscInt i = 0; i < VPPoolN; i++)
+    if (VPPool[i].p == p) return i;
+  return -1;
+}
+
 PetscErrorCode VPDeviceMPIFree_Private(void *p)
 {
+  PetscInt i;
+
   PetscFunctionBegin;
   if (!p) PetscFunctionReturn(PETSC_SUCCESS);
-  for (PetscInt i = 0; i < VPPoolN; i++)
-    if (VPPool[i].p == p) {
-      PetscCheck(VPPool[i].used, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a device buffer of the exchanges was given back twice");
-      VPPool[i].used = PETSC_FALSE;
-      PetscFunctionReturn(PETSC_SUCCESS);
-    }
-  SETERRQ(PETSC_COMM_SELF, PETSC_ERR_PLIB, "a device buffer given back to the exchanges' pool did not come from it");
+  i = VPPoolFind(p);
+  PetscCheck(i >= 0, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a device buffer given back to the exchanges' pool did not come from it");
+  PetscCheck(VPPool[i].used, PETSC_COMM_SELF, PETSC_ERR_PLIB, "a device buffer of the exchanges was given back twice");
+  VPPool[i].used = PETSC_FALSE;
+  PetscFunctionReturn(PETSC_SUCCESS);
 }
 #endif
 
@@ -135,9 +143,7 @@ static PetscErrorCode VPSFFree(PetscMemType mtype, void *p)
 {
   PetscFunctionBegin;
   if (PetscMemTypeDevice(mtype) && p) {
-    PetscBool pool = PETSC_FALSE;
-    for (PetscInt i = 0; i < VPPoolN && !pool; i++) pool = (PetscBool)(VPPool[i].p == p);
-    if (pool)
+    if (VPPoolFind(p) >= 0)
       PetscCall(VPDeviceMPIFree_Private(p));
     else
       PetscCallCUDA(cudaFree(p)); /* the device copy of its indices made before the switch (PetscSF's own, cudaMalloc()): MPI never saw it */

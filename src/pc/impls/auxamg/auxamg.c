@@ -661,6 +661,19 @@ static PetscErrorCode PCAuxAMGMatRelease(Mat B)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* one of the levels' star forests (NULL: none) to device buffers, counted; their roots and leaves are vectors' arrays */
+static PetscErrorCode PCAuxAMGSFDevice(PC_AuxAMG *j, PetscSF sf)
+{
+  PetscBool device;
+
+  PetscFunctionBegin;
+  if (!sf) PetscFunctionReturn(PETSC_SUCCESS);
+  PetscCall(VPSFDeviceMPI_Private(sf, PETSC_TRUE, &device));
+  j->nxsf++;
+  j->nxdevice += device;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* -pc_auxamg_exchange_device: each star forest of the levels' exchanges hands device buffers to MPI once the probe
    passed (collective: every rank has the same star forests, made in the same order). The user's matrix A[0] keeps its
    own (its products outside this PC too): level 0's residual and the outer method's products stay as PETSc moves them */
@@ -668,32 +681,21 @@ static PetscErrorCode PCAuxAMGExchangeDevice(PC pc)
 {
   PC_AuxAMG *j = (PC_AuxAMG *)pc->data;
   PetscSF    sf;
-  PetscBool  device;
 
   PetscFunctionBegin;
   j->nxdevice = j->nxsf = 0;
   if (!j->dist || !j->exchdevice) PetscFunctionReturn(PETSC_SUCCESS);
   for (PetscInt l = 0; l < j->nlevels; l++) {
-    for (PetscInt k = -3; k < (j->cscatter[l] ? j->ncolors[l] : 0); k++) { /* the ghosts, A[l]'s products, P[l]'s, the colors */
-      if (k == -3)
-        sf = j->ghostscatter[l];
-      else if (k == -2)
-        PetscCall(PCAuxAMGMatSF(l > 0 ? j->A[l] : NULL, &sf));
-      else if (k == -1)
-        PetscCall(PCAuxAMGMatSF(j->P[l], &sf));
-      else
-        sf = j->cscatter[l][k];
-      if (!sf) continue;
-      PetscCall(VPSFDeviceMPI_Private(sf, PETSC_TRUE, &device)); /* their roots and leaves are vectors' arrays */
-      j->nxsf++;
-      j->nxdevice += device;
+    PetscCall(PCAuxAMGSFDevice(j, j->ghostscatter[l]));
+    if (l > 0) { /* A[0] is the user's */
+      PetscCall(PCAuxAMGMatSF(j->A[l], &sf));
+      PetscCall(PCAuxAMGSFDevice(j, sf));
     }
+    PetscCall(PCAuxAMGMatSF(j->P[l], &sf));
+    PetscCall(PCAuxAMGSFDevice(j, sf));
+    for (PetscInt c = 0; j->cscatter[l] && c < j->ncolors[l]; c++) PetscCall(PCAuxAMGSFDevice(j, j->cscatter[l][c]));
   }
-  if (j->subscatter) {
-    PetscCall(VPSFDeviceMPI_Private(j->subscatter, PETSC_TRUE, &device));
-    j->nxsf++;
-    j->nxdevice += device;
-  }
+  PetscCall(PCAuxAMGSFDevice(j, j->subscatter));
   PetscCall(PetscInfo(pc, "-pc_auxamg_exchange_device: %" PetscInt_FMT " of %" PetscInt_FMT " star forests pass device buffers to MPI\n", j->nxdevice, j->nxsf));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
