@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # mpiexec with device buffers between GPUs: Open MPI's pml ucx over the CUDA-enabled UCX of config/ucx.sh (or
-# VPATCH_UCX_DIR, e.g. .carry/ucx/libucx on a node without network), and -dm_qbox_exchange_device and
-# -pc_auxamg_exchange_device, which probe that MPI really moves device memory before it is used. Without Open MPI's
+# VPATCH_UCX_DIR, e.g. .carry/ucx/libucx on a node without network), and -vpatch_exchange_device (the DM's and
+# PCAUXAMG's device buffers), which probe that MPI really moves device memory before it is used. Without Open MPI's
 # pml ucx or without that UCX, plain mpiexec: the exchanges are staged through host memory.
 # Usage: config/mpiexec-gpu.sh -n 2 program [args]
 set -euo pipefail
@@ -25,9 +25,10 @@ export UCX_MEMTYPE_CACHE=n # PETSc's allocations bypass the hooks of UCX's memor
 # mapped", or "operation not permitted" and a hang). Every device buffer the DM hands to MPI now comes from a pool that
 # goes back to CUDA only at PetscFinalize() (src/sys/vpdevicempi.c; bench/RESULTS.md session 28).
 # PETSc's own start-up check of a CUDA-aware MPI (a collective on device memory) fails on this MPI: the DM's star
-# forests and PCAUXAMG's take device buffers by themselves (-dm_qbox_exchange_device, -pc_auxamg_exchange_device; a
-# prefixed PC needs its prefix on the option), the rest of PETSc stays staged
+# forests and PCAUXAMG's take device buffers by themselves (-vpatch_exchange_device: the default of every DMQBOX's
+# -dm_qbox_exchange_device and every PCAUXAMG's -pc_auxamg_exchange_device, read once by the package, so that no
+# program is left with an unused option), the rest of PETSc stays staged
 case " ${PETSC_OPTIONS:-} " in *use_gpu_aware_mpi*) ;; *) PETSC_OPTIONS="${PETSC_OPTIONS:-} -use_gpu_aware_mpi 0" ;; esac
-export PETSC_OPTIONS="$PETSC_OPTIONS -dm_qbox_exchange_device -pc_auxamg_exchange_device"
+export PETSC_OPTIONS="$PETSC_OPTIONS -vpatch_exchange_device"
 exec mpiexec --mca pml ucx --mca pml_ucx_tls any --mca pml_ucx_devices any \
   -x LD_LIBRARY_PATH -x UCX_MODULE_DIR -x UCX_MEMTYPE_CACHE -x PETSC_OPTIONS "$@"

@@ -190,6 +190,13 @@ int main(int argc, char **argv)
     suffix: 2d_np3
     nsize: 3
     args: -sizes 32,64,128 -pc_auxamg_check_galerkin
+  # -vpatch_exchange_device (config/mpiexec-gpu.sh sets it) is read by the package: no "Option left" warning in a program
+  # without a DMQBOX, on the host path, where it changes nothing
+  test:
+    suffix: 2d_np3_vpatch_exchange_device
+    nsize: 3
+    args: -sizes 32,64,128 -pc_auxamg_check_galerkin -vpatch_exchange_device
+    output_file: test_auxamg_2d_np3
 
   test:
     suffix: 3d_np2_dm

@@ -327,4 +327,27 @@ int main(int argc, char **argv)
     args: -cells 4,3,3 -dm_qbox_exchange_device -expect_exchange host
     output_file: none
 
+  # -vpatch_exchange_device: the default of -dm_qbox_exchange_device (the probe runs: staged or device, not host), read
+  # by the package, so a program without a PCAUXAMG is left with no unused option (output none); the DM's own option
+  # overrides it
+  test:
+    suffix: cuda_np2_vpatch_exchange_device
+    requires: cuda
+    nsize: 2
+    args: -dm_vec_type cuda -cells 4,3,3 -vpatch_exchange_device -expect_exchange staged,device
+    output_file: none
+
+  test:
+    suffix: cuda_np2_vpatch_exchange_device_off
+    requires: cuda
+    nsize: 2
+    args: -dm_vec_type cuda -cells 4,3,3 -vpatch_exchange_device -dm_qbox_exchange_device 0 -expect_exchange host
+    output_file: none
+
+  test:
+    suffix: np2_vpatch_exchange_device_host_vectors
+    nsize: 2
+    args: -cells 4,3,3 -vpatch_exchange_device -expect_exchange host
+    output_file: none
+
 TEST*/

@@ -76,6 +76,7 @@ PetscErrorCode VPFemtoMeshCreate(PetscInt n, PetscInt p, VPFemtoMesh **mesh)
   PetscDeviceContext dctx;
 
   PetscFunctionBegin;
+  PetscCall(PetscVPatchInitializePackage()); /* as every constructor of the library: its options read (-vpatch_exchange_device) */
   PetscCheck(p >= 1 && p <= VP_FEMTO_MAX_DEGREE, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Degree %" PetscInt_FMT " is not in 1..%d", p, VP_FEMTO_MAX_DEGREE);
   PetscCheck(n >= 1, PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE, "Cells per direction %" PetscInt_FMT " must be positive", n);
   nn = n * p + 1;

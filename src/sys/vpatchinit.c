@@ -9,6 +9,7 @@ PetscLogEvent VPATCH_LaplacianMult, VPATCH_PatchResidual, VPATCH_PatchDampings, 
     VPATCH_GhostSetUp, VPATCH_MoveSetUp, VPATCH_XWait, VPATCH_XComm, VPATCH_PatchSetUp, VPATCH_PatchSmooth, VPATCH_AuxAMGSetUp, VPATCH_AuxAMGGalerkin, VPATCH_AuxAMGSmooth, VPATCH_AuxAMGCoarse;
 
 static PetscBool PetscVPatchPackageInitialized = PETSC_FALSE;
+PetscBool        VPExchangeDeviceDefault       = PETSC_FALSE;
 
 /*@C
   PetscVPatchFinalizePackage - Called by `PetscFinalize()` to clean up the petsc-vpatch package
@@ -31,9 +32,14 @@ PetscErrorCode PetscVPatchFinalizePackage(void)
 
   Level: developer
 
+  Options Database Key:
+. -vpatch_exchange_device <bool> - the default of `-dm_qbox_exchange_device` and `-pc_auxamg_exchange_device` for every
+                                   `DMQBOX` and `PCAUXAMG`, whatever their prefixes (default false; `config/mpiexec-gpu.sh`
+                                   sets it); each object's own option overrides it
+
   Note:
   Called by the library's own constructors (`DMQBoxCreate()`, ...) and by PETSc's dynamic loader;
-  calling it more than once does nothing.
+  calling it more than once does nothing. The options are read at the first call.
 
 .seealso: `PetscVPatchFinalizePackage()`, `DMQBOX`
 @*/
@@ -49,6 +55,9 @@ PetscErrorCode PetscVPatchInitializePackage(void)
   PetscCall(DMRegister(DMQBOX, DMCreate_QBox));
   PetscCall(PCRegister(PCVPATCH, PCCreate_VPatch));
   PetscCall(PCRegister(PCAUXAMG, PCCreate_AuxAMG));
+  /* one setting for the whole program, read here so that it is used (no "Option left" warning) in a program that has
+     only one of the two objects, and so that prefixed objects see it */
+  PetscCall(PetscOptionsGetBool(NULL, NULL, "-vpatch_exchange_device", &VPExchangeDeviceDefault, NULL));
   dmid = DM_CLASSID;
   PetscCall(PetscLogEventRegister("VPLapMult", MAT_CLASSID, &VPATCH_LaplacianMult));
   PetscCall(PetscLogEventRegister("VPPatchResid", MAT_CLASSID, &VPATCH_PatchResidual)); /* the residual of a color's vertex patches from their cells (mapped operator) */

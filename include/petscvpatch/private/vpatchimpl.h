@@ -29,6 +29,9 @@ PETSC_INTERN PetscErrorCode VPDeviceMPIFree_Private(void *);
 PETSC_INTERN PetscErrorCode VPSFDeviceMPI_Private(PetscSF, PetscBool, PetscBool *);
 PETSC_INTERN PetscErrorCode VPSFReleaseDeviceBuffers_Private(PetscSF);
 PETSC_INTERN PetscErrorCode VPSFDestroy_Private(PetscSF *);
+/* the default of -dm_qbox_exchange_device and -pc_auxamg_exchange_device: -vpatch_exchange_device, read when the package
+   is initialized (src/sys/vpatchinit.c) */
+PETSC_INTERN PetscBool VPExchangeDeviceDefault;
 
 /* checks of user input (src/sys/vpoptions.c): real options that must be finite numbers, settings that must agree on
    every rank */

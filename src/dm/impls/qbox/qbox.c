@@ -568,8 +568,9 @@ static PetscErrorCode DMSetFromOptions_QBox(DM dm, PetscOptionItems PetscOptions
   PetscCall(PetscOptionsBool("-dm_qbox_dg", "Discontinuous Q_k space (SIPG) instead of the continuous one", "DMQBoxSetDiscontinuous", q->dg, &q->dg, NULL));
   PetscCall(VPOptionsReal("-dm_qbox_dg_penalty", "SIPG penalty factor C: sigma = C k (k+1) / h", "DMQBoxSetDiscontinuous", q->dgpenalty, &q->dgpenalty, NULL));
   PetscCheck(q->dgpenalty > 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_qbox_dg_penalty must be positive (about 2 or more), got %g", (double)q->dgpenalty);
-  PetscCall(PetscOptionsBool("-dm_qbox_exchange_device", "Several ranks, CUDA vectors: pass device buffers of the exchanges to MPI after a probe (an MPI that moves device memory point to point but fails PETSc's -use_gpu_aware_mpi check)", "DMQBOX",
-                             q->exchdevice, &q->exchdevice, NULL));
+  PetscCall(PetscOptionsBool("-dm_qbox_exchange_device",
+                             "Several ranks, CUDA vectors: pass device buffers of the exchanges to MPI after a probe (an MPI that moves device memory point to point but fails PETSc's -use_gpu_aware_mpi check; default -vpatch_exchange_device)",
+                             "DMQBOX", q->exchdevice, &q->exchdevice, NULL));
   PetscCall(PetscOptionsBool("-dm_qbox_gather", "Several ranks: DMCoarsen() gathers a level onto rank 0 where the partition cannot be halved or the level gets small (-dm_qbox_gather_cells), so that the hierarchy is as deep as on one rank",
                              "DMCoarsen", q->gather, &q->gather, NULL));
   PetscCall(
@@ -1173,7 +1174,7 @@ PetscErrorCode DMView_QBox(DM dm, PetscViewer viewer)
 . -dm_qbox_gather_cells <n>   - ... and gathers it once it would have fewer than n cells in all (default -1: 2^21 / k^dim, a coarse level of about 2M nodes, 32^3 cells of Q_3 and 16^3 of Q_7: below that, on 2 GPUs, the exchanges of a level cost more than its work, and the transfer into the gathered level moves the values of its fine level, which this keeps below about 16M, bench/RESULTS.md; a total, not a count per process, so that the gathered level stays small for one GPU on any number of them; 0: only where it must)
 . -dm_qbox_procs <px,py[,pz]> - several ranks: the process grid (its product the process count). Default: slabs of the slowest direction (1,1,p) where each process gets at least 16 cells along it and -dm_qbox_ghosted_vectors is on (global vectors inside ghosted buffers: no copies to local vectors; 17-25% faster on 4 GPUs than 1,2,2), else the grid of least interface area
 . -dm_qbox_ghosted_vectors <bool> - several ranks whose partition cuts only the slowest direction (slabs, the default for 2 and 3 ranks on a cube): each global vector keeps its values inside a buffer of the rank's ghosted box, and the operator, the transfers and the smoother work on it, exchanging the ghost layers only (default true; false: copies to and from local vectors)
-. -dm_qbox_exchange_device <bool> - several ranks on CUDA vectors: the exchanges hand device buffers to MPI, after a probe that falls back to host staging if MPI does not move device memory (default false; for an MPI that moves device memory point to point but fails PETSc's `-use_gpu_aware_mpi` check, e.g. Open MPI with `--mca pml ucx` over a CUDA-enabled UCX)
+. -dm_qbox_exchange_device <bool> - several ranks on CUDA vectors: the exchanges hand device buffers to MPI, after a probe that falls back to host staging if MPI does not move device memory (default `-vpatch_exchange_device`, false unless set; for an MPI that moves device memory point to point but fails PETSc's `-use_gpu_aware_mpi` check, e.g. Open MPI with `--mca pml ucx` over a CUDA-enabled UCX)
 . -dm_qbox_precision <double,single> - CUDA arithmetic of this level's operator and of the transfers to its refinement (default double)
 . -dm_qbox_mg_precision <double,single> - the same for the levels created by `DMCoarsen()` (mixed precision multigrid: single)
 . -dm_qbox_mapping <none,shell,deformed> - map the box onto a curved domain (isoparametric Q_k geometry; `DMQBoxSetMapping()` for a map of your own)
@@ -1195,16 +1196,17 @@ PetscErrorCode DMCreate_QBox(DM dm)
   dm->data           = q;
   q->dim             = 2;
   q->degree          = 1;
-  q->storecoords     = PETSC_FALSE; /* see -dm_qbox_coordinates */
-  q->vecmdot         = PETSC_TRUE;  /* see -dm_qbox_vec_mdot */
-  q->vecaypx         = PETSC_TRUE;  /* see -dm_qbox_vec_aypx */
-  q->fusedres        = PETSC_TRUE;  /* see -dm_qbox_fused_residual */
-  q->ghostedvecs     = PETSC_TRUE;  /* see -dm_qbox_ghosted_vectors */
-  q->gather          = PETSC_TRUE;  /* see -dm_qbox_gather */
-  q->gathercells     = -1;          /* see -dm_qbox_gather_cells: 2^21 / k^dim */
-  q->gatherstage     = 8;           /* see -dm_qbox_gather_stage */
-  q->dgpenalty       = 2.0;         /* see -dm_qbox_dg_penalty */
-  q->radii[0]        = 0.5;         /* see -dm_qbox_shell_radii */
+  q->storecoords     = PETSC_FALSE;             /* see -dm_qbox_coordinates */
+  q->vecmdot         = PETSC_TRUE;              /* see -dm_qbox_vec_mdot */
+  q->vecaypx         = PETSC_TRUE;              /* see -dm_qbox_vec_aypx */
+  q->fusedres        = PETSC_TRUE;              /* see -dm_qbox_fused_residual */
+  q->ghostedvecs     = PETSC_TRUE;              /* see -dm_qbox_ghosted_vectors */
+  q->gather          = PETSC_TRUE;              /* see -dm_qbox_gather */
+  q->exchdevice      = VPExchangeDeviceDefault; /* see -dm_qbox_exchange_device */
+  q->gathercells     = -1;                      /* see -dm_qbox_gather_cells: 2^21 / k^dim */
+  q->gatherstage     = 8;                       /* see -dm_qbox_gather_stage */
+  q->dgpenalty       = 2.0;                     /* see -dm_qbox_dg_penalty */
+  q->radii[0]        = 0.5;                     /* see -dm_qbox_shell_radii */
   q->radii[1]        = 1.0;
   q->amplitude       = 0.1; /* see -dm_qbox_deform_amplitude */
   q->contrast        = 1e6; /* see -dm_qbox_coefficient_contrast */

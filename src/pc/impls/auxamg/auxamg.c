@@ -2032,7 +2032,8 @@ static PetscErrorCode PCSetFromOptions_AuxAMG(PC pc, PetscOptionItems PetscOptio
   {
     PetscBool xd = j->exchdevice;
     PetscCall(PetscOptionsBool("-pc_auxamg_exchange_device",
-                               "Several ranks on the GPU: the levels' exchanges hand device buffers to MPI after a probe that falls back to host staging (an MPI that moves device memory point to point but fails PETSc's -use_gpu_aware_mpi check)",
+                               "Several ranks on the GPU: the levels' exchanges hand device buffers to MPI after a probe that falls back to host staging (an MPI that moves device memory point to point but fails PETSc's -use_gpu_aware_mpi check; "
+                               "default -vpatch_exchange_device)",
                                "PCAUXAMG", xd, &xd, NULL));
     if (pc->setupcalled && xd != j->exchdevice) { /* the star forests and the gather are made at the set-up */
       PetscCall(PetscInfo(pc, "-pc_auxamg_exchange_device changed after the set-up: set up again at the next solve\n"));
@@ -2188,7 +2189,7 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
 . -pc_auxamg_gpu <bool>              - apply on the GPU when the matrix is a `MATAIJCUSPARSE` (one rank and the uniform grid: the set-up too; default true)
 . -pc_auxamg_gather_size <n>         - several ranks on the GPU: gather the first level below the finest of at most n unknowns, and the levels below, on rank 0 (default 65536 times the ranks, 1048576 times the ranks with `-pc_auxamg_exchange_device`)
 . -pc_auxamg_coarse_smoother <jacobi,gs> - the levels below the finest: one damped Jacobi sweep before and after the coarse correction (default; one kernel each on the GPU) or the Gauss-Seidel of the finest level
-. -pc_auxamg_exchange_device <bool> - several ranks on the GPU: the levels' exchanges (all but the user's matrix's products) hand device buffers to MPI, after a probe that falls back to host staging if MPI does not move device memory (default false; for an MPI that moves device memory point to point but fails PETSc's `-use_gpu_aware_mpi` check, e.g. Open MPI with `--mca pml ucx` over a CUDA-enabled UCX, as `config/mpiexec-gpu.sh` starts it)
+. -pc_auxamg_exchange_device <bool> - several ranks on the GPU: the levels' exchanges (all but the user's matrix's products) hand device buffers to MPI, after a probe that falls back to host staging if MPI does not move device memory (default `-vpatch_exchange_device`, false unless set; for an MPI that moves device memory point to point but fails PETSc's `-use_gpu_aware_mpi` check, e.g. Open MPI with `--mca pml ucx` over a CUDA-enabled UCX, as `config/mpiexec-gpu.sh` starts it)
 . -pc_auxamg_gpu_graph <bool>        - GPU path: the coarse levels' cycle as one CUDA graph (default true; false launches its kernels one by one)
 - -pc_auxamg_check_galerkin          - compare each coarse operator with `MatPtAP()` (a check)
 
@@ -2267,6 +2268,7 @@ PETSC_EXTERN PetscErrorCode PCCreate_AuxAMG(PC pc)
   j->gathersize           = PETSC_DETERMINE;
   j->graph                = PETSC_TRUE;
   j->cjacobi              = PETSC_TRUE;
+  j->exchdevice           = VPExchangeDeviceDefault; /* see -pc_auxamg_exchange_device */
   pc->ops->setup          = PCSetUp_AuxAMG;
   pc->ops->apply          = PCApply_AuxAMG;
   pc->ops->reset          = PCReset_AuxAMG;
