@@ -884,8 +884,7 @@ static PetscErrorCode PCAuxAMGSetUpHost(PC pc, PetscInt cdim, PetscInt *Mp, Pets
    the run of points whose codes share their first d t bits. The aggregates of a level are the largest tree cells that
    hold at most T finest points (cut from the root down: a cell with more is split into its up to 2^d children; a cell
    of depth B is a leaf whatever it holds), T = AUXAMG_TREE_POINTS on level 0, then g times the last level's, and g
-   times more again where a level would not halve the unknowns (g: AuxAMGTreeGrowth(); on level 0 by the smallest step
-   instead, AuxAMGTreeRetry()). A cell under one threshold
+   times more again where a level would not halve the unknowns (g: AuxAMGTreeGrowth()). A cell under one threshold
    stays under a larger one, so each level's aggregates are unions of the previous level's: P is piecewise constant and
    the coarse operator is summed from A's entries as on the uniform grid (PCAuxAMGGalerkin()). Where points cluster (a
    mesh graded toward a region) the cells there are small and elsewhere large, so every aggregate holds about as many
@@ -904,16 +903,6 @@ static PetscErrorCode PCAuxAMGSetUpHost(PC pc, PetscInt cdim, PetscInt *Mp, Pets
 static inline PetscInt AuxAMGTreeGrowth(PetscInt cdim)
 {
   return cdim == 2 ? 2 : (PetscInt)1 << cdim;
-}
-
-/* the next threshold where a level's cut did not halve the unknowns: the smallest larger one that ends in a few tries
-   (T + 1, else 5/4 T). The points of a structured mesh fall into tree cells by their alignment with the cells, so
-   whether T halves them changes with the mesh size; a retry by g overshoots (bench_auxamg -grade 2 -grade_offset 0,
-   2D: at 4M unknowns T = 2 halved them, level 1 1.91M, 23 iterations; at 10M it did not, and T = 4 made level 1 2.31M,
-   a coarsening by 4.3, 31 iterations) */
-static inline PetscInt AuxAMGTreeRetry(PetscInt T)
-{
-  return PetscMax(T + 1, (5 * T) / 4);
 }
 
 typedef struct {
@@ -1026,7 +1015,7 @@ static PetscErrorCode PCAuxAMGSetUpTree(PC pc, PetscInt cdim, PetscInt m, const 
       PetscCall(AuxAMGTreeCut(comm, pt, m, (int)cdim, B, T, leaf, &nc));
       PetscCallMPI(MPIU_Allreduce(&nc, &Nc, 1, MPIU_INT, MPI_SUM, comm));
       if ((PetscReal)Nc <= AUXAMG_COARSENING * (PetscReal)Nf || T >= M) break;
-      T = l ? T * AuxAMGTreeGrowth(cdim) : AuxAMGTreeRetry(T);
+      T *= AuxAMGTreeGrowth(cdim);
     }
     if ((PetscReal)Nc > AUXAMG_COARSENING * (PetscReal)Nf) break; /* nothing left to coarsen */
     for (PetscInt r = 0; r < nf; r++) agg[r] = leaf[first[r]];
