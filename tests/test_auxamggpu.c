@@ -276,19 +276,27 @@ int main(int argc, char **argv)
     args: -coarse_size 100 -host_pc_auxamg_tree adaptive -host_pc_auxamg_smoother colored -gpu_pc_auxamg_tree adaptive -expect_device_cycle 0 -gpu_ksp_view
     output_file: none
 
-  # -pc_auxamg_tree auto (the default) on points clustered at a corner: the GPU PC, on one rank and two, takes the
-  # adaptive tree (set up on the host, applied on the device) as the host PC does
+  # -pc_auxamg_tree auto (the default) on points clustered at a corner. x^4: the uniform grid's fullest cell holds about
+  # 31^2 points, more than 2^(d+7) = 512: the GPU PC, on one rank and two, takes the adaptive tree (set up on the host,
+  # applied on the device) as the host PC does. x^3: about 21^2 points, below 512: the GPU PC keeps the uniform grid
+  # (the host PC, above its 2^(d+2), would take the tree: it is told the uniform grid, to compare like with like)
   test:
     suffix: 2d_graded_auto
     requires: cuda
-    args: -coarse_size 100 -n 100 -grade 3 -host_pc_auxamg_smoother colored -expect_tree adaptive -expect_device_cycle 0
+    args: -coarse_size 100 -n 100 -grade 4 -host_pc_auxamg_smoother colored -expect_tree adaptive -expect_device_cycle 0
     output_file: none
 
   test:
     suffix: 2d_graded_auto_np2
     nsize: 2
     requires: cuda
-    args: -coarse_size 100 -n 100 -grade 3 -host_pc_auxamg_smoother colored -expect_tree adaptive -expect_device_cycle 0
+    args: -coarse_size 100 -n 100 -grade 4 -host_pc_auxamg_smoother colored -expect_tree adaptive -expect_device_cycle 0
+    output_file: none
+
+  test:
+    suffix: 2d_graded_auto_device_uniform
+    requires: cuda
+    args: -coarse_size 100 -n 100 -grade 3 -host_pc_auxamg_tree uniform -expect_tree uniform
     output_file: none
 
   test:

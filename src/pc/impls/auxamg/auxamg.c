@@ -87,6 +87,15 @@ static const char *const PCAuxAMGTrees[] = {"uniform", "adaptive", "auto"};
    64-125 on 3D meshes graded toward a corner (below that, 13-16 and 27-30 on the smallest ones, which keep the uniform
    grid); 9 on ex5's disk at 148K unknowns (the tree: 42 iterations against 70; it keeps the uniform grid) */
 #define AUXAMG_TREE_AUTO_FULL 4
+/* the same with an AIJCUSPARSE matrix: there the uniform grid is set up on the device and the tree on the host, about
+   40x slower (10M unknowns: 0.4-0.8 s against 19-25 s), so the tree is taken only where the uniform grid's iterations
+   run away. Measured on one H200 (bench_auxamg -grade 2, -pc_auxamg_tree uniform against the tree; iterations, set-up +
+   solve s; bench/history/2026-11-28.md): 2D offset 0.2, fullest 72 points, 10M: 52, 0.44 + 0.70 against 29, 19.6 +
+   1.06; 3D offset 0.2, fullest 364, 10M: 39, 0.79 + 1.90 against 24, 25.1 + 0.58; 2D offset 0 (cells h^2 wide), fullest
+   1922 at 1M and 6272 at 10M: 129 and 291, 0.52 + 17.7 s at 10M against 31, 19.2 + 0.98 (one solve about even, each
+   further one 18x faster on the tree). 128 x 2^d puts these at 512 (2D) and 1024 points (3D): the tree for the last
+   only */
+#define AUXAMG_TREE_AUTO_FULL_DEVICE 128
 
 /* the coarsest level's largest size by default: on the host its LU is cheap and the cycle's cost per level is small;
    on the GPU a level costs its kernels' launches, which the K-cycle doubles per level, so fewer levels and a larger
@@ -151,6 +160,7 @@ typedef struct {
   PetscInt    tree;      /* -pc_auxamg_tree: PC_AUXAMG_TREE_UNIFORM, _ADAPTIVE or _AUTO */
   PetscBool   adaptive;  /* this set-up's aggregates from the region tree refined where the points cluster (PCAuxAMGSetUpTree()) */
   PetscInt    fullest;   /* -pc_auxamg_tree auto: the most points in one cell of the uniform grid (0: not counted) */
+  PetscReal   fullmax;   /* -pc_auxamg_tree auto: the adaptive tree where fullest is above this */
   PetscInt    cdimsetup; /* the coordinates' dimension of the last set-up */
   /* several ranks on the GPU, or the adaptive tree there (AIJCUSPARSE, -pc_auxamg_gpu): the levels 0 .. nlevels - 1
      are AIJCUSPARSE matrices (set up on the host), distributed, smoothed on the device: the Gauss-Seidel's colors by the diagonal block's CSR (dA[l])
@@ -1536,7 +1546,8 @@ static PetscErrorCode PCSetUp_AuxAMG(PC pc)
     if (j->tree == PC_AUXAMG_TREE_AUTO && !j->skey) { /* the fullest cell of the uniform grid (its points on one rank): graded where it is far above the average */
       PetscCall(PCAuxAMGFullestCell(m, key, &j->fullest));
       PetscCallMPI(MPIU_Allreduce(MPI_IN_PLACE, &j->fullest, 1, MPIU_INT, MPI_MAX, comm));
-      j->adaptive = (PetscBool)((PetscReal)j->fullest > AUXAMG_TREE_AUTO_FULL * (PetscReal)(1 << cdim) * j->ppc);
+      j->fullmax  = (gpu || dist ? AUXAMG_TREE_AUTO_FULL_DEVICE : AUXAMG_TREE_AUTO_FULL) * (PetscReal)(1 << cdim) * j->ppc;
+      j->adaptive = (PetscBool)((PetscReal)j->fullest > j->fullmax);
       PetscCall(PetscInfo(pc, "-pc_auxamg_tree auto: the fullest of the uniform grid's cells holds %" PetscInt_FMT " points (%g on average): the %s tree\n", j->fullest, (double)j->ppc, j->adaptive ? "adaptive" : "uniform"));
       if (j->adaptive && gpu) { /* the tree is set up on the host: the path of several ranks, on one */
         PetscCall(PetscInfo(pc, "-pc_auxamg_tree auto chose the adaptive tree: the levels set up on the host, the cycle on the device\n"));
@@ -2070,8 +2081,7 @@ static PetscErrorCode PCView_AuxAMG(PC pc, PetscViewer viewer)
   else
     PetscCall(PetscViewerASCIIPrintf(viewer, "auxiliary-grid AMG: %s-cycle, %" PetscInt_FMT " levels, auxiliary grid %" PetscInt_FMT " cells per direction, operator complexity %.3f, %s\n", j->cycle == PC_AUXAMG_CYCLE_K ? "K" : "V", j->nlevels, j->M,
                                      (double)j->opcomplexity, j->gpu ? "on the GPU (coarse levels in ELL)" : (j->dist ? "set up on the host, applied on the GPU" : "on the host")));
-  if (j->fullest)
-    PetscCall(PetscViewerASCIIPrintf(viewer, "-pc_auxamg_tree auto: the fullest cell of the uniform grid held %" PetscInt_FMT " points (the adaptive tree above %g)\n", j->fullest, (double)(AUXAMG_TREE_AUTO_FULL * (1 << j->cdimsetup) * j->ppc)));
+  if (j->fullest) PetscCall(PetscViewerASCIIPrintf(viewer, "-pc_auxamg_tree auto: the fullest cell of the uniform grid held %" PetscInt_FMT " points (the adaptive tree above %g)\n", j->fullest, (double)j->fullmax));
   if (j->dcycle) PetscCall(PetscViewerASCIIPrintf(viewer, "coarse levels' cycle on the device, %s, no host synchronization; coarsest level by its dense inverse\n", j->graph ? "one CUDA graph" : "kernels launched one by one"));
   for (PetscInt l = 0; l < j->nlevels; l++) {
     PetscCall(PetscViewerASCIIPrintf(viewer, "  level %" PetscInt_FMT ": %" PetscInt_FMT " unknowns, %.0f nonzeros", l, j->nrows[l], (double)j->nnz[l]));
@@ -2185,7 +2195,7 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
 . -pc_auxamg_points_per_cell <p>     - about p points per cell of the auxiliary grid on average (default 1; a level that does not halve the unknowns is skipped)
 . -pc_auxamg_ktol <t>                - K-cycle: skip the second inner step when the first reduced the residual by t (default 0.25)
 . -pc_auxamg_smoother <auto,colored,local> - Gauss-Seidel colored by the tree (on the adaptive tree by a greedy coloring of the cells' graph) or processor-local sweeps (`MatSOR()`); auto (default): colored except on the adaptive tree on the host
-. -pc_auxamg_tree <auto,uniform,adaptive> - the aggregates from a uniform auxiliary grid or from a region tree refined where the points cluster (meshes graded toward a region; set up on the host; its colors from a greedy coloring); auto (default): the adaptive tree where a cell of the uniform grid holds more than 2^(d+2) times the average (with `MATAIJCUSPARSE` it is then set up on the host, applied on the device), else the uniform grid
+. -pc_auxamg_tree <auto,uniform,adaptive> - the aggregates from a uniform auxiliary grid or from a region tree refined where the points cluster (meshes graded toward a region; set up on the host; its colors from a greedy coloring); auto (default): the adaptive tree where a cell of the uniform grid holds more than 2^(d+2) times the average, with `MATAIJCUSPARSE` more than 2^(d+7) times (the tree is then set up on the host, applied on the device), else the uniform grid
 . -pc_auxamg_gpu <bool>              - apply on the GPU when the matrix is a `MATAIJCUSPARSE` (one rank and the uniform grid: the set-up too; default true)
 . -pc_auxamg_gather_size <n>         - several ranks on the GPU: gather the first level below the finest of at most n unknowns, and the levels below, on rank 0 (default 65536 times the ranks, 1048576 times the ranks with `-pc_auxamg_exchange_device`)
 . -pc_auxamg_coarse_smoother <jacobi,gs> - the levels below the finest: one damped Jacobi sweep before and after the coarse correction (default; one kernel each on the GPU) or the Gauss-Seidel of the finest level
@@ -2241,8 +2251,11 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
   colored sweep there). On quasi-uniform meshes it takes 0-2 iterations more than the uniform grid. By default
   (`-pc_auxamg_tree auto`) it is taken where the uniform grid's fullest cell (its points on one rank) holds more than
   2^(d+2) times the average (on quasi-uniform meshes at most 4 points, on a Q_k node set 3^d, on graded ones 17 or more
-  in 2D); with a `MATAIJCUSPARSE` matrix, on one rank too, it is then set up on the host and applied on the device with
-  the colored sweep (the path of several ranks).
+  in 2D). With a `MATAIJCUSPARSE` matrix the threshold is 2^(d+7) times the average: the tree is set up on the host
+  (about 2 us per unknown, 40x the uniform grid's set-up on the device), so it is taken only where the uniform grid's
+  iterations run away (a mesh graded toward a corner with cells h^2 wide there: 291 iterations at 10M unknowns in 2D,
+  31 on the tree); it is then set up on the host and applied on the device with the colored sweep (the path of several
+  ranks), on one rank too.
 
   As the coarse solver of `PCMG` on a `DMQBOX` hierarchy (`-mg_coarse_ksp_type fcg -mg_coarse_pc_type auxamg`) it
   takes the assembled copy of the matrix-free coarse operator and the coarse `DM`'s node coordinates by itself (host
