@@ -278,8 +278,7 @@ int main(int argc, char **argv)
 
   # -pc_auxamg_tree auto (the default) on points clustered at a corner. x^4: the uniform grid's fullest cell holds about
   # 31^2 points, more than 2^(d+7) = 512: the GPU PC, on one rank and two, takes the adaptive tree (set up on the host,
-  # applied on the device) as the host PC does. x^3: about 21^2 points, below 512: the GPU PC keeps the uniform grid
-  # (the host PC, above its 2^(d+2), would take the tree: it is told the uniform grid, to compare like with like)
+  # applied on the device) as the host PC does
   test:
     suffix: 2d_graded_auto
     requires: cuda
@@ -291,12 +290,6 @@ int main(int argc, char **argv)
     nsize: 2
     requires: cuda
     args: -coarse_size 100 -n 100 -grade 4 -host_pc_auxamg_smoother colored -expect_tree adaptive -expect_device_cycle 0
-    output_file: none
-
-  test:
-    suffix: 2d_graded_auto_device_uniform
-    requires: cuda
-    args: -coarse_size 100 -n 100 -grade 3 -host_pc_auxamg_tree uniform -expect_tree uniform
     output_file: none
 
   test:
