@@ -382,7 +382,9 @@ static PetscErrorCode PCAuxAMGGalerkin(Mat A, const PetscInt *agg, PetscInt nc, 
   for (PetscInt c = nc; c > 0; c--) first[c] = first[c - 1];
   first[0] = 0;
   for (PetscInt c = 0; c < nc; c++) mark[c] = -1;
-  PetscCall(PetscMalloc3(nc + 1, &rp, PetscMax((PetscInt)nnz, 1), &cc, PetscMax((PetscInt)nnz, 1), &cv));
+  PetscCall(PetscMalloc1(nc + 1, &rp)); /* separately: on one rank they become the matrix's */
+  PetscCall(PetscMalloc1(PetscMax((PetscInt)nnz, 1), &cc));
+  PetscCall(PetscMalloc1(PetscMax((PetscInt)nnz, 1), &cv));
   rp[0] = 0;
   for (PetscInt c = 0; c < nc; c++) {
     const PetscInt s = m;
@@ -424,17 +426,11 @@ static PetscErrorCode PCAuxAMGGalerkin(Mat A, const PetscInt *agg, PetscInt nc, 
   }
   PetscCall(PetscLogFlops(nnz)); /* one addition per entry of A */
 #if defined(AUXAMG_MPIAIJ)
-  if (!Ao && !mpi) { /* one rank: the CSR arrays become the matrix's (MatSeqAIJSetPreallocationCSR() would insert them row
-                        by row; measured: 4M unknowns, 2D, the tree's set-up, bench/history/2026-11-28.md) */
-    PetscInt    *ri, *cj;
-    PetscScalar *va;
-    PetscCall(PetscMalloc1(nc + 1, &ri));
-    PetscCall(PetscMalloc1(PetscMax(m, 1), &cj));
-    PetscCall(PetscMalloc1(PetscMax(m, 1), &va));
-    PetscCall(PetscArraycpy(ri, rp, nc + 1));
-    PetscCall(PetscArraycpy(cj, cc, m));
-    PetscCall(PetscArraycpy(va, cv, m));
-    PetscCall(MatCreateSeqAIJWithArrays(comm, nc, nc, ri, cj, va, Ac));
+  if (!Ao && !mpi) { /* one rank: the CSR arrays, cut to their entries, become the matrix's (MatSeqAIJSetPreallocationCSR()
+                        would insert them row by row; measured: 4M unknowns, 2D, the tree's set-up, bench/history/2026-11-28.md) */
+    PetscCall(PetscRealloc(sizeof(PetscInt) * PetscMax(m, 1), &cc));
+    PetscCall(PetscRealloc(sizeof(PetscScalar) * PetscMax(m, 1), &cv));
+    PetscCall(MatCreateSeqAIJWithArrays(comm, nc, nc, rp, cc, cv, Ac));
     ((Mat_SeqAIJ *)(*Ac)->data)->free_a  = PETSC_TRUE; /* freed with the matrix */
     ((Mat_SeqAIJ *)(*Ac)->data)->free_ij = PETSC_TRUE;
   } else
@@ -445,8 +441,10 @@ static PetscErrorCode PCAuxAMGGalerkin(Mat A, const PetscInt *agg, PetscInt nc, 
     PetscCall(MatSetType(*Ac, MATAIJ));
     PetscCall(MatSeqAIJSetPreallocationCSR(*Ac, rp, cc, cv)); /* copies, assembles */
     PetscCall(MatMPIAIJSetPreallocationCSR(*Ac, rp, cc, cv));
+    PetscCall(PetscFree(rp));
+    PetscCall(PetscFree(cc));
+    PetscCall(PetscFree(cv));
   }
-  PetscCall(PetscFree3(rp, cc, cv));
   PetscCall(PetscFree3(first, rows, mark));
   PetscCall(PetscLogEventEnd(VPATCH_AuxAMGGalerkin, A, 0, 0, 0));
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1377,18 +1375,19 @@ static PetscErrorCode PCAuxAMGSetUpGather(PC pc, PetscInt cdim, PetscInt M, Pets
   PetscCall(ISCreateStride(PETSC_COMM_SELF, rank == 0 ? N : 0, 0, 1, &is));
   PetscCall(MatCreateSubMatrices(j->A[L], 1, &is, &is, MAT_INITIAL_MATRIX, &As));
   PetscCall(ISDestroy(&is));
-  if (j->exchdevice) { /* point to point (a general index set keeps VecScatterCreate() from the gather collective, which
+  if (j->exchdevice) {                     /* point to point (a general index set keeps VecScatterCreate() from the gather collective, which
                           an MPI that moves device memory only point to point cannot take): device buffers then */
-    PetscInt *idx;
-    IS        ix, iy;
-    PetscCall(PetscMalloc1(rank == 0 ? N : 0, &idx));
-    for (PetscInt i = 0; i < (rank == 0 ? N : 0); i++) idx[i] = i;
-    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, rank == 0 ? N : 0, idx, PETSC_OWN_POINTER, &ix));
-    PetscCall(ISCreateStride(PETSC_COMM_SELF, rank == 0 ? N : 0, 0, 1, &iy));
+    const PetscInt ng = rank == 0 ? N : 0; /* rank 0 receives the level */
+    PetscInt      *idx;
+    IS             ix, iy;
+    PetscCall(PetscMalloc1(ng, &idx));
+    for (PetscInt i = 0; i < ng; i++) idx[i] = i;
+    PetscCall(ISCreateGeneral(PETSC_COMM_SELF, ng, idx, PETSC_OWN_POINTER, &ix));
+    PetscCall(ISCreateStride(PETSC_COMM_SELF, ng, 0, 1, &iy));
 #if defined(PETSC_HAVE_CUDA)
-    PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, rank == 0 ? N : 0, &j->subb)); /* the gather serves the GPU path only */
+    PetscCall(VecCreateSeqCUDA(PETSC_COMM_SELF, ng, &j->subb)); /* the gather serves the GPU path only */
 #else
-    PetscCall(VecCreateSeq(PETSC_COMM_SELF, rank == 0 ? N : 0, &j->subb));
+    PetscCall(VecCreateSeq(PETSC_COMM_SELF, ng, &j->subb));
 #endif
     PetscCall(VecScatterCreate(j->r[L], ix, j->subb, iy, &j->subscatter));
     PetscCall(ISDestroy(&ix));
@@ -2262,7 +2261,7 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
   On meshes graded toward a region a uniform auxiliary grid puts many points into the cells there: the iterations grow
   by 6-7 per tenfold refinement (2D, cells about h^2 wide at a corner: 17 to 82 iterations from 289 to 263,169
   unknowns). The adaptive tree takes as aggregates the largest cells of a tree over the points' Morton order that hold
-  at most 2 points (level 0), then 2 times more per level in 2D and 2^d in 3D: 13 to 23 iterations there, 26 at 1M. The cells are cut by
+  at most 2 points (level 0), then 2 times more per level in 2D and 2^d in 3D: 13 to 23 iterations there, 26 at 1M (bench_auxamg's h^2 grading: 22 at 1M, 31 at 10M, where the first level coarsens by 4). The cells are cut by
   the points of all ranks; a cell's points on each rank form one aggregate there. Its cells differ in size, so the
   Gauss-Seidel's colors come from a greedy coloring of the cells' graph (`MatColoring`); on the host it sweeps with
   `MatSOR()` by default (`-pc_auxamg_smoother auto`: as many iterations, within one, in 2.5-5x less time than the
