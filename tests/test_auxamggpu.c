@@ -46,6 +46,28 @@ static PetscErrorCode MakeSolver(Mat A, PetscInt dim, PetscInt n, PetscReal *xy,
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* where two levels' aggregates differ: each side's rows and aggregates, and the first row (in order) that differs */
+static PetscErrorCode ReportAggregates(PetscInt l, IS ic, IS ig)
+{
+  PetscInt        nc, ng, ac = 0, ag = 0, first = -1;
+  const PetscInt *c, *g;
+
+  PetscFunctionBegin;
+  PetscCall(ISGetLocalSize(ic, &nc));
+  PetscCall(ISGetLocalSize(ig, &ng));
+  PetscCall(ISGetIndices(ic, &c));
+  PetscCall(ISGetIndices(ig, &g));
+  for (PetscInt i = 0; i < nc; i++) ac = PetscMax(ac, c[i] + 1);
+  for (PetscInt i = 0; i < ng; i++) ag = PetscMax(ag, g[i] + 1);
+  for (PetscInt i = 0; i < PetscMin(nc, ng) && first < 0; i++)
+    if (c[i] != g[i]) first = i;
+  PetscCall(PetscSynchronizedPrintf(PETSC_COMM_WORLD, "level %" PetscInt_FMT ": the host %" PetscInt_FMT " rows in aggregates up to %" PetscInt_FMT ", the GPU %" PetscInt_FMT " rows up to %" PetscInt_FMT "; first differing row %" PetscInt_FMT " (host %" PetscInt_FMT ", GPU %" PetscInt_FMT ")\n", l, nc, ac, ng, ag, first, first >= 0 ? c[first] : -1, first >= 0 ? g[first] : -1));
+  PetscCall(PetscSynchronizedFlush(PETSC_COMM_WORLD, PETSC_STDOUT));
+  PetscCall(ISRestoreIndices(ic, &c));
+  PetscCall(ISRestoreIndices(ig, &g));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
   PetscInt           dim = 2, n = 64, N, nl = 0, itc, itg;
@@ -123,6 +145,7 @@ int main(int argc, char **argv)
     PetscCheck(okc == okg, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the host path has %s level below level %" PetscInt_FMT ", the GPU path %s", okc ? "a" : "no", l, okg ? "has" : "has not");
     if (!okc) break;
     PetscCall(ISEqual(ic, ig, &eq));
+    if (!eq) PetscCall(ReportAggregates(l, ic, ig));
     PetscCheck(eq, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the aggregates of level %" PetscInt_FMT " differ between the host and the GPU", l);
     PetscCall(ISDestroy(&ic));
     PetscCall(ISDestroy(&ig));
@@ -278,7 +301,15 @@ int main(int argc, char **argv)
 
   # -pc_auxamg_tree auto (the default) on points clustered at a corner. x^4: the uniform grid's fullest cell holds about
   # 31^2 points, more than 2^(d+7) = 512: the GPU PC, on one rank and two, takes the adaptive tree (set up on the host,
-  # applied on the device) as the host PC does
+  # applied on the device) as the host PC does. x^2: about 10^2 points, above the host's 2^(d+2) = 16 and below 512:
+  # the GPU PC keeps the uniform grid (the host PC, which would take the tree, is told the uniform grid to compare like
+  # with like). (x^3 holds 882 points, above 512: there the GPU PC takes the tree too)
+  test:
+    suffix: 2d_graded_auto_device_uniform
+    requires: cuda
+    args: -coarse_size 100 -n 100 -grade 2 -host_pc_auxamg_tree uniform -expect_tree uniform
+    output_file: none
+
   test:
     suffix: 2d_graded_auto
     requires: cuda

@@ -906,9 +906,14 @@ static PetscErrorCode PCAuxAMGSetUpHost(PC pc, PetscInt cdim, PetscInt *Mp, Pets
 }
 
 /* The adaptive region tree (-pc_auxamg_tree adaptive; set up on the host). The points are sorted by their Morton code (B
-   bits per direction over the bounding box's largest extent, the directions interleaved): a tree cell of depth t is
-   the run of points whose codes share their first d t bits. The aggregates of a level are the largest tree cells that
-   hold at most T finest points (cut from the root down: a cell with more is split into its up to 2^d children; a cell
+   bits per direction over the root cell, the directions interleaved): a tree cell of depth t is the run of points whose
+   codes share their first d t bits. The root cell is the smallest 2^t c h at least the bounding box's largest extent,
+   h = (volume / N)^(1/d) the points' mean spacing (c: AuxAMGTreeSpacing()), so that a cell of a given size in h holds
+   about as many points at any N and a refined mesh keeps the tree's proportions. With the root at the extent the
+   cells' widths fell between the mesh's spacings at some N: bench_auxamg -dim 2 -grade 2, offset 0 and 0.2, took 22
+   and 21 iterations at 1M and 4M but 32 and 29 at 10M, where level 0's cells of up to 2 points did not halve the
+   unknowns and the retry coarsened by 4.3 instead of 2.1; now 23 and 22 at 10M (CPU, measured). The aggregates of a
+   level are the largest tree cells that hold at most T finest points (cut from the root down: a cell with more is split into its up to 2^d children; a cell
    of depth B is a leaf whatever it holds), T = AUXAMG_TREE_POINTS on level 0, then g times the last level's, and g
    times more again where a level would not halve the unknowns (g: AuxAMGTreeGrowth()). A cell under one threshold
    stays under a larger one, so each level's aggregates are unions of the previous level's: P is piecewise constant and
@@ -929,6 +934,15 @@ static PetscErrorCode PCAuxAMGSetUpHost(PC pc, PetscInt cdim, PetscInt *Mp, Pets
 static inline PetscInt AuxAMGTreeGrowth(PetscInt cdim)
 {
   return cdim == 2 ? 2 : (PetscInt)1 << cdim;
+}
+
+/* c: the root cell is 2^t c h, so that the cells of depth t are c times the points' mean spacing h wide. Measured on
+   bench_auxamg -grade 2 with the tree: in 2D c = 1 (0.8 took 30 and 28 iterations at 1M, offsets 0 and 0.2, where 1
+   takes 23 and 22); in 3D c = 0.8 (offset 0.2, one H200, iterations, set-up + solve s: 1M 22, 1.27 + 0.27 against 1's
+   23, 1.94 + 0.24; 10M 24, 16.2 + 0.55 against 25, 20.1 + 0.91: with 1 level 0 coarsened by 5.1 instead of 4.1) */
+static inline PetscReal AuxAMGTreeSpacing(PetscInt cdim)
+{
+  return cdim == 3 ? 0.8 : 1.0;
 }
 
 typedef struct {
@@ -1022,6 +1036,19 @@ static PetscErrorCode PCAuxAMGSetUpTree(PC pc, PetscInt cdim, PetscInt m, const 
   PetscCall(MatGetSize(j->A[0], &M, NULL));
   for (PetscInt d = 0; d < cdim; d++) ext = PetscMax(ext, hi[d] - lo[d]);
   if (ext <= 0) ext = 1;
+  { /* the root cell: the smallest 2^t c h at least the largest extent, h = (volume / N)^(1/d) the points' mean spacing */
+    PetscReal vol = 1;
+    PetscInt  dp  = 0;
+    for (PetscInt d = 0; d < cdim; d++)
+      if (hi[d] > lo[d]) {
+        vol *= hi[d] - lo[d];
+        dp++;
+      }
+    if (dp) {
+      const PetscReal h = AuxAMGTreeSpacing(cdim) * PetscPowReal(vol / (PetscReal)M, 1.0 / dp);
+      ext               = PetscMax(ext, h * PetscPowReal(2.0, PetscCeilReal(PetscLog2Real(ext / h))));
+    }
+  }
   PetscCall(PetscMalloc4(PetscMax(m, 1), &pt, PetscMax(m, 1), &leaf, PetscMax(m, 1), &first, PetscMax(m, 1), &agg));
   for (PetscInt i = 0; i < m; i++) {
     PetscInt64 q[3] = {0, 0, 0}, c = 0;
