@@ -90,11 +90,11 @@ static const char *const PCAuxAMGTrees[] = {"uniform", "adaptive", "auto"};
 /* the same with an AIJCUSPARSE matrix: there the uniform grid is set up on the device and the tree on the host, about
    40x slower (10M unknowns: 0.4-0.8 s against 19-25 s), so the tree is taken only where the uniform grid's iterations
    run away. Measured on one H200 (bench_auxamg -grade 2, -pc_auxamg_tree uniform against the tree; iterations, set-up +
-   solve s; bench/history/2026-11-28.md): 2D offset 0.2, fullest 72 points, 10M: 52, 0.44 + 0.70 against 29, 19.6 +
-   1.06; 3D offset 0.2, fullest 364, 10M: 39, 0.79 + 1.90 against 24, 25.1 + 0.58; 2D offset 0 (cells h^2 wide), fullest
-   1922 at 1M and 6272 at 10M: 129 and 291, 0.52 + 17.7 s at 10M against 31, 19.2 + 0.98 (one solve about even, each
-   further one 18x faster on the tree). 128 x 2^d puts these at 512 (2D) and 1024 points (3D): the tree for the last
-   only */
+   solve s; bench/history/2026-11-28.md and 2026-11-29.md): 2D offset 0.2, fullest 72 points, 10M: 52, 0.44 + 0.70
+   against 23, 26.4 + 1.18; 3D offset 0.2, fullest 364, 10M: 39, 0.79 + 1.90 against 24, 16.2 + 0.55; 2D offset 0
+   (cells h^2 wide), fullest 1922 at 1M and 6272 at 10M: 129 and 291, 0.52 + 17.7 s at 10M against 25, 19.3 + 1.20 (one
+   solve about even, each further one 15x faster on the tree). 128 x 2^d puts these at 512 (2D) and 1024 points (3D):
+   the tree for the last only */
 #define AUXAMG_TREE_AUTO_FULL_DEVICE 128
 
 /* the coarsest level's largest size by default: on the host its LU is cheap and the cycle's cost per level is small;
@@ -2288,18 +2288,19 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
   On meshes graded toward a region a uniform auxiliary grid puts many points into the cells there: the iterations grow
   by 6-7 per tenfold refinement (2D, cells about h^2 wide at a corner: 17 to 82 iterations from 289 to 263,169
   unknowns). The adaptive tree takes as aggregates the largest cells of a tree over the points' Morton order that hold
-  at most 2 points (level 0), then 2 times more per level in 2D and 2^d in 3D: 13 to 23 iterations there, 26 at 1M (bench_auxamg's h^2 grading: 22 at 1M, 31 at 10M, where the first level coarsens by 4). The cells are cut by
-  the points of all ranks; a cell's points on each rank form one aggregate there. Its cells differ in size, so the
-  Gauss-Seidel's colors come from a greedy coloring of the cells' graph (`MatColoring`); on the host it sweeps with
-  `MatSOR()` by default (`-pc_auxamg_smoother auto`: as many iterations, within one, in 2.5-5x less time than the
-  colored sweep there). On quasi-uniform meshes it takes 0-2 iterations more than the uniform grid. By default
-  (`-pc_auxamg_tree auto`) it is taken where the uniform grid's fullest cell (its points on one rank) holds more than
-  2^(d+2) times the average (on quasi-uniform meshes at most 4 points, on a Q_k node set 3^d, on graded ones 17 or more
-  in 2D). With a `MATAIJCUSPARSE` matrix the threshold is 2^(d+7) times the average: the tree is set up on the host
-  (about 2 us per unknown, 40x the uniform grid's set-up on the device), so it is taken only where the uniform grid's
-  iterations run away (a mesh graded toward a corner with cells h^2 wide there: 291 iterations at 10M unknowns in 2D,
-  31 on the tree); it is then set up on the host and applied on the device with the colored sweep (the path of several
-  ranks), on one rank too.
+  at most 2 points (level 0), then 2 times more per level in 2D and 2^d in 3D: 13 to 24 iterations there, 26 at 1M
+  (bench_auxamg's h^2 grading: 23 at 1M, 25 at 10M on the GPU; the root cell scales with the points' mean spacing, so a
+  refined mesh keeps the tree's proportions). The cells are cut by the points of all ranks; a cell's points on each rank
+  form one aggregate there. Its cells differ in size, so the Gauss-Seidel's colors come from a greedy coloring of the
+  cells' graph (`MatColoring`); on the host it sweeps with `MatSOR()` by default (`-pc_auxamg_smoother auto`: as many
+  iterations, within one, in 2.5-5x less time than the colored sweep there). On quasi-uniform meshes it takes 0-2
+  iterations more than the uniform grid. By default (`-pc_auxamg_tree auto`) it is taken where the uniform grid's
+  fullest cell (its points on one rank) holds more than 2^(d+2) times the average (on quasi-uniform meshes at most 4
+  points, on a Q_k node set 3^d, on graded ones 17 or more in 2D). With a `MATAIJCUSPARSE` matrix the threshold is
+  2^(d+7) times the average: the tree is set up on the host (about 2 us per unknown, 40x the uniform grid's set-up on
+  the device), so it is taken only where the uniform grid's iterations run away (a mesh graded toward a corner with
+  cells h^2 wide there: 291 iterations at 10M unknowns in 2D, 25 on the tree); it is then set up on the host and applied
+  on the device with the colored sweep (the path of several ranks), on one rank too.
 
   As the coarse solver of `PCMG` on a `DMQBOX` hierarchy (`-mg_coarse_ksp_type fcg -mg_coarse_pc_type auxamg`) it
   takes the assembled copy of the matrix-free coarse operator and the coarse `DM`'s node coordinates by itself (host
