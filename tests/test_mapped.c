@@ -276,8 +276,9 @@ int main(int argc, char **argv)
   }
 
   { /* PCVPATCH on the mapped operator (the separable surrogate): one symmetric sweep; with -gpu, CUDA against CPU */
-    Vec                 ys = NULL;
-    PCVPatchLocalSolver ls = PC_VPATCH_LOCAL_FDM;
+    Vec                 ys   = NULL;
+    PCVPatchLocalSolver ls   = PC_VPATCH_LOCAL_FDM;
+    PetscInt            dim2 = 3;
     for (PetscInt dev = 0; dev < (gpu ? 2 : 1); dev++) {
       Vec xd, yd;
       PetscCall(CreateDM((PetscBool)dev, PETSC_FALSE, &dm2));
@@ -293,7 +294,7 @@ int main(int argc, char **argv)
         PetscCall(PetscOptionsGetBool(NULL, NULL, "-dm_qbox_geometry_onthefly", &fly, NULL));
         PetscCall(PetscOptionsGetEnum(NULL, NULL, "-pc_vpatch_local_solver", PCVPatchLocalSolvers, (PetscEnum *)&ls, NULL));
         PetscCall(DMGetDimension(dm2, &dim));
-        expect = (PetscBool)(patchres && !fly && dim == 3 && ls != PC_VPATCH_LOCAL_CG && ls != PC_VPATCH_LOCAL_DENSE);
+        expect = (PetscBool)(patchres && !fly && dim == 3 && ls != PC_VPATCH_LOCAL_DENSE);
         PetscCall(PetscLogEventGetId("VPPatchResid", &id));
         PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, id, &i0));
         PetscCall(Sweep(dm2, NULL, PETSC_FALSE, xd, yd));
@@ -318,8 +319,9 @@ int main(int argc, char **argv)
         /* the same sweep in float (the patch kernels and the colors' residuals): float's round-off, amplified by the
            patch solves' conditioning, stays below 1e-5 here */
         PetscCall(PetscOptionsGetEnum(NULL, NULL, "-pc_vpatch_local_solver", PCVPatchLocalSolvers, (PetscEnum *)&ls, NULL));
-        if (ls == PC_VPATCH_LOCAL_CG)
-          PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCVPATCH surrogate sweep, CUDA single: not run (the local solver cg computes in double)\n"));
+        PetscCall(DMGetDimension(dm2, &dim2));
+        if (ls == PC_VPATCH_LOCAL_CG && dim2 != 3)
+          PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCVPATCH surrogate sweep, CUDA single: not run (the local solver cg computes in single precision in the 3D patch kernel only)\n"));
         else {
           PetscCall(SweepPrecision(dm2, NULL, PETSC_FALSE, PETSC_TRUE, xd, yd));
           PetscCall(VecCopy(yd, z));
@@ -567,6 +569,25 @@ int main(int argc, char **argv)
     suffix: gpu_cg
     requires: cuda
     args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 -pc_vpatch_local_solver cg
+
+  # the local solver cg in the patch kernel: on two ranks (the cells below the rank's), at k = 7 (two blocks per SM in
+  # float), and in 2D (the separate CG kernel)
+  test:
+    suffix: gpu_cg_np2
+    requires: cuda
+    nsize: 2
+    args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 -pc_vpatch_local_solver cg
+    output_file: test_mapped_gpu_cg
+
+  test:
+    suffix: gpu_cg_k7
+    requires: cuda
+    args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 7 -dm_qbox_cells 2 -pc_vpatch_local_solver cg -pc_vpatch_local_its 4
+
+  test:
+    suffix: gpu_cg_2d
+    requires: cuda
+    args: -gpu -dm_qbox_dim 2 -dm_qbox_degree 4 -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -pc_vpatch_local_solver cg
 
   test:
     suffix: gpu_2d_np2

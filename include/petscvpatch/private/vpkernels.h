@@ -431,6 +431,7 @@ PETSC_INTERN PetscErrorCode VPPatchCGColor_CUDA(const VPGrid *, const VPPatchCGT
    surrogate factors (3 per vertex) the solve reads */
 typedef struct {
   int              alo[3], anv[3];
+  int              its; /* local solver cg: its CG steps preconditioned by the scaled surrogate (0: the solve above) */
   PetscReal        damp;
   const PetscReal *pw;
   PetscReal        S[VPATCH_MAX_NI * VPATCH_MAX_NI], lam[VPATCH_MAX_NI], Kd[VPATCH_MAX_NI], Md[VPATCH_MAX_NI];

@@ -197,8 +197,8 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
        PCVPatchStepLocal()): b and x into their ghosted copies once per pass, no operator application over the level
        and no pass over the level's vectors per color. The kernel reads and changes the nodes of its patches only, as the
        Cartesian one does, so the same exchanges keep every rank's copy current. */
-    PetscBool fused = (PetscBool)(jac->cuda && jac->patchres && jac->surrogate && g->dim == 3 && ((jac->local == PC_VPATCH_LOCAL_SCALED && jac->diagl) || jac->local == PC_VPATCH_LOCAL_FDM) && jac->scale == (PetscScalar)1.0 && jac->d_pg &&
-                                  !jac->d_pm); /* the same on every rank: the exchanges below are collective */
+    PetscBool fused = (PetscBool)(jac->cuda && jac->patchres && jac->surrogate && g->dim == 3 && (((jac->local == PC_VPATCH_LOCAL_SCALED || jac->local == PC_VPATCH_LOCAL_CG) && jac->diagl) || jac->local == PC_VPATCH_LOCAL_FDM) &&
+                                  jac->scale == (PetscScalar)1.0 && jac->d_pg && !jac->d_pm); /* the same on every rank: the exchanges below are collective */
     if (fused) {
       const PetscInt gb = DMQBoxColorGroupBits_Private(jac->dm);
       DMQBoxGhosted  B, X;
@@ -208,7 +208,7 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
       PetscCall(DMQBoxGhostedGet_Private(jac->dm, x, zero ? DMQBOX_GHOSTED_INOUT_ZERO : DMQBOX_GHOSTED_INOUT, PETSC_FALSE, &X)); /* zero: x = 0 (the callers set it) */
       for (PetscInt i = 0; i < nc; i++) {
         const PetscInt c = PCVPatchColor(jac, nc, i, reverse), next = i < nc - 1 ? PCVPatchColor(jac, nc, i + 1, reverse) : -1;
-        PetscCall(MatQBoxPatchResidualArrays_Private(jac->A, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, PETSC_TRUE, B.a, X.a, X.a, &jac->sct, jac->d_pg, jac->local == PC_VPATCH_LOCAL_SCALED ? dg : NULL, &done));
+        PetscCall(MatQBoxPatchResidualArrays_Private(jac->A, (PetscBool)(jac->precision == VP_PRECISION_SINGLE), c, PETSC_TRUE, B.a, X.a, X.a, &jac->sct, jac->d_pg, jac->local != PC_VPATCH_LOCAL_FDM ? dg : NULL, &done));
         if (!done) break;                            /* the operator cannot (MatQBoxPatchResidualCan()), for every color and on every rank: the path below */
         if (next < 0 || (next >> gb) != (c >> gb)) { /* the last color of its group */
           PetscCall(DMQBoxColorExchangeBegin_Private(jac->dm, c, X.mt, X.a));
@@ -220,6 +220,8 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
       jac->patchran = (PetscBool)(jac->patchran || done);
       fused         = done;
     }
+    PetscCheck(fused || !(jac->local == PC_VPATCH_LOCAL_CG && jac->precision == VP_PRECISION_SINGLE), PETSC_COMM_SELF, PETSC_ERR_SUP,
+               "PCVPATCH local solver cg in single precision: the patch kernel cannot run on this operator: use -pc_vpatch_precision double");
     if (!fused) PetscCall(PCVPatchGetLocal_Private(jac, PETSC_TRUE, PETSC_TRUE));
     for (PetscInt i = 0; i < nc && !fused; i++) { /* kernel global: the residual of the whole level, ghosted, then the solves */
       PetscCall(PCVPatchColorResidual(jac, -1, b, x, jac->w));
@@ -420,8 +422,8 @@ PetscErrorCode PCVPatchSetUpContinuous_Private(PC pc)
 
     PetscCheck(jac->type == PC_VPATCH_MULTIPLICATIVE && jac->local != PC_VPATCH_LOCAL_DENSE, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
                "PCVPATCH on CUDA vectors runs -pc_vpatch_type multiplicative with -pc_vpatch_local_solver fdm, cg or scaled; the %s %s variant runs on the CPU only (-dm_vec_type standard)", PCVPatchTypes[jac->type], PCVPatchLocalSolvers[jac->local]);
-    PetscCheck(!(jac->surrogate && jac->local == PC_VPATCH_LOCAL_CG) || jac->precision == VP_PRECISION_DOUBLE, PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
-               "PCVPATCH local solver cg on the GPU computes in double precision: use -pc_vpatch_precision double");
+    PetscCheck(!(jac->surrogate && jac->local == PC_VPATCH_LOCAL_CG) || jac->precision == VP_PRECISION_DOUBLE || (dim == 3 && jac->patchres && q->fusedres && !q->geofly && jac->opw.mass == 0), PetscObjectComm((PetscObject)pc), PETSC_ERR_SUP,
+               "PCVPATCH local solver cg on the GPU computes in single precision only in the patch kernel (3D, stiffness only, stored factors, -pc_vpatch_patch_residual and -dm_qbox_fused_residual on): use -pc_vpatch_precision double");
     /* the kernels take the reference matrices (h = 1) and scale them by the cell sizes and the weights (vpatch.cu) */
     PetscCall(PCVPatchSetUpDirection_Private(&hat, &q->basis, NULL, 0, 1.0));
     PetscCall(VPPatchSetUp_CUDA(q->degree, q->basis.M, q->basis.K, hat.S[0], hat.lam[0]));

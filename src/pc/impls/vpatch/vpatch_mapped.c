@@ -321,7 +321,7 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
     jac->plocal.diag  = jac->pdiag;
   }
 #if defined(PETSC_HAVE_CUDA)
-  if (jac->cuda && (jac->local == PC_VPATCH_LOCAL_SCALED || jac->local == PC_VPATCH_LOCAL_FDM)) { /* the tables of the solve fused with the patch residual */
+  if (jac->cuda && (jac->local == PC_VPATCH_LOCAL_SCALED || jac->local == PC_VPATCH_LOCAL_FDM || jac->local == PC_VPATCH_LOCAL_CG)) { /* the tables of the solve fused with the patch residual */
     VPPatchScaledTables *t  = &jac->sct;
     PetscInt             ni = 2 * g->k - 1, np = 2 * g->k + 1, alo[3], anv[3];
     PetscCall(PetscMemzero(t, sizeof(*t)));
@@ -331,6 +331,7 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
       t->anv[d] = (int)anv[d];
     }
     t->damp = jac->local == PC_VPATCH_LOCAL_SCALED ? jac->damp : 1.0; /* fdm: the surrogate's solve, undamped */
+    t->its  = jac->local == PC_VPATCH_LOCAL_CG ? (int)jac->localits : 0;
     for (PetscInt i = 0; i < ni; i++) {
       t->lam[i] = jac->op.lam[0][i];
       t->Kd[i]  = jac->op.Kp[0][(i + 1) * np + i + 1];

@@ -415,6 +415,10 @@ template <int K, typename T> struct VPMapPatchShape {
   static constexpr size_t OPER    = 5 * (size_t)CB * PC + NP * NP * NP;          /* T entries of the operator's passes */
   static constexpr size_t SOLVE   = 3 * (size_t)NI * NI * NI + NI * NI + 4 * NI; /* T entries of the local solve's */
   static constexpr size_t SHARED  = NI * NI * NI * sizeof(double) + (OPER > SOLVE ? OPER : SOLVE) * sizeof(T);
+  /* the local solver cg's: acc and 32 block sums in double; the operator's passes or the solve's two tensors (SCR), then
+     the CG vectors r, p, u, Dsc and S, lam in T */
+  static constexpr size_t SCR      = OPER > 2 * (size_t)NI *NI *NI ? OPER : 2 * (size_t)NI *NI *NI;
+  static constexpr size_t CGSHARED = (NI * NI * NI + 32) * sizeof(double) + (SCR + 4 * (size_t)NI * NI * NI + NI * NI + NI) * sizeof(T);
   /* blocks per SM the registers must allow (0: the compiler's choice). In float at k >= 7 the compiler takes more than
      half the register file for one block (158 registers at k = 7): one block per SM, 12.5% occupancy, latency-bound
      (Nsight Compute); two fit in 128 registers without spills, and the kernel then takes 35% less time */
@@ -513,20 +517,37 @@ template <int NI, typename T> __device__ __forceinline__ void VPMapFDMSolve(cons
   VPMapFDMPass<NI, 0, false>(S, tb, ta);
 }
 
-/* SOLVE: then the patch's local solver scaled (PCVPATCH) on that residual, added into r (x itself, or a correction
-   array): u = damp Dsc S (sum_d g_d Lambda_d)^-1 S^T Dsc r, Dsc = (Dt / D)^1/2 (t: the unit patch's eigenpairs and 1D
-   diagonals, pg: g per vertex, dg: the operator's diagonal D; without dg Dsc = I, the local solver fdm, with damp 1). In
-   place is safe: a patch reads x on its box, and no other patch of the color writes there (each writes its own
-   interior only). lgeo: the factors of the layer of cells below this rank's (VPMapCellFactors()). */
-template <int K, typename T, bool SOLVE>
+/* the sum over the block of each thread's v, the same value in every thread (summed in one order: deterministic); red:
+   32 doubles of shared memory */
+__device__ __forceinline__ double VPMapBlockSum(double v, double *red)
+{
+  const int nw = (blockDim.x + 31) / 32;
+  double    s  = 0;
+  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+  __syncthreads(); /* red's previous values are read */
+  if ((threadIdx.x & 31) == 0) red[threadIdx.x / 32] = v;
+  __syncthreads();
+  for (int i = 0; i < nw; i++) s += red[i];
+  return s;
+}
+
+/* MODE 0: the residual alone, into r. MODE 1: then the patch's local solver scaled (PCVPATCH) on that residual, added
+   into r (x itself, or a correction array): u = damp Dsc S (sum_d g_d Lambda_d)^-1 S^T Dsc r, Dsc = (Dt / D)^1/2 (t: the
+   unit patch's eigenpairs and 1D diagonals, pg: g per vertex, dg: the operator's diagonal D; without dg Dsc = I, the
+   local solver fdm, with damp 1). MODE 2: the local solver cg instead, t.its CG steps on the patch's true operator
+   preconditioned by that scaled surrogate (PatchCG() of vpatch_cpu.c), from u = 0. In place is safe: a patch reads x on
+   its box, and no other patch of the color writes there (each writes its own interior only). lgeo: the factors of the
+   layer of cells below this rank's (VPMapCellFactors()). */
+template <int K, typename T, int MODE>
 __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS, VPMapPatchShape<K, T>::MINB)
     VPMapPatchResidualKernel(VPGrid g, int vlo0, int vlo1, int vlo2, int nv0, int nv1, const T *__restrict__ geo, const T *__restrict__ lgeo, PetscScalar alpha, const PetscScalar *__restrict__ b, const PetscScalar *x, PetscScalar *r,
                              VPPatchScaledTables t, const PetscReal *__restrict__ pg, const PetscScalar *__restrict__ dg)
 {
-  using S          = VPMapPatchShape<K, T>;
-  constexpr int CB = S::CB, PC = S::PC, NP = S::NP, NI = S::NI, NT = NI * NI * NI;
-  VP_DYNAMIC_SHARED(double, acc); /* K x on the interior */
-  T        *A = reinterpret_cast<T *>(acc + NT), *B = A + CB * PC, *P0 = B + CB * PC, *P1 = P0 + CB * PC, *P2 = P1 + CB * PC, *X = P2 + CB * PC;
+  using S           = VPMapPatchShape<K, T>;
+  constexpr int  CB = S::CB, PC = S::PC, NP = S::NP, NI = S::NI, NT = NI * NI * NI;
+  constexpr bool SOLVE = MODE > 0;
+  VP_DYNAMIC_SHARED(double, acc); /* K x on the interior (MODE 2: then 32 doubles of block sums) */
+  T        *A = reinterpret_cast<T *>(acc + NT + (MODE == 2 ? 32 : 0)), *B = A + CB * PC, *P0 = B + CB * PC, *P1 = P0 + CB * PC, *P2 = P1 + CB * PC, *X = P2 + CB * PC;
   const int pb = blockIdx.x, v[3] = {vlo0 + 2 * (pb % nv0), vlo1 + 2 * ((pb / nv0) % nv1), vlo2 + 2 * (pb / (nv0 * nv1))};
   const int q0 = (v[0] - 1) * K, q1 = (v[1] - 1) * K, q2 = (v[2] - 1) * K; /* the box's first node */
   /* index work once per patch: the box's Dirichlet faces, its first node's local index and the strides; the patch's
@@ -570,6 +591,61 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS, VPMapPatchShap
       const PetscInt li = node(e);
       r[li]             = (PRE ? pre_b : b[li]) - alpha * (PetscScalar)acc[e];
     }
+  } else if constexpr (MODE == 2) { /* the solve's two tensors in the operator's scratch (dead between applications) */
+    double          *red = acc + NT;
+    T               *ta = A, *tb = A + NT, *rr = A + S::SCR, *p = rr + NT, *u = p + NT, *sc = u + NT, *Sm = sc + NT, *lam = Sm + NI * NI;
+    const size_t     iv = ((size_t)(v[2] - t.alo[2]) * (size_t)t.anv[1] + (size_t)(v[1] - t.alo[1])) * (size_t)t.anv[0] + (size_t)(v[0] - t.alo[0]);
+    const PetscReal *gv = pg + 3 * iv;
+    const T          g0 = (T)gv[0], g1 = (T)gv[1], g2 = (T)gv[2];
+    double           rz, rzold = 1, rz0 = 0;
+
+    for (int e = threadIdx.x; e < NI * NI; e += blockDim.x) Sm[e] = (T)t.S[e];
+    for (int e = threadIdx.x; e < NI; e += blockDim.x) lam[e] = (T)t.lam[e];
+    for (int e = threadIdx.x; e < NT; e += blockDim.x) {
+      const int      i0 = e % NI, i1 = (e / NI) % NI, i2 = e / (NI * NI);
+      const PetscInt li = PRE ? 0 : node(e);
+      const double   dt = (double)g0 * t.Kd[i0] * t.Md[i1] * t.Md[i2] + (double)g1 * t.Md[i0] * t.Kd[i1] * t.Md[i2] + (double)g2 * t.Md[i0] * t.Md[i1] * t.Kd[i2];
+      sc[e]             = (T)sqrt(dt / (double)(PRE ? pre_d : dg[li]));
+      rr[e]             = (T)((PRE ? pre_b : b[li]) - alpha * (PetscScalar)acc[e]);
+      u[e]              = 0;
+    }
+    __syncthreads();
+    for (int it = 0; it < t.its; it++) {
+      double s = 0;
+      for (int e = threadIdx.x; e < NT; e += blockDim.x) ta[e] = sc[e] * rr[e];
+      __syncthreads();
+      VPMapFDMSolve<NI>(Sm, lam, g0, g1, g2, ta, tb); /* z = Dsc Atilde^-1 Dsc r, in ta */
+      for (int e = threadIdx.x; e < NT; e += blockDim.x) {
+        ta[e] *= sc[e];
+        s += (double)rr[e] * (double)ta[e];
+      }
+      rz = VPMapBlockSum(s, red);
+      if (!it) rz0 = rz;
+      if (!(rz > VP_PATCH_CG_RTOL2 * rz0)) break; /* converged to round-off, or a zero residual */
+      for (int e = threadIdx.x; e < NT; e += blockDim.x) p[e] = it ? ta[e] + (T)(rz / rzold) * p[e] : ta[e];
+      __syncthreads(); /* X overwrites ta */
+      for (int e = threadIdx.x; e < NP * NP * NP; e += blockDim.x) {
+        const int i0 = e % NP - 1, i1 = (e / NP) % NP - 1, i2 = e / (NP * NP) - 1;
+        X[e] = i0 < 0 || i0 >= NI || i1 < 0 || i1 >= NI || i2 < 0 || i2 >= NI ? (T)0 : p[(i2 * NI + i1) * NI + i0];
+      }
+      for (int e = threadIdx.x; e < NT; e += blockDim.x) acc[e] = 0;
+      __syncthreads();
+      VPMapPatchOperator<K, T>(X, acc, A, B, P0, P1, P2, [&](int cc) { return cgeo[cc]; });
+      s = 0;
+      for (int e = threadIdx.x; e < NT; e += blockDim.x) s += (double)p[e] * acc[e];
+      const double pq = VPMapBlockSum(s, red); /* the true operator of PatchCG(): the cells' K, without the stiffness weight */
+      if (!(pq > 0)) break;
+      for (int e = threadIdx.x; e < NT; e += blockDim.x) {
+        u[e] += (T)(rz / pq) * p[e];
+        rr[e] -= (T)(rz / pq * acc[e]);
+      }
+      rzold = rz;
+      __syncthreads();
+    }
+    for (int e = threadIdx.x; e < NT; e += blockDim.x) {
+      const PetscInt li = node(e);
+      r[li]             = (PRE ? pre_r : r[li]) + (PetscScalar)u[e];
+    }
   } else { /* the operator's passes are done: their shared memory holds the local solve's tensors */
     T               *Sm = A, *lam = Sm + NI * NI, *Kd = lam + NI, *Md = Kd + NI, *ta = A + NI * NI + 4 * NI, *tb = ta + NT, *sc = tb + NT;
     const size_t     iv = ((size_t)(v[2] - t.alo[2]) * (size_t)t.anv[1] + (size_t)(v[1] - t.alo[1])) * (size_t)t.anv[0] + (size_t)(v[0] - t.alo[0]);
@@ -596,20 +672,6 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS, VPMapPatchShap
       r[li]             = (PRE ? pre_r : r[li]) + (PetscScalar)(damp * sc[e] * ta[e]);
     }
   }
-}
-
-/* the sum over the block of each thread's v, the same value in every thread (summed in one order: deterministic); red:
-   32 doubles of shared memory */
-__device__ __forceinline__ double VPMapBlockSum(double v, double *red)
-{
-  const int nw = (blockDim.x + 31) / 32;
-  double    s  = 0;
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-  __syncthreads(); /* red's previous values are read */
-  if ((threadIdx.x & 31) == 0) red[threadIdx.x / 32] = v;
-  __syncthreads();
-  for (int i = 0; i < nw; i++) s += red[i];
-  return s;
 }
 
 template <int K, typename T> struct VPMapDampShape {
@@ -797,13 +859,17 @@ template <int DIM, int K, typename T> struct VPMapPatchRes {
       if (!VPPatchColorVertices(g, color, vlo, nv)) PetscFunctionReturn(PETSC_SUCCESS);
       PetscCheck((double)nv[0] * nv[1] * nv[2] < 2147483647.0, PETSC_COMM_SELF, PETSC_ERR_SUP, "The patch residual numbers the patches of a color in int: use more processes");
       PetscCall(VPGetStream(&stream));
-      if (t) {
-        if (S::SHARED > 49152) PetscCallCUDA(cudaFuncSetAttribute(VPMapPatchResidualKernel<K, T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SHARED));
-        VPMapPatchResidualKernel<K, T, true><<<nv[0] * nv[1] * nv[2], S::THREADS, S::SHARED, stream>>>(*g, vlo[0], vlo[1], vlo[2], nv[0], nv[1], (const T *)geo, (const T *)lgeo, alpha, b, x, r, *t, pg, dg);
+      if (t && t->its > 0) {
+        PetscCheck(dg, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the local solver cg of the patch kernel needs the operator's diagonal");
+        if (S::CGSHARED > 49152) PetscCallCUDA(cudaFuncSetAttribute(VPMapPatchResidualKernel<K, T, 2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::CGSHARED));
+        VPMapPatchResidualKernel<K, T, 2><<<nv[0] * nv[1] * nv[2], S::THREADS, S::CGSHARED, stream>>>(*g, vlo[0], vlo[1], vlo[2], nv[0], nv[1], (const T *)geo, (const T *)lgeo, alpha, b, x, r, *t, pg, dg);
+      } else if (t) {
+        if (S::SHARED > 49152) PetscCallCUDA(cudaFuncSetAttribute(VPMapPatchResidualKernel<K, T, 1>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SHARED));
+        VPMapPatchResidualKernel<K, T, 1><<<nv[0] * nv[1] * nv[2], S::THREADS, S::SHARED, stream>>>(*g, vlo[0], vlo[1], vlo[2], nv[0], nv[1], (const T *)geo, (const T *)lgeo, alpha, b, x, r, *t, pg, dg);
       } else {
         VPPatchScaledTables none = {}; /* not read */
-        if (S::SHARED > 49152) PetscCallCUDA(cudaFuncSetAttribute(VPMapPatchResidualKernel<K, T, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SHARED));
-        VPMapPatchResidualKernel<K, T, false><<<nv[0] * nv[1] * nv[2], S::THREADS, S::SHARED, stream>>>(*g, vlo[0], vlo[1], vlo[2], nv[0], nv[1], (const T *)geo, (const T *)lgeo, alpha, b, x, r, none, NULL, NULL);
+        if (S::SHARED > 49152) PetscCallCUDA(cudaFuncSetAttribute(VPMapPatchResidualKernel<K, T, 0>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)S::SHARED));
+        VPMapPatchResidualKernel<K, T, 0><<<nv[0] * nv[1] * nv[2], S::THREADS, S::SHARED, stream>>>(*g, vlo[0], vlo[1], vlo[2], nv[0], nv[1], (const T *)geo, (const T *)lgeo, alpha, b, x, r, none, NULL, NULL);
       }
       PetscCallCUDA(cudaGetLastError());
     }

@@ -1,6 +1,8 @@
 /*
   PCVPATCH local solver cg on a mapped DMQBOX, CUDA (the CPU version: PatchCG() in ../vpatch_cpu.c; the method:
-  VPPatchLocal in vpkernels.h).
+  VPPatchLocal in vpkernels.h), where the patch kernel that forms each patch's residual from its cells and runs the CG
+  steps in place (VPMapPatchResidualKernel, MODE 2, in mat/impls/laplacian/cuda/mapped.cu) cannot: 2D, a mass term,
+  factors computed on the fly, -pc_vpatch_patch_residual 0.
 
   One thread block per patch of the color. The patch's residual (from the ghosted residual of the whole level, kernel
   global) stays in shared memory with the CG vectors; each step applies the preconditioner (the diagonal scaling and
