@@ -531,6 +531,36 @@ __device__ __forceinline__ double VPMapBlockSum(double v, double *red)
   return s;
 }
 
+/* z = Dsc Atilde^-1 Dsc r into ta (the scaled surrogate's solve of a patch; tb scratch), and r^T z summed over the
+   block (red: 32 doubles) */
+template <int NI, typename T> __device__ __forceinline__ double VPMapScaledPrecondition(const T *Sm, const T *lam, T g0, T g1, T g2, const T *sc, const T *r, T *ta, T *tb, double *red)
+{
+  constexpr int NT = NI * NI * NI;
+  double        s  = 0;
+  for (int e = threadIdx.x; e < NT; e += blockDim.x) ta[e] = sc[e] * r[e];
+  __syncthreads();
+  VPMapFDMSolve<NI>(Sm, lam, g0, g1, g2, ta, tb);
+  for (int e = threadIdx.x; e < NT; e += blockDim.x) {
+    ta[e] *= sc[e];
+    s += (double)r[e] * (double)ta[e];
+  }
+  return VPMapBlockSum(s, red);
+}
+
+/* acc = K p on a patch's interior (p: its NI^3 interior values, zero on the box's boundary, copied into X) */
+template <int K, typename T, typename CG> __device__ __forceinline__ void VPMapPatchOperatorInterior(const T *p, double *acc, T *A, T *B, T *P0, T *P1, T *P2, T *X, CG cellgeo)
+{
+  using S          = VPMapPatchShape<K, T>;
+  constexpr int NP = S::NP, NI = S::NI, NT = NI * NI * NI;
+  for (int e = threadIdx.x; e < NP * NP * NP; e += blockDim.x) {
+    const int i0 = e % NP - 1, i1 = (e / NP) % NP - 1, i2 = e / (NP * NP) - 1;
+    X[e] = i0 < 0 || i0 >= NI || i1 < 0 || i1 >= NI || i2 < 0 || i2 >= NI ? (T)0 : p[(i2 * NI + i1) * NI + i0];
+  }
+  for (int e = threadIdx.x; e < NT; e += blockDim.x) acc[e] = 0;
+  __syncthreads();
+  VPMapPatchOperator<K, T>(X, acc, A, B, P0, P1, P2, cellgeo);
+}
+
 /* MODE 0: the residual alone, into r. MODE 1: then the patch's local solver scaled (PCVPATCH) on that residual, added
    into r (x itself, or a correction array): u = damp Dsc S (sum_d g_d Lambda_d)^-1 S^T Dsc r, Dsc = (Dt / D)^1/2 (t: the
    unit patch's eigenpairs and 1D diagonals, pg: g per vertex, dg: the operator's diagonal D; without dg Dsc = I, the
@@ -611,26 +641,13 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS, VPMapPatchShap
     }
     __syncthreads();
     for (int it = 0; it < t.its; it++) {
-      double s = 0;
-      for (int e = threadIdx.x; e < NT; e += blockDim.x) ta[e] = sc[e] * rr[e];
-      __syncthreads();
-      VPMapFDMSolve<NI>(Sm, lam, g0, g1, g2, ta, tb); /* z = Dsc Atilde^-1 Dsc r, in ta */
-      for (int e = threadIdx.x; e < NT; e += blockDim.x) {
-        ta[e] *= sc[e];
-        s += (double)rr[e] * (double)ta[e];
-      }
-      rz = VPMapBlockSum(s, red);
+      double s;
+      rz = VPMapScaledPrecondition<NI>(Sm, lam, g0, g1, g2, sc, rr, ta, tb, red); /* z in ta */
       if (!it) rz0 = rz;
       if (!(rz > VP_PATCH_CG_RTOL2 * rz0)) break; /* converged to round-off, or a zero residual */
       for (int e = threadIdx.x; e < NT; e += blockDim.x) p[e] = it ? ta[e] + (T)(rz / rzold) * p[e] : ta[e];
       __syncthreads(); /* X overwrites ta */
-      for (int e = threadIdx.x; e < NP * NP * NP; e += blockDim.x) {
-        const int i0 = e % NP - 1, i1 = (e / NP) % NP - 1, i2 = e / (NP * NP) - 1;
-        X[e] = i0 < 0 || i0 >= NI || i1 < 0 || i1 >= NI || i2 < 0 || i2 >= NI ? (T)0 : p[(i2 * NI + i1) * NI + i0];
-      }
-      for (int e = threadIdx.x; e < NT; e += blockDim.x) acc[e] = 0;
-      __syncthreads();
-      VPMapPatchOperator<K, T>(X, acc, A, B, P0, P1, P2, [&](int cc) { return cgeo[cc]; });
+      VPMapPatchOperatorInterior<K, T>(p, acc, A, B, P0, P1, P2, X, [&](int cc) { return cgeo[cc]; });
       s = 0;
       for (int e = threadIdx.x; e < NT; e += blockDim.x) s += (double)p[e] * acc[e];
       const double pq = VPMapBlockSum(s, red); /* the true operator of PatchCG(): the cells' K, without the stiffness weight */
@@ -691,7 +708,7 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS) VPMapPatchDamp
 {
   using S          = VPMapPatchShape<K, T>;
   using D          = VPMapDampShape<K, T>;
-  constexpr int CB = S::CB, PC = S::PC, NP = S::NP, NI = S::NI, NT = NI * NI * NI;
+  constexpr int CB = S::CB, PC = S::PC, NI = S::NI, NT = NI * NI * NI;
   VP_DYNAMIC_SHARED(double, acc);
   double      *red = acc + NT, *al = red + 32, *be = al + VP_PATCH_LANCZOS_MAX;
   T           *A = reinterpret_cast<T *>(be + VP_PATCH_LANCZOS_MAX), *B = A + CB * PC, *P0 = B + CB * PC, *P1 = P0 + CB * PC, *P2 = P1 + CB * PC, *X = P2 + CB * PC, *ta = A, *tb = A + NT;
@@ -714,28 +731,15 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS) VPMapPatchDamp
   }
   __syncthreads();
   for (int j = 0; j <= steps; j++) { /* steps steps, and of one more its r^T z (the Lanczos residual) */
-    double s = 0;
-    for (int e = threadIdx.x; e < NT; e += blockDim.x) ta[e] = sc[e] * r[e];
-    __syncthreads();
-    VPMapFDMSolve<NI>(Sm, lam, g0, g1, g2, ta, tb); /* z = Dsc Atilde^-1 Dsc r, in ta */
-    for (int e = threadIdx.x; e < NT; e += blockDim.x) {
-      ta[e] *= sc[e];
-      s += (double)r[e] * (double)ta[e];
-    }
-    rz = VPMapBlockSum(s, red);
+    double s;
+    rz = VPMapScaledPrecondition<NI>(Sm, lam, g0, g1, g2, sc, r, ta, tb, red); /* z in ta */
     if (!j) rz0 = rz;
     if (!(rz > VP_PATCH_CG_RTOL2 * rz0)) break; /* an invariant subspace: the Lanczos matrix is exact */
     if (j && threadIdx.x == 0) be[j - 1] = rz / rzold;
     if (j == steps) break;
     for (int e = threadIdx.x; e < NT; e += blockDim.x) p[e] = j ? ta[e] + (T)(rz / rzold) * p[e] : ta[e];
     __syncthreads(); /* X overwrites ta */
-    for (int e = threadIdx.x; e < NP * NP * NP; e += blockDim.x) {
-      const int i0 = e % NP - 1, i1 = (e / NP) % NP - 1, i2 = e / (NP * NP) - 1;
-      X[e] = i0 < 0 || i0 >= NI || i1 < 0 || i1 >= NI || i2 < 0 || i2 >= NI ? (T)0 : p[(i2 * NI + i1) * NI + i0];
-    }
-    for (int e = threadIdx.x; e < NT; e += blockDim.x) acc[e] = 0;
-    __syncthreads();
-    VPMapPatchOperator<K, T>(X, acc, A, B, P0, P1, P2, [&](int cc) {
+    VPMapPatchOperatorInterior<K, T>(p, acc, A, B, P0, P1, P2, X, [&](int cc) {
       const int c[3] = {v[0] - 1 + (cc & 1), v[1] - 1 + ((cc >> 1) & 1), v[2] - 1 + (cc >> 2)};
       return VPMapCellFactors<K, T>(g, geo, lgeo, c);
     });
