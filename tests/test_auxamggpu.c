@@ -299,11 +299,10 @@ int main(int argc, char **argv)
     args: -coarse_size 100 -host_pc_auxamg_tree adaptive -host_pc_auxamg_smoother colored -gpu_pc_auxamg_tree adaptive -expect_device_cycle 0 -gpu_ksp_view
     output_file: none
 
-  # -pc_auxamg_tree auto (the default) on points clustered at a corner. x^4: the uniform grid's fullest cell holds about
-  # 31^2 points, more than 2^(d+7) = 512: the GPU PC, on one rank and two, takes the adaptive tree (set up on the host,
-  # applied on the device) as the host PC does. x^2: about 10^2 points, above the host's 2^(d+2) = 16 and below 512:
-  # the GPU PC keeps the uniform grid (the host PC, which would take the tree, is told the uniform grid to compare like
-  # with like). (x^3 holds 882 points, above 512: there the GPU PC takes the tree too)
+  # -pc_auxamg_tree auto (the default) on points clustered at a corner. x^4: the uniform grid's fullest cell holds 963
+  # points, more than 2^(d+6) = 256: the GPU PC, on one rank and two, takes the adaptive tree (set up on the host,
+  # applied on the device) as the host PC does. x^2: 92 points, above the host's 2^(d+2) = 16 and below 256: the GPU PC
+  # keeps the uniform grid (the host PC, which would take the tree, is told the uniform grid to compare like with like)
   test:
     suffix: 2d_graded_auto_device_uniform
     requires: cuda

@@ -81,7 +81,9 @@ enum {
 static const char *const PCAuxAMGTrees[] = {"uniform", "adaptive", "auto"};
 /* -pc_auxamg_tree auto (the default) takes the adaptive tree where a cell of the uniform grid (its
    points on one rank) holds more than this many times 2^d times the average points per cell. The fullest cell (p = 1),
-   measured with ex5, ex1 and bench_auxamg (bench/history/2026-11-28.md): 1-4 points on quasi-uniform 2D and 3D meshes
+   measured with ex5, ex1 and bench_auxamg (bench/history/2026-11-28.md; the ex5 and ex1 counts again on 2026-11-29,
+   after the count's fix, unchanged: 17, 36, 69, 131 on ex5's corner grading, 27, 30, 64 on its tets, 27 and 9 on the
+   Q_7 nodes): 1-4 points on quasi-uniform 2D and 3D meshes
    (where the adaptive tree takes 0-2 iterations more); 3^d on a DMQBOX's nodes at k = 7 and 8 (Gauss-Lobatto points
    crowd at the cells' faces; the tree took 20 iterations there in 3D against the uniform grid's 15); 17-289 on 2D and
    64-125 on 3D meshes graded toward a corner (below that, 13-16 and 27-30 on the smallest ones, which keep the uniform
@@ -90,12 +92,12 @@ static const char *const PCAuxAMGTrees[] = {"uniform", "adaptive", "auto"};
 /* the same with an AIJCUSPARSE matrix: there the uniform grid is set up on the device and the tree on the host, about
    40x slower (10M unknowns: 0.4-0.8 s against 19-25 s), so the tree is taken only where the uniform grid's iterations
    run away. Measured on one H200 (bench_auxamg -grade 2, -pc_auxamg_tree uniform against the tree; iterations, set-up +
-   solve s; bench/history/2026-11-28.md and 2026-11-29.md): 2D offset 0.2, fullest 72 points, 10M: 52, 0.44 + 0.70
-   against 23, 26.4 + 1.18; 3D offset 0.2, fullest 364, 10M: 39, 0.79 + 1.90 against 24, 16.2 + 0.55; 2D offset 0
-   (cells h^2 wide), fullest 1922 at 1M and 6272 at 10M: 129 and 291, 0.52 + 17.7 s at 10M against 25, 19.3 + 1.20 (one
-   solve about even, each further one 15x faster on the tree). 128 x 2^d puts these at 512 (2D) and 1024 points (3D):
-   the tree for the last only */
-#define AUXAMG_TREE_AUTO_FULL_DEVICE 128
+   solve s; bench/history/2026-11-28.md and 2026-11-29.md): 2D offset 0.2, fullest 36 points at 1M, 10M: 52, 0.44 +
+   0.70 against 23, 26.4 + 1.18; 3D offset 0.2, fullest 125 at 1M, 10M: 39, 0.79 + 1.90 against 24, 16.2 + 0.55; 2D
+   offset 0 (cells h^2 wide), fullest 961 at 1M and 3136 at 10M: 129 and 291, 0.52 + 17.7 s at 10M against 25, 19.3 +
+   1.20 (one solve about even, each further one 15x faster on the tree); 3D offset 0, fullest 912 at 1M. 64 x 2^d puts
+   these at 256 (2D) and 512 points (3D): the tree for the last two */
+#define AUXAMG_TREE_AUTO_FULL_DEVICE 64
 
 /* the coarsest level's largest size by default: on the host its LU is cheap and the cycle's cost per level is small;
    on the GPU a level costs its kernels' launches, which the K-cycle doubles per level, so fewer levels and a larger
@@ -1468,7 +1470,10 @@ static PetscErrorCode PCAuxAMGFullestCell(PetscInt m, const PetscInt64 *key, Pet
   if (kmax - kmin < 2 * (PetscInt64)m) {
     uint32_t *cnt;
     PetscCall(PetscCalloc1(kmax - kmin + 1, &cnt));
-    for (PetscInt i = 0; i < m; i++) *fullest = PetscMax(*fullest, (PetscInt)++cnt[key[i] - kmin]);
+    for (PetscInt i = 0; i < m; i++) {
+      const PetscInt c = (PetscInt)++cnt[key[i] - kmin]; /* not inside PetscMax(), which evaluates an argument twice */
+      *fullest         = PetscMax(*fullest, c);
+    }
     PetscCall(PetscFree(cnt));
   } else {
     PetscInt64 *sk;
@@ -2239,7 +2244,7 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
 . -pc_auxamg_points_per_cell <p>     - about p points per cell of the auxiliary grid on average (default 1; a level that does not halve the unknowns is skipped)
 . -pc_auxamg_ktol <t>                - K-cycle: skip the second inner step when the first reduced the residual by t (default 0.25)
 . -pc_auxamg_smoother <auto,colored,local> - Gauss-Seidel colored by the tree (on the adaptive tree by a greedy coloring of the cells' graph) or processor-local sweeps (`MatSOR()`); auto (default): colored except on the adaptive tree on the host
-. -pc_auxamg_tree <auto,uniform,adaptive> - the aggregates from a uniform auxiliary grid or from a region tree refined where the points cluster (meshes graded toward a region; set up on the host; its colors from a greedy coloring); auto (default): the adaptive tree where a cell of the uniform grid holds more than 2^(d+2) times the average, with `MATAIJCUSPARSE` more than 2^(d+7) times (the tree is then set up on the host, applied on the device), else the uniform grid
+. -pc_auxamg_tree <auto,uniform,adaptive> - the aggregates from a uniform auxiliary grid or from a region tree refined where the points cluster (meshes graded toward a region; set up on the host; its colors from a greedy coloring); auto (default): the adaptive tree where a cell of the uniform grid holds more than 2^(d+2) times the average, with `MATAIJCUSPARSE` more than 2^(d+6) times (the tree is then set up on the host, applied on the device), else the uniform grid
 . -pc_auxamg_gpu <bool>              - apply on the GPU when the matrix is a `MATAIJCUSPARSE` (one rank and the uniform grid: the set-up too; default true)
 . -pc_auxamg_gather_size <n>         - several ranks on the GPU: gather the first level below the finest of at most n unknowns, and the levels below, on rank 0 (default 65536 times the ranks, 1048576 times the ranks with `-pc_auxamg_exchange_device`)
 . -pc_auxamg_coarse_smoother <jacobi,gs> - the levels below the finest: one damped Jacobi sweep before and after the coarse correction (default; one kernel each on the GPU) or the Gauss-Seidel of the finest level
@@ -2297,7 +2302,7 @@ PetscErrorCode PCAuxAMGGetAggregates(PC pc, PetscInt level, IS *agg)
   iterations more than the uniform grid. By default (`-pc_auxamg_tree auto`) it is taken where the uniform grid's
   fullest cell (its points on one rank) holds more than 2^(d+2) times the average (on quasi-uniform meshes at most 4
   points, on a Q_k node set 3^d, on graded ones 17 or more in 2D). With a `MATAIJCUSPARSE` matrix the threshold is
-  2^(d+7) times the average: the tree is set up on the host (about 2 us per unknown, 40x the uniform grid's set-up on
+  2^(d+6) times the average: the tree is set up on the host (about 2 us per unknown, 40x the uniform grid's set-up on
   the device), so it is taken only where the uniform grid's iterations run away (a mesh graded toward a corner with
   cells h^2 wide there: 291 iterations at 10M unknowns in 2D, 25 on the tree); it is then set up on the host and applied
   on the device with the colored sweep (the path of several ranks), on one rank too.
