@@ -990,7 +990,7 @@ PetscErrorCode PCVPatchSetDamping(PC pc, PetscReal w)
 - l  - `PC_VPATCH_LOCAL_FDM` (fast diagonalization, the default), `PC_VPATCH_LOCAL_DENSE` (stored LU, for verification),
          `PC_VPATCH_LOCAL_CG` (mapped `DMQBOX`: CG steps on each patch's true operator, preconditioned by its scaled
          surrogate: fewer cycles at high degree and contrast, e.g. Q_7 at contrast 1e6 6 against 18 with 3 steps, in
-         less time; at Q_3 or mild contrast the scaled solver is faster) or `PC_VPATCH_LOCAL_SCALED` (mapped
+         less time; at Q_3, Q_5 and at Q_7 up to contrast 1e4 the scaled solver is faster) or `PC_VPATCH_LOCAL_SCALED` (mapped
          `DMQBOX`: the surrogate scaled by the operator's diagonal, damped; the default where the `DMQBOX` has a coefficient and
          no mass term), see `PCVPatchLocalSolver`
 

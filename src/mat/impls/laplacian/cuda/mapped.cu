@@ -417,7 +417,8 @@ template <int K, typename T> struct VPMapPatchShape {
   static constexpr size_t SHARED  = NI * NI * NI * sizeof(double) + (OPER > SOLVE ? OPER : SOLVE) * sizeof(T);
   /* the local solver cg's: acc and 32 block sums in double; the operator's passes or the solve's two tensors (SCR), then
      the CG vectors r, p, u, Dsc and S, lam in T */
-  static constexpr size_t SCR      = OPER > 2 * (size_t)NI *NI *NI ? OPER : 2 * (size_t)NI *NI *NI;
+  static constexpr size_t NT2      = 2 * (size_t)NI * NI * NI; /* two interior tensors */
+  static constexpr size_t SCR      = OPER > NT2 ? OPER : NT2;
   static constexpr size_t CGSHARED = (NI * NI * NI + 32) * sizeof(double) + (SCR + 4 * (size_t)NI * NI * NI + NI * NI + NI) * sizeof(T);
   /* blocks per SM the registers must allow (0: the compiler's choice). In float at k >= 7 the compiler takes more than
      half the register file for one block (158 registers at k = 7): one block per SM, 12.5% occupancy, latency-bound
@@ -694,7 +695,7 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS, VPMapPatchShap
 template <int K, typename T> struct VPMapDampShape {
   using S                    = VPMapPatchShape<K, T>;
   static constexpr int    NI = S::NI, NT = NI * NI * NI;
-  static constexpr size_t SCR   = S::OPER > 2 * (size_t)NT ? S::OPER : 2 * (size_t)NT; /* the operator's passes, or the solve's two tensors */
+  static constexpr size_t SCR   = S::SCR; /* the operator's passes, or the solve's two tensors */
   static constexpr size_t BYTES = (NT + 32 + 2 * VP_PATCH_LANCZOS_MAX) * sizeof(double) + (SCR + 3 * (size_t)NT + NI * NI + NI) * sizeof(T);
 };
 
