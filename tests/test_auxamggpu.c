@@ -61,7 +61,10 @@ static PetscErrorCode ReportAggregates(PetscInt l, IS ic, IS ig)
   for (PetscInt i = 0; i < ng; i++) ag = PetscMax(ag, g[i] + 1);
   for (PetscInt i = 0; i < PetscMin(nc, ng) && first < 0; i++)
     if (c[i] != g[i]) first = i;
-  PetscCall(PetscSynchronizedPrintf(PETSC_COMM_WORLD, "level %" PetscInt_FMT ": the host %" PetscInt_FMT " rows in aggregates up to %" PetscInt_FMT ", the GPU %" PetscInt_FMT " rows up to %" PetscInt_FMT "; first differing row %" PetscInt_FMT " (host %" PetscInt_FMT ", GPU %" PetscInt_FMT ")\n", l, nc, ac, ng, ag, first, first >= 0 ? c[first] : -1, first >= 0 ? g[first] : -1));
+  PetscCall(PetscSynchronizedPrintf(PETSC_COMM_WORLD,
+                                    "level %" PetscInt_FMT ": the host %" PetscInt_FMT " rows in aggregates up to %" PetscInt_FMT ", the GPU %" PetscInt_FMT " rows up to %" PetscInt_FMT "; first differing row %" PetscInt_FMT " (host %" PetscInt_FMT
+                                    ", GPU %" PetscInt_FMT ")\n",
+                                    l, nc, ac, ng, ag, first, first >= 0 ? c[first] : -1, first >= 0 ? g[first] : -1));
   PetscCall(PetscSynchronizedFlush(PETSC_COMM_WORLD, PETSC_STDOUT));
   PetscCall(ISRestoreIndices(ic, &c));
   PetscCall(ISRestoreIndices(ig, &g));

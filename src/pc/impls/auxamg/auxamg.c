@@ -907,22 +907,23 @@ static PetscErrorCode PCAuxAMGSetUpHost(PC pc, PetscInt cdim, PetscInt *Mp, Pets
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* The adaptive region tree (-pc_auxamg_tree adaptive; set up on the host). The points are sorted by their Morton code (B
-   bits per direction over the root cell, the directions interleaved): a tree cell of depth t is the run of points whose
-   codes share their first d t bits. The root cell is the smallest 2^t c h at least the bounding box's largest extent,
-   h = (volume / N)^(1/d) the points' mean spacing (c: AuxAMGTreeSpacing()), so that a cell of a given size in h holds
-   about as many points at any N and a refined mesh keeps the tree's proportions. With the root at the extent the
-   cells' widths fell between the mesh's spacings at some N: bench_auxamg -dim 2 -grade 2, offset 0 and 0.2, took 22
-   and 21 iterations at 1M and 4M but 32 and 29 at 10M, where level 0's cells of up to 2 points did not halve the
-   unknowns and the retry coarsened by 4.3 instead of 2.1; now 23 and 22 at 10M (CPU, measured). The aggregates of a
-   level are the largest tree cells that hold at most T finest points (cut from the root down: a cell with more is split into its up to 2^d children; a cell
-   of depth B is a leaf whatever it holds), T = AUXAMG_TREE_POINTS on level 0, then g times the last level's, and g
-   times more again where a level would not halve the unknowns (g: AuxAMGTreeGrowth()). A cell under one threshold
-   stays under a larger one, so each level's aggregates are unions of the previous level's: P is piecewise constant and
-   the coarse operator is summed from A's entries as on the uniform grid (PCAuxAMGGalerkin()). Where points cluster (a
-   mesh graded toward a region) the cells there are small and elsewhere large, so every aggregate holds about as many
-   points, which the uniform grid cannot give (ex5 -grade 2 -grade_offset 0, 289 to 263,169 unknowns: 17 -> 82 iterations on the uniform
-   grid, 13 -> 23 on this tree, 26 at 1.05M). */
+/* The adaptive region tree (-pc_auxamg_tree adaptive; set up on the host). The points are sorted by their Morton
+   code (B bits per direction over the root cell, the directions interleaved): a tree cell of depth t is the run of
+   points whose codes share their first d t bits. The root cell is the smallest 2^t c h at least the bounding box's
+   largest extent, h = (volume / N)^(1/d) the points' mean spacing (c: AuxAMGTreeSpacing()), so that a cell of a
+   given size in h holds about as many points at any N and a refined mesh keeps the tree's proportions. With the root
+   at the extent the cells' widths fell between the mesh's spacings at some N: bench_auxamg -dim 2 -grade 2, offset 0
+   and 0.2, took 22 and 21 iterations at 1M and 4M but 32 and 29 at 10M, where level 0's cells of up to 2 points did
+   not halve the unknowns and the retry coarsened by 4.3 instead of 2.1; now 23 and 22 at 10M (CPU, measured). The
+   aggregates of a level are the largest tree cells that hold at most T finest points (cut from the root down: a cell
+   with more is split into its up to 2^d children; a cell of depth B is a leaf whatever it holds), T =
+   AUXAMG_TREE_POINTS on level 0, then g times the last level's, and g times more again where a level would not halve
+   the unknowns (g: AuxAMGTreeGrowth()). A cell under one threshold stays under a larger one, so each level's
+   aggregates are unions of the previous level's: P is piecewise constant and the coarse operator is summed from A's
+   entries as on the uniform grid (PCAuxAMGGalerkin()). Where points cluster (a mesh graded toward a region) the
+   cells there are small and elsewhere large, so every aggregate holds about as many points, which the uniform grid
+   cannot give (ex5 -grade 2 -grade_offset 0, 289 to 263,169 unknowns: 17 -> 82 iterations on the uniform grid, 13 ->
+   24 on this tree, 26 at 1.05M). */
 /* level 0's largest aggregate (measured with g = 4: 2 gave 24-29 iterations on graded 2D meshes, 4 gave 32-33) */
 #define AUXAMG_TREE_POINTS 2
 
@@ -1404,8 +1405,9 @@ static PetscErrorCode PCAuxAMGSetUpGather(PC pc, PetscInt cdim, PetscInt M, Pets
   PetscCall(ISCreateStride(PETSC_COMM_SELF, rank == 0 ? N : 0, 0, 1, &is));
   PetscCall(MatCreateSubMatrices(j->A[L], 1, &is, &is, MAT_INITIAL_MATRIX, &As));
   PetscCall(ISDestroy(&is));
-  if (j->exchdevice) {                     /* point to point (a general index set keeps VecScatterCreate() from the gather collective, which
-                          an MPI that moves device memory only point to point cannot take): device buffers then */
+  /* with device buffers point to point (a general index set keeps VecScatterCreate() from the gather collective, which
+     an MPI that moves device memory only point to point cannot take) */
+  if (j->exchdevice) {
     const PetscInt ng = rank == 0 ? N : 0; /* rank 0 receives the level */
     PetscInt      *idx;
     IS             ix, iy;
