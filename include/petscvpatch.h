@@ -166,8 +166,11 @@ PETSC_EXTERN const char *const PCVPatchLocalSolvers[];
 + PC_VPATCH_SURROGATE_POINTMAX - per direction d, the largest a det(J) (J^-1 J^-T)_dd over the quadrature points of the patch's cells:
                                   the sweep converges where the coefficient varies inside a cell (default)
 . PC_VPATCH_SURROGATE_CELLMAX  - the largest integral of that entry over one of the patch's cells
-- PC_VPATCH_SURROGATE_MEAN     - the mean of those integrals over the patch's cells (the exact patch solve on a Cartesian mesh with a
+. PC_VPATCH_SURROGATE_MEAN     - the mean of those integrals over the patch's cells (the exact patch solve on a Cartesian mesh with a
                                   constant coefficient; may diverge where the coefficient varies strongly inside a patch)
+- PC_VPATCH_SURROGATE_PROFILE  - 3D, stiffness only: the 1D patch matrices of each direction weighted by a profile of the factors
+                                  fitted over the patch's quadrature points (a product of 1D functions exactly), each patch its own
+                                  fast diagonalization (with CUDA vectors in the patch kernel only)
 
   Level: advanced
 
@@ -176,7 +179,8 @@ E*/
 typedef enum {
   PC_VPATCH_SURROGATE_POINTMAX,
   PC_VPATCH_SURROGATE_CELLMAX,
-  PC_VPATCH_SURROGATE_MEAN
+  PC_VPATCH_SURROGATE_MEAN,
+  PC_VPATCH_SURROGATE_PROFILE
 } PCVPatchSurrogate;
 PETSC_EXTERN const char *const PCVPatchSurrogates[];
 

@@ -37,6 +37,7 @@ for tool in ${SANITIZE_TOOLS:-memcheck racecheck synccheck}; do
   check "$tool" "$B/tests/test_mapped" -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 -pc_vpatch_local_solver fdm -pc_vpatch_surrogate mean # the unscaled surrogate, its factors from the GPU
   check "$tool" "$B/tests/test_mapped" -gpu -dm_qbox_dim 2 -dm_qbox_degree 5 -dm_qbox_mapping deformed
   check "$tool" "$B/tests/test_mapped" -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 7 -dm_qbox_cells 2 -pc_vpatch_local_solver cg -pc_vpatch_local_its 3 # the patch kernel's CG steps, double and float
+  check "$tool" "$B/tests/test_mapped" -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 -pc_vpatch_surrogate profile # each patch's own surrogate: its set-up kernel, the patch kernel and the dampings
   # PCAUXAMG's kernels (racecheck on ours only: cuSPARSE's csrmv, PETSc's MatMult, reports hazards of its own)
   k=""
   [ "$tool" = racecheck ] && k="--kernel-name kns=Aux"

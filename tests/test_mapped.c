@@ -16,6 +16,15 @@ static PetscErrorCode Constant(PetscInt dim, const PetscReal x[], PetscReal *a, 
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* a product of 1D functions: exp(x + 2 y - z) */
+static PetscErrorCode Product(PetscInt dim, const PetscReal x[], PetscReal *a, void *ctx)
+{
+  PetscFunctionBeginUser;
+  (void)ctx;
+  *a = PetscExpReal(x[0] + 2 * x[1] - (dim == 3 ? x[2] : 0));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /* 1 on the boundary of the box (0,1) x (-1,1) x (0.5,1) of the Cartesian check (its nodes there have these coordinates exactly) */
 static PetscErrorCode OnBoundary(PetscInt dim, const PetscReal x[], PetscScalar *u, PetscScalar du[], void *ctx)
 {
@@ -273,6 +282,36 @@ int main(int argc, char **argv)
     PetscCall(VecDestroy(&xg));
     PetscCall(DMDestroy(&dg));
     PetscCall(DMDestroy(&dc));
+  }
+
+  { /* the profile surrogate on the box with a coefficient that is a product of 1D functions: each patch's surrogate is
+       its matrix, so the sweep with the unscaled surrogate is the sweep of exact patch solves (dense LU); the mean
+       surrogate is not */
+    PetscInt  cells[3] = {4, 4, 4};
+    PetscReal lo[3] = {0, -1, 0.5}, up[3] = {1, 1, 1}, rp, rm;
+    DM        dp;
+    Vec       xp, yp, ye;
+    PetscCall(DMQBoxCreate(PETSC_COMM_WORLD, 3, cells, 3, lo, up, &dp));
+    PetscCall(DMQBoxSetCoefficient(dp, Product, NULL));
+    PetscCall(DMSetUp(dp));
+    PetscCall(DMCreateGlobalVector(dp, &xp));
+    PetscCall(VecDuplicate(xp, &yp));
+    PetscCall(VecDuplicate(xp, &ye));
+    PetscCall(VecSetRandom(xp, rnd));
+    PetscCall(PetscOptionsSetValue(NULL, "-prof_pc_vpatch_surrogate", "profile"));
+    PetscCall(PetscOptionsSetValue(NULL, "-mean_pc_vpatch_surrogate", "mean"));
+    PetscCall(PetscOptionsSetValue(NULL, "-exact_pc_vpatch_local_solver", "dense"));
+    PetscCall(Sweep(dp, "exact_", PETSC_FALSE, xp, ye));
+    PetscCall(Sweep(dp, "prof_", PETSC_TRUE, xp, yp));
+    PetscCall(VPTestRelDiff(yp, ye, &rp));
+    PetscCall(Sweep(dp, "mean_", PETSC_TRUE, xp, yp));
+    PetscCall(VPTestRelDiff(yp, ye, &rm));
+    PetscCall(PetscPrintf(PETSC_COMM_WORLD, "PCVPATCH surrogate profile, a = exp(x + 2y - z) on the box, vs exact patch solves: %s (mean: %s)\n", rp < 1e-12 ? "equal to 1e-12" : "DIFFERENT", rm > 1e-3 ? "differs" : "EQUAL"));
+    PetscCheck(rp < 1e-12 && rm > 1e-3, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "profile surrogate on a product coefficient: %g off the exact sweep (mean: %g)", (double)rp, (double)rm);
+    PetscCall(VecDestroy(&xp));
+    PetscCall(VecDestroy(&yp));
+    PetscCall(VecDestroy(&ye));
+    PetscCall(DMDestroy(&dp));
   }
 
   { /* PCVPATCH on the mapped operator (the separable surrogate): one symmetric sweep; with -gpu, CUDA against CPU */
@@ -588,6 +627,39 @@ int main(int argc, char **argv)
     suffix: gpu_cg_2d
     requires: cuda
     args: -gpu -dm_qbox_dim 2 -dm_qbox_degree 4 -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -pc_vpatch_local_solver cg
+
+  # the profile surrogate (each patch its own eigenpairs): on 3 ranks against one rank's (CPU), and the GPU's patch kernel
+  # against the CPU (scaled with the patches' dampings, fdm on two ranks with the cells below, cg, k = 7)
+  test:
+    suffix: shell_profile_np3
+    nsize: 3
+    args: -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_coefficient_contrast 1e6 -pc_vpatch_surrogate profile
+    output_file: test_mapped_shell
+
+  test:
+    suffix: gpu_profile
+    requires: cuda
+    args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 -pc_vpatch_surrogate profile
+    output_file: test_mapped_gpu
+
+  test:
+    suffix: gpu_profile_fdm_np2
+    requires: cuda
+    nsize: 2
+    args: -gpu -dm_qbox_mapping deformed -dm_qbox_coefficient oscillatory -dm_qbox_degree 2 -pc_vpatch_local_solver fdm -pc_vpatch_surrogate profile
+    output_file: test_mapped_gpu
+
+  test:
+    suffix: gpu_profile_cg
+    requires: cuda
+    args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 -pc_vpatch_local_solver cg -pc_vpatch_surrogate profile
+    output_file: test_mapped_gpu_cg
+
+  test:
+    suffix: gpu_profile_k7
+    requires: cuda
+    args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 7 -dm_qbox_cells 3 -pc_vpatch_surrogate profile
+    output_file: test_mapped_gpu_highk
 
   test:
     suffix: gpu_2d_np2

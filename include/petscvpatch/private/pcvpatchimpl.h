@@ -90,6 +90,8 @@ struct _PC_VPatch {
   VPPatchScaledTables    sct;        /* local solver scaled, GPU: the tables of the solve fused with the patch residual (MatQBoxPatchResidual_Private()) */
   PetscReal             *pg;         /* surrogate: per vertex of this rank (VPPatchVertexBox()) the factors g_0, g_1, g_2 of its patch */
   PetscReal             *d_pg;       /* their device copy */
+  PetscReal             *prof;       /* surrogate profile: per vertex (as pg) its patch's tables (vpprofile.h), CPU path */
+  PetscReal             *d_prof;     /* the same, GPU path (computed there) */
   PetscReal             *pm;         /* surrogate with a mass term: per vertex the mass weight times the mean of its cells' volumes */
   PetscReal             *d_pm;       /* its device copy */
   PetscScalar           *pLU;        /* local solver dense on a mapped DMQBOX: per vertex its patch's LU ((2k-1)^d square) */

@@ -196,7 +196,8 @@ typedef struct {
   const PetscReal   *geo;
   PetscInt           gclo[3], gcm[3];
   const PetscScalar *diag;
-  const PetscReal   *w; /* NULL, or per vertex (as g) the damping of its patch's correction, in place of damp */
+  const PetscReal   *w;    /* NULL, or per vertex (as g) the damping of its patch's correction, in place of damp */
+  const PetscReal   *prof; /* NULL, or per vertex the profile surrogate's tables (VPProfileSize() each, vpprofile.h) in place of g */
 } VPPatchLocal;
 /* local solver cg (CPU and GPU alike): a patch's CG stops after its steps, or once r^T z has fallen by this factor (the
    residual by 1e-14, double round-off) or is not positive: a further step would divide by an underflowed residual */
@@ -434,6 +435,7 @@ typedef struct {
   int              its; /* local solver cg: its CG steps preconditioned by the scaled surrogate (0: the solve above) */
   PetscReal        damp;
   const PetscReal *pw;
+  const PetscReal *prof; /* NULL, or the device array of each patch's profile surrogate (vpprofile.h), per vertex of the box, in place of S .. Md and the factors */
   PetscReal        S[VPATCH_MAX_NI * VPATCH_MAX_NI], lam[VPATCH_MAX_NI], Kd[VPATCH_MAX_NI], Md[VPATCH_MAX_NI];
 } VPPatchScaledTables;
 /* VPPatchDampings_CPU() on the device: every patch of this rank, one thread block each, in float (single) or double

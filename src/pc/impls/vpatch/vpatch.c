@@ -22,7 +22,7 @@ const char *const PCVPatchKernels[]      = {"global", "separate", "fused", "PCVP
 const char *const VPPrecisions[]         = {"double", "single", "VPPrecision", "VP_PRECISION_", NULL};
 const char *const PCVPatchLocalSolvers[] = {"fdm", "dense", "cg", "scaled", "PCVPatchLocalSolver", "PC_VPATCH_LOCAL_", NULL};
 const char *const PCVPatchRanksTypes[]   = {"exact", "relaxed", "PCVPatchRanks", "PC_VPATCH_RANKS_", NULL};
-const char *const PCVPatchSurrogates[]   = {"pointmax", "cellmax", "mean", "PCVPatchSurrogate", "PC_VPATCH_SURROGATE_", NULL};
+const char *const PCVPatchSurrogates[]   = {"pointmax", "cellmax", "mean", "profile", "PCVPatchSurrogate", "PC_VPATCH_SURROGATE_", NULL};
 const char *const PCVPatchCorrections[]  = {"none", "mixed", "all", "PCVPatchCorrection", "PC_VPATCH_CORRECTION_", NULL};
 
 /* The DMQBOX of the preconditioning matrix and its weights: Pmat = w.mass M + w.stiff K (M the mass matrix, K the
@@ -161,6 +161,8 @@ static PetscErrorCode PCReset_VPatch(PC pc)
   jac->d_cggeo = NULL;
   PetscCall(PetscMemzero(&jac->plocal, sizeof(jac->plocal)));
   PetscCall(VPDeviceFree_Private(&jac->d_pg));
+  PetscCall(VPDeviceFree_Private(&jac->d_prof));
+  PetscCall(PetscFree(jac->prof));
   PetscCall(PetscFree(jac->pm));
   PetscCall(VPDeviceFree_Private(&jac->d_pm));
   PetscCall(PetscFree(jac->pw));
@@ -515,8 +517,9 @@ static PetscErrorCode PCSetFromOptions_VPatch(PC pc, PetscOptionItems PetscOptio
                                PCVPatchRanksTypes, (PetscEnum)r, (PetscEnum *)&r, &flg));
     if (flg) PetscCall(PCVPatchSetRanks(pc, r));
   }
-  PetscCall(PetscOptionsEnum("-pc_vpatch_surrogate", "Mapped DMQBOX: scaling of the separable surrogate of each patch (default: pointmax, with local solver cg mean)", "PCVPATCH", PCVPatchSurrogates, (PetscEnum)jac->surtype,
-                             (PetscEnum *)&jac->surtype, &flg));
+  PetscCall(PetscOptionsEnum("-pc_vpatch_surrogate",
+                             "Mapped DMQBOX: the separable surrogate of each patch (default: pointmax, with the local solvers cg and scaled mean; profile: each patch's 1D matrices weighted by a profile of its factors, 3D, stiffness only)",
+                             "PCVPATCH", PCVPatchSurrogates, (PetscEnum)jac->surtype, (PetscEnum *)&jac->surtype, &flg));
   if (flg) {
     pc->setupcalled = PETSC_FALSE;
     jac->surtypeset = PETSC_TRUE;
@@ -1048,7 +1051,7 @@ static PetscErrorCode PCDestroy_VPatch(PC pc)
 . -pc_vpatch_local_damping <w>                  - local solver scaled: one damping of every correction (default: in 3D without a mass term each patch its own, else min(0.7, 2.1/k))
 . -pc_vpatch_local_damping_steps <m>            - local solver scaled, 3D: Lanczos steps per patch at set-up for its own damping min(1, 1.7 / lambda_max(P_v^-1 A_v)) (default 3, a symmetric sweep 5; 0: min(0.7, 2.1/k) for all)
 . -pc_vpatch_patch_residual <bool>              - mapped `DMQBOX` in 3D, CUDA, stiffness only: each color's residual formed patch by patch from the patch's cells, without atomics (several ranks: in place on x's ghosted copy, an exchange after each group of colors) (default true; false: `MatResidual()` of the whole level)
-. -pc_vpatch_surrogate <pointmax,cellmax,mean>  - mapped `DMQBOX`: the scaling of the separable surrogate (`PCVPatchSurrogate`)
+. -pc_vpatch_surrogate <pointmax,cellmax,mean,profile> - mapped `DMQBOX`: the separable surrogate (`PCVPatchSurrogate`)
 . -pc_vpatch_dg_lines <bool>                     - discontinuous `DMQBOX` in 3D on the GPU: one thread per 1D line of a patch (default) or per unknown
 . -pc_vpatch_richardson_check <bool>            - `KSPRICHARDSON` with more than one iteration: the true residual after each sweep, for the tolerances (default true; false for a `PCMG` smoother of several steps)
 . -pc_vpatch_colors <c0,c1,...>                  - order of the colors in a forward pass (`PCVPatchSetColorOrder()`; default 0,1,...,2^d-1)

@@ -9,6 +9,10 @@
 #include <petscvpatch/private/pcvpatchimpl.h>
 #include <lapacke.h>
 
+/* the profile surrogate's tables are read by the patch kernel (MatQBoxPatchResidual_Private()) alone */
+#define VP_PROFILE_KERNEL_ONLY \
+  "PCVPATCH -pc_vpatch_surrogate profile runs on the GPU in the patch kernel only (3D, stiffness only, stored factors, -pc_vpatch_patch_residual and -dm_qbox_fused_residual on, operator scale 1): use -pc_vpatch_surrogate mean"
+
 /* 1D patch matrices of two cells of size h, and the generalized eigenproblem of the interior block.
    The interior block is symmetric under the reflection i -> ni-1-i (the Gauss-Lobatto nodes are), so it maps even
    vectors to even and odd to odd: the eigenproblem is solved on the even subspace (dimension k) and on the odd one
@@ -173,7 +177,7 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
        operator application over the level, no residual vector */
     PetscScalar *xw;
     for (PetscInt i = 0; i < nc; i++) {
-      const Vec r    = zero && i == 0 ? b : jac->w; /* from x = 0 the first color's residual is b */
+      const Vec r    = zero && i == 0 && !jac->d_prof ? b : jac->w; /* from x = 0 the first color's residual is b (its solve: the tuned kernel, without the profile surrogate) */
       PetscBool done = PETSC_FALSE;
       if (r != b && jac->patchres && ((jac->local == PC_VPATCH_LOCAL_SCALED && jac->diagl) || jac->local == PC_VPATCH_LOCAL_FDM) && jac->scale == (PetscScalar)1.0 && jac->d_pg &&
           !jac->d_pm) { /* the residual and the solves in one kernel (also on a rank of a gathered level that owns no cell: its diagonal's array is NULL) */
@@ -181,6 +185,7 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
         jac->patchran = (PetscBool)(jac->patchran || done);
       }
       if (done) continue;
+      PetscCheck(!jac->d_prof, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", VP_PROFILE_KERNEL_ONLY);
       if (r != b) PetscCall(PCVPatchColorResidual(jac, PCVPatchColor(jac, nc, i, reverse), b, x, jac->w));
       PetscCall(VecGetArrayReadAndMemType(r, &ba, NULL));
       PetscCall(VecGetArrayAndMemType(x, &xw, NULL));
@@ -220,6 +225,7 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
       jac->patchran = (PetscBool)(jac->patchran || done);
       fused         = done;
     }
+    PetscCheck(fused || !jac->d_prof, PETSC_COMM_SELF, PETSC_ERR_SUP, "%s", VP_PROFILE_KERNEL_ONLY);
     PetscCheck(fused || !(jac->local == PC_VPATCH_LOCAL_CG && jac->precision == VP_PRECISION_SINGLE), PETSC_COMM_SELF, PETSC_ERR_SUP,
                "PCVPATCH local solver cg in single precision: the patch kernel cannot run on this operator: use -pc_vpatch_precision double");
     if (!fused) PetscCall(PCVPatchGetLocal_Private(jac, PETSC_TRUE, PETSC_TRUE));

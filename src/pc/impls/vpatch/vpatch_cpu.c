@@ -8,6 +8,7 @@
 */
 #include <petscvpatch/private/vpkernels.h>
 #include <petscvpatch/private/vpcontract.h>
+#include <petscvpatch/private/vpprofile.h>
 #include <petscsys.h>
 #include <lapacke.h>
 
@@ -67,6 +68,29 @@ static PetscErrorCode PatchSolve(const VPPatchOp *op, const PetscReal *gv, Petsc
     VPContract(ext, 0, ni, op->S[0], PETSC_FALSE, t, u);
   }
   PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* patch iv's profile surrogate (pl->prof) as a VPPatchOp: its own eigenpairs and interior 1D diagonals (the factors g_d
+   folded in: gv = 1) */
+static const VPPatchOp *PatchProfileOp(const VPGrid *g, const VPPatchLocal *pl, PetscInt iv, VPPatchOp *po, PetscReal gv[3])
+{
+  const int        k = (int)g->k, ni = 2 * k - 1, np = 2 * k + 1;
+  const PetscReal *pt = pl->prof + (size_t)iv * VPProfileSize(k);
+
+  po->dim = 3;
+  po->k   = k;
+  po->LU  = NULL;
+  po->piv = NULL;
+  for (int d = 0; d < 3; d++) {
+    gv[d] = 1.0;
+    for (int i = 0; i < ni; i++) {
+      po->lam[d][i]                   = pt[VPProfileLam(k, d) + i];
+      po->Kp[d][(i + 1) * np + i + 1] = pt[VPProfileKd(k, d) + i];
+      po->Mp[d][(i + 1) * np + i + 1] = pt[VPProfileMd(k, d) + i];
+      for (int j = 0; j < ni; j++) po->S[d][i * ni + j] = pt[d * ni * ni + i * ni + j];
+    }
+  }
+  return po;
 }
 
 /* interior node e = (ix, iy, iz) of a patch (ni per direction) <-> its index in the patch box (np per direction) */
@@ -154,8 +178,14 @@ static PetscErrorCode PatchCG(const VPGrid *g, const VPPatchOp *op, const VPPatc
   PetscScalar     *rr = work, *z = rr + npt, *pp = z + npt, *ww = pp + npt, *sc = ww + npt, *tmp = sc + npt, *box = tmp + npt, *boxo = box + npt, *cu = boxo + npt, *cv = cu + npt, *cw = cv + npt;
   PetscScalar      rz = 0, rzold = 1, rz0 = 0;
   const PetscReal *G[8];
+  VPPatchOp        po;
+  PetscReal        gp[3];
 
   PetscFunctionBegin;
+  if (pl->prof) {
+    op = PatchProfileOp(g, pl, iv, &po, gp);
+    gv = gp;
+  }
   PatchScaling(g, op, pl, gv, mv, v, sc);
   for (PetscInt e = 0; e < nt; e++) {
     rr[e] = r[e];
@@ -225,6 +255,10 @@ PetscErrorCode VPPatchSmoothColor_CPU(const VPGrid *g, const VPPatchOp *op, cons
         if (pl && pl->its > 0) {
           PetscInt vv[3] = {vx, vy, vz};
           PetscCall(PatchCG(g, op, pl, pl->g + 3 * iv, pl->m ? pl->m[iv] : 0.0, vv, iv, r, u, t1, work + 8 * npt));
+        } else if (pl && pl->prof) {
+          VPPatchOp po;
+          PetscReal gp[3];
+          PetscCall(PatchSolve(PatchProfileOp(g, pl, iv, &po, gp), gp, 0.0, NULL, NULL, ni, r, u, t1));
         } else
           PetscCall(PatchSolve(op, pl && pl->g ? pl->g + 3 * iv : NULL, pl && pl->m ? pl->m[iv] : 0.0, pl && pl->LU ? pl->LU + nt * nt * iv : NULL, pl && pl->piv ? pl->piv + nt * iv : NULL, ni, r, u, t1));
         e = 0;
@@ -263,11 +297,18 @@ PetscErrorCode VPPatchDampings_CPU(const VPGrid *g, const VPPatchOp *op, const V
           long long l    = VPLayerCellIndex(g->cs, g->cm, c);
           G[cc]          = l < 0 ? geo + (((c[2] - g->cs[2]) * g->cm[1] + c[1] - g->cs[1]) * g->cm[0] + c[0] - g->cs[0]) * ncomp * nd : lgeo + l * ncomp * nd;
         }
-        PatchScaling(g, op, pl, gv, 0.0, v, sc);
+        VPPatchOp        po;
+        PetscReal        gp[3];
+        const VPPatchOp *opv = op;
+        if (pl->prof) {
+          opv = PatchProfileOp(g, pl, iv, &po, gp);
+          gv  = gp;
+        }
+        PatchScaling(g, opv, pl, gv, 0.0, v, sc);
         for (PetscInt e = 0; e < nt; e++) r[e] = VPLanczosStart((int)e);
         for (PetscInt j = 0; j <= steps; j++) { /* steps steps, and of one more its r^T z (the Lanczos residual) */
           PetscScalar pq = 0;
-          PetscCall(PatchScaledSolve(op, gv, 0.0, nt, ni, sc, r, z, tmp, t, &rz));
+          PetscCall(PatchScaledSolve(opv, gv, 0.0, nt, ni, sc, r, z, tmp, t, &rz));
           if (!j) rz0 = rz;
           if (!(PetscRealPart(rz) > VP_PATCH_CG_RTOL2 * PetscRealPart(rz0))) break; /* an invariant subspace: T is exact */
           if (j) beta[j - 1] = PetscRealPart(rz / rzold);

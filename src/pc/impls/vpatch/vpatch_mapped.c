@@ -6,6 +6,7 @@
   color's residual comes from the operator (MatMult), so the sweep converges with the inexact solves.
 */
 #include <petscvpatch/private/pcvpatchimpl.h>
+#include <petscvpatch/private/vpprofile.h>
 #include <lapacke.h>
 
 /* node r (lexicographic among the cell's (k+1)^d) of a cell whose first node sits at off[] in its patch: its index among
@@ -349,6 +350,65 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* -pc_vpatch_surrogate profile: each patch's own separable surrogate (vpprofile.h) from its cells' factors, on the GPU
+   from the device factors (the layer of cells below this rank's included), else on the host */
+static PetscErrorCode PCVPatchSetUpProfile(PC_VPatch *jac)
+{
+  DM_QBox       *q = (DM_QBox *)jac->dm->data;
+  const VPGrid  *g = &q->grid;
+  const PetscInt k = g->k, n1 = k + 1, sz = VPProfileSize((int)k);
+  PetscInt       vlo[3], nv[3], nvert;
+  VPProfileBasis pb;
+  PetscLogDouble flops;
+
+  PetscFunctionBegin;
+  PetscCheck(g->dim == 3 && jac->opw.mass == 0 && jac->local != PC_VPATCH_LOCAL_DENSE, PetscObjectComm((PetscObject)jac->dm), PETSC_ERR_SUP,
+             "PCVPATCH -pc_vpatch_surrogate profile is built in 3D for the stiffness alone (no mass term) and the local solvers fdm, scaled and cg: use -pc_vpatch_surrogate mean");
+  pb.k = (int)k;
+  for (PetscInt i = 0; i < n1; i++) pb.qw[i] = q->basis.qwts[i];
+  for (PetscInt i = 0; i < n1 * n1; i++) {
+    pb.B[i] = q->basis.S[i];
+    pb.D[i] = q->basis.D[i];
+  }
+  VPPatchVertexBox(g, vlo, nv);
+  nvert = nv[0] * nv[1] * nv[2];
+  if (jac->cuda) {
+#if defined(PETSC_HAVE_CUDA)
+    const PetscReal *d_geo, *d_lgeo = NULL;
+    PetscCall(DMQBoxGetGeometry_Private(jac->dm, NULL, &d_geo));
+    if (VPLayerCellIndex(g->cs, g->cm, NULL)) PetscCall(DMQBoxGetLayerGeometry_Private(jac->dm, NULL, &d_lgeo, NULL));
+    PetscCall(VPDeviceAlloc_Private((size_t)PetscMax(nvert, 1) * (size_t)sz, &jac->d_prof));
+    PetscCall(PetscLogGpuTimeBegin());
+    PetscCall(VPMappedProfile_CUDA(g, d_geo, d_lgeo, &pb, jac->opw.stiff, vlo, nv, jac->d_prof));
+    PetscCall(PetscLogGpuTimeEnd());
+#endif
+  } else {
+    const PetscReal *geo;
+    double           work[VP_PROFILE_WORK];
+    PetscCall(DMQBoxGetGeometry_Private(jac->dm, &geo, NULL));
+    PetscCall(PetscMalloc1((size_t)PetscMax(nvert, 1) * (size_t)sz, &jac->prof));
+    for (PetscInt vz = 0, iv = 0; vz < nv[2]; vz++)
+      for (PetscInt vy = 0; vy < nv[1]; vy++)
+        for (PetscInt vx = 0; vx < nv[0]; vx++, iv++) {
+          const PetscInt   v[3] = {vlo[0] + vx, vlo[1] + vy, vlo[2] + vz};
+          const PetscReal *G[8];
+          for (PetscInt cc = 0; cc < 8; cc++) {
+            const PetscInt c[3] = {v[0] - 1 + (cc & 1), v[1] - 1 + ((cc >> 1) & 1), v[2] - 1 + (cc >> 2)};
+            PetscCall(PCVPatchCellFactors(jac, geo, c, &G[cc]));
+          }
+          VPProfileTables(&pb, G, jac->opw.stiff, jac->prof + iv * sz, work);
+        }
+    jac->plocal.prof = jac->prof;
+  }
+  /* per patch: the fit (about 12 operations per point of its 2^3 cells) and three (2k-1)-square eigenproblems */
+  flops = (PetscLogDouble)nvert * (12.0 * 8 * n1 * n1 * n1 + 3.0 * 60.0 * (2 * k - 1) * (2 * k - 1) * (2 * k - 1));
+  if (jac->cuda)
+    PetscCall(PetscLogGpuFlops(flops));
+  else
+    PetscCall(PetscLogFlops(flops));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
 /*
   The local solver scaled damps each patch's correction. One damping for all patches is set by the worst patch (w
   lambda_max(P_v^-1 A_v) < 2, P_v the scaled surrogate, A_v the patch matrix): where the geometry and the coefficient
@@ -450,6 +510,10 @@ static PetscErrorCode PCVPatchSetUp_Mapped(PC pc)
   jac->surrogate = PETSC_TRUE;
   PetscCall(PCVPatchSetUpContinuous_Private(pc));
   PetscCall(PCVPatchSetUpSurrogate(jac));
+  if (jac->surtype == PC_VPATCH_SURROGATE_PROFILE) {
+    PetscCall(PCVPatchSetUpProfile(jac));
+    jac->sct.prof = jac->d_prof;
+  }
   PetscCall(PCVPatchSetUpDampings(jac));
   if (jac->type == PC_VPATCH_MULTIPLICATIVE && !jac->cuda) PetscCall(DMCreateGlobalVector(jac->dm, &jac->w)); /* the residual of each color */
   PetscFunctionReturn(PETSC_SUCCESS);

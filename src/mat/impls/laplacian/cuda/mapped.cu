@@ -10,6 +10,7 @@
   summed in shared memory, and optionally its surrogate's solve), here because it shares the passes and the tables.
 */
 #include <petscvpatch/private/vpgeomap.cuh>
+#include <petscvpatch/private/vpprofile.h>
 
 /* S then D ((K+1)^2 each, row-major [q][i]) per degree K = 1..VPATCH_MAX_DEGREE */
 __host__ __device__ constexpr int VPMapSDOffset(int K)
@@ -412,14 +413,15 @@ template <int K, typename T> struct VPMapPatchShape {
   static constexpr size_t CELL    = 5 * (size_t)PC * sizeof(T);                                     /* shared bytes per cell */
   static constexpr int    CB      = CB0 * CELL <= 49152 ? CB0 : (CB0 / 2 * CELL <= 49152 ? CB0 / 2 : (CB0 / 4 >= 1 ? CB0 / 4 : 1));
   static constexpr int    THREADS = ((CB * L + 31) / 32) * 32;
-  static constexpr size_t OPER    = 5 * (size_t)CB * PC + NP * NP * NP;          /* T entries of the operator's passes */
-  static constexpr size_t SOLVE   = 3 * (size_t)NI * NI * NI + NI * NI + 4 * NI; /* T entries of the local solve's */
+  static constexpr size_t OPER    = 5 * (size_t)CB * PC + NP * NP * NP; /* T entries of the operator's passes */
+  static constexpr size_t SURR    = 3 * (size_t)NI * NI + 9 * NI;       /* T entries of a surrogate's tables (VPMapSurr) */
+  static constexpr size_t SOLVE   = 3 * (size_t)NI * NI * NI + SURR;    /* T entries of the local solve's */
   static constexpr size_t SHARED  = NI * NI * NI * sizeof(double) + (OPER > SOLVE ? OPER : SOLVE) * sizeof(T);
   /* the local solver cg's: acc and 32 block sums in double; the operator's passes or the solve's two tensors (SCR), then
-     the CG vectors r, p, u, Dsc and S, lam in T */
+     the CG vectors r, p, u, Dsc and the surrogate's tables in T */
   static constexpr size_t NT2      = 2 * (size_t)NI * NI * NI; /* two interior tensors */
   static constexpr size_t SCR      = OPER > NT2 ? OPER : NT2;
-  static constexpr size_t CGSHARED = (NI * NI * NI + 32) * sizeof(double) + (SCR + 4 * (size_t)NI * NI * NI + NI * NI + NI) * sizeof(T);
+  static constexpr size_t CGSHARED = (NI * NI * NI + 32) * sizeof(double) + (SCR + 4 * (size_t)NI * NI * NI + SURR) * sizeof(T);
   /* blocks per SM the registers must allow (0: the compiler's choice). In float at k >= 7 the compiler takes more than
      half the register file for one block (158 registers at k = 7): one block per SM, 12.5% occupancy, latency-bound
      (Nsight Compute); two fit in 128 registers without spills, and the kernel then takes 35% less time */
@@ -503,19 +505,71 @@ template <int K, typename T, typename CG> __device__ __forceinline__ void VPMapP
   }
 }
 
+/* A patch's separable surrogate as the kernels read it (shared memory): per direction d its eigenvectors S[d] (NI x NI,
+   row-major, in the columns), eigenvalues lam[d] and interior 1D diagonals Kd[d], Md[d], and the factors g: the unit
+   patch's tables (the same for every d) with the patch's g (surrogates mean, pointmax, cellmax), or the patch's own
+   (profile, vpprofile.h; g = 1) */
+template <typename T> struct VPMapSurr {
+  const T                     *S[3], *lam[3], *Kd[3], *Md[3];
+  T                            g[3];
+  __device__ __forceinline__ T eig(int i0, int i1, int i2) const
+  {
+    return g[0] * lam[0][i0] + g[1] * lam[1][i1] + g[2] * lam[2][i2];
+  }
+  /* the surrogate's diagonal at interior node (i0, i1, i2), in R */
+  template <typename R> __device__ __forceinline__ R diag(int i0, int i1, int i2) const
+  {
+    return (R)g[0] * Kd[0][i0] * Md[1][i1] * Md[2][i2] + (R)g[1] * Md[0][i0] * Kd[1][i1] * Md[2][i2] + (R)g[2] * Md[0][i0] * Md[1][i1] * Kd[2][i2];
+  }
+};
+
+/* patch iv's surrogate into sm (VPMapPatchShape::SURR entries; the caller synchronizes before reading it): t.prof's
+   tables of the patch, else the unit patch's of t with the factors pg of vertex iv */
+template <int NI, typename T> __device__ __forceinline__ VPMapSurr<T> VPMapLoadSurr(const VPPatchScaledTables &t, size_t iv, const PetscReal *pg, T *sm)
+{
+  VPMapSurr<T> s;
+  if (t.prof) {
+    constexpr int    SZ = 3 * NI * NI + 9 * NI; /* VPProfileSize() */
+    const PetscReal *pt = t.prof + iv * SZ;
+    for (int e = threadIdx.x; e < SZ; e += blockDim.x) sm[e] = (T)pt[e];
+    for (int d = 0; d < 3; d++) {
+      s.S[d]   = sm + d * NI * NI;
+      s.lam[d] = sm + 3 * NI * NI + d * NI;
+      s.Kd[d]  = s.lam[d] + 3 * NI;
+      s.Md[d]  = s.lam[d] + 6 * NI;
+      s.g[d]   = 1;
+    }
+  } else {
+    for (int e = threadIdx.x; e < NI * NI; e += blockDim.x) sm[e] = (T)t.S[e];
+    for (int e = threadIdx.x; e < NI; e += blockDim.x) {
+      sm[NI * NI + e]          = (T)t.lam[e];
+      sm[NI * NI + NI + e]     = (T)t.Kd[e];
+      sm[NI * NI + 2 * NI + e] = (T)t.Md[e];
+    }
+    for (int d = 0; d < 3; d++) {
+      s.S[d]   = sm;
+      s.lam[d] = sm + NI * NI;
+      s.Kd[d]  = sm + NI * NI + NI;
+      s.Md[d]  = sm + NI * NI + 2 * NI;
+      s.g[d]   = (T)pg[3 * iv + d];
+    }
+  }
+  return s;
+}
+
 /* ta = S (sum_d g_d Lambda_d)^-1 S^T ta on the NI^3 interior of a patch (fast diagonalization of its separable
-   surrogate; S, lam in shared memory), tb scratch */
-template <int NI, typename T> __device__ __forceinline__ void VPMapFDMSolve(const T *S, const T *lam, T g0, T g1, T g2, T *ta, T *tb)
+   surrogate su, in shared memory), tb scratch */
+template <int NI, typename T> __device__ __forceinline__ void VPMapFDMSolve(const VPMapSurr<T> &su, T *ta, T *tb)
 {
   constexpr int NT = NI * NI * NI;
-  VPMapFDMPass<NI, 0, true>(S, ta, tb);
-  VPMapFDMPass<NI, 1, true>(S, tb, ta);
-  VPMapFDMPass<NI, 2, true>(S, ta, tb);
-  for (int e = threadIdx.x; e < NT; e += blockDim.x) tb[e] /= g0 * lam[e % NI] + g1 * lam[(e / NI) % NI] + g2 * lam[e / (NI * NI)];
+  VPMapFDMPass<NI, 0, true>(su.S[0], ta, tb);
+  VPMapFDMPass<NI, 1, true>(su.S[1], tb, ta);
+  VPMapFDMPass<NI, 2, true>(su.S[2], ta, tb);
+  for (int e = threadIdx.x; e < NT; e += blockDim.x) tb[e] /= su.eig(e % NI, (e / NI) % NI, e / (NI * NI));
   __syncthreads();
-  VPMapFDMPass<NI, 2, false>(S, tb, ta);
-  VPMapFDMPass<NI, 1, false>(S, ta, tb);
-  VPMapFDMPass<NI, 0, false>(S, tb, ta);
+  VPMapFDMPass<NI, 2, false>(su.S[2], tb, ta);
+  VPMapFDMPass<NI, 1, false>(su.S[1], ta, tb);
+  VPMapFDMPass<NI, 0, false>(su.S[0], tb, ta);
 }
 
 /* the sum over the block of each thread's v, the same value in every thread (summed in one order: deterministic); red:
@@ -534,13 +588,13 @@ __device__ __forceinline__ double VPMapBlockSum(double v, double *red)
 
 /* z = Dsc Atilde^-1 Dsc r into ta (the scaled surrogate's solve of a patch; tb scratch), and r^T z summed over the
    block (red: 32 doubles) */
-template <int NI, typename T> __device__ __forceinline__ double VPMapScaledPrecondition(const T *Sm, const T *lam, T g0, T g1, T g2, const T *sc, const T *r, T *ta, T *tb, double *red)
+template <int NI, typename T> __device__ __forceinline__ double VPMapScaledPrecondition(const VPMapSurr<T> &su, const T *sc, const T *r, T *ta, T *tb, double *red)
 {
   constexpr int NT = NI * NI * NI;
   double        s  = 0;
   for (int e = threadIdx.x; e < NT; e += blockDim.x) ta[e] = sc[e] * r[e];
   __syncthreads();
-  VPMapFDMSolve<NI>(Sm, lam, g0, g1, g2, ta, tb);
+  VPMapFDMSolve<NI>(su, ta, tb);
   for (int e = threadIdx.x; e < NT; e += blockDim.x) {
     ta[e] *= sc[e];
     s += (double)r[e] * (double)ta[e];
@@ -623,27 +677,24 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS, VPMapPatchShap
       r[li]             = (PRE ? pre_b : b[li]) - alpha * (PetscScalar)acc[e];
     }
   } else if constexpr (MODE == 2) { /* the solve's two tensors in the operator's scratch (dead between applications) */
-    double          *red = acc + NT;
-    T               *ta = A, *tb = A + NT, *rr = A + S::SCR, *p = rr + NT, *u = p + NT, *sc = u + NT, *Sm = sc + NT, *lam = Sm + NI * NI;
-    const size_t     iv = ((size_t)(v[2] - t.alo[2]) * (size_t)t.anv[1] + (size_t)(v[1] - t.alo[1])) * (size_t)t.anv[0] + (size_t)(v[0] - t.alo[0]);
-    const PetscReal *gv = pg + 3 * iv;
-    const T          g0 = (T)gv[0], g1 = (T)gv[1], g2 = (T)gv[2];
-    double           rz, rzold = 1, rz0 = 0;
+    double            *red = acc + NT;
+    T                 *ta = A, *tb = A + NT, *rr = A + S::SCR, *p = rr + NT, *u = p + NT, *sc = u + NT, *Sm = sc + NT;
+    const size_t       iv = ((size_t)(v[2] - t.alo[2]) * (size_t)t.anv[1] + (size_t)(v[1] - t.alo[1])) * (size_t)t.anv[0] + (size_t)(v[0] - t.alo[0]);
+    const VPMapSurr<T> su = VPMapLoadSurr<NI, T>(t, iv, pg, Sm);
+    double             rz, rzold = 1, rz0 = 0;
 
-    for (int e = threadIdx.x; e < NI * NI; e += blockDim.x) Sm[e] = (T)t.S[e];
-    for (int e = threadIdx.x; e < NI; e += blockDim.x) lam[e] = (T)t.lam[e];
+    __syncthreads();
     for (int e = threadIdx.x; e < NT; e += blockDim.x) {
       const int      i0 = e % NI, i1 = (e / NI) % NI, i2 = e / (NI * NI);
       const PetscInt li = PRE ? 0 : node(e);
-      const double   dt = (double)g0 * t.Kd[i0] * t.Md[i1] * t.Md[i2] + (double)g1 * t.Md[i0] * t.Kd[i1] * t.Md[i2] + (double)g2 * t.Md[i0] * t.Md[i1] * t.Kd[i2];
-      sc[e]             = (T)sqrt(dt / (double)(PRE ? pre_d : dg[li]));
+      sc[e]             = (T)sqrt(su.template diag<double>(i0, i1, i2) / (double)(PRE ? pre_d : dg[li]));
       rr[e]             = (T)((PRE ? pre_b : b[li]) - alpha * (PetscScalar)acc[e]);
       u[e]              = 0;
     }
     __syncthreads();
     for (int it = 0; it < t.its; it++) {
       double s;
-      rz = VPMapScaledPrecondition<NI>(Sm, lam, g0, g1, g2, sc, rr, ta, tb, red); /* z in ta */
+      rz = VPMapScaledPrecondition<NI>(su, sc, rr, ta, tb, red); /* z in ta */
       if (!it) rz0 = rz;
       if (!(rz > VP_PATCH_CG_RTOL2 * rz0)) break; /* converged to round-off, or a zero residual */
       for (int e = threadIdx.x; e < NT; e += blockDim.x) p[e] = it ? ta[e] + (T)(rz / rzold) * p[e] : ta[e];
@@ -665,26 +716,20 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS, VPMapPatchShap
       r[li]             = (PRE ? pre_r : r[li]) + (PetscScalar)u[e];
     }
   } else { /* the operator's passes are done: their shared memory holds the local solve's tensors */
-    T               *Sm = A, *lam = Sm + NI * NI, *Kd = lam + NI, *Md = Kd + NI, *ta = A + NI * NI + 4 * NI, *tb = ta + NT, *sc = tb + NT;
-    const size_t     iv = ((size_t)(v[2] - t.alo[2]) * (size_t)t.anv[1] + (size_t)(v[1] - t.alo[1])) * (size_t)t.anv[0] + (size_t)(v[0] - t.alo[0]);
-    const PetscReal *gv = pg + 3 * iv;
-    const T          g0 = (T)gv[0], g1 = (T)gv[1], g2 = (T)gv[2], damp = (T)(t.pw ? t.pw[iv] : t.damp); /* the patch's own damping, or the one of all */
-    for (int e = threadIdx.x; e < NI * NI; e += blockDim.x) Sm[e] = (T)t.S[e];
-    for (int e = threadIdx.x; e < NI; e += blockDim.x) {
-      lam[e] = (T)t.lam[e];
-      Kd[e]  = (T)t.Kd[e];
-      Md[e]  = (T)t.Md[e];
-    }
+    T                 *Sm = A, *ta = A + S::SURR, *tb = ta + NT, *sc = tb + NT;
+    const size_t       iv   = ((size_t)(v[2] - t.alo[2]) * (size_t)t.anv[1] + (size_t)(v[1] - t.alo[1])) * (size_t)t.anv[0] + (size_t)(v[0] - t.alo[0]);
+    const VPMapSurr<T> su   = VPMapLoadSurr<NI, T>(t, iv, pg, Sm);
+    const T            damp = (T)(t.pw ? t.pw[iv] : t.damp); /* the patch's own damping, or the one of all */
     __syncthreads();
     for (int e = threadIdx.x; e < NT; e += blockDim.x) { /* Dsc r */
       const int      i0 = e % NI, i1 = (e / NI) % NI, i2 = e / (NI * NI);
       const PetscInt li = PRE ? 0 : node(e);
-      const T        dt = g0 * Kd[i0] * Md[i1] * Md[i2] + g1 * Md[i0] * Kd[i1] * Md[i2] + g2 * Md[i0] * Md[i1] * Kd[i2];
+      const T        dt = su.template diag<T>(i0, i1, i2);
       sc[e]             = !dg ? (T)1 : sqrt(dt / (T)(PRE ? pre_d : dg[li])); /* without dg the unscaled surrogate (local solver fdm) */
       ta[e]             = sc[e] * (T)((PRE ? pre_b : b[li]) - alpha * (PetscScalar)acc[e]);
     }
     __syncthreads();
-    VPMapFDMSolve<NI>(Sm, lam, g0, g1, g2, ta, tb);
+    VPMapFDMSolve<NI>(su, ta, tb);
     for (int e = threadIdx.x; e < NT; e += blockDim.x) {
       const PetscInt li = node(e);
       r[li]             = (PRE ? pre_r : r[li]) + (PetscScalar)(damp * sc[e] * ta[e]);
@@ -696,7 +741,7 @@ template <int K, typename T> struct VPMapDampShape {
   using S                    = VPMapPatchShape<K, T>;
   static constexpr int    NI = S::NI, NT = NI * NI * NI;
   static constexpr size_t SCR   = S::SCR; /* the operator's passes, or the solve's two tensors */
-  static constexpr size_t BYTES = (NT + 32 + 2 * VP_PATCH_LANCZOS_MAX) * sizeof(double) + (SCR + 3 * (size_t)NT + NI * NI + NI) * sizeof(T);
+  static constexpr size_t BYTES = (NT + 32 + 2 * VP_PATCH_LANCZOS_MAX) * sizeof(double) + (SCR + 3 * (size_t)NT + S::SURR) * sizeof(T);
 };
 
 /* VPPatchDampings_CPU() of the patches of this rank's vertex box (t.alo, t.anv), one block per patch, in T: steps PCG
@@ -711,29 +756,27 @@ __global__ void __launch_bounds__(VPMapPatchShape<K, T>::THREADS) VPMapPatchDamp
   using D          = VPMapDampShape<K, T>;
   constexpr int CB = S::CB, PC = S::PC, NI = S::NI, NT = NI * NI * NI;
   VP_DYNAMIC_SHARED(double, acc);
-  double      *red = acc + NT, *al = red + 32, *be = al + VP_PATCH_LANCZOS_MAX;
-  T           *A = reinterpret_cast<T *>(be + VP_PATCH_LANCZOS_MAX), *B = A + CB * PC, *P0 = B + CB * PC, *P1 = P0 + CB * PC, *P2 = P1 + CB * PC, *X = P2 + CB * PC, *ta = A, *tb = A + NT;
-  T           *r = A + D::SCR, *p = r + NT, *sc = p + NT, *Sm = sc + NT, *lam = Sm + NI * NI;
-  const size_t iv   = blockIdx.x;
-  const int    v[3] = {t.alo[0] + (int)(iv % t.anv[0]), t.alo[1] + (int)((iv / t.anv[0]) % t.anv[1]), t.alo[2] + (int)(iv / ((size_t)t.anv[0] * t.anv[1]))};
-  const int    q0 = (v[0] - 1) * K, q1 = (v[1] - 1) * K, q2 = (v[2] - 1) * K;
-  const T      g0 = (T)pg[3 * iv], g1 = (T)pg[3 * iv + 1], g2 = (T)pg[3 * iv + 2];
-  double       rz, rzold = 1, rz0 = 0;
-  int          m = 0;
+  double            *red = acc + NT, *al = red + 32, *be = al + VP_PATCH_LANCZOS_MAX;
+  T                 *A = reinterpret_cast<T *>(be + VP_PATCH_LANCZOS_MAX), *B = A + CB * PC, *P0 = B + CB * PC, *P1 = P0 + CB * PC, *P2 = P1 + CB * PC, *X = P2 + CB * PC, *ta = A, *tb = A + NT;
+  T                 *r = A + D::SCR, *p = r + NT, *sc = p + NT, *Sm = sc + NT;
+  const size_t       iv   = blockIdx.x;
+  const int          v[3] = {t.alo[0] + (int)(iv % t.anv[0]), t.alo[1] + (int)((iv / t.anv[0]) % t.anv[1]), t.alo[2] + (int)(iv / ((size_t)t.anv[0] * t.anv[1]))};
+  const int          q0 = (v[0] - 1) * K, q1 = (v[1] - 1) * K, q2 = (v[2] - 1) * K;
+  const VPMapSurr<T> su = VPMapLoadSurr<NI, T>(t, iv, pg, Sm);
+  double             rz, rzold = 1, rz0 = 0;
+  int                m = 0;
 
-  for (int e = threadIdx.x; e < NI * NI; e += blockDim.x) Sm[e] = (T)t.S[e];
-  for (int e = threadIdx.x; e < NI; e += blockDim.x) lam[e] = (T)t.lam[e];
   if (threadIdx.x == 0) be[steps - 1] = 0; /* no residual step: no correction of the estimate */
+  __syncthreads();
   for (int e = threadIdx.x; e < NT; e += blockDim.x) {
-    const int    i0 = e % NI, i1 = (e / NI) % NI, i2 = e / (NI * NI);
-    const double dt = (double)g0 * t.Kd[i0] * t.Md[i1] * t.Md[i2] + (double)g1 * t.Md[i0] * t.Kd[i1] * t.Md[i2] + (double)g2 * t.Md[i0] * t.Md[i1] * t.Kd[i2];
-    sc[e]           = (T)sqrt(dt / (double)dg[VPDLocalIndex(g, q0 + i0 + 1, q1 + i1 + 1, q2 + i2 + 1)]);
-    r[e]            = (T)VPLanczosStart(e);
+    const int i0 = e % NI, i1 = (e / NI) % NI, i2 = e / (NI * NI);
+    sc[e] = (T)sqrt(su.template diag<double>(i0, i1, i2) / (double)dg[VPDLocalIndex(g, q0 + i0 + 1, q1 + i1 + 1, q2 + i2 + 1)]);
+    r[e]  = (T)VPLanczosStart(e);
   }
   __syncthreads();
   for (int j = 0; j <= steps; j++) { /* steps steps, and of one more its r^T z (the Lanczos residual) */
     double s;
-    rz = VPMapScaledPrecondition<NI>(Sm, lam, g0, g1, g2, sc, r, ta, tb, red); /* z in ta */
+    rz = VPMapScaledPrecondition<NI>(su, sc, r, ta, tb, red); /* z in ta */
     if (!j) rz0 = rz;
     if (!(rz > VP_PATCH_CG_RTOL2 * rz0)) break; /* an invariant subspace: the Lanczos matrix is exact */
     if (j && threadIdx.x == 0) be[j - 1] = rz / rzold;
@@ -976,6 +1019,52 @@ PetscErrorCode VPMappedDiagonal_CUDA(const VPGrid *g, const PetscReal *d_geo, Pe
   if (VPGridEmpty(g)) PetscFunctionReturn(PETSC_SUCCESS);
   VP_DISPATCH(VPMapDiag, g->dim, g->k, g, d_geo, dl);
   PetscCall(VPOwnedBoundary_CUDA(g, 1.0, NULL, dl, PETSC_TRUE));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* VPProfileTables() per patch of the vertex box [alo, alo + anv), one thread each (set-up: the eigenproblems are
+   (2k-1)-square) */
+template <int K>
+__global__ void __launch_bounds__(64)
+    VPMapProfileKernel(VPGrid g, const PetscReal *__restrict__ geo, const PetscReal *__restrict__ lgeo, VPProfileBasis b, double stiff, int alo0, int alo1, int alo2, int anv0, int anv1, size_t n, PetscReal *__restrict__ out)
+{
+  constexpr int NI = 2 * K - 1;
+  const size_t  iv = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+  const double *G[8];
+  double        work[3 * NI * NI];
+  if (iv >= n) return;
+  const int v[3] = {alo0 + (int)(iv % anv0), alo1 + (int)((iv / anv0) % anv1), alo2 + (int)(iv / ((size_t)anv0 * anv1))};
+  for (int cc = 0; cc < 8; cc++) {
+    const int c[3] = {v[0] - 1 + (cc & 1), v[1] - 1 + ((cc >> 1) & 1), v[2] - 1 + (cc >> 2)};
+    G[cc]          = VPMapCellFactors<K, double>(g, geo, lgeo, c);
+  }
+  VPProfileTables(&b, G, stiff, out + iv * VPProfileSize(K), work);
+}
+
+template <int DIM, int K> struct VPMapProfile {
+  static PetscErrorCode run(const VPGrid *g, const PetscReal *geo, const PetscReal *lgeo, const VPProfileBasis *b, PetscReal stiff, const PetscInt alo[3], const PetscInt anv[3], PetscReal *out)
+  {
+    PetscFunctionBegin;
+    if constexpr (DIM != 3)
+      SETERRQ(PETSC_COMM_SELF, PETSC_ERR_SUP, "The profile surrogate is built in 3D only");
+    else {
+      const size_t n = (size_t)anv[0] * (size_t)anv[1] * (size_t)anv[2];
+      cudaStream_t stream;
+      if (!n) PetscFunctionReturn(PETSC_SUCCESS);
+      PetscCall(VPGetStream(&stream));
+      VPMapProfileKernel<K><<<(unsigned)((n + 63) / 64), 64, 0, stream>>>(*g, geo, lgeo, *b, (double)stiff, (int)alo[0], (int)alo[1], (int)alo[2], (int)anv[0], (int)anv[1], n, out);
+      PetscCallCUDA(cudaGetLastError());
+    }
+    PetscFunctionReturn(PETSC_SUCCESS);
+  }
+};
+
+PetscErrorCode VPMappedProfile_CUDA(const VPGrid *g, const PetscReal *d_geo, const PetscReal *d_lgeo, const VPProfileBasis *b, PetscReal stiff, const PetscInt alo[3], const PetscInt anv[3], PetscReal *d_out)
+{
+  PetscFunctionBegin;
+  PetscCheck(d_lgeo || !VPLayerCellIndex(g->cs, g->cm, NULL), PETSC_COMM_SELF, PETSC_ERR_PLIB, "the profile surrogate of a rank with cells below its own needs their factors");
+  PetscCheck((double)anv[0] * anv[1] * anv[2] / 64 < 2147483647.0, PETSC_COMM_SELF, PETSC_ERR_SUP, "The profile surrogate's set-up: too many patches per rank: use more processes");
+  VP_DISPATCH(VPMapProfile, g->dim, g->k, g, d_geo, d_lgeo, b, stiff, alo, anv, d_out);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
