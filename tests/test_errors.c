@@ -299,10 +299,15 @@ int main(int argc, char **argv)
     expect_error: runs on the CPU only
 
   test:
+    suffix: vpatch_mapped_profile_2d
+    args: -case vpatch_mapped -pc_vpatch_surrogate profile
+    expect_error: surrogate profile is built in 3D for the stiffness alone
+
+  test:
     suffix: vpatch_mapped_cg_single_cuda
     requires: cuda
     args: -case vpatch_mapped -dm_vec_type cuda -pc_vpatch_local_solver cg -pc_vpatch_precision single
-    expect_error: local solver cg on the GPU computes in double precision
+    expect_error: local solver cg on the GPU computes in single precision only in the patch kernel
 
   test:
     suffix: setter_on_dmda
