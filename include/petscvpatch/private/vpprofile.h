@@ -121,8 +121,8 @@ VP_PROFILE_HD static inline void VPProfileEigen(int n, double *K, double *M, dou
     }
 }
 
-/* work doubles of VPProfileTables() */
-#define VP_PROFILE_WORK (5 * VPATCH_MAX_NI * VPATCH_MAX_NI)
+/* work doubles of VPProfileTables() (3 (2k-1)^2: K_d, M_d and the rotations) */
+#define VP_PROFILE_WORK (3 * VPATCH_MAX_NI * VPATCH_MAX_NI)
 
 /* the tables (VPProfileSize(k) doubles, layout above) of the patch whose 8 cells have the factors G[cc] (cell cc at the
    patch's vertex - 1 + bit d of cc; component m of Gauss point q at G[cc][m nd + q], the diagonal first), the operator's

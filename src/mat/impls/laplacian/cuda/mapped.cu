@@ -414,7 +414,7 @@ template <int K, typename T> struct VPMapPatchShape {
   static constexpr int    CB      = CB0 * CELL <= 49152 ? CB0 : (CB0 / 2 * CELL <= 49152 ? CB0 / 2 : (CB0 / 4 >= 1 ? CB0 / 4 : 1));
   static constexpr int    THREADS = ((CB * L + 31) / 32) * 32;
   static constexpr size_t OPER    = 5 * (size_t)CB * PC + NP * NP * NP; /* T entries of the operator's passes */
-  static constexpr size_t SURR    = 3 * (size_t)NI * NI + 9 * NI;       /* T entries of a surrogate's tables (VPMapSurr) */
+  static constexpr size_t SURR    = 3 * (size_t)NI * NI + 9 * NI;       /* T entries of a surrogate's tables (VPMapSurr): VPProfileSize(K) */
   static constexpr size_t SOLVE   = 3 * (size_t)NI * NI * NI + SURR;    /* T entries of the local solve's */
   static constexpr size_t SHARED  = NI * NI * NI * sizeof(double) + (OPER > SOLVE ? OPER : SOLVE) * sizeof(T);
   /* the local solver cg's: acc and 32 block sums in double; the operator's passes or the solve's two tensors (SCR), then
@@ -529,14 +529,15 @@ template <int NI, typename T> __device__ __forceinline__ VPMapSurr<T> VPMapLoadS
 {
   VPMapSurr<T> s;
   if (t.prof) {
-    constexpr int    SZ = 3 * NI * NI + 9 * NI; /* VPProfileSize() */
+    constexpr int    K  = (NI + 1) / 2;
+    const int        SZ = VPProfileSize(K);
     const PetscReal *pt = t.prof + iv * SZ;
     for (int e = threadIdx.x; e < SZ; e += blockDim.x) sm[e] = (T)pt[e];
-    for (int d = 0; d < 3; d++) {
+    for (int d = 0; d < 3; d++) { /* the layout of vpprofile.h */
       s.S[d]   = sm + d * NI * NI;
-      s.lam[d] = sm + 3 * NI * NI + d * NI;
-      s.Kd[d]  = s.lam[d] + 3 * NI;
-      s.Md[d]  = s.lam[d] + 6 * NI;
+      s.lam[d] = sm + VPProfileLam(K, d);
+      s.Kd[d]  = sm + VPProfileKd(K, d);
+      s.Md[d]  = sm + VPProfileMd(K, d);
       s.g[d]   = 1;
     }
   } else {
