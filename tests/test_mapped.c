@@ -60,7 +60,7 @@ static PetscErrorCode CreateDM(PetscBool cuda, PetscBool single, DM *dm)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* y = A x and the diagonal of the matrix of dm's type, for the same random x (host vectors out) */
+/* y = A x and (dh not NULL) the diagonal of the matrix of dm's type, for the same random x (host vectors out) */
 static PetscErrorCode Apply(DM dm, MatType type, Vec xh, Vec yh, Vec dh)
 {
   Mat A;
@@ -74,8 +74,10 @@ static PetscErrorCode Apply(DM dm, MatType type, Vec xh, Vec yh, Vec dh)
   PetscCall(VecCopy(xh, x));
   PetscCall(MatMult(A, x, y));
   PetscCall(VecCopy(y, yh));
-  PetscCall(MatGetDiagonal(A, y));
-  PetscCall(VecCopy(y, dh));
+  if (dh) {
+    PetscCall(MatGetDiagonal(A, y));
+    PetscCall(VecCopy(y, dh));
+  }
   PetscCall(VecDestroy(&x));
   PetscCall(VecDestroy(&y));
   PetscCall(MatDestroy(&A));
@@ -444,6 +446,61 @@ int main(int argc, char **argv)
     }
     PetscCall(VecDestroy(&bh));
     PetscCall(VecDestroy(&rc));
+    { /* 3D, stored factors: once float factors are asked for (here by a sweep in single precision) the DM keeps the double
+         ones as float high and low halves (-dm_qbox_geometry_split): the double operator and diagonal read their sum,
+         equal to those of the double factors to 2^-48 per factor, checked to 1e-13 (the high halves alone are about
+         1e-8 off); a second set-up in single precision (surrogate, diagonal) reads the halves and leaves them split, its
+         sweep equal to the first to float's round-off; a double consumer (a sweep in double) joins them back. Event
+         VPGeoSplit counts the split and the join. */
+      PetscBool          fly  = PETSC_FALSE, expect;
+      PetscInt           dims = 3;
+      PetscLogEvent      sid;
+      PetscEventPerfInfo s0, s1, s2, s3;
+      PetscReal          rel3, rel4;
+      Vec                xd, yd, ys1, z0, d0;
+      PetscCall(PetscOptionsGetBool(NULL, NULL, "-dm_qbox_geometry_onthefly", &fly, NULL));
+      PetscCall(CreateDM(PETSC_TRUE, PETSC_FALSE, &dm2));
+      PetscCall(DMGetDimension(dm2, &dims));
+      expect = (PetscBool)(dims == 3 && !fly);
+      PetscCall(DMCreateGlobalVector(dm2, &xd));
+      PetscCall(VecDuplicate(xd, &yd));
+      PetscCall(VecDuplicate(xd, &ys1));
+      PetscCall(VecDuplicate(x, &z0));
+      PetscCall(VecDuplicate(x, &d0));
+      PetscCall(VecCopy(x, xd));
+      PetscCall(Apply(dm2, MATSHELL, x, z0, d0));
+      PetscCall(PetscLogEventGetId("VPGeoSplit", &sid));
+      PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, sid, &s0));
+      PetscCall(SweepPrecision(dm2, "split_", PETSC_FALSE, PETSC_TRUE, xd, ys1));
+      PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, sid, &s1));
+      PetscCheck((s1.count > s0.count) == expect, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the factors were %s after a sweep in single precision, expected %s", s1.count > s0.count ? "split" : "not split", expect ? "split" : "not");
+      PetscCall(Apply(dm2, MATSHELL, x, z, e));
+      PetscCall(VPTestRelDiff(z, z0, &rel));
+      PetscCall(VPTestRelDiff(e, d0, &rel2));
+      PetscCall(SweepPrecision(dm2, "split_", PETSC_FALSE, PETSC_TRUE, xd, yd));
+      PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, sid, &s2));
+      PetscCheck(s2.count == s1.count, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the operator, its diagonal or a set-up in single precision joined the split factors");
+      PetscCall(VecAXPY(yd, -1.0, ys1));
+      PetscCall(VecNorm(yd, NORM_2, &rel3));
+      PetscCall(VecNorm(ys1, NORM_2, &rel4));
+      PetscCall(Sweep(dm2, "split_", PETSC_FALSE, xd, yd));
+      PetscCall(PetscLogEventGetPerfInfo(PETSC_DETERMINE, sid, &s3));
+      PetscCheck((s3.count > s2.count) == expect, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "the split factors were %s by a sweep in double, expected %s", s3.count > s2.count ? "joined" : "not joined", expect ? "joined" : "not");
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "CUDA double on the factors as float halves vs on the double factors: MatMult %s, diagonal %s\n", rel < 1e-13 ? "equal to 1e-13" : "DIFFERENT", rel2 < 1e-13 ? "equal to 1e-13" : "DIFFERENT"));
+      PetscCheck(rel < 1e-13 && rel2 < 1e-13, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "CUDA double MatMult %g, diagonal %g off on the split factors", (double)rel, (double)rel2);
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "CUDA single sweep set up on the float halves vs on the double factors: %s\n", rel3 <= 1e-6 * rel4 ? "equal to 1e-6" : "DIFFERENT"));
+      PetscCheck(rel4 > 0 && rel3 <= 1e-6 * rel4, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "CUDA single sweep set up on the split factors %g off (relative)", (double)(rel3 / rel4));
+      PetscCall(Apply(dm2, MATSHELL, x, z, NULL));
+      PetscCall(VPTestRelDiff(z, z0, &rel));
+      PetscCall(PetscPrintf(PETSC_COMM_WORLD, "CUDA double on the factors joined back vs on the double factors: MatMult %s\n", rel < 1e-13 ? "equal to 1e-13" : "DIFFERENT"));
+      PetscCheck(rel < 1e-13, PETSC_COMM_WORLD, PETSC_ERR_PLIB, "CUDA double MatMult on the joined factors %g off", (double)rel);
+      PetscCall(VecDestroy(&xd));
+      PetscCall(VecDestroy(&yd));
+      PetscCall(VecDestroy(&ys1));
+      PetscCall(VecDestroy(&z0));
+      PetscCall(VecDestroy(&d0));
+      PetscCall(DMDestroy(&dm2));
+    }
   }
   PetscCall(PetscRandomDestroy(&rnd));
   PetscCall(VecDestroy(&x));

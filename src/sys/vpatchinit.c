@@ -5,8 +5,8 @@
 */
 #include <petscvpatch/private/vpatchimpl.h>
 
-PetscLogEvent VPATCH_LaplacianMult, VPATCH_PatchResidual, VPATCH_PatchDampings, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Geometry, VPATCH_Prolong, VPATCH_Restrict, VPATCH_ColorSetUp, VPATCH_ColorXBegin, VPATCH_ColorXEnd,
-    VPATCH_GhostSetUp, VPATCH_MoveSetUp, VPATCH_XWait, VPATCH_XComm, VPATCH_PatchSetUp, VPATCH_PatchSmooth, VPATCH_AuxAMGSetUp, VPATCH_AuxAMGGalerkin, VPATCH_AuxAMGSmooth, VPATCH_AuxAMGCoarse;
+PetscLogEvent VPATCH_LaplacianMult, VPATCH_PatchResidual, VPATCH_PatchDampings, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Geometry, VPATCH_GeometrySplit, VPATCH_Prolong, VPATCH_Restrict, VPATCH_ColorSetUp, VPATCH_ColorXBegin,
+    VPATCH_ColorXEnd, VPATCH_GhostSetUp, VPATCH_MoveSetUp, VPATCH_XWait, VPATCH_XComm, VPATCH_PatchSetUp, VPATCH_PatchSmooth, VPATCH_AuxAMGSetUp, VPATCH_AuxAMGGalerkin, VPATCH_AuxAMGSmooth, VPATCH_AuxAMGCoarse;
 
 static PetscBool PetscVPatchPackageInitialized = PETSC_FALSE;
 PetscBool        VPExchangeDeviceDefault       = PETSC_FALSE;
@@ -65,6 +65,7 @@ PetscErrorCode PetscVPatchInitializePackage(void)
   PetscCall(PetscLogEventRegister("VPLapDiag", MAT_CLASSID, &VPATCH_LaplacianDiag));
   PetscCall(PetscLogEventRegister("VPLapAssemble", dmid, &VPATCH_LaplacianAssemble));
   PetscCall(PetscLogEventRegister("VPGeometry", dmid, &VPATCH_Geometry));
+  PetscCall(PetscLogEventRegister("VPGeoSplit", dmid, &VPATCH_GeometrySplit));
   PetscCall(PetscLogEventRegister("VPColorSetUp", dmid, &VPATCH_ColorSetUp));
   PetscCall(PetscLogEventRegister("VPColorXBegin", dmid, &VPATCH_ColorXBegin)); /* one per color exchange of the sweep (qboxcolor.c): pack and send */
   PetscCall(PetscLogEventRegister("VPColorXEnd", dmid, &VPATCH_ColorXEnd));     /* receive and unpack */

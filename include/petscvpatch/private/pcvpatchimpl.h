@@ -85,7 +85,6 @@ struct _PC_VPatch {
   PetscScalar           *pdiag;      /* local solver cg, CPU: the operator's diagonal, ghosted local */
   Vec                    diagl;      /* local solver cg, GPU: the same in a ghosted CUDA vector */
   PetscReal             *d_pgeo;     /* local solver cg, GPU, with a layer of cells below this rank's: pgeo on the device */
-  const PetscReal       *d_cggeo;    /* local solver cg, GPU: the factors the kernel reads (d_pgeo, or the DM's own) */
   VPPatchCGTables        cgt;        /* local solver cg, GPU: the kernel's tables */
   VPPatchScaledTables    sct;        /* local solver scaled, GPU: the tables of the solve fused with the patch residual (MatQBoxPatchResidual_Private()) */
   PetscReal             *pg;         /* surrogate: per vertex of this rank (VPPatchVertexBox()) the factors g_0, g_1, g_2 of its patch */

@@ -90,21 +90,24 @@ typedef struct {
   DMQBoxMapping         map;    /* the map of the box (built-in or the user's) */
   void                 *mapctx; /* its context (the built-ins: this DM_QBox) */
   DMQBoxCoefficientType coeftype;
-  DMQBoxCoefficient     coef;      /* the coefficient (built-in or the user's) */
-  void                 *coefctx;   /* its context */
-  PetscReal             radii[2];  /* shell: inner and outer radius (-dm_qbox_shell_radii) */
-  PetscReal             amplitude; /* deformed box: A (-dm_qbox_deform_amplitude) */
-  PetscReal             contrast;  /* oscillatory coefficient: c (-dm_qbox_coefficient_contrast) */
-  PetscBool             geofly;    /* -dm_qbox_geometry_onthefly: the CUDA operator (3D, built-in map and coefficient) computes its factors itself */
-  PetscReal            *geo;       /* per owned cell and quadrature point (k+1 Gauss points per direction) the symmetric w a det(J) J^-1 J^-T:
+  DMQBoxCoefficient     coef;       /* the coefficient (built-in or the user's) */
+  void                 *coefctx;    /* its context */
+  PetscReal             radii[2];   /* shell: inner and outer radius (-dm_qbox_shell_radii) */
+  PetscReal             amplitude;  /* deformed box: A (-dm_qbox_deform_amplitude) */
+  PetscReal             contrast;   /* oscillatory coefficient: c (-dm_qbox_coefficient_contrast) */
+  PetscBool             geofly;     /* -dm_qbox_geometry_onthefly: the CUDA operator (3D, built-in map and coefficient) computes its factors itself */
+  PetscBool             split;      /* -dm_qbox_geometry_split: where float factors are asked for, the double ones kept as float halves (d_geolo) */
+  PetscReal            *geo;        /* per owned cell and quadrature point (k+1 Gauss points per direction) the symmetric w a det(J) J^-1 J^-T:
                                       [cell][component][point], components 00 11 (22) 01 (02 12); NULL until first use (VPGeometryComponents()) */
-  PetscReal            *d_geo;     /* its device copy, or NULL */
-  float                *d_geof;    /* single precision (-dm_qbox_precision single): the device copy in float, read by the operator kernel */
-  PetscReal            *lgeo;      /* the factors of the layer of cells below this rank's (VPLayerCellIndex()), for the vertex patches that cover them; made on first use */
-  PetscReal            *d_lgeo;    /* its device copy */
-  float                *d_lgeof;   /* and in float */
-  PetscReal            *mgeo;      /* per owned cell and Gauss point w det(J), the mass matrix's factor [cell][point]; NULL until a mass term needs it */
-  PetscReal            *d_mgeo;    /* its device copy, or NULL */
+  PetscReal            *d_geo;      /* its device copy (cgeo's memory), or NULL */
+  float                *d_geof;     /* single precision (-dm_qbox_precision single): the device copy in float, read by the operator kernel */
+  float                *d_geolo;    /* 3D, double: where d_geof was asked for, d_geo freed and kept as d_geof + d_geolo (cglo's memory; DMQBoxGetGeometryFloat_Private()) */
+  VPChunked             cgeo, cglo; /* the memory of d_geo and d_geolo, mapped in chunks: the split releases d_geo's as it makes d_geolo's */
+  PetscReal            *lgeo;       /* the factors of the layer of cells below this rank's (VPLayerCellIndex()), for the vertex patches that cover them; made on first use */
+  PetscReal            *d_lgeo;     /* its device copy */
+  float                *d_lgeof;    /* and in float */
+  PetscReal            *mgeo;       /* per owned cell and Gauss point w det(J), the mass matrix's factor [cell][point]; NULL until a mass term needs it */
+  PetscReal            *d_mgeo;     /* its device copy, or NULL */
 } DM_QBox;
 
 /* the operator is not the Cartesian Laplacian: a mapped box or a coefficient */
@@ -238,6 +241,8 @@ PETSC_INTERN PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM, const PetscReal 
 PETSC_INTERN PetscErrorCode DMQBoxGetDeviceDG_Private(DM, const VPDG1D **, const PetscReal **);
 PETSC_INTERN PetscErrorCode DMQBoxGetGeometry_Private(DM, const PetscReal **, const PetscReal **);
 PETSC_INTERN PetscErrorCode DMQBoxGetGeometryFloat_Private(DM, const float **);
+PETSC_INTERN PetscErrorCode DMQBoxGetGeometrySplit_Private(DM, const float **, const float **);
+PETSC_INTERN PetscErrorCode DMQBoxGetGeometryRef_Private(DM, VPGeoRef *);
 PETSC_INTERN PetscErrorCode DMQBoxGetLayerGeometry_Private(DM, const PetscReal **, const PetscReal **, const float **);
 PETSC_INTERN PetscErrorCode DMQBoxGeometryParams_Private(DM, VPGeometryParams *);
 PETSC_INTERN PetscErrorCode DMQBoxDestroyGeometry_Private(DM);

@@ -5,8 +5,8 @@
 #include <petsc/private/petscimpl.h>
 #include <petscvpatch/private/vpkernels.h>
 
-PETSC_INTERN PetscLogEvent VPATCH_LaplacianMult, VPATCH_PatchResidual, VPATCH_PatchDampings, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Geometry, VPATCH_Prolong, VPATCH_Restrict, VPATCH_ColorSetUp, VPATCH_ColorXBegin, VPATCH_ColorXEnd,
-    VPATCH_GhostSetUp, VPATCH_MoveSetUp, VPATCH_XWait, VPATCH_XComm;
+PETSC_INTERN PetscLogEvent VPATCH_LaplacianMult, VPATCH_PatchResidual, VPATCH_PatchDampings, VPATCH_LaplacianDiag, VPATCH_LaplacianAssemble, VPATCH_Geometry, VPATCH_GeometrySplit, VPATCH_Prolong, VPATCH_Restrict, VPATCH_ColorSetUp,
+    VPATCH_ColorXBegin, VPATCH_ColorXEnd, VPATCH_GhostSetUp, VPATCH_MoveSetUp, VPATCH_XWait, VPATCH_XComm;
 
 PETSC_EXTERN PetscErrorCode VPBasis1DSetUp(PetscInt, VPBasis1D *); /* exported for the tests */
 PETSC_EXTERN PetscErrorCode VPBasis1DEvaluate(const VPBasis1D *, PetscReal, PetscReal[], PetscReal[]);
@@ -21,6 +21,24 @@ PETSC_INTERN PetscErrorCode VPDeviceCopy_Private(const PetscReal *, size_t, Pets
 PETSC_INTERN PetscErrorCode VPDeviceFree_Private(PetscReal **);
 PETSC_INTERN PetscErrorCode VPDeviceToHost_Private(const PetscReal *, size_t, PetscReal *);
 PETSC_INTERN PetscErrorCode VPDeviceAlloc_Private(size_t, PetscReal **);
+
+/* A device array whose physical memory is mapped in chunks into one range of addresses (CUDA's virtual memory
+   management; src/sys/vpdevice.c): a pass that turns one large array into another maps the new one's chunks and
+   releases the old one's as it goes, so that it never holds both whole. Without CUDA reserve and map are errors, release
+   and free no-ops. */
+typedef struct {
+  void               *ptr;   /* the range's start, NULL when none is reserved */
+  size_t              bytes; /* the range's size: nc chunks */
+  size_t              chunk; /* the chunks' size, a multiple of the allocation granularity */
+  PetscInt            nc;
+  unsigned long long *h; /* per chunk the handle of its physical memory (CUmemGenericAllocationHandle), 0 where unmapped */
+} VPChunked;
+PETSC_INTERN PetscErrorCode VPChunkedSize_Private(size_t, PetscInt, size_t *);
+PETSC_INTERN PetscErrorCode VPChunkedReserve_Private(size_t, size_t, VPChunked *);
+PETSC_INTERN PetscErrorCode VPChunkedMap_Private(VPChunked *, PetscInt, PetscInt);
+PETSC_INTERN PetscErrorCode VPChunkedRelease_Private(VPChunked *, PetscInt, PetscInt);
+PETSC_INTERN PetscErrorCode VPChunkedFree_Private(VPChunked *);
+PETSC_INTERN PetscErrorCode VPDeviceCopyTo_Private(const PetscReal *, size_t, PetscReal *);
 
 /* device buffers to MPI for the exchanges' star forests (src/sys/vpdevicempi.c): the pool of buffers MPI may see (CUDA
    builds), a star forest made to pass them after a probe, its buffers given back before it goes */

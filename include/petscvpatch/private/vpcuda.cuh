@@ -44,6 +44,12 @@ template <int NT> struct VPBatch {
   static constexpr int value = NT >= 128 ? 1 : 128 / NT;
 };
 
+/* factor i of a VPGeoRef: the double one, or the sum of its float halves (exact in double) */
+__device__ __forceinline__ double VPGeoAt(const VPGeoRef &g, size_t i)
+{
+  return g.d ? g.d[i] : (double)g.hi[i] + (double)g.lo[i];
+}
+
 __device__ __forceinline__ bool VPDIsBoundary(const VPGrid &g, int px, int py, int pz)
 {
   if (px == 0 || px == g.N[0] * g.k) return true;

@@ -112,13 +112,27 @@ PETSC_INTERN PetscErrorCode VPGeometryBuiltin_CUDA(const VPGrid *, const VPGeome
 /* CUDA: the 1D basis values S and derivatives D at the Gauss points ((k+1)^2 each) of degree k; d_geo the device copy of geo */
 PETSC_INTERN PetscErrorCode VPMappedSetUp_CUDA(PetscInt k, const PetscReal *S, const PetscReal *D);
 /* d_geo: the factors in double, or in float when single (VPMappedToFloat_CUDA()): single-precision kernels read half the bytes;
+   d_glo: NULL, or (3D, double) the low halves of the split factors, d_geo then their float high halves (VPMappedSplit_CUDA());
    p: NULL, or (3D) the built-in map and coefficient from which the kernel computes the factors itself (d_geo not read) */
 /* yl += alpha K xl on the interior nodes and the Dirichlet rows alpha times the identity (yl = alpha xl there), or with bl
    (the residual: yl = bl on entry, alpha = -stiff) yl = bl + alpha xl there */
-PETSC_INTERN PetscErrorCode VPMappedApply_CUDA(const VPGrid *, PetscBool single, const VPGeometryParams *p, const void *d_geo, PetscScalar alpha, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *yl);
+PETSC_INTERN PetscErrorCode VPMappedApply_CUDA(const VPGrid *, PetscBool single, const VPGeometryParams *p, const void *d_geo, const float *d_glo, PetscScalar alpha, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *yl);
 PETSC_INTERN PetscErrorCode VPMappedToFloat_CUDA(const PetscReal *d_geo, size_t n, float **d_geof);
+/* the factors d_geo as float halves hi (the float copy) and lo, entries [first, first + m) of both computed here into
+   arrays the caller allocated (returns when the device is done), hi + lo d_geo to 2^-48 relative; the join back into a
+   device array the caller allocated, or into a host array */
+PETSC_INTERN PetscErrorCode VPMappedFloatAlloc_CUDA(size_t n, float **d_geof);
+PETSC_INTERN PetscErrorCode VPMappedSplit_CUDA(const PetscReal *d_geo, size_t first, size_t m, float *d_hi, float *d_lo);
+PETSC_INTERN PetscErrorCode VPMappedJoin_CUDA(const float *d_hi, const float *d_lo, size_t n, PetscReal *d_geo);
+PETSC_INTERN PetscErrorCode VPMappedJoinToHost_CUDA(const float *d_hi, const float *d_lo, size_t n, PetscReal *h);
 PETSC_INTERN PetscErrorCode VPMappedFloatFree_CUDA(float **d_geof);
-PETSC_INTERN PetscErrorCode VPMappedDiagonal_CUDA(const VPGrid *, const PetscReal *d_geo, PetscScalar *dl);
+/* the geometric factors as a DMQBOX holds them on the GPU: in double (d), or as float halves whose sum they are (hi, lo;
+   DMQBoxGetGeometryFloat_Private()); the set-up kernels read either (VPGeoAt() in vpcuda.cuh) */
+typedef struct {
+  const PetscReal *d;
+  const float     *hi, *lo;
+} VPGeoRef;
+PETSC_INTERN PetscErrorCode VPMappedDiagonal_CUDA(const VPGrid *, VPGeoRef geo, PetscScalar *dl);
 
 /* Transfer between a coarse level and its refinement (cells aligned: fine owned cells are the
    children of the coarse owned cells). Prolongation adds into the fine local array with weights
@@ -412,7 +426,7 @@ typedef struct {
   PetscReal stiff, mass;
   PetscReal qwts[VPATCH_MAX_N1D];
 } VPSurrogateInfo;
-PETSC_INTERN PetscErrorCode VPSurrogateFactors_CUDA(const VPSurrogateInfo *, const PetscReal *d_geo, const PetscReal *d_mgeo, const PetscReal *d_lgeo, const PetscReal *h_cgv, PetscReal **d_pg, PetscReal **d_pm);
+PETSC_INTERN PetscErrorCode VPSurrogateFactors_CUDA(const VPSurrogateInfo *, VPGeoRef geo, const PetscReal *d_mgeo, const PetscReal *d_lgeo, const PetscReal *h_cgv, PetscReal **d_pg, PetscReal **d_pm);
 /* local solver cg on the GPU (VPPatchLocal; vpatch_cg.cu): the unit patch's eigenpairs (S[i ni + j]: entry i of vector
    j) and the diagonals of its 1D stiffness and mass matrices at the interior nodes, the cell basis at the Gauss points
    (cS[q][i], cD[q][i], leading dimension VPATCH_MAX_N1D), the cell box of geo and this rank's vertex box (the index of

@@ -1208,8 +1208,9 @@ PetscErrorCode DMCreate_QBox(DM dm)
   q->dgpenalty       = 2.0;                     /* see -dm_qbox_dg_penalty */
   q->radii[0]        = 0.5;                     /* see -dm_qbox_shell_radii */
   q->radii[1]        = 1.0;
-  q->amplitude       = 0.1; /* see -dm_qbox_deform_amplitude */
-  q->contrast        = 1e6; /* see -dm_qbox_coefficient_contrast */
+  q->amplitude       = 0.1;        /* see -dm_qbox_deform_amplitude */
+  q->contrast        = 1e6;        /* see -dm_qbox_coefficient_contrast */
+  q->split           = PETSC_TRUE; /* see -dm_qbox_geometry_split */
   q->chunk           = MPI_DATATYPE_NULL;
   q->opweights.mass  = 0.0; /* see -dm_qbox_operator_mass: DMCreateMatrix() gives the Laplacian */
   q->opweights.stiff = 1.0;

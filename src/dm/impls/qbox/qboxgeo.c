@@ -302,6 +302,10 @@ PetscErrorCode DMQBoxSetFromOptions_Geometry(DM dm, PetscOptionItems PetscOption
   PetscCall(VPOptionsReal("-dm_qbox_coefficient_contrast", "Contrast c of the oscillatory coefficient", "DMQBoxSetCoefficientType", q->contrast, &q->contrast, NULL));
   PetscCheck(q->contrast >= 0, PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE, "-dm_qbox_coefficient_contrast must be >= 0 (the coefficient must stay positive), not %g", (double)q->contrast);
   PetscCall(PetscOptionsBool("-dm_qbox_geometry_onthefly", "CUDA operator, 3D, built-in map and coefficient: compute the geometric factors in the kernel instead of reading the stored ones", "DMQBOX", q->geofly, &q->geofly, NULL));
+  PetscCall(PetscOptionsBool(
+      "-dm_qbox_geometry_split",
+      "CUDA, 3D, stored factors: where single-precision kernels ask for the factors in float, keep the double ones as float high and low halves (8 bytes per factor instead of 12; the double operator reads their sum, the factors to 2^-48)", "DMQBOX",
+      q->split, &q->split, NULL));
   DMQBoxSetBuiltins(q);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -323,6 +327,7 @@ PetscErrorCode DMQBoxCopyGeometry_Private(DM dm, DM dmn)
   qn->amplitude = q->amplitude;
   qn->contrast  = q->contrast;
   qn->geofly    = q->geofly;
+  qn->split     = q->split;
   DMQBoxSetBuiltins(qn);
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -346,6 +351,7 @@ PetscErrorCode DMQBoxViewGeometry_Private(DM dm, PetscViewer viewer)
     PetscCall(PetscSNPrintf(coef, sizeof(coef), "%s", DMQBoxCoefficientTypes[q->coeftype]));
   PetscCall(PetscViewerASCIIPrintf(viewer, "operator -div(a grad u), isoparametric Q_%" PetscInt_FMT " geometry: map %s, coefficient %s\n", q->degree, map, coef));
   if (q->geofly) PetscCall(PetscViewerASCIIPrintf(viewer, "geometric factors: computed on the fly by the CUDA operator (3D, built-in map and coefficient)\n"));
+  if (q->d_geolo) PetscCall(PetscViewerASCIIPrintf(viewer, "geometric factors on the GPU: float high and low halves (the double operator reads their sum)\n"));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -553,6 +559,22 @@ PetscErrorCode DMQBoxGeometryParams_Private(DM dm, VPGeometryParams *pp)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+#if defined(PETSC_HAVE_CUDA)
+/* d_geo for n factors, in about VP_GEO_CHUNKS chunks of twice the size of d_geolo's (DMQBoxGetGeometryFloat_Private()) */
+#define VP_GEO_CHUNKS 16
+static PetscErrorCode DMQBoxAllocDeviceGeometry(DM_QBox *q, size_t n)
+{
+  size_t clo;
+
+  PetscFunctionBegin;
+  PetscCall(VPChunkedSize_Private(n * sizeof(float), VP_GEO_CHUNKS, &clo));
+  PetscCall(VPChunkedReserve_Private(n * sizeof(PetscReal), 2 * clo, &q->cgeo));
+  PetscCall(VPChunkedMap_Private(&q->cgeo, 0, q->cgeo.nc));
+  q->d_geo = (PetscReal *)q->cgeo.ptr;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+#endif
+
 /* the built-in map and coefficient on the GPU, straight into q->d_geo (cuda/qboxgeo.cu); a bad cell is named by the host
    computation of that cell */
 static PetscErrorCode DMQBoxGeometryDevice(DM dm, PetscInt size)
@@ -565,7 +587,7 @@ static PetscErrorCode DMQBoxGeometryDevice(DM dm, PetscInt size)
 
   PetscFunctionBegin;
   PetscCall(DMQBoxGeometryParams_Private(dm, &p));
-  PetscCall(VPDeviceAlloc_Private((size_t)size, &q->d_geo));
+  PetscCall(DMQBoxAllocDeviceGeometry(q, (size_t)size));
   PetscCall(PetscLogGpuTimeBegin());
   PetscCall(VPGeometryBuiltin_CUDA(g, &p, q->d_geo, NULL, &bad));
   PetscCall(PetscLogGpuTimeEnd());
@@ -593,6 +615,18 @@ PetscErrorCode DMQBoxGetGeometry_Private(DM dm, const PetscReal **geo, const Pet
   PetscFunctionBegin;
   PetscCheck(DMQBoxIsGeneral_Private(q), PETSC_COMM_SELF, PETSC_ERR_PLIB, "DMQBOX: geometric factors of a Cartesian mesh with a = 1 are not stored");
 #if defined(PETSC_HAVE_CUDA)
+  if (geo && !q->geo && q->d_geolo) { /* split (DMQBoxGetGeometryFloat_Private()): the host copy joins the halves */
+    PetscCall(PetscMalloc1(PetscMax(ncells * stride, 1), &q->geo));
+    PetscCall(VPMappedJoinToHost_CUDA(q->d_geof, q->d_geolo, (size_t)ncells * (size_t)stride, q->geo));
+  }
+  if (d_geo && !q->d_geo && q->d_geolo) { /* split: the double array again (the halves' sum), the low halves freed */
+    PetscCall(PetscLogEventBegin(VPATCH_GeometrySplit, dm, 0, 0, 0));
+    PetscCall(DMQBoxAllocDeviceGeometry(q, (size_t)ncells * (size_t)stride));
+    PetscCall(VPMappedJoin_CUDA(q->d_geof, q->d_geolo, (size_t)ncells * (size_t)stride, q->d_geo));
+    PetscCall(VPChunkedFree_Private(&q->cglo));
+    q->d_geolo = NULL;
+    PetscCall(PetscLogEventEnd(VPATCH_GeometrySplit, dm, 0, 0, 0));
+  }
   if (d_geo && !q->d_geo && !q->geo && q->maptype != DMQBOX_MAPPING_USER && q->coeftype != DMQBOX_COEFFICIENT_USER) {
     PetscCall(PetscLogEventBegin(VPATCH_Geometry, dm, 0, 0, 0));
     PetscCall(DMQBoxGeometryDevice(dm, ncells * stride));
@@ -624,13 +658,25 @@ PetscErrorCode DMQBoxGetGeometry_Private(DM dm, const PetscReal **geo, const Pet
   }
   if (geo) *geo = q->geo;
   if (d_geo) {
-    if (!q->d_geo) PetscCall(VPDeviceCopy_Private(q->geo, (size_t)ncells * (size_t)stride, &q->d_geo));
+#if defined(PETSC_HAVE_CUDA)
+    if (!q->d_geo) {
+      PetscCall(DMQBoxAllocDeviceGeometry(q, (size_t)ncells * (size_t)stride));
+      PetscCall(VPDeviceCopyTo_Private(q->geo, (size_t)ncells * (size_t)stride, q->d_geo));
+    }
+#else
+    SETERRQ(PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "This PETSc has no CUDA");
+#endif
     *d_geo = q->d_geo;
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the factors in float on the GPU, for the single-precision operator kernel (half the bytes it reads) */
+/* The factors in float on the GPU, for the single-precision kernels (half the bytes they read). In 3D, where the
+   factors are stored (not computed on the fly), the double array is then split and freed: d_geof = (float) d_geo and
+   d_geolo = (float) (d_geo - d_geof), whose sum the double-precision operator kernel reads (DMQBoxGetGeometrySplit_Private())
+   and which equals the factors to 2^-48 relative. So the mixed-precision cycle, which reads both, keeps 8 bytes per
+   factor instead of 12; the single-precision kernels read the same floats as without the split. A later
+   DMQBoxGetGeometry_Private() for the double array joins the halves back (and frees the low ones). */
 PetscErrorCode DMQBoxGetGeometryFloat_Private(DM dm, const float **d_geof)
 {
   DM_QBox *q = (DM_QBox *)dm->data;
@@ -640,14 +686,53 @@ PetscErrorCode DMQBoxGetGeometryFloat_Private(DM dm, const float **d_geof)
   if (!q->d_geof) {
     const PetscReal *d_geo;
     const VPGrid    *g = &q->grid;
+    const size_t     n = (size_t)g->cm[0] * (size_t)g->cm[1] * (size_t)g->cm[2] * (size_t)(VPGeometryComponents(g->dim) * VPGridCellNodes(g));
     PetscCall(DMQBoxGetGeometry_Private(dm, NULL, &d_geo));
-    PetscCall(VPMappedToFloat_CUDA(d_geo, (size_t)g->cm[0] * (size_t)g->cm[1] * (size_t)g->cm[2] * (size_t)(VPGeometryComponents(g->dim) * VPGridCellNodes(g)), &q->d_geof));
+    if (g->dim == 3 && !q->geofly && q->split) { /* chunk by chunk, each of d_geo's released once read: the GPU never holds more than d_geo and d_geof, as without the split */
+      PetscCall(PetscLogEventBegin(VPATCH_GeometrySplit, dm, 0, 0, 0));
+      PetscCall(VPMappedFloatAlloc_CUDA(n, &q->d_geof));
+      PetscCall(VPChunkedReserve_Private(n * sizeof(float), q->cgeo.chunk / 2, &q->cglo));
+      PetscCheck(q->cglo.nc == q->cgeo.nc, PETSC_COMM_SELF, PETSC_ERR_PLIB, "the split factors' chunks (%" PetscInt_FMT ") do not pair with the factors' (%" PetscInt_FMT ")", q->cglo.nc, q->cgeo.nc);
+      for (PetscInt c = 0; c < q->cglo.nc; c++) {
+        const size_t first = (size_t)c * (q->cglo.chunk / sizeof(float)), m = first < n ? PetscMin(n - first, q->cglo.chunk / sizeof(float)) : 0;
+        PetscCall(VPChunkedMap_Private(&q->cglo, c, c + 1));
+        PetscCall(VPMappedSplit_CUDA(d_geo, first, m, q->d_geof, (float *)q->cglo.ptr)); /* returns when the device is done */
+        PetscCall(VPChunkedRelease_Private(&q->cgeo, c, c + 1));                         /* the same factors in double */
+      }
+      PetscCall(VPChunkedFree_Private(&q->cgeo));
+      q->d_geo   = NULL;
+      q->d_geolo = (float *)q->cglo.ptr;
+      PetscCall(PetscLogEventEnd(VPATCH_GeometrySplit, dm, 0, 0, 0));
+    } else
+      PetscCall(VPMappedToFloat_CUDA(d_geo, n, &q->d_geof));
   }
   *d_geof = q->d_geof;
 #else
   *d_geof = NULL;
   SETERRQ(PetscObjectComm((PetscObject)dm), PETSC_ERR_SUP, "This PETSc has no CUDA");
 #endif
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the split factors (DMQBoxGetGeometryFloat_Private()) where the DM holds them, else NULL: no change of storage */
+PetscErrorCode DMQBoxGetGeometrySplit_Private(DM dm, const float **d_hi, const float **d_lo)
+{
+  DM_QBox *q = (DM_QBox *)dm->data;
+
+  PetscFunctionBegin;
+  *d_hi = q->d_geolo ? q->d_geof : NULL;
+  *d_lo = q->d_geolo;
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* the factors on the GPU for a kernel that reads either form (VPGeoRef): the split ones where the DM holds them (they
+   stay split), else the double ones (made on first use) */
+PetscErrorCode DMQBoxGetGeometryRef_Private(DM dm, VPGeoRef *ref)
+{
+  PetscFunctionBegin;
+  PetscCall(PetscMemzero(ref, sizeof(*ref)));
+  PetscCall(DMQBoxGetGeometrySplit_Private(dm, &ref->hi, &ref->lo));
+  if (!ref->lo) PetscCall(DMQBoxGetGeometry_Private(dm, NULL, &ref->d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
@@ -728,13 +813,16 @@ PetscErrorCode DMQBoxDestroyGeometry_Private(DM dm)
 
   PetscFunctionBegin;
   PetscCall(PetscFree(q->geo));
-  PetscCall(VPDeviceFree_Private(&q->d_geo));
+  PetscCall(VPChunkedFree_Private(&q->cgeo));
+  q->d_geo = NULL;
   PetscCall(PetscFree(q->lgeo));
   PetscCall(VPDeviceFree_Private(&q->d_lgeo));
   PetscCall(PetscFree(q->mgeo));
   PetscCall(VPDeviceFree_Private(&q->d_mgeo));
 #if defined(PETSC_HAVE_CUDA)
   PetscCall(VPMappedFloatFree_CUDA(&q->d_geof));
+  PetscCall(VPChunkedFree_Private(&q->cglo));
+  q->d_geolo = NULL;
   PetscCall(VPMappedFloatFree_CUDA(&q->d_lgeof));
 #endif
   PetscFunctionReturn(PETSC_SUCCESS);

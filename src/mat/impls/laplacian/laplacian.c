@@ -64,15 +64,21 @@ static PetscErrorCode MatQBoxMappedApplyCUDA(Mat A, PetscScalar alpha, const Pet
                "-dm_qbox_geometry_onthefly: the CUDA kernel evaluates the built-in maps and coefficients only, not callbacks; drop the option");
     PetscCall(DMQBoxGetGeometry_Private(ctx->dm, NULL, &d_geo));
     PetscCall(DMQBoxGeometryParams_Private(ctx->dm, &p));
-    PetscCall(VPMappedApply_CUDA(&q->grid, (PetscBool)(q->precision == VP_PRECISION_SINGLE), &p, NULL, alpha, b, x, y));
+    PetscCall(VPMappedApply_CUDA(&q->grid, (PetscBool)(q->precision == VP_PRECISION_SINGLE), &p, NULL, NULL, alpha, b, x, y));
   } else if (q->precision == VP_PRECISION_SINGLE || ctx->single) {
     const float *d_geof;
     PetscCall(DMQBoxGetGeometryFloat_Private(ctx->dm, &d_geof));
-    PetscCall(VPMappedApply_CUDA(&q->grid, PETSC_TRUE, NULL, d_geof, alpha, b, x, y));
+    PetscCall(VPMappedApply_CUDA(&q->grid, PETSC_TRUE, NULL, d_geof, NULL, alpha, b, x, y));
   } else {
-    const PetscReal *d_geo;
-    PetscCall(DMQBoxGetGeometry_Private(ctx->dm, NULL, &d_geo));
-    PetscCall(VPMappedApply_CUDA(&q->grid, PETSC_FALSE, NULL, d_geo, alpha, b, x, y));
+    const float *d_hi, *d_lo;
+    PetscCall(DMQBoxGetGeometrySplit_Private(ctx->dm, &d_hi, &d_lo));
+    if (d_lo)
+      PetscCall(VPMappedApply_CUDA(&q->grid, PETSC_FALSE, NULL, d_hi, d_lo, alpha, b, x, y)); /* the factors as float halves */
+    else {
+      const PetscReal *d_geo;
+      PetscCall(DMQBoxGetGeometry_Private(ctx->dm, NULL, &d_geo));
+      PetscCall(VPMappedApply_CUDA(&q->grid, PETSC_FALSE, NULL, d_geo, NULL, alpha, b, x, y));
+    }
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -411,10 +417,10 @@ static PetscErrorCode MatGetDiagonal_QBoxLaplacian(Mat A, Vec d)
   da = Y.a;
   mt = Y.mt;
   if (PetscMemTypeDevice(mt) && DMQBoxIsGeneral_Private(q)) {
-    const PetscReal *d_geo;
+    VPGeoRef geo;
     PetscCall(DMQBoxGetDeviceMatrices_Private(ctx->dm, NULL)); /* the kernels' constants */
-    PetscCall(DMQBoxGetGeometry_Private(ctx->dm, NULL, &d_geo));
-    PetscCall(VPMappedDiagonal_CUDA(&q->grid, d_geo, da));
+    PetscCall(DMQBoxGetGeometryRef_Private(ctx->dm, &geo));
+    PetscCall(VPMappedDiagonal_CUDA(&q->grid, geo, da));
     PetscCall(PetscLogGpuFlops(VPFlopsMappedDiagonal(&q->grid)));
   } else if (PetscMemTypeDevice(mt)) {
     const PetscReal *d_lap;
@@ -951,7 +957,7 @@ PetscErrorCode MatCreateQBoxOperator_Private(DM dm, const VPWeights *w, Mat *A)
   DM_QBox           *q = (DM_QBox *)dm->data;
   Mat_QBoxLaplacian *ctx;
   PetscInt           n = q->grid.xm[0] * q->grid.xm[1] * q->grid.xm[2];
-  const PetscReal   *geo, *d_geo;
+  const PetscReal   *geo;
 
   PetscFunctionBegin;
   PetscCheck(w->mass >= 0 && w->stiff >= 0 && !PetscIsInfOrNanReal(w->mass) && !PetscIsInfOrNanReal(w->stiff), PetscObjectComm((PetscObject)dm), PETSC_ERR_ARG_OUTOFRANGE,
@@ -963,8 +969,12 @@ PetscErrorCode MatCreateQBoxOperator_Private(DM dm, const VPWeights *w, Mat *A)
   if (DMQBoxIsGeneral_Private(q)) { /* the geometric factors now, where the operator will run, so that a bad map or coefficient stops here */
     PetscBool cuda;
     PetscCall(DMQBoxIsCUDA_Private(dm, &cuda));
-    if (cuda) PetscCall(DMQBoxGetDeviceMatrices_Private(dm, NULL));
-    PetscCall(DMQBoxGetGeometry_Private(dm, cuda ? NULL : &geo, cuda ? &d_geo : NULL));
+    if (cuda) {
+      VPGeoRef ref; /* made if not yet, left split if split */
+      PetscCall(DMQBoxGetDeviceMatrices_Private(dm, NULL));
+      PetscCall(DMQBoxGetGeometryRef_Private(dm, &ref));
+    } else
+      PetscCall(DMQBoxGetGeometry_Private(dm, &geo, NULL));
     PetscCall(PetscMalloc1(VPMappedWorkSize(q->dim, q->degree), &ctx->work));
   }
   PetscCall(MatCreateShell(PetscObjectComm((PetscObject)dm), n, n, PETSC_DETERMINE, PETSC_DETERMINE, ctx, A));

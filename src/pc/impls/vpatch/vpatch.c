@@ -158,7 +158,6 @@ static PetscErrorCode PCReset_VPatch(PC pc)
   PetscCall(PetscFree(jac->pdiag));
   PetscCall(VecDestroy(&jac->diagl));
   PetscCall(VPDeviceFree_Private(&jac->d_pgeo));
-  jac->d_cggeo = NULL;
   PetscCall(PetscMemzero(&jac->plocal, sizeof(jac->plocal)));
   PetscCall(VPDeviceFree_Private(&jac->d_pg));
   PetscCall(VPDeviceFree_Private(&jac->d_prof));

@@ -237,8 +237,10 @@ PetscErrorCode PCVPatchSweepColors_Private(PC_VPatch *jac, Vec b, Vec x, PetscBo
       PetscCall(VecGetArrayReadAndMemType(jac->xl, &xa, NULL));
       PetscCall(VecGetArrayAndMemType(jac->dl, &da, NULL));
       if (jac->cuda && jac->local == PC_VPATCH_LOCAL_CG && jac->surrogate) {
+        const PetscReal *cggeo = jac->d_pgeo; /* with a layer of cells below this rank's; else the DM's own, asked for here: a pointer kept from the set-up could be freed by the DM (DMQBoxGetGeometryFloat_Private()) */
+        if (!cggeo) PetscCall(DMQBoxGetGeometry_Private(jac->dm, NULL, &cggeo));
         PetscCall(PetscLogGpuTimeBegin());
-        PetscCall(VPPatchCGColor_CUDA(g, &jac->cgt, PCVPatchColor(jac, nc, i, reverse), jac->d_pg, jac->d_cggeo, dg, ba, da));
+        PetscCall(VPPatchCGColor_CUDA(g, &jac->cgt, PCVPatchColor(jac, nc, i, reverse), jac->d_pg, cggeo, dg, ba, da));
         PetscCall(PetscLogGpuTimeEnd());
       } else if (jac->cuda) {
         PetscCall(PetscLogGpuTimeBegin());

@@ -96,7 +96,8 @@ static PetscErrorCode PCVPatchSetUpSurrogateCUDA(PC_VPatch *jac, const PetscInt 
   DM_QBox         *q = (DM_QBox *)jac->dm->data;
   const VPGrid    *g = &q->grid;
   VPSurrogateInfo  s;
-  const PetscReal *d_geo, *d_mgeo = NULL, *d_lgeo = NULL;
+  const PetscReal *d_mgeo = NULL, *d_lgeo = NULL;
+  VPGeoRef         geo;
   PetscReal       *hcgv = NULL;
 
   PetscFunctionBegin;
@@ -116,7 +117,7 @@ static PetscErrorCode PCVPatchSetUpSurrogateCUDA(PC_VPatch *jac, const PetscInt 
     s.cm[d]  = g->cm[d];
   }
   VPPatchVertexBox(g, s.vlo, s.nv);
-  PetscCall(DMQBoxGetGeometry_Private(jac->dm, NULL, &d_geo));
+  PetscCall(DMQBoxGetGeometryRef_Private(jac->dm, &geo)); /* split or not: a set-up again in a mixed cycle leaves them split */
   if (jac->opw.mass != 0) PetscCall(DMQBoxGetMassGeometry_Private(jac->dm, NULL, &d_mgeo));
   if (below && jac->opw.mass == 0)
     PetscCall(DMQBoxGetLayerGeometry_Private(jac->dm, NULL, &d_lgeo, NULL)); /* the layer of cells below this rank's: the DM's factors of it */
@@ -134,7 +135,7 @@ static PetscErrorCode PCVPatchSetUpSurrogateCUDA(PC_VPatch *jac, const PetscInt 
         }
     PetscCall(PetscFree2(work, mq));
   }
-  PetscCall(VPSurrogateFactors_CUDA(&s, d_geo, d_mgeo, d_lgeo, hcgv, &jac->d_pg, &jac->d_pm));
+  PetscCall(VPSurrogateFactors_CUDA(&s, geo, d_mgeo, d_lgeo, hcgv, &jac->d_pg, &jac->d_pm));
   PetscCall(PetscFree(hcgv));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
@@ -307,11 +308,7 @@ static PetscErrorCode PCVPatchSetUpSurrogate(PC_VPatch *jac)
           t->cS[qq * VPATCH_MAX_N1D + i] = b->S[qq * n1 + i];
           t->cD[qq * VPATCH_MAX_N1D + i] = b->D[qq * n1 + i];
         }
-      if (below && jac->pgeo) {
-        PetscCall(VPDeviceCopy_Private(jac->pgeo, (size_t)(ncb * ncomp * nd), &jac->d_pgeo));
-        jac->d_cggeo = jac->d_pgeo;
-      } else
-        PetscCall(DMQBoxGetGeometry_Private(jac->dm, NULL, &jac->d_cggeo));
+      if (below && jac->pgeo) PetscCall(VPDeviceCopy_Private(jac->pgeo, (size_t)(ncb * ncomp * nd), &jac->d_pgeo)); /* else the kernel reads the DM's own */
     }
 #endif
     PetscCall(DMRestoreGlobalVector(jac->dm, &dg));

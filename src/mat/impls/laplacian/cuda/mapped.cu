@@ -11,6 +11,7 @@
 */
 #include <petscvpatch/private/vpgeomap.cuh>
 #include <petscvpatch/private/vpprofile.h>
+#include <type_traits>
 
 /* S then D ((K+1)^2 each, row-major [q][i]) per degree K = 1..VPATCH_MAX_DEGREE */
 __host__ __device__ constexpr int VPMapSDOffset(int K)
@@ -280,8 +281,9 @@ template <int K, typename T> __device__ __forceinline__ void VPMapBackX(const T 
    and coefficient in T (instead of read from geo): the cell's node images (relative to the first node's) into shared
    memory, then per component of the map the three passes of the gradient (J's row) and of the value (the point, for
    the coefficient). J stays in registers (12 (k+1) values). */
-template <int K, typename T, bool FLY>
-__global__ void __launch_bounds__(VPMapLineShape<K, T, FLY>::THREADS) VPMapLineKernel(VPGrid g, VPGeometryParams p, int ncells, const T *__restrict__ geo, PetscScalar alpha, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
+template <int K, typename T, bool FLY, bool SPLIT = false>
+__global__ void __launch_bounds__(VPMapLineShape<K, T, FLY>::THREADS)
+    VPMapLineKernel(VPGrid g, VPGeometryParams p, int ncells, const void *__restrict__ geo, const float *__restrict__ glo, PetscScalar alpha, const PetscScalar *__restrict__ x, PetscScalar *__restrict__ y)
 {
   using S               = VPMapLineShape<K, T, FLY>;
   constexpr int       N = S::N, ND = S::ND, L = S::L, NB = S::NB, NN = N * N, PC = S::PC, PX = VPMapPad<K, T>::PX, PY = VPMapPad<K, T>::PY, NX = FLY ? NB * PC : 1;
@@ -384,8 +386,12 @@ __global__ void __launch_bounds__(VPMapLineShape<K, T, FLY>::THREADS) VPMapLineK
   if (active) { /* z lines (x = la, y = lb): the gradient, G, back along z */
     if constexpr (FLY)
       VPMapPassZ<K>(P0, P1, P2, o, la, lb, [&](int i, int m) { return Gr[m][i]; });
-    else {
-      const T *G = geo + (size_t)cell * 6 * ND + la + lb * N;
+    else if constexpr (SPLIT) { /* the factors as hi + lo (VPMappedSplit_CUDA()) */
+      const size_t off = (size_t)cell * 6 * ND + la + lb * N;
+      const float *Gh = (const float *)geo + off, *Gl = glo + off;
+      VPMapPassZ<K>(P0, P1, P2, o, la, lb, [&](int i, int m) { return (T)((double)Gh[i * NN + m * ND] + (double)Gl[i * NN + m * ND]); });
+    } else {
+      const T *G = (const T *)geo + (size_t)cell * 6 * ND + la + lb * N;
       VPMapPassZ<K>(P0, P1, P2, o, la, lb, [&](int i, int m) { return G[i * NN + m * ND]; });
     }
   }
@@ -815,7 +821,7 @@ template <int K> __device__ __forceinline__ double VPMapDiagFactor(int e, int b,
 /* the diagonal, one thread per node of a cell, NB cells per block: for each component (b, c) of G, sum over the points
    of G_bc times the products of the two reference-gradient factors, which factor by direction, so by sum factorization
    (one contraction per direction with the 1D products VPMapDiagFactor(), (k+1)^(d+1) per cell and component) */
-template <int DIM, int K> __global__ void __launch_bounds__(VPMapShape<DIM, K>::THREADS) VPMapDiagKernel(VPGrid g, int ncells, const PetscReal *__restrict__ geo, PetscScalar *__restrict__ y)
+template <int DIM, int K> __global__ void __launch_bounds__(VPMapShape<DIM, K>::THREADS) VPMapDiagKernel(VPGrid g, int ncells, VPGeoRef geo, PetscScalar *__restrict__ y)
 {
   using S             = VPMapShape<DIM, K>;
   constexpr int     N = S::N, ND = S::ND, NB = S::NB, NC = DIM == 3 ? 6 : 3;
@@ -825,7 +831,7 @@ template <int DIM, int K> __global__ void __launch_bounds__(VPMapShape<DIM, K>::
   double           *u = sh + 2 * (active ? b : 0) * ND, *v = u + ND;
   const int         i0 = t % N, i1 = (t / N) % N, i2 = DIM == 3 ? t / (N * N) : 0;
   const int         pb[6] = {0, 1, 2, 0, 0, 1}, pc[6] = {0, 1, 2, 1, 2, 2}, pb2[3] = {0, 1, 0}, pc2[3] = {0, 1, 1};
-  const PetscReal  *G = geo + (size_t)(active ? cell : 0) * NC * ND;
+  const size_t      G = (size_t)(active ? cell : 0) * NC * ND;
   double            s = 0;
 
   for (int m = 0; m < NC; m++) {
@@ -833,7 +839,7 @@ template <int DIM, int K> __global__ void __launch_bounds__(VPMapShape<DIM, K>::
     double    a = 0;
     if (active) { /* along x: u[(q2, q1), i0] = sum_q0 G[(q2, q1), q0] F_x(q0, i0) */
 #pragma unroll
-      for (int q = 0; q < N; q++) a += G[m * ND + t - i0 + q] * VPMapDiagFactor<K>(0, bb, cc, q, i0);
+      for (int q = 0; q < N; q++) a += VPGeoAt(geo, G + m * ND + t - i0 + q) * VPMapDiagFactor<K>(0, bb, cc, q, i0);
       u[t] = a;
     }
     __syncthreads();
@@ -868,24 +874,25 @@ static inline int VPMapCells(const VPGrid *g)
 }
 
 template <int DIM, int K, typename T> struct VPMapApply {
-  static PetscErrorCode run(const VPGrid *g, const VPGeometryParams *p, const void *geo, PetscScalar alpha, const PetscScalar *x, PetscScalar *y)
+  static PetscErrorCode run(const VPGrid *g, const VPGeometryParams *p, const void *geo, const float *glo, PetscScalar alpha, const PetscScalar *x, PetscScalar *y)
   {
     using S         = VPMapShape<DIM, K>;
     const int    nc = VPMapCells(g);
     cudaStream_t stream;
     PetscFunctionBegin;
     PetscCall(VPGetStream(&stream));
+    PetscCheck(!glo || (DIM == 3 && !p && std::is_same<T, double>::value), PETSC_COMM_SELF, PETSC_ERR_PLIB, "the split factors are read by the 3D double-precision kernel only");
     if constexpr (DIM == 3) {
+      using SL              = VPMapLineShape<K, T>;
+      VPGeometryParams none = {}; /* not read */
       if (nc && p) {
-        using SL = VPMapLineShape<K, T, true>;
-        VPMapLineKernel<K, T, true><<<(nc + SL::NB - 1) / SL::NB, SL::THREADS, 0, stream>>>(*g, *p, nc, NULL, alpha, x, y);
-        PetscCallCUDA(cudaGetLastError());
-      } else if (nc) {
-        using SL              = VPMapLineShape<K, T>;
-        VPGeometryParams none = {}; /* not read */
-        VPMapLineKernel<K, T, false><<<(nc + SL::NB - 1) / SL::NB, SL::THREADS, 0, stream>>>(*g, none, nc, (const T *)geo, alpha, x, y);
-        PetscCallCUDA(cudaGetLastError());
-      }
+        using SF = VPMapLineShape<K, T, true>;
+        VPMapLineKernel<K, T, true><<<(nc + SF::NB - 1) / SF::NB, SF::THREADS, 0, stream>>>(*g, *p, nc, NULL, NULL, alpha, x, y);
+      } else if (nc && glo) {
+        if constexpr (std::is_same<T, double>::value) VPMapLineKernel<K, T, false, true><<<(nc + SL::NB - 1) / SL::NB, SL::THREADS, 0, stream>>>(*g, none, nc, geo, glo, alpha, x, y);
+      } else if (nc)
+        VPMapLineKernel<K, T, false><<<(nc + SL::NB - 1) / SL::NB, SL::THREADS, 0, stream>>>(*g, none, nc, geo, NULL, alpha, x, y);
+      PetscCallCUDA(cudaGetLastError());
     } else if (nc) {
       VPMapApplyKernel<DIM, K, T><<<(nc + S::NB - 1) / S::NB, S::THREADS, 0, stream>>>(*g, nc, (const T *)geo, alpha, x, y);
       PetscCallCUDA(cudaGetLastError());
@@ -951,7 +958,7 @@ template <int DIM, int K, typename T> struct VPMapDamp {
 VP_PRECISION_ALIASES(VPMapDamp);
 
 template <int DIM, int K> struct VPMapDiag {
-  static PetscErrorCode run(const VPGrid *g, const PetscReal *geo, PetscScalar *y)
+  static PetscErrorCode run(const VPGrid *g, VPGeoRef geo, PetscScalar *y)
   {
     using S         = VPMapShape<DIM, K>;
     const int    nc = VPMapCells(g);
@@ -981,13 +988,13 @@ PetscErrorCode VPMappedSetUp_CUDA(PetscInt k, const PetscReal *S, const PetscRea
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode VPMappedApply_CUDA(const VPGrid *g, PetscBool single, const VPGeometryParams *p, const void *d_geo, PetscScalar alpha, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *yl)
+PetscErrorCode VPMappedApply_CUDA(const VPGrid *g, PetscBool single, const VPGeometryParams *p, const void *d_geo, const float *d_glo, PetscScalar alpha, const PetscScalar *bl, const PetscScalar *xl, PetscScalar *yl)
 {
   PetscFunctionBegin;
   if (VPGridEmpty(g)) PetscFunctionReturn(PETSC_SUCCESS);
   PetscCheck((double)g->cm[0] * g->cm[1] * g->cm[2] < 2147483647.0, PETSC_COMM_SELF, PETSC_ERR_SUP, "The CUDA mapped operator numbers the owned cells of a process in int: use more processes");
   PetscCheck(!p || g->dim == 3, PETSC_COMM_SELF, PETSC_ERR_SUP, "The factors computed on the fly are built in 3D only");
-  VP_DISPATCH_PRECISION(VPMapApply, single, g->dim, g->k, g, p, d_geo, alpha, xl, yl);
+  VP_DISPATCH_PRECISION(VPMapApply, single, g->dim, g->k, g, p, d_geo, d_glo, alpha, xl, yl);
   if (bl)
     PetscCall(VPOwnedBoundaryResidual_CUDA(g, -alpha, bl, xl, yl));
   else
@@ -1014,7 +1021,7 @@ PetscErrorCode VPMappedPatchDampings_CUDA(const VPGrid *g, PetscBool single, con
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-PetscErrorCode VPMappedDiagonal_CUDA(const VPGrid *g, const PetscReal *d_geo, PetscScalar *dl)
+PetscErrorCode VPMappedDiagonal_CUDA(const VPGrid *g, VPGeoRef d_geo, PetscScalar *dl)
 {
   PetscFunctionBegin;
   if (VPGridEmpty(g)) PetscFunctionReturn(PETSC_SUCCESS);
@@ -1085,6 +1092,76 @@ PetscErrorCode VPMappedToFloat_CUDA(const PetscReal *d_geo, size_t n, float **d_
     VPMapToFloatKernel<<<(int)PetscMin((n + 255) / 256, (size_t)65536), 256, 0, stream>>>(d_geo, n, *d_geof);
     PetscCallCUDA(cudaGetLastError());
   }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* hi = (float)d, lo = (float)(d - hi): d - hi is exact in double and lo rounds it to 24 bits, so hi + lo, summed in
+   double (exactly), equals d to 2^-48 relative; hi is bit for bit VPMapToFloatKernel's */
+__global__ void VPMapSplitKernel(const PetscReal *__restrict__ d, size_t n, float *__restrict__ hi, float *__restrict__ lo)
+{
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+    const double v = d[i];
+    const float  h = (float)v;
+    hi[i]          = h;
+    lo[i]          = (float)(v - (double)h);
+  }
+}
+
+__global__ void VPMapJoinKernel(const float *__restrict__ hi, const float *__restrict__ lo, size_t n, PetscReal *__restrict__ d)
+{
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) d[i] = (double)hi[i] + (double)lo[i];
+}
+
+PetscErrorCode VPMappedSplit_CUDA(const PetscReal *d_geo, size_t first, size_t m, float *d_hi, float *d_lo)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetStream(&stream));
+  if (m) {
+    VPMapSplitKernel<<<(int)PetscMin((m + 255) / 256, (size_t)65536), 256, 0, stream>>>(d_geo + first, m, d_hi + first, d_lo + first);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscCallCUDA(cudaStreamSynchronize(stream)); /* the caller releases d_geo's memory next */
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* d (n values on the device, allocated by the caller) = hi + lo */
+PetscErrorCode VPMappedJoin_CUDA(const float *d_hi, const float *d_lo, size_t n, PetscReal *d_geo)
+{
+  cudaStream_t stream;
+
+  PetscFunctionBegin;
+  PetscCall(VPGetStream(&stream));
+  if (n) {
+    VPMapJoinKernel<<<(int)PetscMin((n + 255) / 256, (size_t)65536), 256, 0, stream>>>(d_hi, d_lo, n, d_geo);
+    PetscCallCUDA(cudaGetLastError());
+  }
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+/* h (n values on the host) = hi + lo, through a host buffer of a chunk of each half at a time */
+PetscErrorCode VPMappedJoinToHost_CUDA(const float *d_hi, const float *d_lo, size_t n, PetscReal *h)
+{
+  const size_t chunk = (size_t)1 << 24;
+  float       *bh, *bl;
+
+  PetscFunctionBegin;
+  PetscCall(PetscMalloc2(PetscMin(n, chunk) + 1, &bh, PetscMin(n, chunk) + 1, &bl));
+  for (size_t o = 0; o < n; o += chunk) {
+    const size_t m = PetscMin(chunk, n - o);
+    PetscCallCUDA(cudaMemcpy(bh, d_hi + o, m * sizeof(float), cudaMemcpyDeviceToHost));
+    PetscCallCUDA(cudaMemcpy(bl, d_lo + o, m * sizeof(float), cudaMemcpyDeviceToHost));
+    for (size_t i = 0; i < m; i++) h[o + i] = (double)bh[i] + (double)bl[i];
+  }
+  PetscCall(PetscFree2(bh, bl));
+  PetscFunctionReturn(PETSC_SUCCESS);
+}
+
+PetscErrorCode VPMappedFloatAlloc_CUDA(size_t n, float **d_geof)
+{
+  PetscFunctionBegin;
+  PetscCallCUDA(cudaMalloc((void **)d_geof, (n ? n : 1) * sizeof(float)));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -8,20 +8,20 @@
 
 /* the values of one owned cell per warp: for d < dim the largest of G_dd / w or the sum of G_dd over the cell's points,
    and the sum of the mass factors; lanes take the points in turn, shuffles reduce */
-__global__ static void VPSurrogateCellKernel(VPSurrogateInfo s, const PetscReal *__restrict__ geo, const PetscReal *__restrict__ mgeo, PetscReal *__restrict__ cgv)
+__global__ static void VPSurrogateCellKernel(VPSurrogateInfo s, VPGeoRef geo, const PetscReal *__restrict__ mgeo, PetscReal *__restrict__ cgv)
 {
   const int      lane = threadIdx.x % 32, n1 = (int)s.n1, nd = s.dim == 3 ? n1 * n1 * n1 : n1 * n1;
   const PetscInt ncell = s.cm[0] * s.cm[1] * s.cm[2];
 
   for (PetscInt c = (blockIdx.x * (PetscInt)blockDim.x + threadIdx.x) / 32; c < ncell; c += (PetscInt)gridDim.x * blockDim.x / 32) {
-    const PetscInt   cx = c % s.cm[0], cy = (c / s.cm[0]) % s.cm[1], cz = c / (s.cm[0] * s.cm[1]);
-    const PetscInt   ic = ((cz + s.cs[2] - s.clo[2]) * s.cn[1] + cy + s.cs[1] - s.clo[1]) * s.cn[0] + cx + s.cs[0] - s.clo[0];
-    const PetscReal *G  = geo + c * s.ncomp * nd;
+    const PetscInt cx = c % s.cm[0], cy = (c / s.cm[0]) % s.cm[1], cz = c / (s.cm[0] * s.cm[1]);
+    const PetscInt ic = ((cz + s.cs[2] - s.clo[2]) * s.cn[1] + cy + s.cs[1] - s.clo[1]) * s.cn[0] + cx + s.cs[0] - s.clo[0];
+    const size_t   G  = (size_t)c * s.ncomp * nd;
     for (int d = 0; d < 4; d++) {
       PetscReal v = 0;
       if (d < s.dim)
         for (int q = lane; q < nd; q += 32) {
-          const PetscReal x = G[d * nd + q];
+          const PetscReal x = VPGeoAt(geo, G + d * nd + q);
           if (s.pointmax)
             v = fmax(v, x / (s.qwts[q % n1] * s.qwts[(q / n1) % n1] * (s.dim == 3 ? s.qwts[q / (n1 * n1)] : 1.0)));
           else
@@ -58,7 +58,7 @@ __global__ static void VPSurrogateVertexKernel(VPSurrogateInfo s, const PetscRea
   }
 }
 
-PetscErrorCode VPSurrogateFactors_CUDA(const VPSurrogateInfo *s, const PetscReal *d_geo, const PetscReal *d_mgeo, const PetscReal *d_lgeo, const PetscReal *h_cgv, PetscReal **d_pg, PetscReal **d_pm)
+PetscErrorCode VPSurrogateFactors_CUDA(const VPSurrogateInfo *s, VPGeoRef d_geo, const PetscReal *d_mgeo, const PetscReal *d_lgeo, const PetscReal *h_cgv, PetscReal **d_pg, PetscReal **d_pm)
 {
   const size_t ncb = (size_t)s->cn[0] * (size_t)s->cn[1] * (size_t)s->cn[2], nvert = (size_t)s->nv[0] * (size_t)s->nv[1] * (size_t)s->nv[2];
   const size_t ncell = (size_t)s->cm[0] * (size_t)s->cm[1] * (size_t)s->cm[2];
@@ -82,8 +82,9 @@ PetscErrorCode VPSurrogateFactors_CUDA(const VPSurrogateInfo *s, const PetscReal
     VPSurrogateInfo t = *s;
     const long long o = VPLayerSlab(s->cs, s->cm, p, t.cs, t.cm);
     if (o < 0) continue;
-    const size_t n = (size_t)t.cm[0] * (size_t)t.cm[1] * (size_t)t.cm[2];
-    VPSurrogateCellKernel<<<(unsigned)PetscMin((n * 32 + 255) / 256, (size_t)1 << 20), 256, 0, stream>>>(t, d_lgeo + (size_t)o * s->ncomp * (s->dim == 3 ? s->n1 * s->n1 * s->n1 : s->n1 * s->n1), NULL, cgv);
+    const size_t   n  = (size_t)t.cm[0] * (size_t)t.cm[1] * (size_t)t.cm[2];
+    const VPGeoRef lg = {d_lgeo + (size_t)o * s->ncomp * (s->dim == 3 ? s->n1 * s->n1 * s->n1 : s->n1 * s->n1), NULL, NULL};
+    VPSurrogateCellKernel<<<(unsigned)PetscMin((n * 32 + 255) / 256, (size_t)1 << 20), 256, 0, stream>>>(t, lg, NULL, cgv);
     PetscCallCUDA(cudaGetLastError());
   }
   if (nvert) {
