@@ -566,6 +566,14 @@ int main(int argc, char **argv)
     args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 6 -dm_qbox_cells 2 -dm_qbox_geometry_onthefly
     output_file: test_mapped_gpu
 
+  # the split of the factors into float halves in several chunks: 2.65 MB of low halves at 12^3 cells, in two chunks of
+  # 2 MB (the granularity), the second partly filled
+  test:
+    suffix: gpu_split_chunks
+    requires: cuda
+    args: -gpu -dm_qbox_mapping shell -dm_qbox_coefficient oscillatory -dm_qbox_degree 3 -dm_qbox_cells 12 -dm_qbox_geometry_split_chunk 1
+    output_file: test_mapped_gpu
+
   test:
     suffix: gpu_np2
     requires: cuda

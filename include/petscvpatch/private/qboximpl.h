@@ -97,6 +97,7 @@ typedef struct {
   PetscReal             contrast;   /* oscillatory coefficient: c (-dm_qbox_coefficient_contrast) */
   PetscBool             geofly;     /* -dm_qbox_geometry_onthefly: the CUDA operator (3D, built-in map and coefficient) computes its factors itself */
   PetscBool             split;      /* -dm_qbox_geometry_split: where float factors are asked for, the double ones kept as float halves (d_geolo) */
+  PetscInt              splitchunk; /* -dm_qbox_geometry_split_chunk: MB, at least, of a chunk of d_geolo */
   PetscReal            *geo;        /* per owned cell and quadrature point (k+1 Gauss points per direction) the symmetric w a det(J) J^-1 J^-T:
                                       [cell][component][point], components 00 11 (22) 01 (02 12); NULL until first use (VPGeometryComponents()) */
   PetscReal            *d_geo;      /* its device copy (cgeo's memory), or NULL */

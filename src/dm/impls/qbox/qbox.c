@@ -1211,6 +1211,7 @@ PetscErrorCode DMCreate_QBox(DM dm)
   q->amplitude       = 0.1;        /* see -dm_qbox_deform_amplitude */
   q->contrast        = 1e6;        /* see -dm_qbox_coefficient_contrast */
   q->split           = PETSC_TRUE; /* see -dm_qbox_geometry_split */
+  q->splitchunk      = 1024;       /* see -dm_qbox_geometry_split_chunk */
   q->chunk           = MPI_DATATYPE_NULL;
   q->opweights.mass  = 0.0; /* see -dm_qbox_operator_mass: DMCreateMatrix() gives the Laplacian */
   q->opweights.stiff = 1.0;
