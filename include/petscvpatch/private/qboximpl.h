@@ -242,7 +242,6 @@ PETSC_INTERN PetscErrorCode DMQBoxGetDeviceMatrices_Private(DM, const PetscReal 
 PETSC_INTERN PetscErrorCode DMQBoxGetDeviceDG_Private(DM, const VPDG1D **, const PetscReal **);
 PETSC_INTERN PetscErrorCode DMQBoxGetGeometry_Private(DM, const PetscReal **, const PetscReal **);
 PETSC_INTERN PetscErrorCode DMQBoxGetGeometryFloat_Private(DM, const float **);
-PETSC_INTERN PetscErrorCode DMQBoxGetGeometrySplit_Private(DM, const float **, const float **);
 PETSC_INTERN PetscErrorCode DMQBoxGetGeometryRef_Private(DM, VPGeoRef *);
 PETSC_INTERN PetscErrorCode DMQBoxGetLayerGeometry_Private(DM, const PetscReal **, const PetscReal **, const float **);
 PETSC_INTERN PetscErrorCode DMQBoxGeometryParams_Private(DM, VPGeometryParams *);

@@ -681,7 +681,7 @@ PetscErrorCode DMQBoxGetGeometry_Private(DM dm, const PetscReal **geo, const Pet
 
 /* The factors in float on the GPU, for the single-precision kernels (half the bytes they read). In 3D, where the
    factors are stored (not computed on the fly), the double array is then split and freed: d_geof = (float) d_geo and
-   d_geolo = (float) (d_geo - d_geof), whose sum the double-precision operator kernel reads (DMQBoxGetGeometrySplit_Private())
+   d_geolo = (float) (d_geo - d_geof), whose sum the double-precision operator kernel reads (DMQBoxGetGeometryRef_Private())
    and which equals the factors to 2^-48 relative. So the mixed-precision cycle, which reads both, keeps 8 bytes per
    factor instead of 12; the single-precision kernels read the same floats as without the split. A later
    DMQBoxGetGeometry_Private() for the double array joins the halves back (and frees the low ones). */
@@ -723,25 +723,19 @@ PetscErrorCode DMQBoxGetGeometryFloat_Private(DM dm, const float **d_geof)
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-/* the split factors (DMQBoxGetGeometryFloat_Private()) where the DM holds them, else NULL: no change of storage */
-PetscErrorCode DMQBoxGetGeometrySplit_Private(DM dm, const float **d_hi, const float **d_lo)
-{
-  DM_QBox *q = (DM_QBox *)dm->data;
-
-  PetscFunctionBegin;
-  *d_hi = q->d_geolo ? q->d_geof : NULL;
-  *d_lo = q->d_geolo;
-  PetscFunctionReturn(PETSC_SUCCESS);
-}
-
 /* the factors on the GPU for a kernel that reads either form (VPGeoRef): the split ones where the DM holds them (they
    stay split), else the double ones (made on first use) */
 PetscErrorCode DMQBoxGetGeometryRef_Private(DM dm, VPGeoRef *ref)
 {
+  DM_QBox *q = (DM_QBox *)dm->data;
+
   PetscFunctionBegin;
   PetscCall(PetscMemzero(ref, sizeof(*ref)));
-  PetscCall(DMQBoxGetGeometrySplit_Private(dm, &ref->hi, &ref->lo));
-  if (!ref->lo) PetscCall(DMQBoxGetGeometry_Private(dm, NULL, &ref->d));
+  if (q->d_geolo) {
+    ref->hi = q->d_geof;
+    ref->lo = q->d_geolo;
+  } else
+    PetscCall(DMQBoxGetGeometry_Private(dm, NULL, &ref->d));
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 

@@ -70,15 +70,9 @@ static PetscErrorCode MatQBoxMappedApplyCUDA(Mat A, PetscScalar alpha, const Pet
     PetscCall(DMQBoxGetGeometryFloat_Private(ctx->dm, &d_geof));
     PetscCall(VPMappedApply_CUDA(&q->grid, PETSC_TRUE, NULL, d_geof, NULL, alpha, b, x, y));
   } else {
-    const float *d_hi, *d_lo;
-    PetscCall(DMQBoxGetGeometrySplit_Private(ctx->dm, &d_hi, &d_lo));
-    if (d_lo)
-      PetscCall(VPMappedApply_CUDA(&q->grid, PETSC_FALSE, NULL, d_hi, d_lo, alpha, b, x, y)); /* the factors as float halves */
-    else {
-      const PetscReal *d_geo;
-      PetscCall(DMQBoxGetGeometry_Private(ctx->dm, NULL, &d_geo));
-      PetscCall(VPMappedApply_CUDA(&q->grid, PETSC_FALSE, NULL, d_geo, NULL, alpha, b, x, y));
-    }
+    VPGeoRef geo; /* double, or float halves (left split) */
+    PetscCall(DMQBoxGetGeometryRef_Private(ctx->dm, &geo));
+    PetscCall(VPMappedApply_CUDA(&q->grid, PETSC_FALSE, NULL, geo.lo ? (const void *)geo.hi : (const void *)geo.d, geo.lo, alpha, b, x, y));
   }
   PetscFunctionReturn(PETSC_SUCCESS);
 }

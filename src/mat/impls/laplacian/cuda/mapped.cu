@@ -1076,6 +1076,12 @@ PetscErrorCode VPMappedProfile_CUDA(const VPGrid *g, const PetscReal *d_geo, con
   PetscFunctionReturn(PETSC_SUCCESS);
 }
 
+/* the grid of the element-wise kernels below (grid-stride loops over n entries, 256 threads a block) */
+static inline int VPMapElementGrid(size_t n)
+{
+  return (int)PetscMin((n + 255) / 256, (size_t)65536);
+}
+
 __global__ void VPMapToFloatKernel(const PetscReal *__restrict__ in, size_t n, float *__restrict__ out)
 {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) out[i] = (float)in[i];
@@ -1089,7 +1095,7 @@ PetscErrorCode VPMappedToFloat_CUDA(const PetscReal *d_geo, size_t n, float **d_
   PetscCall(VPGetStream(&stream));
   PetscCallCUDA(cudaMalloc((void **)d_geof, (n ? n : 1) * sizeof(float)));
   if (n) {
-    VPMapToFloatKernel<<<(int)PetscMin((n + 255) / 256, (size_t)65536), 256, 0, stream>>>(d_geo, n, *d_geof);
+    VPMapToFloatKernel<<<VPMapElementGrid(n), 256, 0, stream>>>(d_geo, n, *d_geof);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscFunctionReturn(PETSC_SUCCESS);
@@ -1119,7 +1125,7 @@ PetscErrorCode VPMappedSplit_CUDA(const PetscReal *d_geo, size_t first, size_t m
   PetscFunctionBegin;
   PetscCall(VPGetStream(&stream));
   if (m) {
-    VPMapSplitKernel<<<(int)PetscMin((m + 255) / 256, (size_t)65536), 256, 0, stream>>>(d_geo + first, m, d_hi + first, d_lo + first);
+    VPMapSplitKernel<<<VPMapElementGrid(m), 256, 0, stream>>>(d_geo + first, m, d_hi + first, d_lo + first);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscCallCUDA(cudaStreamSynchronize(stream)); /* the caller releases d_geo's memory next */
@@ -1134,7 +1140,7 @@ PetscErrorCode VPMappedJoin_CUDA(const float *d_hi, const float *d_lo, size_t n,
   PetscFunctionBegin;
   PetscCall(VPGetStream(&stream));
   if (n) {
-    VPMapJoinKernel<<<(int)PetscMin((n + 255) / 256, (size_t)65536), 256, 0, stream>>>(d_hi, d_lo, n, d_geo);
+    VPMapJoinKernel<<<VPMapElementGrid(n), 256, 0, stream>>>(d_hi, d_lo, n, d_geo);
     PetscCallCUDA(cudaGetLastError());
   }
   PetscFunctionReturn(PETSC_SUCCESS);
